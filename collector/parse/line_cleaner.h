@@ -1,0 +1,27 @@
+// Undoes the decoration that launchers and renderers add around nccl-tests and
+// NCCL output, so the format parsers see the text the program printed.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabtrack {
+
+struct CleanLine {
+  int number = 0;    // 1-based line number in the original file
+  std::string text;  // prefixes removed, trailing whitespace and CR removed
+  std::string stream;  // "stdout" / "stderr" when an Open MPI tag said so, else ""
+  int launcher_rank = -1;  // rank from "[1,3]<stdout>:", "[3] ", "3: " prefixes; -1 if none
+};
+
+// Removes, repeatedly from the start of a line: Open MPI output tags
+// ("[1,0]<stdout>:"), Slurm/MPICH rank labels ("[155] ", "0: "), markdown list
+// indentation (leading whitespace), and trailing whitespace / CR.
+// A "[3] NCCL INFO" (CUDA device field of a prefix-less NCCL line) is kept.
+CleanLine CleanOneLine(std::string_view raw, int number);
+
+// Splits text into lines (LF or CRLF) and cleans each one.
+std::vector<CleanLine> SplitAndClean(std::string_view text);
+
+}  // namespace fabtrack

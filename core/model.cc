@@ -1,0 +1,1 @@
+// ParsedFile helpers: being written

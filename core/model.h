@@ -1,0 +1,171 @@
+// Plain data that flows through fabtrack: what parsers produce, what the store
+// writes and what the analyzer reads. No I/O, no library types beyond the STL.
+// Absent values are std::nullopt (NULL in SQL), never zero.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fabtrack {
+
+// One half (out-of-place or in-place) of an nccl-tests result row.
+struct Measurement {
+  std::optional<double> time_us;
+  std::optional<double> algbw_gbps;
+  std::optional<double> busbw_gbps;
+  // "#wrong" column (count of wrong elements); absent for N/A (-c 0).
+  std::optional<int64_t> wrong;
+  // Old nccl-tests printed a max-abs-error float column named "error" instead
+  // of "#wrong" (e.g. 2e-07). Kept as printed; wrong stays absent then.
+  std::optional<double> max_error;
+  // Per-iteration statistics, when the producer has them (nccl-tests
+  // per-iteration report, fabtrack-allreduce).
+  std::optional<double> iter_min_us;
+  std::optional<double> iter_max_us;
+  std::optional<double> iter_p50_us;
+  std::optional<double> iter_p99_us;
+  std::optional<double> iter_cv_pct;
+};
+
+// One line of an nccl-tests result table.
+struct SizeRow {
+  int64_t size_bytes = 0;
+  std::optional<int64_t> count;
+  std::optional<std::string> type;   // "float", "half", ...
+  std::optional<std::string> redop;  // "sum", ... ; "none" placeholders -> nullopt
+  std::optional<int> root;           // -1 placeholders -> -1 (printed), absent column -> nullopt
+  std::optional<Measurement> oop;
+  std::optional<Measurement> ip;
+  int line = 0;  // 1-based line in the source file
+};
+
+// "#  Rank  0 Group  0 Pid 43 on host device  0 [0x0f] NVIDIA A100-SXM4-40GB"
+struct RankDevice {
+  int rank = 0;
+  std::optional<int> group;
+  std::optional<int64_t> pid;
+  std::string host;
+  std::optional<int> device;
+  std::string bus_id;     // as printed inside the brackets: "0x0f", "0000:06:00"
+  std::string gpu_model;  // rest of the line
+};
+
+// "# nThread 1 nGpus 1 minBytes 8 maxBytes ... graph: 0 unalign: 0"
+struct TestParameters {
+  std::optional<int> threads;
+  std::optional<int> gpus_per_thread;
+  std::optional<int64_t> min_bytes;
+  std::optional<int64_t> max_bytes;
+  std::optional<int64_t> step_bytes;
+  std::optional<int64_t> step_factor;
+  std::optional<int> warmup_iters;
+  std::optional<int> iters;
+  std::optional<int> agg_iters;
+  std::optional<int> validation;
+  std::optional<int> graph;
+  std::optional<int> unalign;
+};
+
+// One nccl-tests result table (one collective run) with its header and trailer.
+struct TestTable {
+  // Canonical collective name: all_reduce, all_gather, reduce_scatter,
+  // broadcast, reduce, alltoall, sendrecv, ...; nullopt when not known.
+  std::optional<std::string> collective;
+  std::optional<int> ranks;     // number of ranks (device lines, or JSON)
+  std::vector<std::string> hosts;  // distinct hosts in rank order of appearance
+  std::vector<RankDevice> devices;
+  TestParameters parameters;
+  std::vector<SizeRow> rows;
+  std::optional<double> avg_busbw;   // "# Avg bus bandwidth : X"
+  std::optional<bool> oob_ok;        // "# Out of bounds values : N OK|FAILED"
+  std::optional<int64_t> oob_count;
+  // The trailer was seen: the table was not cut short.
+  bool complete = false;
+  std::optional<std::string> nccl_tests_version;  // "2.18.3"
+  std::optional<int> nccl_version_code;           // nccl-library=23003
+  std::vector<std::string> command_args;          // JSON "args", when present
+  std::map<std::string, std::string> environment;  // JSON "env" NCCL_* etc.
+  std::optional<std::string> started_at;           // JSON "start_time" as printed
+  int first_line = 0;
+  int last_line = 0;
+};
+
+// "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE/SHARP ; OOB ib0:..."
+struct NetDevice {
+  std::string host;  // empty when the log line had no host
+  int index = 0;     // NCCL's NIC index ([0])
+  std::string name;  // mlx5_0
+  std::optional<int> port;
+  std::string link;  // "IB" | "RoCE" | "" (unknown)
+  bool sharp = false;
+};
+
+// One channel/ring connection line:
+// "Channel 00/0 : 0[35000] -> 1[f5000] [send] via NET/IB/0/GDRDMA"
+struct ChannelObservation {
+  std::string host;
+  std::optional<int64_t> pid;
+  std::optional<int> cuda_device;  // the "[3]" after host:pid:tid
+  int channel = 0;
+  std::optional<int> conn_index;  // "/1" in "Channel 04/1"
+  int from_rank = 0;
+  int to_rank = 0;
+  std::string from_bus_id;  // "35000" or rank-local index as printed
+  std::string to_bus_id;
+  std::optional<std::string> direction;  // "send" | "receive"
+  std::string family;                    // "NET/IB", "P2P/IPC", "SHM", "NET/AWS Libfabric"
+  std::string detail;                    // full transport text after "via "
+  std::optional<int> nic_index;          // NET/IB/<n>
+  bool gdrdma = false;
+  bool is_ring_line = false;  // pre-2.7 "Ring 00 : ..."
+  int line = 0;
+};
+
+struct LogMessage {
+  std::string host;
+  std::string level;  // "WARN" | "INFO"
+  std::string text;
+  int line = 0;
+};
+
+// What an NCCL_DEBUG=INFO stream tells about the communicator setup.
+struct NcclLogInfo {
+  std::optional<std::string> nccl_version;  // "2.19.3"
+  std::optional<std::string> cuda_version;  // from "+cuda12.3"
+  std::optional<std::string> network;       // "IB", "Socket", "IBext_v8", "AWS Libfabric"
+  std::vector<NetDevice> net_devices;
+  std::vector<ChannelObservation> channels;
+  std::vector<std::string> hosts;        // distinct hosts seen in log lines
+  std::vector<std::string> gdr_disabled_hcas;  // "GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"
+  std::vector<std::string> socket_interfaces;  // "NET/Socket : Using [0]ens3:..."
+  bool ib_no_device = false;                   // "NET/IB : No device found."
+  std::optional<int> nranks;                   // "comm ... nranks 16 ..."
+  std::vector<LogMessage> warnings;
+  int info_lines = 0;  // how many NCCL log lines were recognised
+};
+
+struct ParseError {
+  int line = 0;  // 1-based; 0 when the error concerns the whole file
+  std::string message;
+};
+
+// Everything parsed from one input file. Produced by ParseFile (pure).
+struct ParsedFile {
+  std::string file;
+  NcclLogInfo log;
+  std::vector<TestTable> tests;
+  std::vector<ParseError> errors;
+
+  // Distinct transport families seen in channel lines, in order of first appearance.
+  std::vector<std::string> Transports() const;
+  // true: some NET channel used GDRDMA; false: NET channels without it, or
+  // "GPU Direct RDMA Disabled"; nullopt: no evidence.
+  std::optional<bool> Gdrdma() const;
+  // A file is usable when it yielded a result table or NCCL log evidence.
+  bool Usable() const;
+};
+
+}  // namespace fabtrack

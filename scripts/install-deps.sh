@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs every Debian package fabtrack needs to build, test and run.
+# Reused by the README, .ci/run and the Ansible roles: keep the list here only.
+# Usage: scripts/install-deps.sh [--runtime-only]
+set -euo pipefail
+
+build_packages=(
+  build-essential cmake pkg-config git
+  libpqxx-dev libpq-dev
+  prometheus-cpp-dev
+  libcli11-dev
+  nlohmann-json3-dev
+  libgtest-dev googletest
+  libibverbs-dev libibumad-dev
+  openmpi-bin libopenmpi-dev
+  postgresql-15 postgresql-client-15
+  clang-format
+)
+runtime_packages=(
+  libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3
+  postgresql-15 postgresql-client-15
+)
+
+packages=("${build_packages[@]}")
+if [[ "${1:-}" == "--runtime-only" ]]; then packages=("${runtime_packages[@]}"); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

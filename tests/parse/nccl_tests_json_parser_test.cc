@@ -1,0 +1,2 @@
+#include <gtest/gtest.h>
+TEST(Placeholder, NotWrittenYet) { FAIL() << "test file not written yet"; }
