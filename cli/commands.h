@@ -1,0 +1,28 @@
+// One Setup<Command>(CLI::App&) per subcommand; each registers its options and
+// a callback that runs it. Exit codes are shared so cron jobs can act on them.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace fabtrack::cli {
+
+// Exit codes of every fabtrack command.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInputError = 1,     // a file or value could not be used; nothing of it was stored
+  kExitUsage = 2,          // bad flags
+  kExitDatabaseError = 3,  // database unreachable, refused the write, or wrong schema
+  kExitInternal = 4,
+};
+
+// Thrown by command callbacks to end with a given exit code after the
+// message has been printed.
+struct CommandExit {
+  int code;
+};
+
+void SetupDb(CLI::App& app);
+void SetupParse(CLI::App& app);
+void SetupIngest(CLI::App& app);
+
+}  // namespace fabtrack::cli

@@ -1,0 +1,171 @@
+// fabtrack ingest PATH... --cluster NAME [--at ISO8601] [--nodes N] [--tag k=v]...
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <pqxx/pqxx>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/database_access.h"
+#include "collector/ingest/run_builder.h"
+#include "collector/parse/parse_file.h"
+#include "core/content_hash.h"
+#include "store/run_writer.h"
+
+namespace fabtrack::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct IngestCommandOptions {
+  std::vector<std::string> paths;
+  std::string cluster;
+  std::optional<std::string> at;
+  std::optional<int> nodes;
+  std::vector<std::string> tags;
+  DatabaseOptions database;
+};
+
+// Expands directories into the regular files below them, sorted, so a night's
+// folder can be ingested in one call.
+std::vector<std::string> ExpandPaths(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::recursive_directory_iterator(p, ec)) {
+        if (entry.is_regular_file()) found.push_back(entry.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(p);
+    }
+  }
+  return files;
+}
+
+std::string ModifiedAtUtc(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return "now";
+  std::tm tm{};
+  gmtime_r(&st.st_mtime, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string Describe(const RunRecord& r) {
+  std::ostringstream s;
+  s << r.source;
+  if (r.collective) s << " " << *r.collective;
+  if (r.dtype) s << " " << *r.dtype;
+  if (r.nodes) s << ", " << *r.nodes << " node" << (*r.nodes == 1 ? "" : "s");
+  if (r.ranks) s << ", " << *r.ranks << " ranks";
+  s << ", " << r.results.size() << " sizes";
+  if (r.network) s << ", network " << *r.network;
+  if (!r.transports.empty()) {
+    s << ", via";
+    for (const auto& t : r.transports) s << " " << t;
+  }
+  if (r.status != RunStatus::kComplete) s << " [" << RunStatusName(r.status) << "]";
+  return s.str();
+}
+
+void RunIngest(const IngestCommandOptions& o) {
+  IngestOptions options;
+  options.cluster = o.cluster;
+  options.nodes = o.nodes;
+  if (o.at) {
+    options.at = NormalizeTimestamp(*o.at);
+    if (!options.at) {
+      std::cerr << "fabtrack ingest: --at " << *o.at
+                << ": not an ISO 8601 time (e.g. 2026-12-01T02:00:00Z)\n";
+      throw CommandExit{kExitUsage};
+    }
+  }
+  for (const auto& tag : o.tags) {
+    auto eq = tag.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "fabtrack ingest: --tag " << tag << ": expected key=value\n";
+      throw CommandExit{kExitUsage};
+    }
+    options.tags[tag.substr(0, eq)] = tag.substr(eq + 1);
+  }
+
+  // Parse everything first: bad input is reported before touching the database.
+  struct Prepared {
+    std::string path;
+    std::vector<RunRecord> runs;
+  };
+  std::vector<Prepared> prepared;
+  bool input_error = false;
+  for (const std::string& path : ExpandPaths(o.paths)) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      std::cerr << path << ":0: cannot read\n";
+      input_error = true;
+      continue;
+    }
+    std::string content((std::istreambuf_iterator<char>(in)), {});
+    ParsedFile parsed = ParseText(content, path);
+    for (const ParseError& e : parsed.errors) {
+      std::cerr << path << ":" << e.line << ": " << (parsed.Usable() ? "warning: " : "")
+                << e.message << "\n";
+    }
+    if (!parsed.Usable()) {
+      if (parsed.errors.empty()) std::cerr << path << ":1: no nccl-tests table or NCCL log found\n";
+      std::cerr << path << ": not stored\n";
+      input_error = true;
+      continue;
+    }
+    SourceFacts source{fs::absolute(path).lexically_normal().string(), Sha256Hex(content),
+                       ModifiedAtUtc(path)};
+    prepared.push_back({path, BuildRunRecords(parsed, source, options)});
+  }
+  if (prepared.empty()) throw CommandExit{kExitInputError};
+
+  auto connection = OpenDatabase(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  for (const Prepared& file : prepared) {
+    try {
+      pqxx::work txn(*connection);  // one transaction per file: all of it or nothing
+      std::vector<std::pair<store::WriteRunResult, const RunRecord*>> written;
+      for (const RunRecord& run : file.runs) written.push_back({store::WriteRun(txn, run), &run});
+      txn.commit();
+      for (const auto& [result, run] : written) {
+        std::cout << file.path << ": "
+                  << (result.inserted ? "stored run " : "already stored as run ") << result.run_id
+                  << " (" << Describe(*run) << ")\n";
+      }
+    } catch (const pqxx::broken_connection& e) {
+      std::cerr << file.path << ": database connection lost: " << e.what() << "\n";
+      throw CommandExit{kExitDatabaseError};
+    } catch (const std::exception& e) {
+      std::cerr << file.path << ": not stored: database refused it: " << e.what() << "\n";
+      throw CommandExit{kExitDatabaseError};
+    }
+  }
+  if (input_error) throw CommandExit{kExitInputError};
+}
+
+}  // namespace
+
+void SetupIngest(CLI::App& app) {
+  auto o = std::make_shared<IngestCommandOptions>();
+  CLI::App* ingest = app.add_subcommand(
+      "ingest", "Parse nccl-tests outputs and NCCL logs and store them as runs");
+  ingest->add_option("paths", o->paths, "files or directories")->required();
+  ingest->add_option("--cluster", o->cluster, "cluster name")->required();
+  ingest->add_option("--at", o->at, "when the run happened (ISO 8601; default: file mtime)");
+  ingest->add_option("--nodes", o->nodes, "node count (default: distinct hosts)")
+      ->check(CLI::PositiveNumber);
+  ingest->add_option("--tag", o->tags, "free tag key=value (repeatable)");
+  AddDatabaseOptions(ingest, &o->database);
+  ingest->callback([o] { RunIngest(*o); });
+}
+
+}  // namespace fabtrack::cli

@@ -1,0 +1,164 @@
+#include "collector/ingest/run_builder.h"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+namespace fabtrack {
+namespace {
+
+// The variables users tune NCCL and its launchers with; anything else in the
+// environment is noise (or secrets) and is not stored.
+bool IsRelevantEnv(const std::string& name) {
+  for (const char* prefix : {"NCCL_", "UCX_", "OMPI_MCA_", "FI_", "CUDA_VISIBLE_DEVICES"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> DistinctHosts(const TestTable& table, const NcclLogInfo& log) {
+  std::vector<std::string> hosts = table.hosts;
+  if (hosts.empty()) hosts = log.hosts;
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& h : hosts) {
+    if (!h.empty() && seen.insert(h).second) out.push_back(h);
+  }
+  return out;
+}
+
+void AttachLogEvidence(const ParsedFile& parsed, RunRecord* run) {
+  run->nccl_version = parsed.log.nccl_version;
+  run->cuda_version = parsed.log.cuda_version;
+  run->network = parsed.log.network;
+  run->transports = parsed.Transports();
+  run->gdrdma = parsed.Gdrdma();
+  run->net_devices = parsed.log.net_devices;
+  run->channels = parsed.log.channels;
+}
+
+void SetNodeShape(const IngestOptions& options, RunRecord* run) {
+  if (options.nodes) {
+    run->nodes = options.nodes;
+  } else if (!run->hosts.empty()) {
+    run->nodes = static_cast<int>(run->hosts.size());
+  }
+  if (run->ranks && run->nodes && *run->nodes > 0 && *run->ranks % *run->nodes == 0) {
+    run->ranks_per_node = *run->ranks / *run->nodes;
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> NormalizeTimestamp(const std::string& text) {
+  static const std::regex iso(
+      R"(^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, iso)) return std::nullopt;
+  int month = std::stoi(m[2]), day = std::stoi(m[3]);
+  if (month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
+  if (m[4].matched && (std::stoi(m[4]) > 23 || std::stoi(m[5]) > 59)) return std::nullopt;
+  if (m[6].matched && std::stoi(m[6]) > 60) return std::nullopt;
+  std::string out = m[1].str() + "-" + m[2].str() + "-" + m[3].str() + "T" +
+                    (m[4].matched ? m[4].str() + ":" + m[5].str() : "00:00") + ":" +
+                    (m[6].matched ? m[6].str() : "00") + (m[7].matched ? m[7].str() : "");
+  // A timestamp without zone is taken as UTC, so results do not depend on
+  // the ingesting machine's TZ.
+  out += m[8].matched ? m[8].str() : "Z";
+  return out;
+}
+
+std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFacts& source,
+                                       const IngestOptions& options) {
+  std::vector<RunRecord> runs;
+  for (size_t i = 0; i < parsed.tests.size(); ++i) {
+    const TestTable& t = parsed.tests[i];
+    RunRecord run;
+    run.cluster = options.cluster;
+    run.source = "nccl-tests";
+    run.collective = t.collective;
+    run.ranks = t.ranks;
+    run.hosts = DistinctHosts(t, parsed.log);
+    for (const SizeRow& r : t.rows) {
+      if (!run.dtype && r.type) run.dtype = r.type;
+      if (!run.redop && r.redop) run.redop = r.redop;
+      run.results.push_back({r, {}});
+    }
+    run.rank_devices = t.devices;
+    if (!t.devices.empty()) run.gpu_model = t.devices.front().gpu_model;
+    if (!run.ranks && parsed.log.nranks) run.ranks = parsed.log.nranks;
+    if (t.parameters.threads && t.parameters.gpus_per_thread && run.hosts.size() == 1) {
+      // One process driving several GPUs (-g 8): GPUs per node is known.
+      run.gpus_per_node = *t.parameters.threads * *t.parameters.gpus_per_thread;
+    }
+    SetNodeShape(options, &run);
+    if (!run.gpus_per_node && run.ranks_per_node) run.gpus_per_node = run.ranks_per_node;
+    run.nccl_tests_version = t.nccl_tests_version;
+    run.warmup_iters = t.parameters.warmup_iters;
+    run.iters = t.parameters.iters;
+    auto param = [&](const char* key, const auto& v) {
+      if (v) run.parameters[key] = std::to_string(*v);
+    };
+    param("min_bytes", t.parameters.min_bytes);
+    param("max_bytes", t.parameters.max_bytes);
+    param("step_bytes", t.parameters.step_bytes);
+    param("step_factor", t.parameters.step_factor);
+    param("agg_iters", t.parameters.agg_iters);
+    param("validation", t.parameters.validation);
+    param("graph", t.parameters.graph);
+    param("threads", t.parameters.threads);
+    param("gpus_per_thread", t.parameters.gpus_per_thread);
+    run.avg_busbw_gbps = t.avg_busbw;
+    run.oob_ok = t.oob_ok;
+    run.oob_count = t.oob_count;
+    if (!t.command_args.empty()) {
+      std::string cmd;
+      for (const auto& a : t.command_args) cmd += (cmd.empty() ? "" : " ") + a;
+      run.command_line = cmd;
+    }
+    for (const auto& [k, v] : t.environment) {
+      if (IsRelevantEnv(k)) run.nccl_env[k] = v;
+    }
+    if (auto it = t.environment.find("SLURM_JOB_ID"); it != t.environment.end()) {
+      run.slurm_job_id = it->second;
+    }
+    if (auto it = t.environment.find("SLURM_STEP_ID"); it != t.environment.end()) {
+      run.slurm_step_id = it->second;
+    }
+    AttachLogEvidence(parsed, &run);
+    run.started_at = options.at ? *options.at : source.modified_at;
+    if (!options.at && t.started_at) {
+      // nccl-tests JSON prints local time without zone; it is the best
+      // evidence of when the run happened, taken as UTC.
+      if (auto ts = NormalizeTimestamp(*t.started_at)) run.started_at = *ts;
+    }
+    run.tags = options.tags;
+    run.source_file = source.path;
+    run.content_hash = source.content_hash;
+    run.table_index = static_cast<int>(i);
+    if (!t.complete) {
+      run.status = t.rows.empty() ? RunStatus::kFailed : RunStatus::kPartial;
+    } else if (t.oob_ok && !*t.oob_ok) {
+      // Wrong results: the numbers are real but the run failed validation.
+      run.status = RunStatus::kFailed;
+    }
+    runs.push_back(std::move(run));
+  }
+  if (runs.empty() && parsed.log.info_lines > 0) {
+    RunRecord run;
+    run.cluster = options.cluster;
+    run.source = "nccl-log";
+    run.hosts = parsed.log.hosts;
+    run.ranks = parsed.log.nranks;
+    SetNodeShape(options, &run);
+    AttachLogEvidence(parsed, &run);
+    run.started_at = options.at ? *options.at : source.modified_at;
+    run.tags = options.tags;
+    run.source_file = source.path;
+    run.content_hash = source.content_hash;
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+}  // namespace fabtrack

@@ -1,0 +1,39 @@
+// Turns a parsed file into the runs fabtrack stores. Pure: the caller supplies
+// the file's content hash and modification time.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+#include "core/run_record.h"
+
+namespace fabtrack {
+
+struct IngestOptions {
+  std::string cluster;
+  std::optional<std::string> at;  // --at (ISO 8601); else the file's mtime
+  std::optional<int> nodes;       // --nodes; else distinct hosts
+  std::map<std::string, std::string> tags;
+};
+
+struct SourceFacts {
+  std::string path;
+  std::string content_hash;  // SHA-256 of the file's bytes
+  std::string modified_at;   // ISO 8601 UTC of the file's mtime
+};
+
+// One RunRecord per result table; a file with NCCL log evidence but no table
+// becomes one "nccl-log" run (a job's transport evidence without numbers).
+// The file's transports, network and NIC list are attached to every run.
+std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFacts& source,
+                                       const IngestOptions& options);
+
+// Validates an ISO 8601 timestamp accepted by --at ("2026-12-01",
+// "2026-12-01T02:00:00Z", "2026-12-01 02:00:00+02:00"); returns it normalised
+// for PostgreSQL, or nullopt when malformed.
+std::optional<std::string> NormalizeTimestamp(const std::string& text);
+
+}  // namespace fabtrack

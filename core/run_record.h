@@ -1,0 +1,84 @@
+// A run as fabtrack stores it: metadata, per-size results, ranks and the
+// transport evidence. Built from parsed files (ingest) or by the harness;
+// written by the store. Plain data.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+
+namespace fabtrack {
+
+// Per-size latency distribution over timed iterations (harness).
+struct LatencySummary {
+  std::optional<double> mean_us, p50_us, p90_us, p99_us, min_us, max_us, stddev_us, cv;
+  std::optional<double> ip_p50_us, ip_p99_us, ip_cv;
+  std::optional<std::string> straggler_host;
+  std::optional<int> straggler_rank;
+  std::optional<double> straggler_excess_us;
+};
+
+struct ResultRow {
+  SizeRow row;
+  LatencySummary latency;
+};
+
+struct LatencySample {
+  int row_index = 0;
+  bool in_place = false;
+  int iteration = 0;
+  double latency_us = 0;
+};
+
+struct RankTiming {
+  int row_index = 0;
+  bool in_place = false;
+  int rank = 0;
+  std::optional<std::string> host;
+  std::optional<double> mean_us, p50_us, p99_us, max_us;
+};
+
+enum class RunStatus { kComplete, kPartial, kFailed };
+const char* RunStatusName(RunStatus status);
+
+struct RunRecord {
+  std::string cluster;
+  // ISO 8601 / RFC 3339 timestamp with offset, e.g. "2026-12-01T02:00:00Z".
+  std::string started_at;
+  std::optional<std::string> ended_at;
+  std::string source;  // "nccl-tests", "fabtrack-allreduce", "nccl-log"
+  std::optional<std::string> backend;
+  std::optional<std::string> collective, dtype, redop;
+  std::optional<int> ranks, nodes, gpus_per_node, ranks_per_node;
+  std::vector<std::string> hosts;
+  std::optional<std::string> gpu_model, nccl_version, cuda_version, driver_version, mpi_version,
+      nccl_tests_version, network;
+  std::vector<std::string> transports;
+  std::optional<bool> gdrdma;
+  std::optional<std::string> command_line;
+  std::map<std::string, std::string> nccl_env;
+  std::optional<std::string> slurm_job_id, slurm_step_id;
+  std::map<std::string, std::string> tags;
+  std::map<std::string, std::string> parameters;
+  std::optional<int> warmup_iters, iters;
+  std::optional<double> avg_busbw_gbps;
+  std::optional<bool> oob_ok;
+  std::optional<int64_t> oob_count;
+  std::optional<std::string> source_file;
+  std::string content_hash;  // 64 hex chars
+  int table_index = 0;
+  RunStatus status = RunStatus::kComplete;
+
+  std::vector<RankDevice> rank_devices;
+  std::vector<ResultRow> results;
+  std::vector<LatencySample> latency_samples;
+  std::vector<RankTiming> rank_timings;
+  std::vector<NetDevice> net_devices;
+  std::vector<ChannelObservation> channels;
+};
+
+}  // namespace fabtrack

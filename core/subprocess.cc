@@ -1,0 +1,78 @@
+#include "core/subprocess.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace fabtrack {
+
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::optional<std::string>& run_as_user) {
+  if (argv.empty() || argv[0].empty() || argv[0][0] != '/') {
+    throw std::runtime_error("RunProcess needs an absolute program path");
+  }
+  struct passwd* pw = nullptr;
+  if (run_as_user) {
+    pw = getpwnam(run_as_user->c_str());
+    if (pw == nullptr) throw std::runtime_error("no such user: " + *run_as_user);
+  }
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  }
+  std::vector<char*> c_argv;
+  for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
+  c_argv.push_back(nullptr);
+
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    dup2(pipe_fds[1], STDERR_FILENO);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    if (pw != nullptr) {
+      if (initgroups(pw->pw_name, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 ||
+          setuid(pw->pw_uid) != 0) {
+        dprintf(STDERR_FILENO, "cannot switch to user %s: %s\n", pw->pw_name, strerror(errno));
+        _exit(126);
+      }
+      setenv("HOME", pw->pw_dir, 1);
+      setenv("USER", pw->pw_name, 1);
+      setenv("LOGNAME", pw->pw_name, 1);
+    }
+    // A user's working directory may be unreadable to the target user.
+    if (chdir("/") != 0) _exit(126);
+    execv(c_argv[0], c_argv.data());
+    dprintf(STDERR_FILENO, "cannot run %s: %s\n", c_argv[0], strerror(errno));
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  ProcessResult result;
+  char buf[4096];
+  while (true) {
+    ssize_t n = read(pipe_fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (result.output.size() < 65536) result.output.append(buf, static_cast<size_t>(n));
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  }
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.exit_code = 128 + WTERMSIG(status);
+  }
+  return result;
+}
+
+}  // namespace fabtrack

@@ -1,0 +1,41 @@
+// Which database a command talks to, and opening the connection.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <pqxx/connection>
+#include <string_view>
+
+
+namespace fabtrack::store {
+
+enum class ConnectionOrigin {
+  kFlag,         // --db
+  kFabtrackEnv,  // FABTRACK_DB
+  kLibpqEnv,     // PGHOST, PGDATABASE, PGSERVICE, ... (libpq reads them itself)
+  kEmbedded,     // nothing configured: the private embedded server
+};
+
+struct ConnectionTarget {
+  std::string conninfo;  // empty for kLibpqEnv and kEmbedded (filled by the caller)
+  ConnectionOrigin origin = ConnectionOrigin::kEmbedded;
+};
+
+// Precedence: --db, then FABTRACK_DB, then libpq's PG* variables when any is
+// set, then the embedded default. Pure: `env` is injected.
+ConnectionTarget ResolveConnection(const std::optional<std::string>& flag,
+                                   const std::function<const char*(const char*)>& env);
+
+// The conninfo with any password removed, for messages and logs
+// ("password=secret" -> "password=***", "postgresql://u:secret@h" -> "postgresql://u:***@h").
+std::string RedactConninfo(std::string_view conninfo);
+
+// True when the string carries a password (we warn: use ~/.pgpass or PGPASSFILE).
+bool ConninfoHasPassword(std::string_view conninfo);
+
+// Opens a connection with application_name=fabtrack unless one is given.
+std::unique_ptr<pqxx::connection> Connect(const std::string& conninfo);
+
+}  // namespace fabtrack::store

@@ -1,0 +1,225 @@
+#include "store/run_writer.h"
+
+#include <array>
+#include <pqxx/pqxx>
+#include <stdexcept>
+
+#include "store/copy_row.h"
+
+namespace fabtrack::store {
+namespace {
+
+const std::vector<std::string> kRunColumns = {
+    "cluster",      "started_at",     "ended_at",       "source",        "backend",
+    "collective",   "dtype",          "redop",          "ranks",         "nodes",
+    "gpus_per_node", "ranks_per_node", "hosts",         "gpu_model",     "nccl_version",
+    "cuda_version", "driver_version", "mpi_version",    "nccl_tests_version", "network",
+    "transports",   "gdrdma",         "command_line",   "nccl_env",      "slurm_job_id",
+    "slurm_step_id", "tags",          "parameters",     "warmup_iters",  "iters",
+    "avg_busbw_gbps", "oob_ok",       "oob_count",      "source_file",   "content_hash",
+    "table_index",  "status"};
+
+std::string RunInsertSql() {
+  std::string cols, vals;
+  for (size_t i = 0; i < kRunColumns.size(); ++i) {
+    if (i) {
+      cols += ", ";
+      vals += ", ";
+    }
+    cols += kRunColumns[i];
+    vals += "$" + std::to_string(i + 1);
+    // Parameters arrive as text; give the server the column types.
+    const std::string& c = kRunColumns[i];
+    if (c == "started_at" || c == "ended_at") vals += "::timestamptz";
+    if (c == "hosts" || c == "transports") vals += "::text[]";
+    if (c == "nccl_env" || c == "tags" || c == "parameters") vals += "::jsonb";
+  }
+  return "INSERT INTO runs (" + cols + ") VALUES (" + vals +
+         ") ON CONFLICT (cluster, content_hash, table_index) DO NOTHING RETURNING id";
+}
+
+CopyRow RunParameters(const RunRecord& r) {
+  CopyRow row;
+  row.Text(r.cluster)
+      .Text(r.started_at)
+      .Text(r.ended_at)
+      .Text(r.source)
+      .Text(r.backend)
+      .Text(r.collective)
+      .Text(r.dtype)
+      .Text(r.redop)
+      .Int(r.ranks)
+      .Int(r.nodes)
+      .Int(r.gpus_per_node)
+      .Int(r.ranks_per_node)
+      .TextArray(r.hosts)
+      .Text(r.gpu_model)
+      .Text(r.nccl_version)
+      .Text(r.cuda_version)
+      .Text(r.driver_version)
+      .Text(r.mpi_version)
+      .Text(r.nccl_tests_version)
+      .Text(r.network)
+      .TextArray(r.transports)
+      .Bool(r.gdrdma)
+      .Text(r.command_line)
+      .JsonObject(r.nccl_env)
+      .Text(r.slurm_job_id)
+      .Text(r.slurm_step_id)
+      .JsonObject(r.tags)
+      .JsonObject(r.parameters)
+      .Int(r.warmup_iters)
+      .Int(r.iters)
+      .Real(r.avg_busbw_gbps)
+      .Bool(r.oob_ok)
+      .Int(r.oob_count)
+      .Text(r.source_file)
+      .Text(r.content_hash)
+      .Int(static_cast<int64_t>(r.table_index))
+      .Text(std::string(RunStatusName(r.status)));
+  return row;
+}
+
+// Streams rows through COPY with an explicit column list. libpqxx 6.4's
+// stream_to takes tuple-like rows only, so each row is a std::array of N fields.
+template <size_t N, typename Items, typename Fill>
+size_t CopyInto(pqxx::transaction_base& txn, const std::string& table,
+                const std::array<std::string, N>& columns, const Items& items, Fill fill) {
+  if (items.empty()) return 0;
+  pqxx::stream_to stream(txn, table, columns);
+  CopyRow row;
+  std::array<CopyField, N> fields;
+  for (const auto& item : items) {
+    row.Clear();
+    fill(row, item);
+    if (row.fields().size() != N) {
+      throw std::logic_error("COPY into " + table + ": row has " +
+                             std::to_string(row.fields().size()) + " fields, table has " +
+                             std::to_string(N) + " columns");
+    }
+    std::move(row.mutable_fields().begin(), row.mutable_fields().end(), fields.begin());
+    stream << fields;
+  }
+  stream.complete();
+  return items.size();
+}
+
+void WriteChildren(pqxx::transaction_base& txn, int64_t id, const RunRecord& run,
+                   WriteRunResult* result) {
+  CopyInto<8>(txn, "run_ranks",
+           {{"run_id", "rank", "host", "local_rank", "pid", "device", "bus_id", "gpu_model"}},
+           run.rank_devices, [&](CopyRow& row, const RankDevice& d) {
+             row.Int(id).Int(static_cast<int64_t>(d.rank)).Text(d.host).Null().Int(d.pid)
+                 .Int(d.device).Text(d.bus_id).Text(d.gpu_model);
+           });
+  int index = 0;
+  result->result_rows = CopyInto<31>(
+      txn, "run_results",
+      {{"run_id", "row_index", "size_bytes", "count", "dtype", "redop", "root",
+       "oop_time_us", "oop_algbw_gbps", "oop_busbw_gbps", "oop_wrong", "oop_max_error",
+       "ip_time_us", "ip_algbw_gbps", "ip_busbw_gbps", "ip_wrong", "ip_max_error",
+       "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_min_us", "lat_max_us",
+       "lat_stddev_us", "lat_cv", "ip_lat_p50_us", "ip_lat_p99_us", "ip_lat_cv",
+       "straggler_host", "straggler_rank", "straggler_excess_us"}},
+      run.results, [&](CopyRow& row, const ResultRow& r) {
+        const SizeRow& s = r.row;
+        row.Int(id).Int(static_cast<int64_t>(index++)).Int(s.size_bytes).Int(s.count).Text(s.type)
+            .Text(s.redop).Int(s.root);
+        for (const auto* m : {&s.oop, &s.ip}) {
+          if (*m) {
+            row.Real((*m)->time_us).Real((*m)->algbw_gbps).Real((*m)->busbw_gbps)
+                .Int((*m)->wrong).Real((*m)->max_error);
+          } else {
+            row.Null().Null().Null().Null().Null();
+          }
+        }
+        // nccl-tests' own per-iteration columns fill the latency summary when
+        // the harness did not provide one.
+        LatencySummary l = r.latency;
+        if (s.oop) {
+          if (!l.p99_us) l.p99_us = s.oop->iter_p99_us;
+          if (!l.p50_us) l.p50_us = s.oop->iter_p50_us;
+          if (!l.min_us) l.min_us = s.oop->iter_min_us;
+          if (!l.max_us) l.max_us = s.oop->iter_max_us;
+          if (!l.cv && s.oop->iter_cv_pct) l.cv = *s.oop->iter_cv_pct / 100.0;
+        }
+        if (s.ip) {
+          if (!l.ip_p99_us) l.ip_p99_us = s.ip->iter_p99_us;
+          if (!l.ip_p50_us) l.ip_p50_us = s.ip->iter_p50_us;
+          if (!l.ip_cv && s.ip->iter_cv_pct) l.ip_cv = *s.ip->iter_cv_pct / 100.0;
+        }
+        row.Real(l.mean_us).Real(l.p50_us).Real(l.p90_us).Real(l.p99_us).Real(l.min_us)
+            .Real(l.max_us).Real(l.stddev_us).Real(l.cv).Real(l.ip_p50_us).Real(l.ip_p99_us)
+            .Real(l.ip_cv).Text(l.straggler_host).Int(l.straggler_rank)
+            .Real(l.straggler_excess_us);
+      });
+  CopyInto<5>(txn, "latency_samples",
+           {{"run_id", "row_index", "in_place", "iteration", "latency_us"}},
+           run.latency_samples, [&](CopyRow& row, const LatencySample& s) {
+             row.Int(id).Int(static_cast<int64_t>(s.row_index)).Bool(s.in_place)
+                 .Int(static_cast<int64_t>(s.iteration)).Real(s.latency_us);
+           });
+  CopyInto<9>(txn, "rank_timings",
+           {{"run_id", "row_index", "in_place", "rank", "host", "mean_us", "p50_us", "p99_us",
+            "max_us"}},
+           run.rank_timings, [&](CopyRow& row, const RankTiming& t) {
+             row.Int(id).Int(static_cast<int64_t>(t.row_index)).Bool(t.in_place)
+                 .Int(static_cast<int64_t>(t.rank)).Text(t.host).Real(t.mean_us).Real(t.p50_us)
+                 .Real(t.p99_us).Real(t.max_us);
+           });
+  CopyInto<7>(txn, "run_net_devices",
+           {{"run_id", "host", "nic_index", "device", "port", "link", "sharp"}}, run.net_devices,
+           [&](CopyRow& row, const NetDevice& d) {
+             row.Int(id).Text(d.host).Int(static_cast<int64_t>(d.index)).Text(d.name).Int(d.port);
+             if (d.link.empty()) {
+               row.Null();
+             } else {
+               row.Text(d.link);
+             }
+             row.Bool(d.sharp);
+           });
+  int seq = 0;
+  result->channel_rows = CopyInto<12>(
+      txn, "transport_observations",
+      {{"run_id", "seq", "host", "rank", "peer_rank", "channel", "conn_index", "direction",
+       "family", "detail", "nic_index", "gdrdma"}},
+      run.channels, [&](CopyRow& row, const ChannelObservation& c) {
+        row.Int(id).Int(static_cast<int64_t>(seq++));
+        if (c.host.empty()) {
+          row.Null();
+        } else {
+          row.Text(c.host);
+        }
+        row.Int(static_cast<int64_t>(c.from_rank)).Int(static_cast<int64_t>(c.to_rank))
+            .Int(static_cast<int64_t>(c.channel)).Int(c.conn_index).Text(c.direction)
+            .Text(c.family).Text(c.detail).Int(c.nic_index).Bool(c.gdrdma);
+      });
+}
+
+}  // namespace
+
+void EnsureCluster(pqxx::transaction_base& txn, const std::string& cluster) {
+  txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
+                  cluster);
+}
+
+WriteRunResult WriteRun(pqxx::transaction_base& txn, const RunRecord& run) {
+  static const std::string sql = RunInsertSql();
+  EnsureCluster(txn, run.cluster);
+  CopyRow params = RunParameters(run);
+  pqxx::result inserted = txn.exec_params(sql, pqxx::prepare::make_dynamic_params(params.fields()));
+  WriteRunResult result;
+  if (inserted.empty()) {
+    pqxx::row existing = txn.exec_params1(
+        "SELECT id FROM runs WHERE cluster = $1 AND content_hash = $2 AND table_index = $3",
+        run.cluster, run.content_hash, run.table_index);
+    result.run_id = existing[0].as<int64_t>();
+    return result;
+  }
+  result.inserted = true;
+  result.run_id = inserted[0][0].as<int64_t>();
+  WriteChildren(txn, result.run_id, run, &result);
+  return result;
+}
+
+}  // namespace fabtrack::store
