@@ -1,0 +1,194 @@
+// Runs the fabtrack binary as a user would and checks its output, exit codes
+// and what lands in a real PostgreSQL database.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/test_database.h"
+
+namespace fabtrack {
+namespace {
+
+using fabtrack::testing::TestDatabase;
+
+struct CommandResult {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs `fabtrack <args>` with FABTRACK_DB set to `db` (empty: unset).
+CommandResult Fabtrack(const std::string& args, const std::string& db) {
+  std::string dir = ::testing::TempDir();
+  std::string out = dir + "/fabtrack_out_" + std::to_string(getpid());
+  std::string err = dir + "/fabtrack_err_" + std::to_string(getpid());
+  std::string env = db.empty() ? "env -u FABTRACK_DB " : "env FABTRACK_DB=" + Quote(db) + " ";
+  std::string cmd = env + FABTRACK_CLI + std::string(" ") + args + " >" + out + " 2>" + err;
+  int status = std::system(cmd.c_str());
+  CommandResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadAll(out), ReadAll(err)};
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+std::string Fixture(const std::string& name) {
+  return std::string(FABTRACK_FIXTURE_DIR) + "/cli/" + name;
+}
+
+TEST(CliTest, ParsePrintsTheDocumentedJsonShape) {
+  CommandResult r = Fabtrack("parse --format json " + Fixture("allreduce_2node_ib.txt"), "");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 1u);
+  const auto& f = j[0];
+  EXPECT_EQ(f["nccl_version"], "2.27.4");
+  EXPECT_EQ(f["network"], "IB");
+  EXPECT_EQ(f["transports"], nlohmann::json({"P2P/IPC", "NET/IB"}));
+  EXPECT_EQ(f["gdrdma"], true);
+  ASSERT_EQ(f["net_devices"].size(), 4u);  // two NICs on each of two hosts
+  EXPECT_EQ(f["net_devices"][0]["name"], "mlx5_0");
+  EXPECT_EQ(f["net_devices"][0]["port"], 1);
+  EXPECT_EQ(f["net_devices"][0]["link"], "IB");
+  EXPECT_EQ(f["net_devices"][0]["sharp"], false);
+  ASSERT_EQ(f["tests"].size(), 1u);
+  const auto& t = f["tests"][0];
+  EXPECT_EQ(t["collective"], "all_reduce");
+  EXPECT_EQ(t["ranks"], 4);
+  EXPECT_EQ(t["hosts"], nlohmann::json({"node-a1", "node-a2"}));
+  EXPECT_EQ(t["avg_busbw"], 12.4325);
+  EXPECT_EQ(t["oob_ok"], true);
+  EXPECT_EQ(t["complete"], true);
+  ASSERT_EQ(t["rows"].size(), 4u);
+  const auto& row = t["rows"][3];
+  EXPECT_EQ(row["size_bytes"], 16777216);
+  EXPECT_EQ(row["count"], 4194304);
+  EXPECT_EQ(row["type"], "float");
+  EXPECT_EQ(row["redop"], "sum");
+  EXPECT_EQ(row["root"], -1);
+  EXPECT_EQ(row["oop"]["time_us"], 760.4);
+  EXPECT_EQ(row["oop"]["busbw"], 33.10);
+  EXPECT_EQ(row["ip"]["algbw"], 22.11);
+  EXPECT_EQ(row["ip"]["wrong"], 0);
+  EXPECT_TRUE(f["errors"].empty());
+}
+
+TEST(CliTest, ParseOfUnusableFileExitsNonZeroWithFileName) {
+  CommandResult r = Fabtrack("parse " + Fixture("not_a_result.txt"), "");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("not_a_result.txt"), std::string::npos) << r.err;
+  // Still prints its JSON entry, with no tests.
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j[0]["tests"].empty());
+}
+
+TEST(CliTest, IngestStoresOnceAndSaysSo) {
+  TestDatabase db;
+  std::string file = Fixture("allreduce_2node_ib.txt");
+  CommandResult first = Fabtrack(
+      "ingest " + file + " --cluster lab --at 2026-11-30T02:00:00Z --tag night=42 --tag rack=r1",
+      db.conninfo());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("stored run"), std::string::npos) << first.out;
+  CommandResult second = Fabtrack("ingest " + file + " --cluster lab", db.conninfo());
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.out.find("already stored"), std::string::npos) << second.out;
+
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "1");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results"), "4");
+  EXPECT_EQ(db.Scalar("SELECT nodes || '/' || ranks || '/' || ranks_per_node FROM runs"), "2/4/2");
+  EXPECT_EQ(db.Scalar("SELECT collective || ' ' || network || ' ' || gdrdma FROM runs"),
+            "all_reduce IB true");
+  EXPECT_EQ(db.Scalar("SELECT started_at = '2026-11-30T02:00:00Z' FROM runs"), "t");
+  EXPECT_EQ(db.Scalar("SELECT (tags->>'night') || (tags->>'rack') FROM runs"), "42r1");
+  EXPECT_EQ(db.Scalar("SELECT nccl_version FROM runs"), "2.27.4");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM transport_observations WHERE family = 'NET/IB'"), "4");
+  EXPECT_EQ(db.Scalar("SELECT string_agg(DISTINCT device, ',') FROM rank_nics"), "mlx5_0,mlx5_1");
+}
+
+TEST(CliTest, IngestDefaultsToFileTimeAndHostCount) {
+  TestDatabase db;
+  std::string copy = ::testing::TempDir() + "/ingest_mtime_" + std::to_string(getpid()) + ".txt";
+  std::filesystem::copy_file(Fixture("allreduce_2node_ib.txt"), copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  ASSERT_EQ(std::system(("touch -d '2026-10-01 03:04:05 UTC' " + copy).c_str()), 0);
+  CommandResult r = Fabtrack("ingest " + copy + " --cluster lab --nodes 3", db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT started_at = '2026-10-01 03:04:05+00' FROM runs"), "t");
+  EXPECT_EQ(db.Scalar("SELECT nodes FROM runs"), "3");
+  std::filesystem::remove(copy);
+}
+
+TEST(CliTest, UnparseableFileStoresNothingAndNamesFileAndLine) {
+  TestDatabase db;
+  CommandResult r = Fabtrack("ingest " + Fixture("not_a_result.txt") + " " +
+                                 Fixture("allreduce_2node_ib.txt") + " --cluster lab",
+                             db.conninfo());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("not_a_result.txt:1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not stored"), std::string::npos) << r.err;
+  // The good file in the same call is still stored.
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "1");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs WHERE source_file LIKE '%not_a_result%'"), "0");
+}
+
+TEST(CliTest, BadFlagsAreUsageErrors) {
+  TestDatabase db;
+  EXPECT_EQ(Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab --at yesterday",
+                     db.conninfo())
+                .exit_code,
+            2);
+  EXPECT_EQ(Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab --tag novalue",
+                     db.conninfo())
+                .exit_code,
+            2);
+  EXPECT_EQ(Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt"), db.conninfo()).exit_code, 2);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "0");
+}
+
+TEST(CliTest, OldSchemaIsRefusedUntilMigrated) {
+  TestDatabase db(/*migrate=*/false);
+  CommandResult r =
+      Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab", db.conninfo());
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("fabtrack db migrate"), std::string::npos) << r.err;
+  CommandResult m = Fabtrack("db migrate", db.conninfo());
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_NE(m.out.find("applied 001_initial"), std::string::npos) << m.out;
+  CommandResult again = Fabtrack("db migrate", db.conninfo());
+  EXPECT_NE(again.out.find("nothing to do"), std::string::npos) << again.out;
+  EXPECT_EQ(Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab",
+                     db.conninfo())
+                .exit_code,
+            0);
+}
+
+TEST(CliTest, PasswordsNeverReachTheOutput) {
+  // Nothing listens on this socket directory: the connection fails.
+  std::string conninfo = "host=/nonexistent/socket dbname=x user=u password=topsecret42";
+  CommandResult r =
+      Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab", conninfo);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err.find("topsecret42"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("topsecret42"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("~/.pgpass"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace fabtrack
