@@ -24,5 +24,6 @@ struct CommandExit {
 void SetupDb(CLI::App& app);
 void SetupParse(CLI::App& app);
 void SetupIngest(CLI::App& app);
+void SetupRuns(CLI::App& app);
 
 }  // namespace fabtrack::cli

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   SetupDb(app);
   SetupParse(app);
   SetupIngest(app);
+  SetupRuns(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

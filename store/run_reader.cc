@@ -1,0 +1,64 @@
+#include "store/run_reader.h"
+
+#include <pqxx/pqxx>
+
+namespace fabtrack::store {
+namespace {
+
+template <typename T>
+std::optional<T> Get(const pqxx::field& f) {
+  if (f.is_null()) return std::nullopt;
+  return f.as<T>();
+}
+
+std::vector<std::string> TextArray(const pqxx::field& f) {
+  std::vector<std::string> out;
+  if (f.is_null()) return out;
+  pqxx::array_parser parser = f.as_array();
+  for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::done;
+       std::tie(kind, value) = parser.get_next()) {
+    if (kind == pqxx::array_parser::string_value) out.push_back(value);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<RunSummary> ListRuns(pqxx::connection_base& connection, const RunFilter& filter) {
+  pqxx::read_transaction txn(connection);
+  pqxx::result rows = txn.exec_params(
+      "SELECT r.id, r.cluster, to_char(r.started_at AT TIME ZONE 'UTC', "
+      "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), r.source, r.collective, r.dtype, r.network, r.nodes, "
+      "r.ranks, r.transports, r.gdrdma, r.status, "
+      "(SELECT count(*) FROM run_results x WHERE x.run_id = r.id), "
+      "(SELECT max(greatest(x.oop_busbw_gbps, x.ip_busbw_gbps)) FROM run_results x "
+      " WHERE x.run_id = r.id), "
+      "(SELECT x.oop_time_us FROM run_results x WHERE x.run_id = r.id AND x.size_bytes > 0 "
+      " ORDER BY x.size_bytes, x.row_index LIMIT 1) "
+      "FROM runs r WHERE ($1::text IS NULL OR r.cluster = $1) "
+      "ORDER BY r.started_at DESC, r.id DESC LIMIT $2",
+      filter.cluster, filter.limit);
+  std::vector<RunSummary> out;
+  for (const pqxx::row& row : rows) {
+    RunSummary s;
+    s.id = row[0].as<int64_t>();
+    s.cluster = row[1].as<std::string>();
+    s.started_at = row[2].as<std::string>();
+    s.source = row[3].as<std::string>();
+    s.collective = Get<std::string>(row[4]);
+    s.dtype = Get<std::string>(row[5]);
+    s.network = Get<std::string>(row[6]);
+    s.nodes = Get<int>(row[7]);
+    s.ranks = Get<int>(row[8]);
+    s.transports = TextArray(row[9]);
+    s.gdrdma = Get<bool>(row[10]);
+    s.status = row[11].as<std::string>();
+    s.sizes = row[12].as<int64_t>();
+    s.peak_busbw_gbps = Get<double>(row[13]);
+    s.small_latency_us = Get<double>(row[14]);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace fabtrack::store
