@@ -136,6 +136,11 @@ struct NcclLogInfo {
   std::optional<std::string> nccl_version;  // "2.19.3"
   std::optional<std::string> cuda_version;  // from "+cuda12.3"
   std::optional<std::string> network;       // "IB", "Socket", "IBext_v8", "AWS Libfabric"
+  // Every distinct network that some rank reported ("Using network X", 2.27+
+  // "Assigned NET plugin X to comm"), in order of first appearance. More than
+  // one means a partial fallback (some ranks on Socket, say); `network` keeps
+  // the first.
+  std::vector<std::string> networks;
   std::vector<NetDevice> net_devices;
   std::vector<ChannelObservation> channels;
   std::vector<std::string> hosts;        // distinct hosts seen in log lines

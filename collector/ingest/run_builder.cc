@@ -1,6 +1,7 @@
 #include "collector/ingest/run_builder.h"
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -48,7 +49,42 @@ void SetNodeShape(const IngestOptions& options, RunRecord* run) {
   }
 }
 
+std::optional<int> TypeSize(const std::string& type) {
+  static const std::map<std::string, int> sizes = {
+      {"int8", 1},   {"uint8", 1},    {"char", 1},     {"f8e4m3", 1},  {"f8e5m2", 1},
+      {"half", 2},   {"bfloat16", 2}, {"float16", 2},  {"int32", 4},   {"uint32", 4},
+      {"int", 4},    {"float", 4},    {"float32", 4},  {"int64", 8},   {"uint64", 8},
+      {"double", 8}, {"float64", 8}};
+  auto it = sizes.find(type);
+  if (it == sizes.end()) return std::nullopt;
+  return it->second;
+}
+
 }  // namespace
+
+std::optional<std::string> InferCollective(const TestTable& table) {
+  // Old nccl-tests outputs do not name the program; the row shape does:
+  // bytes = count * typesize for all_reduce/broadcast/reduce, and
+  // count * typesize * ranks for all_gather/reduce_scatter.
+  if (!table.ranks || *table.ranks < 1) return std::nullopt;
+  bool has_redop = false, has_root = false, per_rank = false, whole = false;
+  for (const SizeRow& r : table.rows) {
+    if (!r.count || *r.count == 0 || !r.type) continue;
+    std::optional<int> width = TypeSize(*r.type);
+    if (!width) return std::nullopt;
+    if (r.redop) has_redop = true;
+    if (r.root && *r.root >= 0) has_root = true;
+    if (r.size_bytes == *r.count * *width) whole = true;
+    if (*table.ranks > 1 && r.size_bytes == *r.count * *width * *table.ranks) per_rank = true;
+  }
+  if (whole == per_rank) return std::nullopt;  // no rows, or ambiguous
+  if (has_root) {
+    if (!whole) return std::nullopt;
+    return has_redop ? "reduce" : "broadcast";
+  }
+  if (whole) return has_redop ? std::optional<std::string>("all_reduce") : std::nullopt;
+  return has_redop ? "reduce_scatter" : "all_gather";
+}
 
 std::optional<std::string> NormalizeTimestamp(const std::string& text) {
   static const std::regex iso(
@@ -78,6 +114,10 @@ std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFac
     run.source = "nccl-tests";
     run.collective = t.collective;
     run.ranks = t.ranks;
+    if (!run.collective) {
+      run.collective = InferCollective(t);
+      if (run.collective) run.parameters["collective_inferred"] = "true";
+    }
     run.hosts = DistinctHosts(t, parsed.log);
     for (const SizeRow& r : t.rows) {
       if (!run.dtype && r.type) run.dtype = r.type;

@@ -31,6 +31,11 @@ struct SourceFacts {
 std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFacts& source,
                                        const IngestOptions& options);
 
+// The collective of a table whose output does not name it, from the row
+// shape (bytes vs count x type size x ranks, redop and root columns);
+// nullopt when the rows do not decide it.
+std::optional<std::string> InferCollective(const TestTable& table);
+
 // Validates an ISO 8601 timestamp accepted by --at ("2026-12-01",
 // "2026-12-01T02:00:00Z", "2026-12-01 02:00:00+02:00"); returns it normalised
 // for PostgreSQL, or nullopt when malformed.

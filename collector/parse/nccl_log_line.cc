@@ -21,6 +21,23 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// Host names hold no blanks, so anything before the last blank is a prefix:
+// NCCL_DEBUG_TIMESTAMP_FORMAT output ("[2025-01-02 10:11:12] host:pid:tid",
+// on by default for WARN since 2.23) or a logger's tag.
+std::string_view LastWord(std::string_view s) {
+  size_t blank = s.find_last_of(" \t");
+  return blank == std::string_view::npos ? s : s.substr(blank + 1);
+}
+
+// Drops a leading "[...] " timestamp whose content is not a bare number (a
+// bare "[3]" is the CUDA device field of a host-less line).
+std::string_view StripBracketTimestamp(std::string_view text) {
+  if (text.empty() || text.front() != '[') return text;
+  size_t close = text.find("] ");
+  if (close == std::string_view::npos || ToInt(text.substr(1, close - 1))) return text;
+  return Trim(text.substr(close + 1));
+}
+
 // Finds " NCCL <LEVEL> " (or "NCCL <LEVEL> " at start); returns position of "NCCL".
 size_t FindMarker(std::string_view text, std::string* level) {
   size_t from = 0;
@@ -66,7 +83,7 @@ void ParseHead(std::string_view head, NcclLogLine* out) {
   if (c1 != std::string_view::npos) {
     auto pid = ToInt(head.substr(c1 + 1, c2 - c1 - 1));
     if (pid && tid) {
-      out->host = std::string(head.substr(0, c1));
+      out->host = std::string(LastWord(head.substr(0, c1)));
       out->pid = pid;
       out->tid = tid;
       return;
@@ -80,10 +97,12 @@ void ParseHead(std::string_view head, NcclLogLine* out) {
 std::optional<NcclLogLine> SplitNcclLogLine(std::string_view text) {
   text = Trim(text);
   NcclLogLine line;
-  // Bare version banner printed by rank 0 before 2.27.
-  if (text.substr(0, 13) == "NCCL version ") {
+  // Bare version banner printed by rank 0 before 2.27; it carries a timestamp
+  // when NCCL_DEBUG_TIMESTAMP_LEVELS includes VERSION.
+  if (std::string_view banner = StripBracketTimestamp(text);
+      banner.substr(0, 13) == "NCCL version ") {
     line.level = "VERSION";
-    line.message = std::string(text);
+    line.message = std::string(banner);
     return line;
   }
   std::string level;

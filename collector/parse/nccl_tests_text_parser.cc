@@ -1,1 +1,686 @@
-// placeholder: being written
+#include "collector/parse/nccl_tests_text_parser.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "collector/parse/nccl_log_line.h"
+#include "core/bus_bandwidth.h"
+
+namespace fabtrack {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Small text helpers.
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> Tokens(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && IsSpace(s[i])) ++i;
+    size_t start = i;
+    while (i < s.size() && !IsSpace(s[i])) ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+// The text after any leading '#' and blanks. Renderers sometimes strip the
+// '#' (markdown turns "# x" into a heading), so classification never relies on
+// it being present.
+std::string_view Body(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && (text[i] == '#' || IsSpace(text[i]))) ++i;
+  return text.substr(i);
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+std::optional<int64_t> ToInt64(std::string_view s) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return std::nullopt;
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<int> ToInt(std::string_view s) {
+  auto v = ToInt64(s);
+  if (!v || *v < INT32_MIN || *v > INT32_MAX) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+// Strict double: the whole token must be a number in range. "nan"/"inf" parse
+// (nccl-tests prints them for zero-time rows) and are reported separately.
+std::optional<double> ToDouble(std::string_view s) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return std::nullopt;
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+bool IsNotAvailable(std::string_view s) { return s == "N/A" || s == "n/a" || s == "-"; }
+
+// ---------------------------------------------------------------------------
+// Column layout.
+
+enum class Col {
+  kSize,
+  kCount,
+  kType,
+  kRedop,
+  kRoot,
+  kTime,
+  kAlgbw,
+  kBusbw,
+  kWrong,
+  kError,
+  kIterMin,
+  kIterMax,
+  kIterP50,
+  kIterP99,
+  kIterCv,
+  kTimestamp,
+  kUnknown,
+};
+
+struct Column {
+  Col kind = Col::kUnknown;
+  int half = -1;  // 0 out-of-place, 1 in-place, -1 neither
+  std::string name;
+  bool operator==(const Column&) const = default;
+};
+
+struct Layout {
+  std::vector<Column> columns;
+  // The 2017 format ("bytes N type op time ...") printed time in ms.
+  double time_scale = 1.0;
+  bool operator==(const Layout&) const = default;
+};
+
+std::optional<Col> ColumnKind(std::string_view name) {
+  static const auto* kinds = new std::map<std::string_view, Col>{
+      {"size", Col::kSize},     {"bytes", Col::kSize},
+      {"count", Col::kCount},   {"N", Col::kCount},
+      {"type", Col::kType},     {"redop", Col::kRedop},
+      {"op", Col::kRedop},      {"root", Col::kRoot},
+      {"time", Col::kTime},     {"cputime", Col::kTime},
+      {"algbw", Col::kAlgbw},   {"busbw", Col::kBusbw},
+      {"#wrong", Col::kWrong},  {"wrong", Col::kWrong},
+      {"error", Col::kError},   {"res", Col::kError},
+      {"i_min", Col::kIterMin}, {"i_max", Col::kIterMax},
+      {"i_p50", Col::kIterP50}, {"i_p99", Col::kIterP99},
+      {"i_cv%", Col::kIterCv},  {"timestamp", Col::kTimestamp},
+  };
+  auto it = kinds->find(name);
+  if (it == kinds->end()) return std::nullopt;
+  return it->second;
+}
+
+// "size count type redop root time algbw busbw #wrong time ..." (body of the
+// column header line). Returns nullopt when the line is not a column header.
+std::optional<Layout> ParseColumnHeader(std::string_view body, std::vector<std::string>* unknown) {
+  std::vector<std::string_view> toks = Tokens(body);
+  if (toks.size() < 3 || (toks[0] != "size" && toks[0] != "bytes")) return std::nullopt;
+  bool has_time = false;
+  for (auto t : toks) has_time |= (t == "time" || t == "cputime");
+  if (!has_time) return std::nullopt;
+  Layout layout;
+  if (toks[0] == "bytes") layout.time_scale = 1000.0;
+  int times = 0;
+  for (auto t : toks) {
+    Column c;
+    c.name = std::string(t);
+    auto kind = ColumnKind(t);
+    c.kind = kind.value_or(Col::kUnknown);
+    if (!kind) unknown->push_back(c.name);
+    if (c.kind == Col::kTime) ++times;
+    bool per_half = c.kind != Col::kSize && c.kind != Col::kCount && c.kind != Col::kType &&
+                    c.kind != Col::kRedop && c.kind != Col::kRoot && c.kind != Col::kTimestamp;
+    c.half = per_half && times > 0 ? (times > 1 ? 1 : 0) : -1;
+    layout.columns.push_back(std::move(c));
+  }
+  return layout;
+}
+
+// ---------------------------------------------------------------------------
+// Header lines.
+
+// "nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup
+// iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0"
+TestParameters ParseParameters(std::string_view body) {
+  TestParameters p;
+  std::vector<std::string_view> t = Tokens(body);
+  auto next = [&](size_t i) -> std::string_view { return i + 1 < t.size() ? t[i + 1] : ""; };
+  for (size_t i = 0; i < t.size(); ++i) {
+    std::string_view k = t[i];
+    if (k == "nThread") {
+      p.threads = ToInt(next(i));
+    } else if (k == "nGpus") {
+      p.gpus_per_thread = ToInt(next(i));
+    } else if (k == "minBytes") {
+      p.min_bytes = ToInt64(next(i));
+    } else if (k == "maxBytes") {
+      p.max_bytes = ToInt64(next(i));
+    } else if (k == "step:") {
+      // "1048576(bytes)" or "2(factor)"
+      std::string_view v = next(i);
+      size_t paren = v.find('(');
+      auto n = ToInt64(v.substr(0, paren));
+      if (n && paren != std::string_view::npos) {
+        if (v.substr(paren) == "(factor)") p.step_factor = n;
+        if (v.substr(paren) == "(bytes)") p.step_bytes = n;
+      }
+    } else if (k == "iters:") {
+      std::string_view prev = i > 0 ? t[i - 1] : "";
+      if (prev == "warmup") {
+        p.warmup_iters = ToInt(next(i));
+      } else if (prev == "agg") {
+        p.agg_iters = ToInt(next(i));
+      } else {
+        p.iters = ToInt(next(i));
+      }
+    } else if (k == "validation:") {
+      p.validation = ToInt(next(i));
+    } else if (k == "graph:") {
+      p.graph = ToInt(next(i));
+    } else if (k == "unalign:") {
+      p.unalign = ToInt(next(i));
+    }
+  }
+  return p;
+}
+
+bool SameParameters(const TestParameters& a, const TestParameters& b) {
+  return a.threads == b.threads && a.gpus_per_thread == b.gpus_per_thread &&
+         a.min_bytes == b.min_bytes && a.max_bytes == b.max_bytes && a.step_bytes == b.step_bytes &&
+         a.step_factor == b.step_factor && a.warmup_iters == b.warmup_iters && a.iters == b.iters &&
+         a.agg_iters == b.agg_iters && a.validation == b.validation && a.graph == b.graph &&
+         a.unalign == b.unalign;
+}
+
+// "Rank  0 Group  0 Pid     43 on host device  0 [0x0f] NVIDIA A100-SXM4-40GB"
+// "Rank  0 Pid  87569 on    seville device  0 [0x36] Tesla V100-SXM3-32GB"
+// "Rank  0 on host device  0 [0x1a] Tesla P100" (2017)
+// Returns nullopt when the line is cut short or otherwise not a device line.
+std::optional<RankDevice> ParseDevice(std::string_view body) {
+  std::vector<std::string_view> t = Tokens(body);
+  if (t.size() < 2 || t[0] != "Rank") return std::nullopt;
+  RankDevice d;
+  auto rank = ToInt(t[1]);
+  if (!rank) return std::nullopt;
+  d.rank = *rank;
+  size_t i = 2;
+  if (i + 1 < t.size() && t[i] == "Group") {
+    d.group = ToInt(t[i + 1]);
+    i += 2;
+  }
+  if (i + 1 < t.size() && t[i] == "Pid") {
+    d.pid = ToInt64(t[i + 1]);
+    i += 2;
+  }
+  if (i >= t.size() || t[i] != "on") return std::nullopt;
+  ++i;
+  // The host is printed with %10s and may be empty: "on            device 0".
+  bool empty_host = i + 2 < t.size() && t[i] == "device" && ToInt(t[i + 1]) && t[i + 2][0] == '[';
+  if (!empty_host) {
+    if (i >= t.size()) return std::nullopt;
+    d.host = std::string(t[i]);
+    ++i;
+  }
+  if (i + 1 >= t.size() || t[i] != "device") return std::nullopt;
+  d.device = ToInt(t[i + 1]);
+  if (!d.device) return std::nullopt;
+  // Bus id and model come from the raw text: the model holds spaces.
+  size_t open = body.find('[', t[i + 1].data() - body.data());
+  if (open == std::string_view::npos) return std::nullopt;
+  size_t close = body.find(']', open);
+  if (close == std::string_view::npos) return std::nullopt;
+  d.bus_id = std::string(body.substr(open + 1, close - open - 1));
+  d.gpu_model = std::string(Trim(body.substr(close + 1)));
+  return d;
+}
+
+// A command line such as "mpirun ... ./build/all_gather_perf -b 8" names the
+// collective for formats that do not print it.
+std::optional<std::string> CollectiveFromCommand(std::string_view text) {
+  for (std::string_view tok : Tokens(text)) {
+    while (!tok.empty() && (tok.back() == '"' || tok.back() == '\'' || tok.back() == ',' ||
+                            tok.back() == ';' || tok.back() == '`')) {
+      tok.remove_suffix(1);
+    }
+    size_t slash = tok.rfind('/');
+    if (slash != std::string_view::npos) tok = tok.substr(slash + 1);
+    if (!(tok.ends_with("_perf") || tok.ends_with("_perf_mpi"))) continue;
+    if (auto c = CanonicalCollective(tok)) return c;
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// Rows.
+
+struct RowResult {
+  std::optional<SizeRow> row;
+  std::string error;  // set when row is nullopt
+};
+
+// Two numbers printed without a separating blank ("1234.5612.34") when a
+// producer or a renderer lost the padding: split after the first decimal
+// point, preferring the two decimals nccl-tests prints when they fit.
+bool SplitGlued(std::string_view tok, std::string_view* a, std::string_view* b) {
+  size_t dot = tok.find('.');
+  if (dot == std::string_view::npos || tok.find('.', dot + 1) == std::string_view::npos) {
+    return false;
+  }
+  for (size_t decimals : {2u, 1u}) {
+    size_t cut = dot + 1 + decimals;
+    if (cut >= tok.size()) continue;
+    std::string_view x = tok.substr(0, cut), y = tok.substr(cut);
+    if (ToDouble(x) && ToDouble(y)) {
+      *a = x;
+      *b = y;
+      return true;
+    }
+  }
+  return false;
+}
+
+Measurement* Half(SizeRow* row, int half) {
+  std::optional<Measurement>& m = half == 0 ? row->oop : row->ip;
+  if (!m) m.emplace();
+  return &*m;
+}
+
+RowResult ParseRow(const CleanLine& line, const Layout& layout) {
+  RowResult r;
+  std::vector<std::string_view> toks = Tokens(line.text);
+  // Count the value slots the layout needs (a timestamp takes two tokens).
+  size_t needed = 0;
+  for (const Column& c : layout.columns) needed += c.kind == Col::kTimestamp ? 2 : 1;
+  size_t min_needed = needed;
+  for (const Column& c : layout.columns) min_needed -= c.kind == Col::kTimestamp ? 2 : 0;
+  if (toks.size() < min_needed) {
+    // Retry with glued numbers split apart before giving up.
+    std::vector<std::string_view> split;
+    for (auto t : toks) {
+      std::string_view a, b;
+      if (SplitGlued(t, &a, &b)) {
+        split.push_back(a);
+        split.push_back(b);
+      } else {
+        split.push_back(t);
+      }
+    }
+    if (split.size() == min_needed || split.size() == needed) toks = std::move(split);
+  }
+
+  SizeRow row;
+  row.line = line.number;
+  size_t ti = 0;
+  for (const Column& c : layout.columns) {
+    if (ti >= toks.size()) {
+      if (c.kind == Col::kTimestamp) break;  // timestamps are optional decoration
+      r.error = "row ends before column '" + c.name + "' (" + std::to_string(toks.size()) + " of " +
+                std::to_string(min_needed) + " values; line cut short?)";
+      return r;
+    }
+    std::string_view v = toks[ti++];
+    auto bad = [&](std::string_view what) {
+      r.error = "column '" + c.name + "': " + std::string(what) + " '" + std::string(v) + "'";
+      return r;
+    };
+    // A measurement value: number, nullopt for N/A and non-finite values.
+    auto measure = [&](std::optional<double>* out, double scale) -> bool {
+      if (IsNotAvailable(v)) return true;
+      auto d = ToDouble(v);
+      if (!d) return false;
+      if (std::isfinite(*d)) *out = *d * scale;
+      return true;
+    };
+    switch (c.kind) {
+      case Col::kSize: {
+        auto n = ToInt64(v);
+        if (!n || *n < 0) return bad("not a byte count");
+        row.size_bytes = *n;
+        break;
+      }
+      case Col::kCount: {
+        auto n = ToInt64(v);
+        if (!n || *n < 0) return bad("not an element count");
+        row.count = n;
+        break;
+      }
+      case Col::kType:
+        if (IsDigit(v[0])) return bad("not a data type");
+        row.type = std::string(v);
+        break;
+      case Col::kRedop:
+        if (IsDigit(v[0])) return bad("not a reduction op");
+        if (v != "none") row.redop = std::string(v);
+        break;
+      case Col::kRoot: {
+        auto n = ToInt(v);
+        if (!n) return bad("not a root rank");
+        row.root = n;
+        break;
+      }
+      case Col::kTime:
+        if (c.half < 0 || !measure(&Half(&row, c.half)->time_us, layout.time_scale)) {
+          return bad("not a time");
+        }
+        break;
+      case Col::kAlgbw:
+        if (c.half < 0 || !measure(&Half(&row, c.half)->algbw_gbps, 1.0)) {
+          return bad("not a bandwidth");
+        }
+        break;
+      case Col::kBusbw:
+        if (c.half < 0 || !measure(&Half(&row, c.half)->busbw_gbps, 1.0)) {
+          return bad("not a bandwidth");
+        }
+        break;
+      case Col::kWrong: {
+        if (c.half < 0) return bad("misplaced");
+        Measurement* m = Half(&row, c.half);
+        if (IsNotAvailable(v)) break;
+        // Printed with %6g, so large counts come as "1e+06".
+        auto d = ToDouble(v);
+        if (!d) return bad("not a count of wrong elements");
+        if (!std::isfinite(*d) || *d < 0 || *d >= 9.2e18 || std::floor(*d) != *d) {
+          return bad("count of wrong elements out of range");
+        }
+        m->wrong = static_cast<int64_t>(*d);
+        break;
+      }
+      case Col::kError: {
+        if (c.half < 0) return bad("misplaced");
+        Measurement* m = Half(&row, c.half);
+        if (!measure(&m->max_error, 1.0)) return bad("not an error value");
+        break;
+      }
+      case Col::kIterMin:
+      case Col::kIterMax:
+      case Col::kIterP50:
+      case Col::kIterP99:
+      case Col::kIterCv: {
+        if (c.half < 0) return bad("misplaced");
+        Measurement* m = Half(&row, c.half);
+        std::optional<double>* out = c.kind == Col::kIterMin   ? &m->iter_min_us
+                                     : c.kind == Col::kIterMax ? &m->iter_max_us
+                                     : c.kind == Col::kIterP50 ? &m->iter_p50_us
+                                     : c.kind == Col::kIterP99 ? &m->iter_p99_us
+                                                               : &m->iter_cv_pct;
+        if (!measure(out, 1.0)) return bad("not a number");
+        break;
+      }
+      case Col::kTimestamp:
+        // "2025-01-02 10:11:12": the date and the clock are two tokens.
+        if (ti < toks.size() && toks[ti].find(':') != std::string_view::npos) ++ti;
+        break;
+      case Col::kUnknown:
+        break;
+    }
+  }
+  if (ti < toks.size()) {
+    r.error = std::to_string(toks.size() - ti) + " value(s) more than the " +
+              std::to_string(layout.columns.size()) + " columns of the header";
+    return r;
+  }
+  r.row = std::move(row);
+  return r;
+}
+
+// ---------------------------------------------------------------------------
+// Stream state.
+
+// Header facts seen since the last table was opened.
+struct PendingHeader {
+  std::optional<std::string> tests_version;
+  std::optional<int> version_code;
+  std::optional<std::string> collective;          // "Collective test starting: X"
+  std::optional<std::string> command_collective;  // from a "..._perf" command line
+  std::optional<TestParameters> params;
+  std::vector<RankDevice> devices;
+  int first_line = 0;
+
+  bool HasHeader() const { return params.has_value() || !devices.empty(); }
+  void Touch(int line) {
+    if (first_line == 0) first_line = line;
+  }
+};
+
+// The state of one launcher rank's output.
+struct Stream {
+  PendingHeader pending;
+  std::optional<size_t> open;  // table receiving rows
+  std::optional<size_t> last;  // most recent table of this stream
+  Layout layout;
+};
+
+void AddDevice(std::vector<RankDevice>* devices, RankDevice d) {
+  // A header printed once per process (non-MPI build under mpirun) repeats the
+  // rank numbers; keep the first line for each rank.
+  for (const RankDevice& have : *devices) {
+    if (have.rank == d.rank) return;
+  }
+  devices->push_back(std::move(d));
+}
+
+void RecomputeRanksAndHosts(TestTable* t) {
+  t->ranks = t->devices.empty() ? std::nullopt : std::optional<int>(t->devices.size());
+  t->hosts.clear();
+  for (const RankDevice& d : t->devices) {
+    if (d.host.empty()) continue;
+    bool seen = false;
+    for (const auto& h : t->hosts) seen |= h == d.host;
+    if (!seen) t->hosts.push_back(d.host);
+  }
+}
+
+// Copies header facts into a table, filling only what it does not have yet.
+void ApplyHeader(const PendingHeader& h, TestTable* t) {
+  if (!t->nccl_tests_version) t->nccl_tests_version = h.tests_version;
+  if (!t->nccl_version_code) t->nccl_version_code = h.version_code;
+  if (!t->collective) t->collective = h.collective ? h.collective : h.command_collective;
+  if (h.params && !t->parameters.threads && !t->parameters.min_bytes) t->parameters = *h.params;
+  for (const RankDevice& d : h.devices) AddDevice(&t->devices, d);
+  RecomputeRanksAndHosts(t);
+}
+
+class TextParser {
+ public:
+  explicit TextParser(std::vector<ParseError>* errors) : errors_(errors) {}
+
+  void Feed(const CleanLine& line) {
+    std::string_view text = line.text;
+    if (Trim(text).empty()) return;
+    if (IsNcclLogLine(text)) return;  // interleaved NCCL_DEBUG output
+    Stream& st = streams_[line.launcher_rank];
+    std::string_view body = Body(text);
+    bool hashed = text.front() == '#';
+
+    if (StartsWith(body, "nccl-tests version")) {
+      StartHeaderBlock(&st);
+      st.pending.Touch(line.number);
+      std::vector<std::string_view> t = Tokens(body);
+      if (t.size() >= 3) {
+        std::string_view v = t[2];
+        size_t n = 0;
+        while (n < v.size() && (IsDigit(v[n]) || v[n] == '.')) ++n;
+        if (n > 0) st.pending.tests_version = std::string(v.substr(0, n));
+      }
+      for (auto tok : t) {
+        if (StartsWith(tok, "nccl-library=")) st.pending.version_code = ToInt(tok.substr(13));
+      }
+      return;
+    }
+    if (StartsWith(body, "Collective test starting:")) {
+      if (st.pending.HasHeader()) StartHeaderBlock(&st);
+      CloseWithRows(&st);
+      st.pending.Touch(line.number);
+      st.pending.collective = CanonicalCollective(Trim(body.substr(25)));
+      return;
+    }
+    if (StartsWith(body, "Collective test concluded:")) {
+      if (st.last) {
+        TestTable& t = tables_[*st.last];
+        if (!t.collective) t.collective = CanonicalCollective(Trim(body.substr(26)));
+        t.last_line = line.number;
+      }
+      return;
+    }
+    if (StartsWith(body, "nThread ")) {
+      TestParameters p = ParseParameters(body);
+      // The same header again (one per process of a non-MPI build) keeps the
+      // header block; different parameters start a new one.
+      if (st.pending.params && !SameParameters(*st.pending.params, p)) StartHeaderBlock(&st);
+      CloseWithRows(&st);
+      st.pending.Touch(line.number);
+      st.pending.params = p;
+      return;
+    }
+    if (StartsWith(body, "Rank ")) {
+      if (auto d = ParseDevice(body)) {
+        st.pending.Touch(line.number);
+        AddDevice(&st.pending.devices, std::move(*d));
+      } else if (hashed) {
+        Error(line.number, "device line cut short or malformed: '" + std::string(body) + "'");
+      }
+      return;
+    }
+    if (StartsWith(body, "Out of bounds")) {
+      if (!st.open) return;  // a repeated trailer (one per process) or a stray one
+      TestTable& t = tables_[*st.open];
+      std::vector<std::string_view> v = Tokens(body.substr(body.find(':') + 1));
+      std::optional<int64_t> n = v.empty() ? std::nullopt : ToInt64(v[0]);
+      if (!n || v.size() < 2 || (v[1] != "OK" && v[1] != "FAILED")) {
+        Error(line.number, "'Out of bounds values' trailer cut short or malformed");
+        return;
+      }
+      t.oob_count = n;
+      t.oob_ok = v[1] == "OK";
+      t.last_line = line.number;
+      return;
+    }
+    if (StartsWith(body, "Avg bus ")) {
+      if (!st.open) return;
+      TestTable& t = tables_[*st.open];
+      size_t colon = body.find(':');
+      std::vector<std::string_view> v = colon == std::string_view::npos
+                                            ? std::vector<std::string_view>{}
+                                            : Tokens(body.substr(colon + 1));
+      std::optional<double> bw = v.empty() ? std::nullopt : ToDouble(v[0]);
+      if (!bw) {
+        Error(line.number, "'Avg bus bandwidth' trailer cut short or malformed");
+        return;
+      }
+      if (std::isfinite(*bw)) t.avg_busbw = bw;
+      t.complete = true;
+      t.last_line = line.number;
+      st.open.reset();
+      return;
+    }
+    std::vector<std::string> unknown;
+    if (auto layout = ParseColumnHeader(body, &unknown)) {
+      for (const auto& u : unknown) {
+        Error(line.number, "unknown column '" + u + "' in the column header (skipped)");
+      }
+      OpenTable(&st, std::move(*layout), line.number);
+      return;
+    }
+    if (!hashed && IsDigit(text.front())) {
+      if (!st.open) return;  // not inside a table: not ours
+      RowResult r = ParseRow(line, st.layout);
+      if (!r.row) {
+        Error(line.number, r.error);
+        return;
+      }
+      TestTable& t = tables_[*st.open];
+      t.rows.push_back(std::move(*r.row));
+      t.last_line = line.number;
+      return;
+    }
+    if (!hashed) {
+      if (auto c = CollectiveFromCommand(text)) st.pending.command_collective = c;
+    }
+  }
+
+  std::vector<TestTable> Finish() { return std::move(tables_); }
+
+ private:
+  void Error(int line, std::string message) {
+    if (errors_) errors_->push_back(ParseError{line, std::move(message)});
+  }
+
+  // A new header block begins: what was pending belonged to a run that died
+  // before its column header.
+  void StartHeaderBlock(Stream* st) {
+    CloseWithRows(st);
+    std::optional<std::string> command = st->pending.command_collective;
+    st->pending = PendingHeader{};
+    st->pending.command_collective = command;
+  }
+
+  // A new header while a table with rows is open: that table was cut short.
+  // An open table without rows stays open so a duplicated header can join it.
+  void CloseWithRows(Stream* st) {
+    if (st->open && !tables_[*st->open].rows.empty()) st->open.reset();
+  }
+
+  void OpenTable(Stream* st, Layout layout, int line) {
+    if (st->open) {
+      TestTable& t = tables_[*st->open];
+      // Column header again before any row: a duplicated header, not a table.
+      if (t.rows.empty() && !t.complete && st->layout == layout) {
+        ApplyHeader(st->pending, &t);
+        st->pending = PendingHeader{};
+        return;
+      }
+    }
+    TestTable t;
+    ApplyHeader(st->pending, &t);
+    t.first_line = st->pending.first_line != 0 ? st->pending.first_line : line;
+    t.last_line = line;
+    tables_.push_back(std::move(t));
+    st->open = tables_.size() - 1;
+    st->last = st->open;
+    st->layout = std::move(layout);
+    st->pending = PendingHeader{};
+  }
+
+  std::vector<ParseError>* errors_;
+  std::map<int, Stream> streams_;
+  std::vector<TestTable> tables_;
+};
+
+}  // namespace
+
+std::vector<TestTable> ParseNcclTestsText(const std::vector<CleanLine>& lines,
+                                          std::vector<ParseError>* errors) {
+  TextParser parser(errors);
+  for (const CleanLine& line : lines) parser.Feed(line);
+  return parser.Finish();
+}
+
+}  // namespace fabtrack

@@ -1,2 +1,815 @@
+#include "collector/parse/nccl_log_parser.h"
+
 #include <gtest/gtest.h>
-TEST(Placeholder, NotWrittenYet) { FAIL() << "test file not written yet"; }
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "collector/parse/line_cleaner.h"
+#include "core/model.h"
+
+namespace fabtrack {
+namespace {
+
+std::string ReadFixture(const std::string& name) {
+  std::ifstream in(std::string(FABTRACK_FIXTURE_DIR) + "/nccl_logs/" + name, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "missing fixture " << name;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+NcclLogInfo ParseText(const std::string& text, std::vector<ParseError>* errors) {
+  return ParseNcclLog(SplitAndClean(text), errors);
+}
+
+ParsedFile WithLog(NcclLogInfo log) {
+  ParsedFile file;
+  file.log = std::move(log);
+  return file;
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+void ExpectChannel(const ChannelObservation& got, const ChannelObservation& want) {
+  SCOPED_TRACE("channel on line " + std::to_string(want.line));
+  EXPECT_EQ(got.host, want.host);
+  EXPECT_EQ(got.pid, want.pid);
+  EXPECT_EQ(got.cuda_device, want.cuda_device);
+  EXPECT_EQ(got.channel, want.channel);
+  EXPECT_EQ(got.conn_index, want.conn_index);
+  EXPECT_EQ(got.from_rank, want.from_rank);
+  EXPECT_EQ(got.to_rank, want.to_rank);
+  EXPECT_EQ(got.from_bus_id, want.from_bus_id);
+  EXPECT_EQ(got.to_bus_id, want.to_bus_id);
+  EXPECT_EQ(got.direction, want.direction);
+  EXPECT_EQ(got.family, want.family);
+  EXPECT_EQ(got.detail, want.detail);
+  EXPECT_EQ(got.nic_index, want.nic_index);
+  EXPECT_EQ(got.gdrdma, want.gdrdma);
+  EXPECT_EQ(got.is_ring_line, want.is_ring_line);
+  EXPECT_EQ(got.line, want.line);
+}
+
+void ExpectDevices(const std::vector<NetDevice>& got, const std::vector<NetDevice>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE("device " + std::to_string(i));
+    EXPECT_EQ(got[i].host, want[i].host);
+    EXPECT_EQ(got[i].index, want[i].index);
+    EXPECT_EQ(got[i].name, want[i].name);
+    EXPECT_EQ(got[i].port, want[i].port);
+    EXPECT_EQ(got[i].link, want[i].link);
+    EXPECT_EQ(got[i].sharp, want[i].sharp);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Table over the fixture logs: the summary every consumer reads.
+
+struct FixtureCase {
+  std::string file{};
+  std::optional<std::string> nccl_version{};
+  std::optional<std::string> cuda_version{};
+  std::optional<std::string> network{};
+  std::vector<std::string> networks{};
+  std::vector<std::string> hosts{};
+  std::vector<std::string> transports{};
+  std::optional<bool> gdrdma{};
+  std::optional<int> nranks{};
+  bool ib_no_device = false;
+  std::vector<std::string> socket_interfaces{};
+  std::vector<std::string> gdr_disabled_hcas{};
+  size_t net_devices = 0;
+  size_t channels = 0;
+  size_t warnings = 0;
+  int info_lines = 0;
+  std::vector<int> error_lines{};
+  // Things a naive parser would report and this one must not.
+  std::vector<std::string> absent_transports{};
+  std::vector<std::string> absent_hosts{};
+  std::vector<std::string> absent_socket_interfaces{};
+};
+
+std::ostream& operator<<(std::ostream& os, const FixtureCase& c) { return os << c.file; }
+
+class NcclLogFixtureTest : public ::testing::TestWithParam<FixtureCase> {};
+
+TEST_P(NcclLogFixtureTest, Summary) {
+  const FixtureCase& want = GetParam();
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture(want.file), &errors);
+  ParsedFile file = WithLog(got);
+
+  EXPECT_EQ(got.nccl_version, want.nccl_version);
+  EXPECT_EQ(got.cuda_version, want.cuda_version);
+  EXPECT_EQ(got.network, want.network);
+  EXPECT_EQ(got.networks, want.networks);
+  EXPECT_EQ(got.hosts, want.hosts);
+  EXPECT_EQ(file.Transports(), want.transports);
+  EXPECT_EQ(file.Gdrdma(), want.gdrdma);
+  EXPECT_TRUE(file.Usable());
+  EXPECT_EQ(got.nranks, want.nranks);
+  EXPECT_EQ(got.ib_no_device, want.ib_no_device);
+  EXPECT_EQ(got.socket_interfaces, want.socket_interfaces);
+  EXPECT_EQ(got.gdr_disabled_hcas, want.gdr_disabled_hcas);
+  EXPECT_EQ(got.net_devices.size(), want.net_devices);
+  EXPECT_EQ(got.channels.size(), want.channels);
+  EXPECT_EQ(got.warnings.size(), want.warnings);
+  EXPECT_EQ(got.info_lines, want.info_lines);
+  std::vector<int> error_lines;
+  for (const ParseError& e : errors) error_lines.push_back(e.line);
+  EXPECT_EQ(error_lines, want.error_lines);
+  for (const std::string& t : want.absent_transports) {
+    EXPECT_FALSE(Contains(file.Transports(), t)) << "unexpected transport " << t;
+  }
+  for (const std::string& h : want.absent_hosts) {
+    EXPECT_FALSE(Contains(got.hosts, h)) << "unexpected host " << h;
+  }
+  for (const std::string& s : want.absent_socket_interfaces) {
+    EXPECT_FALSE(Contains(got.socket_interfaces, s)) << "unexpected interface " << s;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, NcclLogFixtureTest,
+    ::testing::Values(
+        FixtureCase{
+            .file = "ib_gdrdma_2node_p2p_read_nccl2.10.log",
+            .nccl_version = "2.10.3",
+            .cuda_version = "11.4",
+            .network = "IB",
+            .networks = {"IB"},
+            .hosts = {"dgx-r07n11", "dgx-r07n12"},
+            .transports = {"NET/IB", "P2P/IPC"},
+            .gdrdma = true,
+            .nranks = 8,
+            .net_devices = 4,  // two HCAs per host; rank 1 repeats rank 0's line
+            .channels = 8,
+            .info_lines = 28,
+            .error_lines = {28},  // cut after "via"
+            .absent_transports = {"NET/Socket", "P2P/IPC/read", "NET/IB/1"},
+        },
+        FixtureCase{
+            .file = "roce_gdr_disabled_nccl2.19.log",
+            .nccl_version = "2.19.3",
+            .cuda_version = "12.2",
+            .network = "IB",
+            .networks = {"IB"},
+            .hosts = {"h100-rack3-01", "h100-rack3-02"},
+            .transports = {"NET/IB", "P2P/CUMEM"},
+            .gdrdma = false,
+            .nranks = 16,
+            .gdr_disabled_hcas = {"mlx5_2", "mlx5_3"},
+            .net_devices = 4,
+            .channels = 8,
+            .warnings = 1,
+            .info_lines = 33,
+            .absent_transports = {"P2P/CUMEM/read", "NET/IB/0/Shared"},
+        },
+        FixtureCase{
+            .file = "socket_fallback_4node_nccl2.12.log",
+            .nccl_version = "2.12.12",
+            .cuda_version = "11.6",
+            .network = "Socket",
+            .networks = {"Socket"},
+            .hosts = {"vm-train-0", "vm-train-1", "vm-train-2", "vm-train-3"},
+            .transports = {"NET/Socket"},
+            .gdrdma = false,
+            .nranks = 4,
+            .ib_no_device = true,
+            .socket_interfaces = {"ens5", "ens6"},
+            .channels = 5,
+            .info_lines = 26,
+            .error_lines = {26},  // "NET/Socket : Using [0]ens" cut off
+            .absent_transports = {"NET/IB"},
+            // "NET/Socket: Using 2 threads ..." and the cut "[0]ens".
+            .absent_socket_interfaces = {"2", "ens"},
+        },
+        FixtureCase{
+            .file = "single_node_socket_p2p_shm_nccl2.18.log",
+            .nccl_version = "2.18.5",
+            .cuda_version = "11.8",
+            .network = "Socket",
+            .networks = {"Socket"},
+            .hosts = {"ws-a6000-07"},
+            // "Using network Socket" but no data crossed a NIC.
+            .transports = {"P2P/IPC", "SHM"},
+            .gdrdma = std::nullopt,
+            .nranks = 4,
+            .ib_no_device = true,
+            .socket_interfaces = {"eno1"},
+            .channels = 6,
+            .info_lines = 27,
+            .absent_transports = {"NET/Socket", "NET/IB", "SHM/direct/direct"},
+        },
+        FixtureCase{
+            .file = "ring_nccl2.4_ib_socket_init.log",
+            .nccl_version = "2.4.8",
+            .cuda_version = "10.1",
+            .network = std::nullopt,  // 2.4 did not print "Using network"
+            .networks = {},
+            .hosts = {"ml-node05", "ml-node06"},
+            .transports = {"NET/IB", "P2P/IPC", "SHM"},
+            .gdrdma = true,
+            .nranks = 8,
+            .socket_interfaces = {"eth0"},  // NET/Socket initialised, not used
+            .net_devices = 2,
+            .channels = 8,
+            .info_lines = 24,
+            .absent_transports = {"NET/Socket", "direct shared memory"},
+        },
+        FixtureCase{
+            .file = "ib_nccl2.27_version_info_line.log",
+            .nccl_version = "2.27.6",
+            .cuda_version = "12.9",
+            .network = "IB",
+            .networks = {"IB"},
+            .hosts = {"cx7-vm-a03", "cx7-vm-a04"},
+            .transports = {"NET/IB"},
+            .gdrdma = true,
+            .nranks = 2,
+            .net_devices = 4,
+            .channels = 5,
+            .warnings = 1,
+            .info_lines = 33,
+            .absent_transports = {"NET/Socket"},
+            // The WARN line carries NCCL's default "[%F %T] " timestamp.
+            .absent_hosts = {"[2025-10-03 14:22:07] cx7-vm-a04", "[2025-10-03"},
+            // "Bootstrap: Using enp9s0np0:..." is not a NET/Socket interface.
+            .absent_socket_interfaces = {"enp9s0np0"},
+        },
+        FixtureCase{
+            .file = "aws_libfabric_openmpi_tagged_nccl2.18.log",
+            .nccl_version = "2.18.3",
+            .cuda_version = "12.2",
+            .network = "AWS Libfabric",
+            .networks = {"AWS Libfabric"},
+            .hosts = {"trn-efa-0", "trn-efa-1"},
+            .transports = {"NET/AWS Libfabric"},
+            .gdrdma = true,
+            .nranks = 2,
+            .channels = 4,
+            .warnings = 1,
+            .info_lines = 23,
+            .error_lines = {36},  // "via NET/AWS Lib" cut off
+            .absent_transports = {"NET/AWS", "NET/AWS Lib", "NET/AWS Libfabric/0"},
+            .absent_hosts = {"[1,0]<stdout>:trn-efa-0"},
+        },
+        FixtureCase{
+            .file = "ibext_v8_sharp_mixed_ib_roce_nccl2.21.log",
+            .nccl_version = "2.21.5",
+            .cuda_version = "12.4",
+            .network = "IBext_v8",
+            .networks = {"IBext_v8"},
+            .hosts = {"sup-gpu-101", "sup-gpu-102"},
+            .transports = {"P2P/CUMEM", "NET/IBext_v8", "COLLNET/SHARP"},
+            .gdrdma = true,
+            .nranks = 16,
+            .net_devices = 6,
+            .channels = 7,
+            .info_lines = 27,
+            .absent_transports = {"NET/IB", "NET/IBext_v8/1", "COLLNET/SHARP/0"},
+        },
+        FixtureCase{
+            .file = "redacted_hosts_pxn_shapes_nccl2.28.log",
+            .nccl_version = "2.28.9",
+            .cuda_version = "13.0",
+            .network = "IB",
+            .networks = {"IB"},
+            .hosts = {"<redacted>"},  // empty and missing hosts are not hosts
+            .transports = {"P2P/direct pointer", "P2P/indirect", "SHM", "P2P/MNNVL", "NET/IB"},
+            .gdrdma = true,
+            .nranks = 8,
+            .net_devices = 2,
+            .channels = 6,
+            .info_lines = 16,
+            .error_lines = {14},  // two lines written into one
+            // From the merged line and from a TRACE "<-" line.
+            .absent_transports = {"P2P/IPC", "P2P/CUMEM"},
+            .absent_hosts = {"", "host-b"},
+        }),
+    [](const ::testing::TestParamInfo<FixtureCase>& info) {
+      std::string name = info.param.file.substr(0, info.param.file.rfind('.'));
+      std::replace_if(
+          name.begin(), name.end(),
+          [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+      return name;
+    });
+
+// ---------------------------------------------------------------------------
+// Per-fixture details.
+
+TEST(NcclLogParserTest, IbGdrdmaChannelsAndTruncatedLastLine) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("ib_gdrdma_2node_p2p_read_nccl2.10.log"), &errors);
+  ASSERT_EQ(got.channels.size(), 8u);
+  ExpectChannel(got.channels[0], ChannelObservation{.host = "dgx-r07n11",
+                                                    .pid = 20314,
+                                                    .cuda_device = 3,
+                                                    .channel = 0,
+                                                    .conn_index = std::nullopt,
+                                                    .from_rank = 3,
+                                                    .to_rank = 4,
+                                                    .from_bus_id = "c1000",
+                                                    .to_bus_id = "41000",
+                                                    .direction = "send",
+                                                    .family = "NET/IB",
+                                                    .detail = "NET/IB/1/GDRDMA",
+                                                    .nic_index = 1,
+                                                    .gdrdma = true,
+                                                    .is_ring_line = false,
+                                                    .line = 16});
+  ExpectChannel(got.channels[3], ChannelObservation{.host = "dgx-r07n11",
+                                                    .pid = 20312,
+                                                    .cuda_device = 1,
+                                                    .channel = 0,
+                                                    .conn_index = std::nullopt,
+                                                    .from_rank = 1,
+                                                    .to_rank = 0,
+                                                    .from_bus_id = "47000",
+                                                    .to_bus_id = "41000",
+                                                    .direction = std::nullopt,
+                                                    .family = "P2P/IPC",
+                                                    .detail = "P2P/IPC/read",
+                                                    .nic_index = std::nullopt,
+                                                    .gdrdma = false,
+                                                    .line = 19});
+  EXPECT_EQ(got.channels[1].direction, "receive");
+  EXPECT_EQ(got.channels[1].nic_index, 0);
+
+  ExpectDevices(got.net_devices, {
+                                     {"dgx-r07n11", 0, "mlx5_0", 1, "IB", false},
+                                     {"dgx-r07n11", 1, "mlx5_1", 1, "IB", false},
+                                     {"dgx-r07n12", 0, "mlx5_0", 1, "IB", false},
+                                     {"dgx-r07n12", 1, "mlx5_1", 1, "IB", false},
+                                 });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 28);
+  EXPECT_EQ(errors[0].message.rfind("truncated channel line", 0), 0u) << errors[0].message;
+}
+
+TEST(NcclLogParserTest, RoceWithGdrDisabledAndWarnWithSourceLocation) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("roce_gdr_disabled_nccl2.19.log"), &errors);
+  for (const NetDevice& d : got.net_devices) {
+    EXPECT_EQ(d.link, "RoCE") << d.name;
+    EXPECT_FALSE(d.sharp) << d.name;
+  }
+  for (const ChannelObservation& c : got.channels) EXPECT_FALSE(c.gdrdma) << c.detail;
+  ASSERT_EQ(got.channels.size(), 8u);
+  ExpectChannel(got.channels[7], ChannelObservation{.host = "h100-rack3-01",
+                                                    .pid = 71820,
+                                                    .cuda_device = 0,
+                                                    .channel = 2,
+                                                    .conn_index = 1,
+                                                    .from_rank = 0,
+                                                    .to_rank = 8,
+                                                    .from_bus_id = "0",
+                                                    .to_bus_id = "0",
+                                                    .direction = "send",
+                                                    .family = "NET/IB",
+                                                    .detail = "NET/IB/0/Shared",
+                                                    .nic_index = 0,
+                                                    .gdrdma = false,
+                                                    .line = 29});
+  EXPECT_EQ(got.channels[0].conn_index, 0);
+  ASSERT_EQ(got.warnings.size(), 1u);
+  EXPECT_EQ(got.warnings[0].host, "h100-rack3-02");
+  EXPECT_EQ(got.warnings[0].level, "WARN");
+  EXPECT_EQ(got.warnings[0].text, "Call to ibv_modify_qp failed with error Network is unreachable");
+  EXPECT_EQ(got.warnings[0].line, 32);
+  // "transport/net_ib.cc:840 -> 2" has an arrow but is no channel and no error.
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(NcclLogParserTest, SocketFallbackChannelsUseSocketNics) {
+  NcclLogInfo got = ParseText(ReadFixture("socket_fallback_4node_nccl2.12.log"), nullptr);
+  ASSERT_EQ(got.channels.size(), 5u);
+  EXPECT_EQ(got.channels[0].family, "NET/Socket");
+  EXPECT_EQ(got.channels[0].nic_index, 0);
+  EXPECT_EQ(got.channels[3].nic_index, 1);
+  EXPECT_EQ(got.channels[3].host, "vm-train-1");
+  EXPECT_TRUE(got.net_devices.empty());
+}
+
+TEST(NcclLogParserTest, SingleNodeShmAndP2pChannelShapes) {
+  NcclLogInfo got = ParseText(ReadFixture("single_node_socket_p2p_shm_nccl2.18.log"), nullptr);
+  ASSERT_EQ(got.channels.size(), 6u);
+  EXPECT_EQ(got.channels[0].conn_index, 0);             // "Channel 00/0"
+  EXPECT_EQ(got.channels[1].conn_index, std::nullopt);  // SHM prints "Channel 00"
+  EXPECT_EQ(got.channels[1].family, "SHM");
+  EXPECT_EQ(got.channels[1].detail, "SHM/direct/direct");
+  EXPECT_EQ(got.channels[1].nic_index, std::nullopt);
+}
+
+TEST(NcclLogParserTest, PreSevenRingLines) {
+  NcclLogInfo got = ParseText(ReadFixture("ring_nccl2.4_ib_socket_init.log"), nullptr);
+  ASSERT_EQ(got.channels.size(), 8u);
+  for (const ChannelObservation& c : got.channels) EXPECT_TRUE(c.is_ring_line) << c.line;
+  // 2.4 NET lines name peers by rank only.
+  ExpectChannel(got.channels[0], ChannelObservation{.host = "ml-node05",
+                                                    .pid = 31102,
+                                                    .cuda_device = 0,
+                                                    .channel = 0,
+                                                    .conn_index = std::nullopt,
+                                                    .from_rank = 7,
+                                                    .to_rank = 0,
+                                                    .from_bus_id = "",
+                                                    .to_bus_id = "",
+                                                    .direction = "receive",
+                                                    .family = "NET/IB",
+                                                    .detail = "NET/IB/0/GDRDMA",
+                                                    .nic_index = 0,
+                                                    .gdrdma = true,
+                                                    .is_ring_line = true,
+                                                    .line = 13});
+  EXPECT_EQ(got.channels[4].from_bus_id, "0");
+  EXPECT_EQ(got.channels[4].to_bus_id, "1");
+  EXPECT_EQ(got.channels[7].family, "SHM");
+  EXPECT_EQ(got.channels[7].detail, "direct shared memory");
+}
+
+TEST(NcclLogParserTest, Nccl227InfoVersionAndTimestampedWarn) {
+  NcclLogInfo got = ParseText(ReadFixture("ib_nccl2.27_version_info_line.log"), nullptr);
+  ASSERT_EQ(got.warnings.size(), 1u);
+  EXPECT_EQ(got.warnings[0].host, "cx7-vm-a04");
+  EXPECT_EQ(got.warnings[0].line, 33);
+  EXPECT_EQ(got.warnings[0].text.rfind("NET/IB: mlx5dv_get_data_direct_sysfs_path failed", 0), 0u);
+  // "GPU Direct RDMA Enabled" is not a disabled HCA.
+  EXPECT_TRUE(got.gdr_disabled_hcas.empty());
+}
+
+TEST(NcclLogParserTest, AwsLibfabricUnderOpenMpiTags) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("aws_libfabric_openmpi_tagged_nccl2.18.log"), &errors);
+  ASSERT_EQ(got.channels.size(), 4u);
+  ExpectChannel(got.channels[0], ChannelObservation{.host = "trn-efa-1",
+                                                    .pid = 33,
+                                                    .cuda_device = 0,
+                                                    .channel = 0,
+                                                    .conn_index = 0,
+                                                    .from_rank = 0,
+                                                    .to_rank = 1,
+                                                    .from_bus_id = "10",
+                                                    .to_bus_id = "10",
+                                                    .direction = "receive",
+                                                    .family = "NET/AWS Libfabric",
+                                                    .detail = "NET/AWS Libfabric/0/GDRDMA",
+                                                    .nic_index = 0,
+                                                    .gdrdma = true,
+                                                    .line = 20});
+  ASSERT_EQ(got.warnings.size(), 1u);
+  EXPECT_EQ(got.warnings[0].host, "trn-efa-1");
+  EXPECT_EQ(got.warnings[0].line, 25);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message.rfind("truncated channel line", 0), 0u) << errors[0].message;
+}
+
+TEST(NcclLogParserTest, IbextPluginSharpMixedLinksAndConnIndex) {
+  NcclLogInfo got = ParseText(ReadFixture("ibext_v8_sharp_mixed_ib_roce_nccl2.21.log"), nullptr);
+  ExpectDevices(got.net_devices, {
+                                     {"sup-gpu-101", 0, "mlx5_0", 1, "IB", true},
+                                     {"sup-gpu-101", 1, "mlx5_1", 1, "IB", true},
+                                     {"sup-gpu-101", 2, "mlx5_4", 1, "RoCE", false},
+                                     {"sup-gpu-102", 0, "mlx5_0", 1, "IB", true},
+                                     {"sup-gpu-102", 1, "mlx5_1", 1, "IB", true},
+                                     {"sup-gpu-102", 2, "mlx5_4", 1, "RoCE", false},
+                                 });
+  ASSERT_EQ(got.channels.size(), 7u);
+  EXPECT_EQ(got.channels[1].conn_index, 0);
+  EXPECT_EQ(got.channels[2].conn_index, 1);  // "Channel 00/1"
+  EXPECT_EQ(got.channels[4].channel, 4);
+  EXPECT_EQ(got.channels[4].conn_index, 1);  // "Channel 04/1"
+  EXPECT_EQ(got.channels[4].from_rank, 15);
+  EXPECT_TRUE(got.channels[4].gdrdma);
+  // A CollNet connection has one rank and no peer.
+  ExpectChannel(got.channels[5], ChannelObservation{.host = "sup-gpu-101",
+                                                    .pid = 22001,
+                                                    .cuda_device = 0,
+                                                    .channel = 0,
+                                                    .conn_index = 0,
+                                                    .from_rank = 0,
+                                                    .to_rank = 0,
+                                                    .from_bus_id = "",
+                                                    .to_bus_id = "",
+                                                    .direction = "receive",
+                                                    .family = "COLLNET/SHARP",
+                                                    .detail = "COLLNET/SHARP/0/GDRDMA",
+                                                    .nic_index = 0,
+                                                    .gdrdma = true,
+                                                    .line = 24});
+}
+
+TEST(NcclLogParserTest, HostlessLinesPxnAndNewTransportFlags) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("redacted_hosts_pxn_shapes_nccl2.28.log"), &errors);
+  ASSERT_EQ(got.channels.size(), 6u);
+  EXPECT_EQ(got.channels[0].host, "");
+  EXPECT_EQ(got.channels[0].pid, 4410);
+  // PXN "1(0)": NIC 1 reached through proxy rank 0; 2.28 "GDRDMA(PCI)".
+  EXPECT_EQ(got.channels[4].nic_index, 1);
+  EXPECT_TRUE(got.channels[4].gdrdma);
+  EXPECT_EQ(got.channels[4].detail, "NET/IB/1(0)/GDRDMA(PCI)/Shared");
+  EXPECT_FALSE(got.channels[5].gdrdma);
+  ASSERT_EQ(got.net_devices.size(), 2u);
+  EXPECT_EQ(got.net_devices[0].host, "");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message.rfind("malformed channel line", 0), 0u) << errors[0].message;
+}
+
+// ---------------------------------------------------------------------------
+// Inline cases for single line shapes.
+
+struct VersionCase {
+  std::string text;
+  std::optional<std::string> nccl;
+  std::optional<std::string> cuda;
+};
+
+TEST(NcclLogParserTest, VersionForms) {
+  const VersionCase cases[] = {
+      {"NCCL version 2.4.8+cuda10.1", "2.4.8", "10.1"},
+      {"NCCL version 2.19.3+cuda12.3", "2.19.3", "12.3"},
+      {"[1,0]<stdout>:NCCL version 2.12.7+cuda11.4", "2.12.7", "11.4"},
+      {"node-1:12:12 [0] NCCL INFO NCCL version 2.27.6+cuda13.0", "2.27.6", "13.0"},
+      {"[2025-01-02 10:11:12] NCCL version 2.23.4+cuda12.6", "2.23.4", "12.6"},
+      {"NCCL version 2.28.3", "2.28.3", std::nullopt},
+      {"node-1:12:12 [0] init.cc:896 NCCL WARN NCCL version mismatch", std::nullopt, std::nullopt},
+      {"# nccl-tests version 2.18.0 nccl-headers=22907", std::nullopt, std::nullopt},
+  };
+  for (const VersionCase& c : cases) {
+    NcclLogInfo got = ParseText(c.text, nullptr);
+    EXPECT_EQ(got.nccl_version, c.nccl) << c.text;
+    EXPECT_EQ(got.cuda_version, c.cuda) << c.text;
+  }
+}
+
+TEST(NcclLogParserTest, FirstVersionWins) {
+  NcclLogInfo got = ParseText(
+      "NCCL version 2.19.3+cuda12.3\n"
+      "b:1:1 [0] NCCL INFO NCCL version 2.27.6+cuda13.0\n",
+      nullptr);
+  EXPECT_EQ(got.nccl_version, "2.19.3");
+  EXPECT_EQ(got.cuda_version, "12.3");
+}
+
+TEST(NcclLogParserTest, PartialFallbackKeepsFirstNetworkAndListsAll) {
+  NcclLogInfo got = ParseText(
+      "a:1:1 [0] NCCL INFO Using network IB\n"
+      "b:2:2 [0] NCCL INFO Using network IB\n"
+      "c:3:3 [0] NCCL INFO Using network Socket\n",
+      nullptr);
+  EXPECT_EQ(got.network, "IB");
+  EXPECT_EQ(got.networks, (std::vector<std::string>{"IB", "Socket"}));
+}
+
+TEST(NcclLogParserTest, PluginLinesOnlyStandInForUsingNetwork) {
+  // "Using network" wins even when the plugin lines come first.
+  NcclLogInfo both = ParseText(
+      "a:1:1 [0] NCCL INFO Initialized NET plugin Socket\n"
+      "a:1:1 [0] NCCL INFO Assigned NET plugin IBext_v10 to comm\n"
+      "a:1:1 [0] NCCL INFO Using network IB\n",
+      nullptr);
+  EXPECT_EQ(both.network, "IB");
+  EXPECT_EQ(both.networks, (std::vector<std::string>{"IBext_v10", "IB"}));
+
+  NcclLogInfo assigned = ParseText(
+      "a:1:1 [0] NCCL INFO Initialized NET plugin Socket\n"
+      "a:1:1 [0] NCCL INFO Assigned NET plugin AWS Libfabric to comm\n",
+      nullptr);
+  EXPECT_EQ(assigned.network, "AWS Libfabric");
+  EXPECT_EQ(assigned.networks, (std::vector<std::string>{"AWS Libfabric"}));
+
+  NcclLogInfo initialized = ParseText("a:1:1 [0] NCCL INFO Initialized NET plugin IB\n", nullptr);
+  EXPECT_EQ(initialized.network, "IB");
+}
+
+TEST(NcclLogParserTest, NetworkNameKeepsBlanksAndDropsTrailingSpace) {
+  NcclLogInfo got = ParseText("a:1:1 [0] NCCL INFO Using network AWS Libfabric   \r\n", nullptr);
+  EXPECT_EQ(got.network, "AWS Libfabric");
+}
+
+TEST(NcclLogParserTest, IbDeviceLineForms) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(
+      // Empty list: NCCL saw HCAs but can use none.
+      "a:1:1 [0] NCCL INFO NET/IB : Using ; OOB eth0:10.1.0.1<0>\n"
+      // Old form, identical entries from two ranks of one host.
+      "b:2:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.1.0.2<0>\n"
+      "b:3:3 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.1.0.2<0>\n"
+      // Cut before "; OOB": the last entry cannot be trusted.
+      "c:4:4 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/Ro\n"
+      // Unknown link layer (2.28 prints UNSPECIFIED).
+      "d:5:5 [0] NCCL INFO NET/IB : Using [0]mlx5_7:2/UNSPECIFIED [RO]; OOB eth0:10.1.0.4<0>\n",
+      &errors);
+  EXPECT_TRUE(got.ib_no_device);
+  ExpectDevices(got.net_devices, {
+                                     {"b", 0, "mlx5_0", 1, "IB", false},
+                                     {"c", 0, "mlx5_0", 1, "IB", false},
+                                     {"d", 0, "mlx5_7", 2, "", false},
+                                 });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 4);
+}
+
+TEST(NcclLogParserTest, NoIbDeviceIsFalseWhenDevicesListed) {
+  NcclLogInfo got = ParseText(
+      "b:2:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.1.0.2<0>\n", nullptr);
+  EXPECT_FALSE(got.ib_no_device);
+}
+
+TEST(NcclLogParserTest, GdrDisabledForms) {
+  NcclLogInfo got = ParseText(
+      // 2.4
+      "a:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 0[0] / HCA 0 'mlx5_0' (no "
+      "module or not supported by GPU)\n"
+      // 2.7 to 2.18
+      "a:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_1' (no module)\n"
+      // plugin prefix, repeated name
+      "a:1:1 [0] NCCL INFO NET/IBext_v8 : GPU Direct RDMA Disabled for HCA 1 'mlx5_1'\n"
+      // distance-based: one GPU/NIC pair, no HCA name
+      "a:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 1b000 / HCA 0 (distance 5 > 4)\n"
+      "a:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Enabled for HCA 2 'mlx5_2'\n",
+      nullptr);
+  EXPECT_EQ(got.gdr_disabled_hcas, (std::vector<std::string>{"mlx5_0", "mlx5_1"}));
+}
+
+TEST(NcclLogParserTest, NranksIsLargestCommunicator) {
+  NcclLogInfo got = ParseText(
+      "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 16 cudaDev 0 busId 1000 - Init COMPLETE\n"
+      "a:1:1 [0] NCCL INFO ncclCommSplit comm 0x2 rank 0 nranks 8 cudaDev 0 nvmlDev 0 busId 1000 "
+      "parent 0x1 splitCount 1 color 0 key 0 - Init COMPLETE\n"
+      "a:1:1 [0] NCCL INFO bootstrapSplit: rank 0 nranks 64 color 0 key 0 prev 1 next 1 - DONE\n"
+      "a:1:1 [0] NCCL INFO NVLS Creating Multicast group nranks 32 size 1024 on rank 0\n",
+      nullptr);
+  EXPECT_EQ(got.nranks, 16);
+}
+
+TEST(NcclLogParserTest, ListingsAreNeitherChannelsNorErrors) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(
+      "a:1:1 [0] NCCL INFO Channel 00/02 :    0   1   2   3\n"
+      "a:1:1 [0] NCCL INFO Channel 00 :    0   1\n"
+      "a:1:1 [0] NCCL INFO Ring 00 : 3 -> 0 -> 1\n"
+      "a:1:1 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1 [1] -1/-1/-1->0->1\n"
+      "a:1:1 [0] NCCL INFO Tree 0 : -1 -> 0 -> 1/-1/-1\n"
+      "a:1:1 [0] NCCL INFO Connected all rings\n"
+      "a:1:1 [0] NCCL INFO 2 coll channels, 2 p2p channels, 2 p2p channels per peer\n"
+      "a:1:1 [0] 12.5 transport/p2p.cc:458 NCCL TRACE Ring 00 : 0[0] <- 1[1] via P2P/IPC\n",
+      &errors);
+  EXPECT_TRUE(got.channels.empty());
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(got.info_lines, 8);
+}
+
+TEST(NcclLogParserTest, BrokenChannelLinesAreReportedNotThrown) {
+  const std::string lines[] = {
+      "a:1:1 [0] NCCL INFO Channel 00 : 4[7000] -> 5[a000] via",
+      "a:1:1 [0] NCCL INFO Channel 00 : 4[7000] -> 5[a0",
+      "a:1:1 [0] NCCL INFO Channel 00/",
+      "a:1:1 [0] NCCL INFO Channel 00 : 4[7000] -> 5[a000] [send] via NET/IB",
+      "a:1:1 [0] NCCL INFO Channel 00 : x[1] -> 2[2] via P2P/IPC",
+      "a:1:1 [0] NCCL INFO Channel 00 : 1[1] -> 2[2] -> 3[3] via P2P/IPC",
+      "a:1:1 [0] NCCL INFO Channel 99999999999999999999 : 1[1] -> 2[2] via P2P/IPC",
+      "a:1:1 [0] NCCL INFO Ring 00 : 1[1] -> 2[2] via ",
+  };
+  for (const std::string& line : lines) {
+    std::vector<ParseError> errors;
+    NcclLogInfo got;
+    EXPECT_NO_THROW(got = ParseText(line, &errors)) << line;
+    EXPECT_TRUE(got.channels.empty()) << line;
+    ASSERT_EQ(errors.size(), 1u) << line;
+    EXPECT_EQ(errors[0].line, 1);
+    EXPECT_NE(errors[0].message.find("channel line"), std::string::npos) << errors[0].message;
+    // A null error sink is allowed.
+    EXPECT_NO_THROW(ParseText(line, nullptr)) << line;
+  }
+}
+
+TEST(NcclLogParserTest, OddDeviceAndSocketLinesDoNotCrash) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(
+      "a:1:1 [0] NCCL INFO NET/IB : Using [\n"
+      "a:1:1 [0] NCCL INFO NET/IB : Using []:/ ; OOB\n"
+      "a:1:1 [0] NCCL INFO NET/IB : Using [0]:1/IB ; OOB\n"
+      "a:1:1 [0] NCCL INFO NET/Socket : Using [0]\n"
+      "a:1:1 [0] NCCL INFO NET/Socket : Using [1]eth1:fe80::1%eth1<0>\n"
+      "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 99999999999999 cudaDev 0\n",
+      &errors);
+  EXPECT_TRUE(got.net_devices.empty());
+  EXPECT_EQ(got.socket_interfaces, (std::vector<std::string>{"eth1"}));
+  EXPECT_EQ(got.nranks, std::nullopt);
+  EXPECT_EQ(errors.size(), 4u);
+}
+
+// Excerpts cut lines anywhere: every prefix of every fixture line must parse
+// without throwing and never yield a channel without a family.
+TEST(NcclLogParserTest, EveryPrefixOfEveryFixtureLineIsSafe) {
+  const char* files[] = {
+      "aws_libfabric_openmpi_tagged_nccl2.18.log",
+      "ib_gdrdma_2node_p2p_read_nccl2.10.log",
+      "ib_nccl2.27_version_info_line.log",
+      "ibext_v8_sharp_mixed_ib_roce_nccl2.21.log",
+      "redacted_hosts_pxn_shapes_nccl2.28.log",
+      "ring_nccl2.4_ib_socket_init.log",
+      "roce_gdr_disabled_nccl2.19.log",
+      "single_node_socket_p2p_shm_nccl2.18.log",
+      "socket_fallback_4node_nccl2.12.log",
+  };
+  for (const char* file : files) {
+    for (const CleanLine& line : SplitAndClean(ReadFixture(file))) {
+      for (size_t n = 0; n <= line.text.size(); ++n) {
+        std::vector<CleanLine> cut = {CleanLine{1, line.text.substr(0, n), "", -1}};
+        std::vector<ParseError> errors;
+        NcclLogInfo got;
+        ASSERT_NO_THROW(got = ParseNcclLog(cut, &errors)) << cut[0].text;
+        ASSERT_LE(got.channels.size(), 1u) << cut[0].text;
+        for (const ChannelObservation& c : got.channels) {
+          ASSERT_FALSE(c.family.empty()) << cut[0].text;
+        }
+      }
+    }
+  }
+}
+
+TEST(NcclLogParserTest, NonNcclTextYieldsNothing) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(
+      "#  Rank  0 Group  0 Pid 43 on node-a device  0 [0x0f] NVIDIA A100-SXM4-40GB\n"
+      "           8             2     float     sum      -1    88.41    0.00    0.00      0\n"
+      "Channel 00 : 0[0] -> 1[1] via P2P/IPC\n"  // no NCCL header: not a log line
+      "Using network IB\n",
+      &errors);
+  EXPECT_EQ(got.info_lines, 0);
+  EXPECT_TRUE(got.channels.empty());
+  EXPECT_EQ(got.network, std::nullopt);
+  EXPECT_TRUE(got.hosts.empty());
+  EXPECT_TRUE(errors.empty());
+  EXPECT_FALSE(WithLog(got).Usable());
+}
+
+// ---------------------------------------------------------------------------
+// ParsedFile helpers (core/model.cc).
+
+ChannelObservation Channel(std::string family, bool gdrdma = false) {
+  ChannelObservation c;
+  c.family = std::move(family);
+  c.gdrdma = gdrdma;
+  return c;
+}
+
+TEST(ParsedFileTest, TransportsAreDistinctInFirstSeenOrder) {
+  NcclLogInfo log;
+  log.channels = {Channel("P2P/IPC"), Channel("NET/IB", true), Channel("P2P/IPC"), Channel("SHM"),
+                  Channel("NET/IB")};
+  EXPECT_EQ(WithLog(log).Transports(), (std::vector<std::string>{"P2P/IPC", "NET/IB", "SHM"}));
+  EXPECT_TRUE(WithLog(NcclLogInfo{}).Transports().empty());
+}
+
+struct GdrCase {
+  std::string name;
+  std::vector<ChannelObservation> channels;
+  std::vector<std::string> disabled;
+  std::optional<bool> want;
+};
+
+TEST(ParsedFileTest, Gdrdma) {
+  const GdrCase cases[] = {
+      {"no evidence", {}, {}, std::nullopt},
+      {"intra-node only", {Channel("P2P/IPC"), Channel("SHM")}, {}, std::nullopt},
+      {"collnet is not NET/", {Channel("COLLNET/SHARP", true)}, {}, std::nullopt},
+      {"net without gdr", {Channel("NET/IB"), Channel("P2P/IPC")}, {}, false},
+      {"disabled line only", {}, {"mlx5_0"}, false},
+      {"net with gdr", {Channel("NET/IB"), Channel("NET/IB", true)}, {}, true},
+      {"gdr channel beats disabled line", {Channel("NET/IB", true)}, {"mlx5_4"}, true},
+      {"plugin net", {Channel("NET/AWS Libfabric", true)}, {}, true},
+  };
+  for (const GdrCase& c : cases) {
+    NcclLogInfo log;
+    log.channels = c.channels;
+    log.gdr_disabled_hcas = c.disabled;
+    EXPECT_EQ(WithLog(log).Gdrdma(), c.want) << c.name;
+  }
+}
+
+TEST(ParsedFileTest, Usable) {
+  ParsedFile empty;
+  EXPECT_FALSE(empty.Usable());
+  ParsedFile with_log;
+  with_log.log.info_lines = 1;
+  EXPECT_TRUE(with_log.Usable());
+  ParsedFile with_table;
+  with_table.tests.emplace_back();
+  EXPECT_TRUE(with_table.Usable());
+}
+
+}  // namespace
+}  // namespace fabtrack

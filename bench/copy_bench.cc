@@ -1,0 +1,223 @@
+// Bulk-write throughput into run_results, side by side in one run:
+//   fabtrack  - store::WriteRun (pqxx::stream_to COPY), the path ingest uses
+//   psql      - `psql \copy` of the same rows from a file (the practical limit)
+//   insert    - row-by-row parameterized INSERT in one transaction
+// Usage: copy_bench --db CONNINFO [--rows N] [--repeats R]
+// Prints rows/s per method (median over repeats) and fabtrack/psql ratio.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <pqxx/pqxx>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/content_hash.h"
+#include "store/copy_row.h"
+#include "store/migrations.h"
+#include "store/run_writer.h"
+
+namespace {
+
+using fabtrack::RunRecord;
+using Clock = std::chrono::steady_clock;
+
+// A realistic sweep: sizes 8 B .. 16 GiB repeated, nccl-tests-like numbers,
+// some N/A cells and per-iteration latency columns filled.
+RunRecord MakeRun(size_t rows, int trial) {
+  RunRecord run;
+  run.cluster = "bench";
+  run.started_at = "2026-12-01T02:00:00Z";
+  run.source = "fabtrack-allreduce";
+  run.collective = "all_reduce";
+  run.content_hash = fabtrack::Sha256Hex("bench-" + std::to_string(trial) + "-" +
+                                         std::to_string(getpid()));
+  std::mt19937_64 rng(42 + trial);
+  std::uniform_real_distribution<double> jitter(0.95, 1.05);
+  for (size_t i = 0; i < rows; ++i) {
+    fabtrack::ResultRow r;
+    int64_t size = int64_t{8} << (i % 32);
+    r.row.size_bytes = size;
+    r.row.count = size / 4;
+    r.row.type = "float";
+    r.row.redop = "sum";
+    r.row.root = -1;
+    double t = (30.0 + size / 25e3) * jitter(rng);
+    double algbw = size / t / 1e3;
+    r.row.oop = fabtrack::Measurement{t, algbw, algbw * 1.875, 0, std::nullopt};
+    r.row.ip = fabtrack::Measurement{t * jitter(rng), algbw, algbw * 1.875,
+                                     (i % 7 == 0) ? std::nullopt : std::optional<int64_t>(0),
+                                     std::nullopt};
+    r.latency.mean_us = t;
+    r.latency.p50_us = t * 0.98;
+    r.latency.p90_us = t * 1.04;
+    r.latency.p99_us = t * 1.2;
+    r.latency.min_us = t * 0.9;
+    r.latency.max_us = t * 1.5;
+    r.latency.stddev_us = t * 0.05;
+    r.latency.cv = 0.05;
+    if (i % 5 == 0) {
+      r.latency.straggler_host = "gpu-node-017";
+      r.latency.straggler_rank = 131;
+      r.latency.straggler_excess_us = t * 0.1;
+    }
+    run.results.push_back(std::move(r));
+  }
+  return run;
+}
+
+const char* kColumns =
+    "run_id, row_index, size_bytes, count, dtype, redop, root, oop_time_us, oop_algbw_gbps, "
+    "oop_busbw_gbps, oop_wrong, oop_max_error, ip_time_us, ip_algbw_gbps, ip_busbw_gbps, "
+    "ip_wrong, ip_max_error, lat_mean_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_min_us, "
+    "lat_max_us, lat_stddev_us, lat_cv, ip_lat_p50_us, ip_lat_p99_us, ip_lat_cv, "
+    "straggler_host, straggler_rank, straggler_excess_us";
+
+fabtrack::store::CopyRow RowFields(int64_t run_id, int index, const fabtrack::ResultRow& r) {
+  using fabtrack::store::CopyRow;
+  CopyRow row;
+  const auto& s = r.row;
+  const auto& l = r.latency;
+  row.Int(run_id).Int(int64_t{index}).Int(s.size_bytes).Int(s.count).Text(s.type).Text(s.redop)
+      .Int(s.root);
+  for (const auto* m : {&s.oop, &s.ip}) {
+    row.Real((*m)->time_us).Real((*m)->algbw_gbps).Real((*m)->busbw_gbps).Int((*m)->wrong)
+        .Real((*m)->max_error);
+  }
+  row.Real(l.mean_us).Real(l.p50_us).Real(l.p90_us).Real(l.p99_us).Real(l.min_us).Real(l.max_us)
+      .Real(l.stddev_us).Real(l.cv).Real(l.ip_p50_us).Real(l.ip_p99_us).Real(l.ip_cv)
+      .Text(l.straggler_host).Int(l.straggler_rank).Real(l.straggler_excess_us);
+  return row;
+}
+
+int64_t NewRunRow(pqxx::connection& c, int trial, const char* method) {
+  pqxx::work txn(c);
+  fabtrack::store::EnsureCluster(txn, "bench");
+  auto row = txn.exec_params1(
+      "INSERT INTO runs (cluster, started_at, source, content_hash, table_index, status) "
+      "VALUES ('bench', now(), $1, $2, 0, 'complete') RETURNING id",
+      std::string("bench-") + method,
+      fabtrack::Sha256Hex(std::string(method) + std::to_string(trial) + std::to_string(getpid())));
+  txn.commit();
+  return row[0].as<int64_t>();
+}
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::string Escape(const std::string& s) {  // COPY text format
+  std::string out;
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string db;
+  size_t rows = 200000;
+  int repeats = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--db") db = argv[i + 1];
+    else if (a == "--rows") rows = std::stoul(argv[i + 1]);
+    else if (a == "--repeats") repeats = std::stoi(argv[i + 1]);
+  }
+  if (db.empty()) {
+    std::cerr << "usage: copy_bench --db CONNINFO [--rows N] [--repeats R]\n";
+    return 2;
+  }
+  pqxx::connection c(db);
+  fabtrack::store::Migrate(c);
+  {
+    pqxx::work txn(c);
+    txn.exec0("TRUNCATE runs CASCADE");
+    txn.commit();
+  }
+  std::vector<double> fabtrack_s, psql_s, insert_s;
+  std::string tsv = "/tmp/copy_bench_" + std::to_string(getpid()) + ".tsv";
+  for (int trial = 0; trial < repeats; ++trial) {
+    RunRecord run = MakeRun(rows, trial);
+
+    // fabtrack: the real WriteRun path (run row + COPY of the results).
+    auto t0 = Clock::now();
+    {
+      pqxx::work txn(c);
+      fabtrack::store::WriteRun(txn, run);
+      txn.commit();
+    }
+    fabtrack_s.push_back(Seconds(t0, Clock::now()));
+
+    // psql \copy of the same rows, written to a file beforehand (not timed).
+    int64_t psql_run = NewRunRow(c, trial, "psql");
+    {
+      std::ofstream out(tsv);
+      for (size_t i = 0; i < run.results.size(); ++i) {
+        auto row = RowFields(psql_run, static_cast<int>(i), run.results[i]);
+        bool first = true;
+        for (const auto& f : row.fields()) {
+          out << (first ? "" : "\t") << (f.null ? "\\N" : Escape(f.text));
+          first = false;
+        }
+        out << '\n';
+      }
+    }
+    std::string cmd = "psql -X -q -v ON_ERROR_STOP=1 '" + db + "' -c \"\\copy run_results (" +
+                      kColumns + ") FROM '" + tsv + "'\"";
+    t0 = Clock::now();
+    int rc = std::system(cmd.c_str());
+    psql_s.push_back(Seconds(t0, Clock::now()));
+    if (rc != 0) {
+      std::cerr << "psql failed\n";
+      return 1;
+    }
+
+    // Row-by-row INSERT (prepared), one transaction.
+    int64_t insert_run = NewRunRow(c, trial, "insert");
+    std::string placeholders;
+    for (int k = 1; k <= 31; ++k) placeholders += (k > 1 ? ", $" : "$") + std::to_string(k);
+    c.prepare("bench_insert", std::string("INSERT INTO run_results (") + kColumns +
+                                  ") VALUES (" + placeholders + ")");
+    t0 = Clock::now();
+    {
+      pqxx::work txn(c);
+      for (size_t i = 0; i < run.results.size(); ++i) {
+        auto row = RowFields(insert_run, static_cast<int>(i), run.results[i]);
+        txn.exec_prepared("bench_insert", pqxx::prepare::make_dynamic_params(row.fields()));
+      }
+      txn.commit();
+    }
+    insert_s.push_back(Seconds(t0, Clock::now()));
+    c.unprepare("bench_insert");
+    pqxx::work txn(c);
+    txn.exec0("TRUNCATE runs CASCADE");
+    txn.commit();
+    std::fprintf(stderr, "trial %d: fabtrack %.3fs psql %.3fs insert %.3fs\n", trial,
+                 fabtrack_s.back(), psql_s.back(), insert_s.back());
+  }
+  std::remove(tsv.c_str());
+  double f = rows / Median(fabtrack_s), p = rows / Median(psql_s), ins = rows / Median(insert_s);
+  std::printf("rows per trial: %zu, trials: %d (median)\n", rows, repeats);
+  std::printf("%-28s %12s %10s\n", "method", "rows/s", "vs psql");
+  std::printf("%-28s %12.0f %9.2fx\n", "fabtrack (stream_to COPY)", f, f / p);
+  std::printf("%-28s %12.0f %9.2fx\n", "psql \\copy", p, 1.0);
+  std::printf("%-28s %12.0f %9.2fx\n", "row-by-row INSERT", ins, ins / p);
+  return 0;
+}

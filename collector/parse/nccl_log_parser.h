@@ -1,0 +1,20 @@
+// Parser for NCCL_DEBUG=INFO output (NCCL 2.4 to 2.28): what the library says
+// about communicator setup, the network it picked, its NICs and, above all,
+// the channel/ring connection lines that show which transport carried data.
+#pragma once
+
+#include <vector>
+
+#include "collector/parse/line_cleaner.h"
+#include "core/model.h"
+
+namespace fabtrack {
+
+// Extracts what an NCCL debug stream says about communicator setup. Lines that
+// are not NCCL log lines are ignored, so a whole nccl-tests output (tables,
+// launcher noise) can be passed as is. Lines that look like connection or
+// device lines but are cut short or garbled are skipped and reported in
+// `errors` (may be null). Pure; never throws on malformed input.
+NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseError>* errors);
+
+}  // namespace fabtrack
