@@ -36,8 +36,8 @@ RunRecord MakeRun(size_t rows, int trial) {
   run.started_at = "2026-12-01T02:00:00Z";
   run.source = "fabtrack-allreduce";
   run.collective = "all_reduce";
-  run.content_hash = fabtrack::Sha256Hex("bench-" + std::to_string(trial) + "-" +
-                                         std::to_string(getpid()));
+  run.content_hash =
+      fabtrack::Sha256Hex("bench-" + std::to_string(trial) + "-" + std::to_string(getpid()));
   std::mt19937_64 rng(42 + trial);
   std::uniform_real_distribution<double> jitter(0.95, 1.05);
   for (size_t i = 0; i < rows; ++i) {
@@ -84,15 +84,34 @@ fabtrack::store::CopyRow RowFields(int64_t run_id, int index, const fabtrack::Re
   CopyRow row;
   const auto& s = r.row;
   const auto& l = r.latency;
-  row.Int(run_id).Int(int64_t{index}).Int(s.size_bytes).Int(s.count).Text(s.type).Text(s.redop)
+  row.Int(run_id)
+      .Int(int64_t{index})
+      .Int(s.size_bytes)
+      .Int(s.count)
+      .Text(s.type)
+      .Text(s.redop)
       .Int(s.root);
   for (const auto* m : {&s.oop, &s.ip}) {
-    row.Real((*m)->time_us).Real((*m)->algbw_gbps).Real((*m)->busbw_gbps).Int((*m)->wrong)
+    row.Real((*m)->time_us)
+        .Real((*m)->algbw_gbps)
+        .Real((*m)->busbw_gbps)
+        .Int((*m)->wrong)
         .Real((*m)->max_error);
   }
-  row.Real(l.mean_us).Real(l.p50_us).Real(l.p90_us).Real(l.p99_us).Real(l.min_us).Real(l.max_us)
-      .Real(l.stddev_us).Real(l.cv).Real(l.ip_p50_us).Real(l.ip_p99_us).Real(l.ip_cv)
-      .Text(l.straggler_host).Int(l.straggler_rank).Real(l.straggler_excess_us);
+  row.Real(l.mean_us)
+      .Real(l.p50_us)
+      .Real(l.p90_us)
+      .Real(l.p99_us)
+      .Real(l.min_us)
+      .Real(l.max_us)
+      .Real(l.stddev_us)
+      .Real(l.cv)
+      .Real(l.ip_p50_us)
+      .Real(l.ip_p99_us)
+      .Real(l.ip_cv)
+      .Text(l.straggler_host)
+      .Int(l.straggler_rank)
+      .Real(l.straggler_excess_us);
   return row;
 }
 
@@ -120,10 +139,14 @@ double Median(std::vector<double> v) {
 std::string Escape(const std::string& s) {  // COPY text format
   std::string out;
   for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -136,9 +159,12 @@ int main(int argc, char** argv) {
   int repeats = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--db") db = argv[i + 1];
-    else if (a == "--rows") rows = std::stoul(argv[i + 1]);
-    else if (a == "--repeats") repeats = std::stoi(argv[i + 1]);
+    if (a == "--db")
+      db = argv[i + 1];
+    else if (a == "--rows")
+      rows = std::stoul(argv[i + 1]);
+    else if (a == "--repeats")
+      repeats = std::stoi(argv[i + 1]);
   }
   if (db.empty()) {
     std::cerr << "usage: copy_bench --db CONNINFO [--rows N] [--repeats R]\n";
@@ -193,8 +219,8 @@ int main(int argc, char** argv) {
     int64_t insert_run = NewRunRow(c, trial, "insert");
     std::string placeholders;
     for (int k = 1; k <= 31; ++k) placeholders += (k > 1 ? ", $" : "$") + std::to_string(k);
-    c.prepare("bench_insert", std::string("INSERT INTO run_results (") + kColumns +
-                                  ") VALUES (" + placeholders + ")");
+    c.prepare("bench_insert", std::string("INSERT INTO run_results (") + kColumns + ") VALUES (" +
+                                  placeholders + ")");
     t0 = Clock::now();
     {
       pqxx::work txn(c);

@@ -40,13 +40,14 @@ std::string DescribeTarget(const DatabaseOptions& options) {
     case store::ConnectionOrigin::kLibpqEnv:
       return "libpq environment (PG* variables)";
     case store::ConnectionOrigin::kEmbedded:
-      return "embedded PostgreSQL at " + store::EmbeddedPostgres(EmbeddedFrom(options)).options().root;
+      return "embedded PostgreSQL at " +
+             store::EmbeddedPostgres(EmbeddedFrom(options)).options().root;
   }
   return "?";
 }
 
-std::unique_ptr<pqxx::connection> OpenDatabase(const DatabaseOptions& options,
-                                               SchemaPolicy policy, std::ostream& err) {
+std::unique_ptr<pqxx::connection> OpenDatabase(const DatabaseOptions& options, SchemaPolicy policy,
+                                               std::ostream& err) {
   store::ConnectionTarget target = store::ResolveConnection(options.db, Env);
   if (store::ConninfoHasPassword(target.conninfo)) {
     err << "fabtrack: warning: the connection string carries a password; it is visible to other "

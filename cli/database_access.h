@@ -27,8 +27,8 @@ enum class SchemaPolicy {
 // Opens the configured database. For the embedded default, starts the server
 // if needed and migrates it (fabtrack owns that database). Throws CommandExit
 // with kExitDatabaseError after printing a clear message.
-std::unique_ptr<pqxx::connection> OpenDatabase(const DatabaseOptions& options,
-                                               SchemaPolicy policy, std::ostream& err);
+std::unique_ptr<pqxx::connection> OpenDatabase(const DatabaseOptions& options, SchemaPolicy policy,
+                                               std::ostream& err);
 
 // Human description of where the connection goes, without secrets.
 std::string DescribeTarget(const DatabaseOptions& options);

@@ -31,8 +31,9 @@ void RunStart(const DatabaseOptions& o) {
   }
   auto connection = store::Connect(server.ConnInfo());
   store::MigrateResult m = store::Migrate(*connection);
-  std::cout << (r.initialized ? "initialized and " : "") << (r.started ? "started" : "already running")
-            << ": embedded PostgreSQL in " << server.options().root << "\n"
+  std::cout << (r.initialized ? "initialized and " : "")
+            << (r.started ? "started" : "already running") << ": embedded PostgreSQL in "
+            << server.options().root << "\n"
             << "schema version " << m.to_version
             << (m.applied.empty() ? "" : " (applied " + std::to_string(m.applied.size()) + ")")
             << "\n"
@@ -55,12 +56,15 @@ void RunStatus(const DatabaseOptions& o) {
   store::EmbeddedPostgres server = Embedded(o);
   bool running = server.Running();
   std::cout << "embedded: " << server.options().root << " "
-            << (!server.Initialized() ? "not initialized" : running ? "running" : "stopped")
+            << (!server.Initialized() ? "not initialized"
+                : running             ? "running"
+                                      : "stopped")
             << "\n";
   if (running) std::cout << "  conninfo: " << server.ConnInfo() << "\n";
   std::cout << "target: " << DescribeTarget(o) << "\n";
   // Report the configured database's schema without starting anything.
-  bool embedded_target = store::ResolveConnection(o.db, Env).origin == store::ConnectionOrigin::kEmbedded;
+  bool embedded_target =
+      store::ResolveConnection(o.db, Env).origin == store::ConnectionOrigin::kEmbedded;
   if (embedded_target && !running) {
     throw CommandExit{kExitDatabaseError};
   }
@@ -68,7 +72,9 @@ void RunStatus(const DatabaseOptions& o) {
   int have = store::SchemaVersion(*connection);
   int want = store::EmbeddedMigrations().back().version;
   std::cout << "schema: version " << have << " (this fabtrack: " << want << ")"
-            << (have == want ? "" : have < want ? " — run `fabtrack db migrate`" : " — NEWER than this fabtrack")
+            << (have == want  ? ""
+                : have < want ? " — run `fabtrack db migrate`"
+                              : " — NEWER than this fabtrack")
             << "\n";
   if (have != want) throw CommandExit{kExitDatabaseError};
 }
@@ -97,7 +103,8 @@ void SetupDb(CLI::App& app) {
   db->require_subcommand(1);
   auto options = std::make_shared<DatabaseOptions>();
 
-  CLI::App* start = db->add_subcommand("start", "Initialize (first time) and start the embedded PostgreSQL");
+  CLI::App* start =
+      db->add_subcommand("start", "Initialize (first time) and start the embedded PostgreSQL");
   start->add_option("--data-dir", options->data_dir, "embedded server directory");
   start->callback([options] { RunStart(*options); });
 
@@ -105,7 +112,8 @@ void SetupDb(CLI::App& app) {
   stop->add_option("--data-dir", options->data_dir, "embedded server directory");
   stop->callback([options] { RunStop(*options); });
 
-  CLI::App* status = db->add_subcommand("status", "Show the embedded server and the schema version");
+  CLI::App* status =
+      db->add_subcommand("status", "Show the embedded server and the schema version");
   AddDatabaseOptions(status, options.get());
   status->callback([options] { RunStatus(*options); });
 

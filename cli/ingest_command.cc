@@ -156,8 +156,8 @@ void RunIngest(const IngestCommandOptions& o) {
 
 void SetupIngest(CLI::App& app) {
   auto o = std::make_shared<IngestCommandOptions>();
-  CLI::App* ingest = app.add_subcommand(
-      "ingest", "Parse nccl-tests outputs and NCCL logs and store them as runs");
+  CLI::App* ingest =
+      app.add_subcommand("ingest", "Parse nccl-tests outputs and NCCL logs and store them as runs");
   ingest->add_option("paths", o->paths, "files or directories")->required();
   ingest->add_option("--cluster", o->cluster, "cluster name")->required();
   ingest->add_option("--at", o->at, "when the run happened (ISO 8601; default: file mtime)");

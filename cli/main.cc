@@ -5,7 +5,8 @@
 
 int main(int argc, char** argv) {
   using namespace fabtrack::cli;
-  CLI::App app{"fabtrack: all-reduce benchmarks, NCCL transports and port counters into PostgreSQL"};
+  CLI::App app{
+      "fabtrack: all-reduce benchmarks, NCCL transports and port counters into PostgreSQL"};
   app.set_version_flag("--version", std::string("fabtrack ") + FABTRACK_VERSION);
   app.require_subcommand(1);
   SetupDb(app);

@@ -39,20 +39,20 @@ void RunList(const RunsOptions& o) {
   if (o.format == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : runs) {
-      out.push_back({{"id", r.id},
-                     {"cluster", r.cluster},
-                     {"started_at", r.started_at},
-                     {"source", r.source},
-                     {"collective", r.collective ? nlohmann::json(*r.collective) : nullptr},
-                     {"nodes", r.nodes ? nlohmann::json(*r.nodes) : nullptr},
-                     {"ranks", r.ranks ? nlohmann::json(*r.ranks) : nullptr},
-                     {"network", r.network ? nlohmann::json(*r.network) : nullptr},
-                     {"transports", r.transports},
-                     {"gdrdma", r.gdrdma ? nlohmann::json(*r.gdrdma) : nullptr},
-                     {"sizes", r.sizes},
-                     {"peak_busbw_gbps",
-                      r.peak_busbw_gbps ? nlohmann::json(*r.peak_busbw_gbps) : nullptr},
-                     {"status", r.status}});
+      out.push_back(
+          {{"id", r.id},
+           {"cluster", r.cluster},
+           {"started_at", r.started_at},
+           {"source", r.source},
+           {"collective", r.collective ? nlohmann::json(*r.collective) : nullptr},
+           {"nodes", r.nodes ? nlohmann::json(*r.nodes) : nullptr},
+           {"ranks", r.ranks ? nlohmann::json(*r.ranks) : nullptr},
+           {"network", r.network ? nlohmann::json(*r.network) : nullptr},
+           {"transports", r.transports},
+           {"gdrdma", r.gdrdma ? nlohmann::json(*r.gdrdma) : nullptr},
+           {"sizes", r.sizes},
+           {"peak_busbw_gbps", r.peak_busbw_gbps ? nlohmann::json(*r.peak_busbw_gbps) : nullptr},
+           {"status", r.status}});
     }
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
@@ -65,13 +65,15 @@ void RunList(const RunsOptions& o) {
     if (r.peak_busbw_gbps) std::snprintf(busbw, sizeof busbw, "%.2f", *r.peak_busbw_gbps);
     if (r.small_latency_us) std::snprintf(latency, sizeof latency, "%.2f", *r.small_latency_us);
     std::string gdr = r.gdrdma ? (*r.gdrdma ? "yes" : "no") : "-";
-    std::printf("%6lld  %-20s  %-10s  %-12s  %-10s  %5s  %5s  %-8s  %-24s  %6s  %5lld  %10s  %9s  %s\n",
-                static_cast<long long>(r.id), r.started_at.c_str(), r.cluster.c_str(),
-                r.source.c_str(), Or(r.collective).c_str(), Or(r.nodes).c_str(),
-                Or(r.ranks).c_str(), Or(r.network).c_str(), Join(r.transports).c_str(),
-                gdr.c_str(), static_cast<long long>(r.sizes), busbw, latency, r.status.c_str());
+    std::printf(
+        "%6lld  %-20s  %-10s  %-12s  %-10s  %5s  %5s  %-8s  %-24s  %6s  %5lld  %10s  %9s  %s\n",
+        static_cast<long long>(r.id), r.started_at.c_str(), r.cluster.c_str(), r.source.c_str(),
+        Or(r.collective).c_str(), Or(r.nodes).c_str(), Or(r.ranks).c_str(), Or(r.network).c_str(),
+        Join(r.transports).c_str(), gdr.c_str(), static_cast<long long>(r.sizes), busbw, latency,
+        r.status.c_str());
   }
-  if (runs.empty()) std::cout << "(no runs" << (o.cluster ? " for cluster " + *o.cluster : "") << ")\n";
+  if (runs.empty())
+    std::cout << "(no runs" << (o.cluster ? " for cluster " + *o.cluster : "") << ")\n";
 }
 
 }  // namespace
@@ -80,7 +82,8 @@ void SetupRuns(CLI::App& app) {
   auto o = std::make_shared<RunsOptions>();
   CLI::App* runs = app.add_subcommand("runs", "Look at stored runs");
   runs->require_subcommand(1);
-  CLI::App* list = runs->add_subcommand("list", "List the newest runs (peak busbw in GB/s, latency of the smallest size in us)");
+  CLI::App* list = runs->add_subcommand(
+      "list", "List the newest runs (peak busbw in GB/s, latency of the smallest size in us)");
   list->add_option("--cluster", o->cluster, "only this cluster");
   list->add_option("--limit", o->limit, "at most this many runs")->check(CLI::PositiveNumber);
   list->add_option("--format", o->format, "table (default) or json")

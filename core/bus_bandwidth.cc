@@ -12,11 +12,16 @@ enum class Scaling { kAllReduce, kNMinus1OverN, kOne };
 
 const std::map<std::string, Scaling, std::less<>>& Table() {
   static const auto* table = new std::map<std::string, Scaling, std::less<>>{
-      {"all_reduce", Scaling::kAllReduce},       {"all_gather", Scaling::kNMinus1OverN},
-      {"reduce_scatter", Scaling::kNMinus1OverN}, {"alltoall", Scaling::kNMinus1OverN},
-      {"gather", Scaling::kNMinus1OverN},         {"scatter", Scaling::kNMinus1OverN},
-      {"hypercube", Scaling::kNMinus1OverN},      {"broadcast", Scaling::kOne},
-      {"reduce", Scaling::kOne},                  {"sendrecv", Scaling::kOne},
+      {"all_reduce", Scaling::kAllReduce},
+      {"all_gather", Scaling::kNMinus1OverN},
+      {"reduce_scatter", Scaling::kNMinus1OverN},
+      {"alltoall", Scaling::kNMinus1OverN},
+      {"gather", Scaling::kNMinus1OverN},
+      {"scatter", Scaling::kNMinus1OverN},
+      {"hypercube", Scaling::kNMinus1OverN},
+      {"broadcast", Scaling::kOne},
+      {"reduce", Scaling::kOne},
+      {"sendrecv", Scaling::kOne},
   };
   return *table;
 }

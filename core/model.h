@@ -74,19 +74,19 @@ struct TestTable {
   // Canonical collective name: all_reduce, all_gather, reduce_scatter,
   // broadcast, reduce, alltoall, sendrecv, ...; nullopt when not known.
   std::optional<std::string> collective;
-  std::optional<int> ranks;     // number of ranks (device lines, or JSON)
+  std::optional<int> ranks;        // number of ranks (device lines, or JSON)
   std::vector<std::string> hosts;  // distinct hosts in rank order of appearance
   std::vector<RankDevice> devices;
   TestParameters parameters;
   std::vector<SizeRow> rows;
-  std::optional<double> avg_busbw;   // "# Avg bus bandwidth : X"
-  std::optional<bool> oob_ok;        // "# Out of bounds values : N OK|FAILED"
+  std::optional<double> avg_busbw;  // "# Avg bus bandwidth : X"
+  std::optional<bool> oob_ok;       // "# Out of bounds values : N OK|FAILED"
   std::optional<int64_t> oob_count;
   // The trailer was seen: the table was not cut short.
   bool complete = false;
-  std::optional<std::string> nccl_tests_version;  // "2.18.3"
-  std::optional<int> nccl_version_code;           // nccl-library=23003
-  std::vector<std::string> command_args;          // JSON "args", when present
+  std::optional<std::string> nccl_tests_version;   // "2.18.3"
+  std::optional<int> nccl_version_code;            // nccl-library=23003
+  std::vector<std::string> command_args;           // JSON "args", when present
   std::map<std::string, std::string> environment;  // JSON "env" NCCL_* etc.
   std::optional<std::string> started_at;           // JSON "start_time" as printed
   int first_line = 0;
@@ -143,7 +143,7 @@ struct NcclLogInfo {
   std::vector<std::string> networks;
   std::vector<NetDevice> net_devices;
   std::vector<ChannelObservation> channels;
-  std::vector<std::string> hosts;        // distinct hosts seen in log lines
+  std::vector<std::string> hosts;              // distinct hosts seen in log lines
   std::vector<std::string> gdr_disabled_hcas;  // "GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"
   std::vector<std::string> socket_interfaces;  // "NET/Socket : Using [0]ens3:..."
   bool ib_no_device = false;                   // "NET/IB : No device found."

@@ -9,6 +9,10 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"
 fabtrack=build/cli/fabtrack
 $fabtrack db start
-$fabtrack ingest examples/lab-cluster --cluster lab --tag source=demo
+# Each example is one night's output; its date is in the file name.
+for f in examples/lab-cluster/*.txt; do
+  night=$(basename "$f" | cut -c1-10)
+  $fabtrack ingest "$f" --cluster lab --at "${night}T02:00:00Z" --tag source=demo
+done
 echo
 $fabtrack runs list --cluster lab

@@ -15,6 +15,7 @@ build_packages=(
   openmpi-bin libopenmpi-dev
   postgresql-15 postgresql-client-15
   clang-format
+  ansible-core  # deployment roles in ansible/ (tested locally by ctest)
 )
 runtime_packages=(
   libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3

@@ -7,8 +7,8 @@ namespace fabtrack::store {
 namespace {
 
 // Variables that make libpq pick a server on its own.
-constexpr const char* kLibpqTargetVars[] = {"PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE",
-                                            "PGSERVICE", "PGUSER"};
+constexpr const char* kLibpqTargetVars[] = {"PGHOST",     "PGHOSTADDR", "PGPORT",
+                                            "PGDATABASE", "PGSERVICE",  "PGUSER"};
 
 bool IsUri(std::string_view s) {
   return s.starts_with("postgresql://") || s.starts_with("postgres://");
@@ -40,9 +40,7 @@ std::string RedactConninfo(std::string_view conninfo) {
   return std::regex_replace(s, kv_pw, "$1***");
 }
 
-bool ConninfoHasPassword(std::string_view conninfo) {
-  return RedactConninfo(conninfo) != conninfo;
-}
+bool ConninfoHasPassword(std::string_view conninfo) { return RedactConninfo(conninfo) != conninfo; }
 
 std::unique_ptr<pqxx::connection> Connect(const std::string& conninfo) {
   std::string full = conninfo;

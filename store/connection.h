@@ -4,10 +4,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <string>
 #include <pqxx/connection>
+#include <string>
 #include <string_view>
-
 
 namespace fabtrack::store {
 

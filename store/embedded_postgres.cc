@@ -117,7 +117,8 @@ std::string EmbeddedPostgres::LogFile() const { return options_.root + "/postgre
 std::string EmbeddedPostgres::Tool(const char* name) const {
   std::string path = options_.bin_dir + "/" + name;
   if (access(path.c_str(), X_OK) != 0) {
-    throw std::runtime_error(path + " not found: install postgresql-15 (scripts/install-deps.sh) "
+    throw std::runtime_error(path +
+                             " not found: install postgresql-15 (scripts/install-deps.sh) "
                              "or set FABTRACK_PG_BINDIR");
   }
   return path;
@@ -146,8 +147,8 @@ void EmbeddedPostgres::InitDb() {
                                 "--no-locale", "--auth-local=trust", "--auth-host=reject"},
                                options_.run_as_user);
   if (r.exit_code != 0) {
-    throw std::runtime_error("initdb failed (exit " + std::to_string(r.exit_code) +
-                             "):\n" + Tail(r.output));
+    throw std::runtime_error("initdb failed (exit " + std::to_string(r.exit_code) + "):\n" +
+                             Tail(r.output));
   }
   // Unix socket only, in a private directory: trust auth is safe because only
   // the owner (and root) can reach the socket.
@@ -186,9 +187,9 @@ EmbeddedPostgres::StartResult EmbeddedPostgres::Start() {
     int fd = open(LogFile().c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd >= 0) close(fd);
     ChownTo(LogFile(), options_.run_as_user);
-    ProcessResult r = RunProcess(
-        {Tool("pg_ctl"), "start", "-D", DataDir(), "-l", LogFile(), "-w", "-t", "60"},
-        options_.run_as_user);
+    ProcessResult r =
+        RunProcess({Tool("pg_ctl"), "start", "-D", DataDir(), "-l", LogFile(), "-w", "-t", "60"},
+                   options_.run_as_user);
     if (r.exit_code != 0) {
       std::ifstream log(LogFile());
       std::string log_text((std::istreambuf_iterator<char>(log)), {});

@@ -11,10 +11,10 @@
 namespace fabtrack::store {
 
 struct EmbeddedOptions {
-  std::string root;     // holds data/, run/ (socket), postgresql.log
-  std::string bin_dir;  // initdb, pg_ctl, postgres
+  std::string root;                        // holds data/, run/ (socket), postgresql.log
+  std::string bin_dir;                     // initdb, pg_ctl, postgres
   std::optional<std::string> run_as_user;  // set when we are root
-  int port = 5432;      // only names the socket file; there is no TCP listener
+  int port = 5432;                         // only names the socket file; there is no TCP listener
 };
 
 using EnvLookup = std::function<const char*(const char*)>;

@@ -41,8 +41,7 @@ int SchemaVersion(pqxx::connection_base& connection) {
   return row[0].as<int>();
 }
 
-MigrateResult Migrate(pqxx::connection_base& connection,
-                      const std::vector<Migration>& migrations) {
+MigrateResult Migrate(pqxx::connection_base& connection, const std::vector<Migration>& migrations) {
   EnsureLedger(connection);
   MigrateResult result;
   // Session-level lock held across the per-migration transactions.

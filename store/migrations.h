@@ -3,11 +3,10 @@
 // fabtrack_schema_migrations with a checksum.
 #pragma once
 
+#include <pqxx/connection>
 #include <stdexcept>
 #include <string>
-#include <pqxx/connection>
 #include <vector>
-
 
 namespace fabtrack::store {
 

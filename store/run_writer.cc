@@ -9,15 +9,43 @@
 namespace fabtrack::store {
 namespace {
 
-const std::vector<std::string> kRunColumns = {
-    "cluster",      "started_at",     "ended_at",       "source",        "backend",
-    "collective",   "dtype",          "redop",          "ranks",         "nodes",
-    "gpus_per_node", "ranks_per_node", "hosts",         "gpu_model",     "nccl_version",
-    "cuda_version", "driver_version", "mpi_version",    "nccl_tests_version", "network",
-    "transports",   "gdrdma",         "command_line",   "nccl_env",      "slurm_job_id",
-    "slurm_step_id", "tags",          "parameters",     "warmup_iters",  "iters",
-    "avg_busbw_gbps", "oob_ok",       "oob_count",      "source_file",   "content_hash",
-    "table_index",  "status"};
+const std::vector<std::string> kRunColumns = {"cluster",
+                                              "started_at",
+                                              "ended_at",
+                                              "source",
+                                              "backend",
+                                              "collective",
+                                              "dtype",
+                                              "redop",
+                                              "ranks",
+                                              "nodes",
+                                              "gpus_per_node",
+                                              "ranks_per_node",
+                                              "hosts",
+                                              "gpu_model",
+                                              "nccl_version",
+                                              "cuda_version",
+                                              "driver_version",
+                                              "mpi_version",
+                                              "nccl_tests_version",
+                                              "network",
+                                              "transports",
+                                              "gdrdma",
+                                              "command_line",
+                                              "nccl_env",
+                                              "slurm_job_id",
+                                              "slurm_step_id",
+                                              "tags",
+                                              "parameters",
+                                              "warmup_iters",
+                                              "iters",
+                                              "avg_busbw_gbps",
+                                              "oob_ok",
+                                              "oob_count",
+                                              "source_file",
+                                              "content_hash",
+                                              "table_index",
+                                              "status"};
 
 std::string RunInsertSql() {
   std::string cols, vals;
@@ -107,100 +135,164 @@ size_t CopyInto(pqxx::transaction_base& txn, const std::string& table,
 void WriteChildren(pqxx::transaction_base& txn, int64_t id, const RunRecord& run,
                    WriteRunResult* result) {
   CopyInto<8>(txn, "run_ranks",
-           {{"run_id", "rank", "host", "local_rank", "pid", "device", "bus_id", "gpu_model"}},
-           run.rank_devices, [&](CopyRow& row, const RankDevice& d) {
-             row.Int(id).Int(static_cast<int64_t>(d.rank)).Text(d.host).Null().Int(d.pid)
-                 .Int(d.device).Text(d.bus_id).Text(d.gpu_model);
-           });
+              {{"run_id", "rank", "host", "local_rank", "pid", "device", "bus_id", "gpu_model"}},
+              run.rank_devices, [&](CopyRow& row, const RankDevice& d) {
+                row.Int(id)
+                    .Int(static_cast<int64_t>(d.rank))
+                    .Text(d.host)
+                    .Null()
+                    .Int(d.pid)
+                    .Int(d.device)
+                    .Text(d.bus_id)
+                    .Text(d.gpu_model);
+              });
   int index = 0;
-  result->result_rows = CopyInto<31>(
-      txn, "run_results",
-      {{"run_id", "row_index", "size_bytes", "count", "dtype", "redop", "root",
-       "oop_time_us", "oop_algbw_gbps", "oop_busbw_gbps", "oop_wrong", "oop_max_error",
-       "ip_time_us", "ip_algbw_gbps", "ip_busbw_gbps", "ip_wrong", "ip_max_error",
-       "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_min_us", "lat_max_us",
-       "lat_stddev_us", "lat_cv", "ip_lat_p50_us", "ip_lat_p99_us", "ip_lat_cv",
-       "straggler_host", "straggler_rank", "straggler_excess_us"}},
-      run.results, [&](CopyRow& row, const ResultRow& r) {
-        const SizeRow& s = r.row;
-        row.Int(id).Int(static_cast<int64_t>(index++)).Int(s.size_bytes).Int(s.count).Text(s.type)
-            .Text(s.redop).Int(s.root);
-        for (const auto* m : {&s.oop, &s.ip}) {
-          if (*m) {
-            row.Real((*m)->time_us).Real((*m)->algbw_gbps).Real((*m)->busbw_gbps)
-                .Int((*m)->wrong).Real((*m)->max_error);
-          } else {
-            row.Null().Null().Null().Null().Null();
-          }
-        }
-        // nccl-tests' own per-iteration columns fill the latency summary when
-        // the harness did not provide one.
-        LatencySummary l = r.latency;
-        if (s.oop) {
-          if (!l.p99_us) l.p99_us = s.oop->iter_p99_us;
-          if (!l.p50_us) l.p50_us = s.oop->iter_p50_us;
-          if (!l.min_us) l.min_us = s.oop->iter_min_us;
-          if (!l.max_us) l.max_us = s.oop->iter_max_us;
-          if (!l.cv && s.oop->iter_cv_pct) l.cv = *s.oop->iter_cv_pct / 100.0;
-        }
-        if (s.ip) {
-          if (!l.ip_p99_us) l.ip_p99_us = s.ip->iter_p99_us;
-          if (!l.ip_p50_us) l.ip_p50_us = s.ip->iter_p50_us;
-          if (!l.ip_cv && s.ip->iter_cv_pct) l.ip_cv = *s.ip->iter_cv_pct / 100.0;
-        }
-        row.Real(l.mean_us).Real(l.p50_us).Real(l.p90_us).Real(l.p99_us).Real(l.min_us)
-            .Real(l.max_us).Real(l.stddev_us).Real(l.cv).Real(l.ip_p50_us).Real(l.ip_p99_us)
-            .Real(l.ip_cv).Text(l.straggler_host).Int(l.straggler_rank)
-            .Real(l.straggler_excess_us);
-      });
+  result->result_rows = CopyInto<31>(txn, "run_results",
+                                     {{"run_id",
+                                       "row_index",
+                                       "size_bytes",
+                                       "count",
+                                       "dtype",
+                                       "redop",
+                                       "root",
+                                       "oop_time_us",
+                                       "oop_algbw_gbps",
+                                       "oop_busbw_gbps",
+                                       "oop_wrong",
+                                       "oop_max_error",
+                                       "ip_time_us",
+                                       "ip_algbw_gbps",
+                                       "ip_busbw_gbps",
+                                       "ip_wrong",
+                                       "ip_max_error",
+                                       "lat_mean_us",
+                                       "lat_p50_us",
+                                       "lat_p90_us",
+                                       "lat_p99_us",
+                                       "lat_min_us",
+                                       "lat_max_us",
+                                       "lat_stddev_us",
+                                       "lat_cv",
+                                       "ip_lat_p50_us",
+                                       "ip_lat_p99_us",
+                                       "ip_lat_cv",
+                                       "straggler_host",
+                                       "straggler_rank",
+                                       "straggler_excess_us"}},
+                                     run.results, [&](CopyRow& row, const ResultRow& r) {
+                                       const SizeRow& s = r.row;
+                                       row.Int(id)
+                                           .Int(static_cast<int64_t>(index++))
+                                           .Int(s.size_bytes)
+                                           .Int(s.count)
+                                           .Text(s.type)
+                                           .Text(s.redop)
+                                           .Int(s.root);
+                                       for (const auto* m : {&s.oop, &s.ip}) {
+                                         if (*m) {
+                                           row.Real((*m)->time_us)
+                                               .Real((*m)->algbw_gbps)
+                                               .Real((*m)->busbw_gbps)
+                                               .Int((*m)->wrong)
+                                               .Real((*m)->max_error);
+                                         } else {
+                                           row.Null().Null().Null().Null().Null();
+                                         }
+                                       }
+                                       // nccl-tests' own per-iteration columns fill the latency
+                                       // summary when the harness did not provide one.
+                                       LatencySummary l = r.latency;
+                                       if (s.oop) {
+                                         if (!l.p99_us) l.p99_us = s.oop->iter_p99_us;
+                                         if (!l.p50_us) l.p50_us = s.oop->iter_p50_us;
+                                         if (!l.min_us) l.min_us = s.oop->iter_min_us;
+                                         if (!l.max_us) l.max_us = s.oop->iter_max_us;
+                                         if (!l.cv && s.oop->iter_cv_pct)
+                                           l.cv = *s.oop->iter_cv_pct / 100.0;
+                                       }
+                                       if (s.ip) {
+                                         if (!l.ip_p99_us) l.ip_p99_us = s.ip->iter_p99_us;
+                                         if (!l.ip_p50_us) l.ip_p50_us = s.ip->iter_p50_us;
+                                         if (!l.ip_cv && s.ip->iter_cv_pct)
+                                           l.ip_cv = *s.ip->iter_cv_pct / 100.0;
+                                       }
+                                       row.Real(l.mean_us)
+                                           .Real(l.p50_us)
+                                           .Real(l.p90_us)
+                                           .Real(l.p99_us)
+                                           .Real(l.min_us)
+                                           .Real(l.max_us)
+                                           .Real(l.stddev_us)
+                                           .Real(l.cv)
+                                           .Real(l.ip_p50_us)
+                                           .Real(l.ip_p99_us)
+                                           .Real(l.ip_cv)
+                                           .Text(l.straggler_host)
+                                           .Int(l.straggler_rank)
+                                           .Real(l.straggler_excess_us);
+                                     });
   CopyInto<5>(txn, "latency_samples",
-           {{"run_id", "row_index", "in_place", "iteration", "latency_us"}},
-           run.latency_samples, [&](CopyRow& row, const LatencySample& s) {
-             row.Int(id).Int(static_cast<int64_t>(s.row_index)).Bool(s.in_place)
-                 .Int(static_cast<int64_t>(s.iteration)).Real(s.latency_us);
-           });
+              {{"run_id", "row_index", "in_place", "iteration", "latency_us"}}, run.latency_samples,
+              [&](CopyRow& row, const LatencySample& s) {
+                row.Int(id)
+                    .Int(static_cast<int64_t>(s.row_index))
+                    .Bool(s.in_place)
+                    .Int(static_cast<int64_t>(s.iteration))
+                    .Real(s.latency_us);
+              });
   CopyInto<9>(txn, "rank_timings",
-           {{"run_id", "row_index", "in_place", "rank", "host", "mean_us", "p50_us", "p99_us",
-            "max_us"}},
-           run.rank_timings, [&](CopyRow& row, const RankTiming& t) {
-             row.Int(id).Int(static_cast<int64_t>(t.row_index)).Bool(t.in_place)
-                 .Int(static_cast<int64_t>(t.rank)).Text(t.host).Real(t.mean_us).Real(t.p50_us)
-                 .Real(t.p99_us).Real(t.max_us);
-           });
-  CopyInto<7>(txn, "run_net_devices",
-           {{"run_id", "host", "nic_index", "device", "port", "link", "sharp"}}, run.net_devices,
-           [&](CopyRow& row, const NetDevice& d) {
-             row.Int(id).Text(d.host).Int(static_cast<int64_t>(d.index)).Text(d.name).Int(d.port);
-             if (d.link.empty()) {
-               row.Null();
-             } else {
-               row.Text(d.link);
-             }
-             row.Bool(d.sharp);
-           });
-  int seq = 0;
-  result->channel_rows = CopyInto<12>(
-      txn, "transport_observations",
-      {{"run_id", "seq", "host", "rank", "peer_rank", "channel", "conn_index", "direction",
-       "family", "detail", "nic_index", "gdrdma"}},
-      run.channels, [&](CopyRow& row, const ChannelObservation& c) {
-        row.Int(id).Int(static_cast<int64_t>(seq++));
-        if (c.host.empty()) {
+              {{"run_id", "row_index", "in_place", "rank", "host", "mean_us", "p50_us", "p99_us",
+                "max_us"}},
+              run.rank_timings, [&](CopyRow& row, const RankTiming& t) {
+                row.Int(id)
+                    .Int(static_cast<int64_t>(t.row_index))
+                    .Bool(t.in_place)
+                    .Int(static_cast<int64_t>(t.rank))
+                    .Text(t.host)
+                    .Real(t.mean_us)
+                    .Real(t.p50_us)
+                    .Real(t.p99_us)
+                    .Real(t.max_us);
+              });
+  CopyInto<7>(
+      txn, "run_net_devices", {{"run_id", "host", "nic_index", "device", "port", "link", "sharp"}},
+      run.net_devices, [&](CopyRow& row, const NetDevice& d) {
+        row.Int(id).Text(d.host).Int(static_cast<int64_t>(d.index)).Text(d.name).Int(d.port);
+        if (d.link.empty()) {
           row.Null();
         } else {
-          row.Text(c.host);
+          row.Text(d.link);
         }
-        row.Int(static_cast<int64_t>(c.from_rank)).Int(static_cast<int64_t>(c.to_rank))
-            .Int(static_cast<int64_t>(c.channel)).Int(c.conn_index).Text(c.direction)
-            .Text(c.family).Text(c.detail).Int(c.nic_index).Bool(c.gdrdma);
+        row.Bool(d.sharp);
       });
+  int seq = 0;
+  result->channel_rows =
+      CopyInto<12>(txn, "transport_observations",
+                   {{"run_id", "seq", "host", "rank", "peer_rank", "channel", "conn_index",
+                     "direction", "family", "detail", "nic_index", "gdrdma"}},
+                   run.channels, [&](CopyRow& row, const ChannelObservation& c) {
+                     row.Int(id).Int(static_cast<int64_t>(seq++));
+                     if (c.host.empty()) {
+                       row.Null();
+                     } else {
+                       row.Text(c.host);
+                     }
+                     row.Int(static_cast<int64_t>(c.from_rank))
+                         .Int(static_cast<int64_t>(c.to_rank))
+                         .Int(static_cast<int64_t>(c.channel))
+                         .Int(c.conn_index)
+                         .Text(c.direction)
+                         .Text(c.family)
+                         .Text(c.detail)
+                         .Int(c.nic_index)
+                         .Bool(c.gdrdma);
+                   });
 }
 
 }  // namespace
 
 void EnsureCluster(pqxx::transaction_base& txn, const std::string& cluster) {
-  txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
-                  cluster);
+  txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", cluster);
 }
 
 WriteRunResult WriteRun(pqxx::transaction_base& txn, const RunRecord& run) {

@@ -4,11 +4,10 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <pqxx/transaction_base>
+#include <string>
 
 #include "core/run_record.h"
-
 
 namespace fabtrack::store {
 

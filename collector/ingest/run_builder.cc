@@ -51,10 +51,9 @@ void SetNodeShape(const IngestOptions& options, RunRecord* run) {
 
 std::optional<int> TypeSize(const std::string& type) {
   static const std::map<std::string, int> sizes = {
-      {"int8", 1},   {"uint8", 1},    {"char", 1},     {"f8e4m3", 1},  {"f8e5m2", 1},
-      {"half", 2},   {"bfloat16", 2}, {"float16", 2},  {"int32", 4},   {"uint32", 4},
-      {"int", 4},    {"float", 4},    {"float32", 4},  {"int64", 8},   {"uint64", 8},
-      {"double", 8}, {"float64", 8}};
+      {"int8", 1},     {"uint8", 1},   {"char", 1},   {"f8e4m3", 1}, {"f8e5m2", 1}, {"half", 2},
+      {"bfloat16", 2}, {"float16", 2}, {"int32", 4},  {"uint32", 4}, {"int", 4},    {"float", 4},
+      {"float32", 4},  {"int64", 8},   {"uint64", 8}, {"double", 8}, {"float64", 8}};
   auto it = sizes.find(type);
   if (it == sizes.end()) return std::nullopt;
   return it->second;

@@ -88,8 +88,8 @@ CleanLine CleanOneLine(std::string_view raw, int number) {
   CleanLine line;
   line.number = number;
   std::string_view s = raw;
-  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ' ||
-                        s.back() == '\t')) {
+  while (!s.empty() &&
+         (s.back() == '\r' || s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) {
     s.remove_suffix(1);
   }
   // Prefixes can stack ("  [1,0]<stdout>:[0] ..."), so strip until stable.

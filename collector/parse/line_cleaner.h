@@ -9,9 +9,9 @@
 namespace fabtrack {
 
 struct CleanLine {
-  int number = 0;    // 1-based line number in the original file
-  std::string text;  // prefixes removed, trailing whitespace and CR removed
-  std::string stream;  // "stdout" / "stderr" when an Open MPI tag said so, else ""
+  int number = 0;          // 1-based line number in the original file
+  std::string text;        // prefixes removed, trailing whitespace and CR removed
+  std::string stream;      // "stdout" / "stderr" when an Open MPI tag said so, else ""
   int launcher_rank = -1;  // rank from "[1,3]<stdout>:", "[3] ", "3: " prefixes; -1 if none
 };
 

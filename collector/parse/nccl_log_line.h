@@ -11,13 +11,13 @@
 namespace fabtrack {
 
 struct NcclLogLine {
-  std::string host;                 // "" when the host field is empty or stripped
+  std::string host;  // "" when the host field is empty or stripped
   std::optional<int64_t> pid;
   std::optional<int64_t> tid;
-  std::optional<int> cuda_device;   // "[3]"
-  std::string level;                // "INFO", "WARN", "TRACE", "ERROR", or "VERSION" for the banner
-  std::string source_location;      // "init.cc:1798" when printed, else ""
-  std::string message;              // text after "NCCL <LEVEL> "
+  std::optional<int> cuda_device;  // "[3]"
+  std::string level;               // "INFO", "WARN", "TRACE", "ERROR", or "VERSION" for the banner
+  std::string source_location;     // "init.cc:1798" when printed, else ""
+  std::string message;             // text after "NCCL <LEVEL> "
 };
 
 // Returns the split line, or nullopt when the text is not an NCCL debug line.

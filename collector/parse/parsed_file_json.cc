@@ -18,8 +18,10 @@ json MeasurementJson(const std::optional<Measurement>& m) {
             {"wrong", Opt(m->wrong)}};
   if (m->max_error) j["max_error"] = *m->max_error;
   if (m->iter_p99_us) {
-    j["iter"] = {{"min_us", Opt(m->iter_min_us)}, {"max_us", Opt(m->iter_max_us)},
-                 {"p50_us", Opt(m->iter_p50_us)}, {"p99_us", Opt(m->iter_p99_us)},
+    j["iter"] = {{"min_us", Opt(m->iter_min_us)},
+                 {"max_us", Opt(m->iter_max_us)},
+                 {"p50_us", Opt(m->iter_p50_us)},
+                 {"p99_us", Opt(m->iter_p99_us)},
                  {"cv_pct", Opt(m->iter_cv_pct)}};
   }
   return j;
@@ -69,6 +71,7 @@ nlohmann::json ParsedFileToJson(const ParsedFile& parsed) {
   return {{"file", parsed.file},
           {"nccl_version", Opt(parsed.log.nccl_version)},
           {"network", Opt(parsed.log.network)},
+          {"networks", parsed.log.networks},
           {"transports", parsed.Transports()},
           {"gdrdma", Opt(parsed.Gdrdma())},
           {"net_devices", net_devices},

@@ -150,10 +150,11 @@ TEST(CliTest, UnparseableFileStoresNothingAndNamesFileAndLine) {
 
 TEST(CliTest, BadFlagsAreUsageErrors) {
   TestDatabase db;
-  EXPECT_EQ(Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab --at yesterday",
-                     db.conninfo())
-                .exit_code,
-            2);
+  EXPECT_EQ(
+      Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab --at yesterday",
+               db.conninfo())
+          .exit_code,
+      2);
   EXPECT_EQ(Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab --tag novalue",
                      db.conninfo())
                 .exit_code,
@@ -173,10 +174,10 @@ TEST(CliTest, OldSchemaIsRefusedUntilMigrated) {
   EXPECT_NE(m.out.find("applied 001_initial"), std::string::npos) << m.out;
   CommandResult again = Fabtrack("db migrate", db.conninfo());
   EXPECT_NE(again.out.find("nothing to do"), std::string::npos) << again.out;
-  EXPECT_EQ(Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab",
-                     db.conninfo())
-                .exit_code,
-            0);
+  EXPECT_EQ(
+      Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab", db.conninfo())
+          .exit_code,
+      0);
 }
 
 TEST(CliTest, PasswordsNeverReachTheOutput) {

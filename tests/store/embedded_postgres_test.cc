@@ -12,9 +12,8 @@ namespace fabtrack::store {
 namespace {
 
 EmbeddedOptions OptionsIn(const std::string& root) {
-  EmbeddedOptions o = DefaultEmbeddedOptions([](const char* name) -> const char* {
-    return std::getenv(name);
-  });
+  EmbeddedOptions o =
+      DefaultEmbeddedOptions([](const char* name) -> const char* { return std::getenv(name); });
   o.root = root;
   return o;
 }

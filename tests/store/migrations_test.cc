@@ -19,7 +19,8 @@ TEST(MigrationsTest, AppliesAllOnceAndSecondRunChangesNothing) {
   EXPECT_EQ(first.applied.front(), "001_initial");
 
   std::string tables_before = db.Scalar(
-      "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname='public'");
+      "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE "
+      "schemaname='public'");
   MigrateResult second = Migrate(db.connection());
   EXPECT_TRUE(second.applied.empty());
   EXPECT_EQ(second.from_version, second.to_version);

@@ -70,8 +70,9 @@ TEST(RunWriterTest, StoresRunWithChildrenAndNulls) {
   }
   EXPECT_TRUE(r.inserted);
   EXPECT_EQ(r.result_rows, 2u);
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results WHERE run_id = " + std::to_string(r.run_id)),
-            "2");
+  EXPECT_EQ(
+      db.Scalar("SELECT count(*) FROM run_results WHERE run_id = " + std::to_string(r.run_id)),
+      "2");
   EXPECT_EQ(db.Scalar("SELECT hosts::text FROM runs"), "{gpu-a01,gpu-a02}");
   EXPECT_EQ(db.Scalar("SELECT nccl_env->>'NCCL_IB_HCA' FROM runs"), "mlx5_0,mlx5_1");
   EXPECT_EQ(db.Scalar("SELECT started_at = '2026-11-30 02:00:00+00' FROM runs"), "t");
@@ -81,7 +82,8 @@ TEST(RunWriterTest, StoresRunWithChildrenAndNulls) {
   EXPECT_EQ(db.Scalar("SELECT oop_busbw_gbps FROM run_results WHERE row_index = 1"), "219.12");
   EXPECT_EQ(db.Scalar("SELECT lat_p99_us FROM run_results WHERE row_index = 1"), "NULL");
   EXPECT_EQ(db.Scalar("SELECT ended_at FROM runs"), "NULL");
-  EXPECT_EQ(db.Scalar("SELECT device || ':' || channels FROM rank_nics WHERE rank = 7"), "mlx5_0:1");
+  EXPECT_EQ(db.Scalar("SELECT device || ':' || channels FROM rank_nics WHERE rank = 7"),
+            "mlx5_0:1");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_ranks"), "2");
   EXPECT_EQ(db.Scalar("SELECT name FROM clusters"), "c1");
 }
