@@ -72,46 +72,16 @@ RunRecord MakeRun(size_t rows, int trial) {
   return run;
 }
 
-const char* kColumns =
-    "run_id, row_index, size_bytes, count, dtype, redop, root, oop_time_us, oop_algbw_gbps, "
-    "oop_busbw_gbps, oop_wrong, oop_max_error, ip_time_us, ip_algbw_gbps, ip_busbw_gbps, "
-    "ip_wrong, ip_max_error, lat_mean_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_min_us, "
-    "lat_max_us, lat_stddev_us, lat_cv, ip_lat_p50_us, ip_lat_p99_us, ip_lat_cv, "
-    "straggler_host, straggler_rank, straggler_excess_us";
+std::string ColumnList() {
+  std::string cols;
+  for (const auto& c : fabtrack::store::kResultColumns) cols += (cols.empty() ? "" : ", ") + c;
+  return cols;
+}
 
+// The exact fields ingest writes, so all three methods carry the same bytes.
 fabtrack::store::CopyRow RowFields(int64_t run_id, int index, const fabtrack::ResultRow& r) {
-  using fabtrack::store::CopyRow;
-  CopyRow row;
-  const auto& s = r.row;
-  const auto& l = r.latency;
-  row.Int(run_id)
-      .Int(int64_t{index})
-      .Int(s.size_bytes)
-      .Int(s.count)
-      .Text(s.type)
-      .Text(s.redop)
-      .Int(s.root);
-  for (const auto* m : {&s.oop, &s.ip}) {
-    row.Real((*m)->time_us)
-        .Real((*m)->algbw_gbps)
-        .Real((*m)->busbw_gbps)
-        .Int((*m)->wrong)
-        .Real((*m)->max_error);
-  }
-  row.Real(l.mean_us)
-      .Real(l.p50_us)
-      .Real(l.p90_us)
-      .Real(l.p99_us)
-      .Real(l.min_us)
-      .Real(l.max_us)
-      .Real(l.stddev_us)
-      .Real(l.cv)
-      .Real(l.ip_p50_us)
-      .Real(l.ip_p99_us)
-      .Real(l.ip_cv)
-      .Text(l.straggler_host)
-      .Int(l.straggler_rank)
-      .Real(l.straggler_excess_us);
+  fabtrack::store::CopyRow row;
+  fabtrack::store::AppendResultFields(row, run_id, index, r);
   return row;
 }
 
@@ -206,7 +176,7 @@ int main(int argc, char** argv) {
       }
     }
     std::string cmd = "psql -X -q -v ON_ERROR_STOP=1 '" + db + "' -c \"\\copy run_results (" +
-                      kColumns + ") FROM '" + tsv + "'\"";
+                      ColumnList() + ") FROM '" + tsv + "'\"";
     t0 = Clock::now();
     int rc = std::system(cmd.c_str());
     psql_s.push_back(Seconds(t0, Clock::now()));
@@ -219,8 +189,8 @@ int main(int argc, char** argv) {
     int64_t insert_run = NewRunRow(c, trial, "insert");
     std::string placeholders;
     for (int k = 1; k <= 31; ++k) placeholders += (k > 1 ? ", $" : "$") + std::to_string(k);
-    c.prepare("bench_insert", std::string("INSERT INTO run_results (") + kColumns + ") VALUES (" +
-                                  placeholders + ")");
+    c.prepare("bench_insert", std::string("INSERT INTO run_results (") + ColumnList() +
+                                  ") VALUES (" + placeholders + ")");
     t0 = Clock::now();
     {
       pqxx::work txn(c);

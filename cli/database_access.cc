@@ -13,13 +13,13 @@ namespace {
 
 const char* Env(const char* name) { return std::getenv(name); }
 
-store::EmbeddedOptions EmbeddedFrom(const DatabaseOptions& options) {
+}  // namespace
+
+store::EmbeddedOptions EmbeddedOptionsFor(const DatabaseOptions& options) {
   store::EmbeddedOptions e = store::DefaultEmbeddedOptions(Env);
   if (options.data_dir) e.root = *options.data_dir;
   return e;
 }
-
-}  // namespace
 
 void AddDatabaseOptions(CLI::App* app, DatabaseOptions* options) {
   app->add_option("--db", options->db,
@@ -41,7 +41,7 @@ std::string DescribeTarget(const DatabaseOptions& options) {
       return "libpq environment (PG* variables)";
     case store::ConnectionOrigin::kEmbedded:
       return "embedded PostgreSQL at " +
-             store::EmbeddedPostgres(EmbeddedFrom(options)).options().root;
+             store::EmbeddedPostgres(EmbeddedOptionsFor(options)).options().root;
   }
   return "?";
 }
@@ -57,7 +57,7 @@ std::unique_ptr<pqxx::connection> OpenDatabase(const DatabaseOptions& options, S
   bool embedded = target.origin == store::ConnectionOrigin::kEmbedded;
   try {
     if (embedded) {
-      store::EmbeddedPostgres server(EmbeddedFrom(options));
+      store::EmbeddedPostgres server(EmbeddedOptionsFor(options));
       store::EmbeddedPostgres::StartResult started = server.Start();
       if (started.started || started.initialized) {
         err << "fabtrack: no database configured (--db, FABTRACK_DB, PG*); "

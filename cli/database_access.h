@@ -9,6 +9,8 @@
 #include <pqxx/connection>
 #include <string>
 
+#include "store/embedded_postgres.h"
+
 namespace fabtrack::cli {
 
 struct DatabaseOptions {
@@ -29,6 +31,9 @@ enum class SchemaPolicy {
 // with kExitDatabaseError after printing a clear message.
 std::unique_ptr<pqxx::connection> OpenDatabase(const DatabaseOptions& options, SchemaPolicy policy,
                                                std::ostream& err);
+
+// The embedded server's settings: environment defaults, --data-dir on top.
+store::EmbeddedOptions EmbeddedOptionsFor(const DatabaseOptions& options);
 
 // Human description of where the connection goes, without secrets.
 std::string DescribeTarget(const DatabaseOptions& options);

@@ -15,9 +15,7 @@ namespace {
 const char* Env(const char* name) { return std::getenv(name); }
 
 store::EmbeddedPostgres Embedded(const DatabaseOptions& o) {
-  store::EmbeddedOptions e = store::DefaultEmbeddedOptions(Env);
-  if (o.data_dir) e.root = *o.data_dir;
-  return store::EmbeddedPostgres(e);
+  return store::EmbeddedPostgres(EmbeddedOptionsFor(o));
 }
 
 void RunStart(const DatabaseOptions& o) {

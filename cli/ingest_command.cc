@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/database_access.h"
 #include "collector/ingest/run_builder.h"
+#include "collector/parse/nccl_log_parser.h"
 #include "collector/parse/parse_file.h"
 #include "core/content_hash.h"
 #include "store/run_writer.h"
@@ -26,6 +27,7 @@ struct IngestCommandOptions {
   std::optional<std::string> at;
   std::optional<int> nodes;
   std::vector<std::string> tags;
+  std::vector<std::string> nccl_logs;
   DatabaseOptions database;
 };
 
@@ -97,6 +99,22 @@ void RunIngest(const IngestCommandOptions& o) {
     options.tags[tag.substr(0, eq)] = tag.substr(eq + 1);
   }
 
+  // Separate per-rank NCCL logs (NCCL_DEBUG_FILE) of the job(s) being ingested:
+  // their evidence joins every results file of this call. An unusable log
+  // stops the whole call, before anything is stored.
+  NcclLogInfo extra_log;
+  for (const std::string& path : ExpandPaths(o.nccl_logs)) {
+    ParsedFile log = ParsePath(path);
+    for (const ParseError& e : log.errors) {
+      std::cerr << path << ":" << e.line << ": warning: " << e.message << "\n";
+    }
+    if (log.log.info_lines == 0) {
+      std::cerr << path << ":1: --nccl-log: no NCCL log lines found; nothing stored\n";
+      throw CommandExit{kExitInputError};
+    }
+    MergeNcclLog(&extra_log, log.log);
+  }
+
   // Parse everything first: bad input is reported before touching the database.
   struct Prepared {
     std::string path;
@@ -113,6 +131,7 @@ void RunIngest(const IngestCommandOptions& o) {
     }
     std::string content((std::istreambuf_iterator<char>(in)), {});
     ParsedFile parsed = ParseText(content, path);
+    if (!parsed.tests.empty()) MergeNcclLog(&parsed.log, extra_log);
     for (const ParseError& e : parsed.errors) {
       std::cerr << path << ":" << e.line << ": " << (parsed.Usable() ? "warning: " : "")
                 << e.message << "\n";
@@ -139,7 +158,11 @@ void RunIngest(const IngestCommandOptions& o) {
       for (const auto& [result, run] : written) {
         std::cout << file.path << ": "
                   << (result.inserted ? "stored run " : "already stored as run ") << result.run_id
-                  << " (" << Describe(*run) << ")\n";
+                  << " (" << Describe(*run) << ")"
+                  << (!result.inserted && !o.nccl_logs.empty()
+                          ? "; the --nccl-log evidence was not added to it"
+                          : "")
+                  << "\n";
       }
     } catch (const pqxx::broken_connection& e) {
       std::cerr << file.path << ": database connection lost: " << e.what() << "\n";
@@ -164,6 +187,9 @@ void SetupIngest(CLI::App& app) {
   ingest->add_option("--nodes", o->nodes, "node count (default: distinct hosts)")
       ->check(CLI::PositiveNumber);
   ingest->add_option("--tag", o->tags, "free tag key=value (repeatable)");
+  ingest->add_option("--nccl-log", o->nccl_logs,
+                     "NCCL_DEBUG=INFO log file or folder of the same job (per-rank files); its "
+                     "transport evidence is attached to the runs (repeatable)");
   AddDatabaseOptions(ingest, &o->database);
   ingest->callback([o] { RunIngest(*o); });
 }

@@ -132,6 +132,93 @@ size_t CopyInto(pqxx::transaction_base& txn, const std::string& table,
   return items.size();
 }
 
+}  // namespace
+
+const std::array<std::string, 31> kResultColumns = {"run_id",
+                                                    "row_index",
+                                                    "size_bytes",
+                                                    "count",
+                                                    "dtype",
+                                                    "redop",
+                                                    "root",
+                                                    "oop_time_us",
+                                                    "oop_algbw_gbps",
+                                                    "oop_busbw_gbps",
+                                                    "oop_wrong",
+                                                    "oop_max_error",
+                                                    "ip_time_us",
+                                                    "ip_algbw_gbps",
+                                                    "ip_busbw_gbps",
+                                                    "ip_wrong",
+                                                    "ip_max_error",
+                                                    "lat_mean_us",
+                                                    "lat_p50_us",
+                                                    "lat_p90_us",
+                                                    "lat_p99_us",
+                                                    "lat_min_us",
+                                                    "lat_max_us",
+                                                    "lat_stddev_us",
+                                                    "lat_cv",
+                                                    "ip_lat_p50_us",
+                                                    "ip_lat_p99_us",
+                                                    "ip_lat_cv",
+                                                    "straggler_host",
+                                                    "straggler_rank",
+                                                    "straggler_excess_us"};
+
+void AppendResultFields(CopyRow& row, int64_t run_id, int row_index, const ResultRow& result) {
+  const SizeRow& s = result.row;
+  row.Int(run_id)
+      .Int(static_cast<int64_t>(row_index))
+      .Int(s.size_bytes)
+      .Int(s.count)
+      .Text(s.type)
+      .Text(s.redop)
+      .Int(s.root);
+  for (const auto* m : {&s.oop, &s.ip}) {
+    if (*m) {
+      row.Real((*m)->time_us)
+          .Real((*m)->algbw_gbps)
+          .Real((*m)->busbw_gbps)
+          .Int((*m)->wrong)
+          .Real((*m)->max_error);
+    } else {
+      row.Null().Null().Null().Null().Null();
+    }
+  }
+  // nccl-tests' own per-iteration columns fill the latency summary when the
+  // harness did not provide one.
+  LatencySummary l = result.latency;
+  if (s.oop) {
+    if (!l.p99_us) l.p99_us = s.oop->iter_p99_us;
+    if (!l.p50_us) l.p50_us = s.oop->iter_p50_us;
+    if (!l.min_us) l.min_us = s.oop->iter_min_us;
+    if (!l.max_us) l.max_us = s.oop->iter_max_us;
+    if (!l.cv && s.oop->iter_cv_pct) l.cv = *s.oop->iter_cv_pct / 100.0;
+  }
+  if (s.ip) {
+    if (!l.ip_p99_us) l.ip_p99_us = s.ip->iter_p99_us;
+    if (!l.ip_p50_us) l.ip_p50_us = s.ip->iter_p50_us;
+    if (!l.ip_cv && s.ip->iter_cv_pct) l.ip_cv = *s.ip->iter_cv_pct / 100.0;
+  }
+  row.Real(l.mean_us)
+      .Real(l.p50_us)
+      .Real(l.p90_us)
+      .Real(l.p99_us)
+      .Real(l.min_us)
+      .Real(l.max_us)
+      .Real(l.stddev_us)
+      .Real(l.cv)
+      .Real(l.ip_p50_us)
+      .Real(l.ip_p99_us)
+      .Real(l.ip_cv)
+      .Text(l.straggler_host)
+      .Int(l.straggler_rank)
+      .Real(l.straggler_excess_us);
+}
+
+namespace {
+
 void WriteChildren(pqxx::transaction_base& txn, int64_t id, const RunRecord& run,
                    WriteRunResult* result) {
   CopyInto<8>(txn, "run_ranks",
@@ -147,90 +234,9 @@ void WriteChildren(pqxx::transaction_base& txn, int64_t id, const RunRecord& run
                     .Text(d.gpu_model);
               });
   int index = 0;
-  result->result_rows = CopyInto<31>(txn, "run_results",
-                                     {{"run_id",
-                                       "row_index",
-                                       "size_bytes",
-                                       "count",
-                                       "dtype",
-                                       "redop",
-                                       "root",
-                                       "oop_time_us",
-                                       "oop_algbw_gbps",
-                                       "oop_busbw_gbps",
-                                       "oop_wrong",
-                                       "oop_max_error",
-                                       "ip_time_us",
-                                       "ip_algbw_gbps",
-                                       "ip_busbw_gbps",
-                                       "ip_wrong",
-                                       "ip_max_error",
-                                       "lat_mean_us",
-                                       "lat_p50_us",
-                                       "lat_p90_us",
-                                       "lat_p99_us",
-                                       "lat_min_us",
-                                       "lat_max_us",
-                                       "lat_stddev_us",
-                                       "lat_cv",
-                                       "ip_lat_p50_us",
-                                       "ip_lat_p99_us",
-                                       "ip_lat_cv",
-                                       "straggler_host",
-                                       "straggler_rank",
-                                       "straggler_excess_us"}},
-                                     run.results, [&](CopyRow& row, const ResultRow& r) {
-                                       const SizeRow& s = r.row;
-                                       row.Int(id)
-                                           .Int(static_cast<int64_t>(index++))
-                                           .Int(s.size_bytes)
-                                           .Int(s.count)
-                                           .Text(s.type)
-                                           .Text(s.redop)
-                                           .Int(s.root);
-                                       for (const auto* m : {&s.oop, &s.ip}) {
-                                         if (*m) {
-                                           row.Real((*m)->time_us)
-                                               .Real((*m)->algbw_gbps)
-                                               .Real((*m)->busbw_gbps)
-                                               .Int((*m)->wrong)
-                                               .Real((*m)->max_error);
-                                         } else {
-                                           row.Null().Null().Null().Null().Null();
-                                         }
-                                       }
-                                       // nccl-tests' own per-iteration columns fill the latency
-                                       // summary when the harness did not provide one.
-                                       LatencySummary l = r.latency;
-                                       if (s.oop) {
-                                         if (!l.p99_us) l.p99_us = s.oop->iter_p99_us;
-                                         if (!l.p50_us) l.p50_us = s.oop->iter_p50_us;
-                                         if (!l.min_us) l.min_us = s.oop->iter_min_us;
-                                         if (!l.max_us) l.max_us = s.oop->iter_max_us;
-                                         if (!l.cv && s.oop->iter_cv_pct)
-                                           l.cv = *s.oop->iter_cv_pct / 100.0;
-                                       }
-                                       if (s.ip) {
-                                         if (!l.ip_p99_us) l.ip_p99_us = s.ip->iter_p99_us;
-                                         if (!l.ip_p50_us) l.ip_p50_us = s.ip->iter_p50_us;
-                                         if (!l.ip_cv && s.ip->iter_cv_pct)
-                                           l.ip_cv = *s.ip->iter_cv_pct / 100.0;
-                                       }
-                                       row.Real(l.mean_us)
-                                           .Real(l.p50_us)
-                                           .Real(l.p90_us)
-                                           .Real(l.p99_us)
-                                           .Real(l.min_us)
-                                           .Real(l.max_us)
-                                           .Real(l.stddev_us)
-                                           .Real(l.cv)
-                                           .Real(l.ip_p50_us)
-                                           .Real(l.ip_p99_us)
-                                           .Real(l.ip_cv)
-                                           .Text(l.straggler_host)
-                                           .Int(l.straggler_rank)
-                                           .Real(l.straggler_excess_us);
-                                     });
+  result->result_rows = CopyInto<31>(
+      txn, "run_results", kResultColumns, run.results,
+      [&](CopyRow& row, const ResultRow& r) { AppendResultFields(row, id, index++, r); });
   CopyInto<5>(txn, "latency_samples",
               {{"run_id", "row_index", "in_place", "iteration", "latency_us"}}, run.latency_samples,
               [&](CopyRow& row, const LatencySample& s) {

@@ -3,11 +3,13 @@
 // COPY. All inside the caller's transaction, so one file is all or nothing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <pqxx/transaction_base>
 #include <string>
 
 #include "core/run_record.h"
+#include "store/copy_row.h"
 
 namespace fabtrack::store {
 
@@ -17,6 +19,11 @@ struct WriteRunResult {
   size_t result_rows = 0;
   size_t channel_rows = 0;
 };
+
+// Column list of run_results and the one function that turns a ResultRow
+// into those fields (ingest and the benchmark share it).
+extern const std::array<std::string, 31> kResultColumns;
+void AppendResultFields(CopyRow& row, int64_t run_id, int row_index, const ResultRow& result);
 
 // Creates the cluster row if it does not exist yet.
 void EnsureCluster(pqxx::transaction_base& txn, const std::string& cluster);

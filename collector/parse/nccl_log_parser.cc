@@ -510,3 +510,42 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
 }
 
 }  // namespace fabtrack
+
+namespace fabtrack {
+namespace {
+
+template <typename T>
+void AppendDistinct(std::vector<T>* into, const std::vector<T>& from) {
+  for (const T& item : from) {
+    if (std::find(into->begin(), into->end(), item) == into->end()) into->push_back(item);
+  }
+}
+
+bool SameDevice(const NetDevice& a, const NetDevice& b) {
+  return a.host == b.host && a.index == b.index && a.name == b.name && a.port == b.port;
+}
+
+}  // namespace
+
+void MergeNcclLog(NcclLogInfo* into, const NcclLogInfo& from) {
+  if (!into->nccl_version) into->nccl_version = from.nccl_version;
+  if (!into->cuda_version) into->cuda_version = from.cuda_version;
+  if (!into->network) into->network = from.network;
+  AppendDistinct(&into->networks, from.networks);
+  for (const NetDevice& d : from.net_devices) {
+    bool seen = std::any_of(into->net_devices.begin(), into->net_devices.end(),
+                            [&](const NetDevice& x) { return SameDevice(x, d); });
+    if (!seen) into->net_devices.push_back(d);
+  }
+  // Channel lines of different ranks are different observations: keep all.
+  into->channels.insert(into->channels.end(), from.channels.begin(), from.channels.end());
+  AppendDistinct(&into->hosts, from.hosts);
+  AppendDistinct(&into->gdr_disabled_hcas, from.gdr_disabled_hcas);
+  AppendDistinct(&into->socket_interfaces, from.socket_interfaces);
+  into->ib_no_device = into->ib_no_device || from.ib_no_device;
+  if (from.nranks && (!into->nranks || *from.nranks > *into->nranks)) into->nranks = from.nranks;
+  into->warnings.insert(into->warnings.end(), from.warnings.begin(), from.warnings.end());
+  into->info_lines += from.info_lines;
+}
+
+}  // namespace fabtrack

@@ -18,3 +18,12 @@ namespace fabtrack {
 NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseError>* errors);
 
 }  // namespace fabtrack
+
+namespace fabtrack {
+
+// Folds the log of another file of the same job (per-rank NCCL_DEBUG_FILE
+// files) into `into`: lists are appended without duplicates, the first
+// version/network seen wins, nranks keeps the largest communicator. Pure.
+void MergeNcclLog(NcclLogInfo* into, const NcclLogInfo& from);
+
+}  // namespace fabtrack

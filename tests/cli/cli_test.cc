@@ -193,3 +193,32 @@ TEST(CliTest, PasswordsNeverReachTheOutput) {
 
 }  // namespace
 }  // namespace fabtrack
+
+namespace fabtrack {
+namespace {
+
+TEST(CliTest, PerRankLogsJoinTheResultsFile) {
+  TestDatabase db;
+  CommandResult r = Fabtrack("ingest " + Fixture("allreduce_2node_results_only.txt") +
+                                 " --nccl-log " + Fixture("ranklogs") + " --cluster lab",
+                             db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT network || ' ' || gdrdma || ' ' || nccl_version FROM runs"),
+            "IB true 2.27.4");
+  EXPECT_EQ(db.Scalar("SELECT array_to_string(transports, ',') FROM runs"), "P2P/IPC,NET/IB");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM transport_observations"), "6");
+  EXPECT_EQ(db.Scalar("SELECT count(DISTINCT host) FROM run_net_devices"), "2");
+}
+
+TEST(CliTest, UnusableNcclLogStopsEverything) {
+  TestDatabase db;
+  CommandResult r = Fabtrack("ingest " + Fixture("allreduce_2node_results_only.txt") +
+                                 " --nccl-log " + Fixture("not_a_result.txt") + " --cluster lab",
+                             db.conninfo());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("not_a_result.txt:1: --nccl-log"), std::string::npos) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "0");
+}
+
+}  // namespace
+}  // namespace fabtrack
