@@ -66,7 +66,7 @@ void RunStatus(const DatabaseOptions& o) {
   if (embedded_target && !running) {
     throw CommandExit{kExitDatabaseError};
   }
-  auto connection = OpenDatabase(o, SchemaPolicy::kNone, std::cerr);
+  auto connection = OpenDatabaseOrExit(o, SchemaPolicy::kNone, std::cerr);
   int have = store::SchemaVersion(*connection);
   int want = store::EmbeddedMigrations().back().version;
   std::cout << "schema: version " << have << " (this fabtrack: " << want << ")"
@@ -78,7 +78,7 @@ void RunStatus(const DatabaseOptions& o) {
 }
 
 void RunMigrate(const DatabaseOptions& o) {
-  auto connection = OpenDatabase(o, SchemaPolicy::kNone, std::cerr);
+  auto connection = OpenDatabaseOrExit(o, SchemaPolicy::kNone, std::cerr);
   try {
     store::MigrateResult r = store::Migrate(*connection);
     if (r.applied.empty()) {

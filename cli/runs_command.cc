@@ -34,7 +34,7 @@ std::string Or(const std::optional<T>& v, const char* dash = "-") {
 }
 
 void RunList(const RunsOptions& o) {
-  auto connection = OpenDatabase(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
   std::vector<store::RunSummary> runs = store::ListRuns(*connection, {o.cluster, o.limit});
   if (o.format == "json") {
     nlohmann::json out = nlohmann::json::array();
@@ -57,7 +57,7 @@ void RunList(const RunsOptions& o) {
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
-  std::printf("%6s  %-20s  %-10s  %-12s  %-10s  %5s  %5s  %-8s  %-24s  %6s  %5s  %10s  %9s  %s\n",
+  std::printf("%6s  %-20s  %-10s  %-18s  %-10s  %5s  %5s  %-8s  %-24s  %6s  %5s  %10s  %9s  %s\n",
               "id", "started_at", "cluster", "source", "collective", "nodes", "ranks", "network",
               "transports", "gdrdma", "sizes", "peak_busbw", "lat_small", "status");
   for (const auto& r : runs) {
@@ -66,7 +66,7 @@ void RunList(const RunsOptions& o) {
     if (r.small_latency_us) std::snprintf(latency, sizeof latency, "%.2f", *r.small_latency_us);
     std::string gdr = r.gdrdma ? (*r.gdrdma ? "yes" : "no") : "-";
     std::printf(
-        "%6lld  %-20s  %-10s  %-12s  %-10s  %5s  %5s  %-8s  %-24s  %6s  %5lld  %10s  %9s  %s\n",
+        "%6lld  %-20s  %-10s  %-18s  %-10s  %5s  %5s  %-8s  %-24s  %6s  %5lld  %10s  %9s  %s\n",
         static_cast<long long>(r.id), r.started_at.c_str(), r.cluster.c_str(), r.source.c_str(),
         Or(r.collective).c_str(), Or(r.nodes).c_str(), Or(r.ranks).c_str(), Or(r.network).c_str(),
         Join(r.transports).c_str(), gdr.c_str(), static_cast<long long>(r.sizes), busbw, latency,

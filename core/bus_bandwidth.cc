@@ -29,6 +29,8 @@ const std::map<std::string, Scaling, std::less<>>& Table() {
 }  // namespace
 
 std::optional<std::string> CanonicalCollective(std::string_view name) {
+  // fabtrack's own harness names itself "fabtrack-allreduce".
+  if (name.starts_with("fabtrack-")) name.remove_prefix(9);
   std::string s;
   // Insert '_' at CamelCase boundaries ("AllReduce" -> "all_reduce").
   for (size_t i = 0; i < name.size(); ++i) {

@@ -40,6 +40,8 @@ struct RankTiming {
   int rank = 0;
   std::optional<std::string> host;
   std::optional<double> mean_us, p50_us, p99_us, max_us;
+  // Mean time the other ranks waited for this one (see harness/latency_stats.h).
+  std::optional<double> lateness_us;
 };
 
 enum class RunStatus { kComplete, kPartial, kFailed };
@@ -63,6 +65,7 @@ struct RunRecord {
   std::map<std::string, std::string> nccl_env;
   std::optional<std::string> slurm_job_id, slurm_step_id;
   std::map<std::string, std::string> tags;
+  std::optional<std::string> sweep_id;  // runs of one `fabtrack sweep` share it
   std::map<std::string, std::string> parameters;
   std::optional<int> warmup_iters, iters;
   std::optional<double> avg_busbw_gbps;

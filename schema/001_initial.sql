@@ -45,6 +45,7 @@ CREATE TABLE runs (
   slurm_job_id      text,
   slurm_step_id     text,
   tags              jsonb NOT NULL DEFAULT '{}',
+  sweep_id          text,                 -- runs of one `fabtrack sweep` (one night's scaling curve)
   parameters        jsonb NOT NULL DEFAULT '{}',   -- sweep parameters: -b -e -f -n -w -c ...
   warmup_iters      integer,
   iters             integer,
@@ -61,6 +62,7 @@ CREATE TABLE runs (
 CREATE INDEX runs_cluster_time ON runs (cluster, started_at DESC);
 CREATE INDEX runs_series ON runs (cluster, collective, dtype, nodes, ranks_per_node, started_at DESC);
 CREATE INDEX runs_tags ON runs USING gin (tags);
+CREATE INDEX runs_sweep ON runs (sweep_id) WHERE sweep_id IS NOT NULL;
 
 -- Which rank ran where (nccl-tests device lines, harness metadata).
 CREATE TABLE run_ranks (
@@ -136,6 +138,7 @@ CREATE TABLE rank_timings (
   p50_us      double precision,
   p99_us      double precision,
   max_us      double precision,
+  lateness_us double precision,          -- mean time the others waited for this rank
   PRIMARY KEY (run_id, row_index, in_place, rank)
 );
 

@@ -1,5 +1,6 @@
 #include "store/run_writer.h"
 
+#include <algorithm>
 #include <array>
 #include <pqxx/pqxx>
 #include <stdexcept>
@@ -36,6 +37,7 @@ const std::vector<std::string> kRunColumns = {"cluster",
                                               "slurm_job_id",
                                               "slurm_step_id",
                                               "tags",
+                                              "sweep_id",
                                               "parameters",
                                               "warmup_iters",
                                               "iters",
@@ -95,6 +97,7 @@ CopyRow RunParameters(const RunRecord& r) {
       .Text(r.slurm_job_id)
       .Text(r.slurm_step_id)
       .JsonObject(r.tags)
+      .Text(r.sweep_id)
       .JsonObject(r.parameters)
       .Int(r.warmup_iters)
       .Int(r.iters)
@@ -219,6 +222,49 @@ void AppendResultFields(CopyRow& row, int64_t run_id, int row_index, const Resul
 
 namespace {
 
+size_t WriteResultRows(pqxx::transaction_base& txn, int64_t id, const RunRecord& run,
+                       size_t first_row) {
+  std::vector<ResultRow> results(run.results.begin() + std::min(first_row, run.results.size()),
+                                 run.results.end());
+  std::vector<LatencySample> samples;
+  for (const LatencySample& s : run.latency_samples) {
+    if (s.row_index >= static_cast<int>(first_row)) samples.push_back(s);
+  }
+  std::vector<RankTiming> timings;
+  for (const RankTiming& t : run.rank_timings) {
+    if (t.row_index >= static_cast<int>(first_row)) timings.push_back(t);
+  }
+  int index = static_cast<int>(first_row);
+  size_t written = CopyInto<31>(
+      txn, "run_results", kResultColumns, results,
+      [&](CopyRow& row, const ResultRow& r) { AppendResultFields(row, id, index++, r); });
+  CopyInto<5>(txn, "latency_samples",
+              {{"run_id", "row_index", "in_place", "iteration", "latency_us"}}, samples,
+              [&](CopyRow& row, const LatencySample& s) {
+                row.Int(id)
+                    .Int(static_cast<int64_t>(s.row_index))
+                    .Bool(s.in_place)
+                    .Int(static_cast<int64_t>(s.iteration))
+                    .Real(s.latency_us);
+              });
+  CopyInto<10>(txn, "rank_timings",
+               {{"run_id", "row_index", "in_place", "rank", "host", "mean_us", "p50_us", "p99_us",
+                 "max_us", "lateness_us"}},
+               timings, [&](CopyRow& row, const RankTiming& t) {
+                 row.Int(id)
+                     .Int(static_cast<int64_t>(t.row_index))
+                     .Bool(t.in_place)
+                     .Int(static_cast<int64_t>(t.rank))
+                     .Text(t.host)
+                     .Real(t.mean_us)
+                     .Real(t.p50_us)
+                     .Real(t.p99_us)
+                     .Real(t.max_us)
+                     .Real(t.lateness_us);
+               });
+  return written;
+}
+
 void WriteChildren(pqxx::transaction_base& txn, int64_t id, const RunRecord& run,
                    WriteRunResult* result) {
   CopyInto<8>(txn, "run_ranks",
@@ -233,33 +279,7 @@ void WriteChildren(pqxx::transaction_base& txn, int64_t id, const RunRecord& run
                     .Text(d.bus_id)
                     .Text(d.gpu_model);
               });
-  int index = 0;
-  result->result_rows = CopyInto<31>(
-      txn, "run_results", kResultColumns, run.results,
-      [&](CopyRow& row, const ResultRow& r) { AppendResultFields(row, id, index++, r); });
-  CopyInto<5>(txn, "latency_samples",
-              {{"run_id", "row_index", "in_place", "iteration", "latency_us"}}, run.latency_samples,
-              [&](CopyRow& row, const LatencySample& s) {
-                row.Int(id)
-                    .Int(static_cast<int64_t>(s.row_index))
-                    .Bool(s.in_place)
-                    .Int(static_cast<int64_t>(s.iteration))
-                    .Real(s.latency_us);
-              });
-  CopyInto<9>(txn, "rank_timings",
-              {{"run_id", "row_index", "in_place", "rank", "host", "mean_us", "p50_us", "p99_us",
-                "max_us"}},
-              run.rank_timings, [&](CopyRow& row, const RankTiming& t) {
-                row.Int(id)
-                    .Int(static_cast<int64_t>(t.row_index))
-                    .Bool(t.in_place)
-                    .Int(static_cast<int64_t>(t.rank))
-                    .Text(t.host)
-                    .Real(t.mean_us)
-                    .Real(t.p50_us)
-                    .Real(t.p99_us)
-                    .Real(t.max_us);
-              });
+  result->result_rows = WriteResultRows(txn, id, run, 0);
   CopyInto<7>(
       txn, "run_net_devices", {{"run_id", "host", "nic_index", "device", "port", "link", "sharp"}},
       run.net_devices, [&](CopyRow& row, const NetDevice& d) {
@@ -318,6 +338,44 @@ WriteRunResult WriteRun(pqxx::transaction_base& txn, const RunRecord& run) {
   result.run_id = inserted[0][0].as<int64_t>();
   WriteChildren(txn, result.run_id, run, &result);
   return result;
+}
+
+int64_t BeginRun(pqxx::transaction_base& txn, const RunRecord& run) {
+  static const std::string sql = RunInsertSql();
+  EnsureCluster(txn, run.cluster);
+  CopyRow params = RunParameters(run);
+  pqxx::result inserted = txn.exec_params(sql, pqxx::prepare::make_dynamic_params(params.fields()));
+  if (inserted.empty()) {
+    throw std::runtime_error("a run with content hash " + run.content_hash.substr(0, 12) +
+                             " already exists in cluster " + run.cluster);
+  }
+  int64_t id = inserted[0][0].as<int64_t>();
+  RunRecord metadata_only = run;
+  metadata_only.results.clear();
+  metadata_only.latency_samples.clear();
+  metadata_only.rank_timings.clear();
+  WriteRunResult ignored;
+  WriteChildren(txn, id, metadata_only, &ignored);
+  return id;
+}
+
+void AppendResults(pqxx::transaction_base& txn, int64_t run_id, const RunRecord& run,
+                   size_t first_row) {
+  WriteResultRows(txn, run_id, run, first_row);
+}
+
+void FinishRun(pqxx::transaction_base& txn, int64_t run_id, const RunRecord& run) {
+  CopyRow params;
+  params.Int(run_id)
+      .Text(std::string(RunStatusName(run.status)))
+      .Text(run.ended_at)
+      .Real(run.avg_busbw_gbps)
+      .Bool(run.oob_ok)
+      .Int(run.oob_count);
+  txn.exec_params0(
+      "UPDATE runs SET status = $2, ended_at = $3::timestamptz, avg_busbw_gbps = $4::float8, "
+      "oob_ok = $5::boolean, oob_count = $6::bigint WHERE id = $1::bigint",
+      pqxx::prepare::make_dynamic_params(params.fields()));
 }
 
 }  // namespace fabtrack::store

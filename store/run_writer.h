@@ -30,4 +30,14 @@ void EnsureCluster(pqxx::transaction_base& txn, const std::string& cluster);
 
 WriteRunResult WriteRun(pqxx::transaction_base& txn, const RunRecord& run);
 
+// Incremental writing for the harness, so a run cut short keeps the sizes it
+// measured: BeginRun stores the run row (status as given, usually partial),
+// AppendResults adds rows [first_row, ...) with their samples and timings,
+// FinishRun sets the final status and trailer fields. Each in its own
+// transaction, chosen by the caller.
+int64_t BeginRun(pqxx::transaction_base& txn, const RunRecord& run);
+void AppendResults(pqxx::transaction_base& txn, int64_t run_id, const RunRecord& run,
+                   size_t first_row);
+void FinishRun(pqxx::transaction_base& txn, int64_t run_id, const RunRecord& run);
+
 }  // namespace fabtrack::store

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "collector/parse/line_cleaner.h"
+#include "core/run_record_json.h"
 #include "collector/parse/nccl_log_parser.h"
 #include "collector/parse/nccl_tests_json_parser.h"
 #include "collector/parse/nccl_tests_text_parser.h"
@@ -39,6 +40,34 @@ void VersionFromTables(ParsedFile* parsed) {
   }
 }
 
+// fabtrack-allreduce's own result file (core/run_record_json.h), shown as a
+// table like any other. Returns false when the text is not one.
+bool ParseHarnessResult(std::string_view text, ParsedFile* parsed) {
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !IsRunFile(doc)) return false;
+  std::string error;
+  std::optional<RunRecord> run = RunRecordFromJson(doc, &error);
+  if (!run) {
+    parsed->errors.push_back({1, "fabtrack-allreduce result file: " + error});
+    return true;
+  }
+  TestTable t;
+  t.collective = run->collective;
+  t.ranks = run->ranks;
+  t.hosts = run->hosts;
+  t.devices = run->rank_devices;
+  for (const ResultRow& r : run->results) t.rows.push_back(r.row);
+  t.avg_busbw = run->avg_busbw_gbps;
+  t.oob_ok = run->oob_ok;
+  t.oob_count = run->oob_count;
+  t.complete = run->status != RunStatus::kPartial;
+  t.started_at = run->started_at;
+  parsed->log.nccl_version = run->nccl_version;
+  parsed->log.network = run->network;
+  parsed->tests.push_back(std::move(t));
+  return true;
+}
+
 }  // namespace
 
 std::string NcclVersionFromCode(int code) {
@@ -64,6 +93,7 @@ ParsedFile ParseText(std::string_view text, const std::string& name) {
     return parsed;
   }
   if (LooksLikeJson(text)) {
+    if (ParseHarnessResult(text, &parsed)) return parsed;
     parsed.tests = ParseNcclTestsJson(text, &parsed.errors);
     VersionFromTables(&parsed);
     return parsed;

@@ -1,0 +1,392 @@
+// fabtrack-allreduce: all-reduce sweep in nccl-tests' vocabulary, with
+// per-iteration latency per rank, stragglers, and results stored in
+// PostgreSQL and/or a JSON result file. Launched by mpirun or srun.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <random>
+
+#include "collector/harness/backend.h"
+#include "collector/harness/harness_options.h"
+#include "collector/harness/latency_stats.h"
+#include "collector/harness/result_recorder.h"
+#include "collector/harness/run_metadata.h"
+#include "collector/harness/table_printer.h"
+#include "core/bus_bandwidth.h"
+#include "core/content_hash.h"
+
+namespace fabtrack::harness {
+namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitDatabase = 3;
+constexpr int kExitRunFailed = 1;
+
+struct FaultInjection {
+  int exit_after_sizes = -1;  // test hook: this rank exits after N sizes
+  int rank = -1;
+};
+
+// Parses argv on every rank (all see the same argv). Returns "" on success,
+// "help" when help was printed, else the error message.
+std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* fault,
+                      bool print) {
+  CLI::App app{"fabtrack-allreduce: all-reduce sweep with per-iteration latency (nccl-tests flags)"};
+  std::string min_bytes = "32M", max_bytes = "32M", step_bytes = "1M", dtype = "float", op = "sum";
+  std::optional<int64_t> step_factor;
+  int check = 1;
+  std::vector<std::string> tags;
+  std::optional<std::string> db, data_dir;
+  app.add_option("-b,--minbytes", min_bytes, "smallest message (e.g. 8, 1K, 64M)");
+  app.add_option("-e,--maxbytes", max_bytes, "largest message");
+  app.add_option("-i,--stepbytes", step_bytes, "linear step between sizes");
+  app.add_option("-f,--stepfactor", step_factor, "geometric step factor (overrides -i)");
+  app.add_option("-n,--iters", o->iters, "timed iterations per size");
+  app.add_option("-w,--warmup_iters", o->warmup_iters, "warmup iterations per size");
+  app.add_option("-c,--check", check, "check results (#wrong): 1 or 0");
+  app.add_option("-d,--datatype", dtype, "float, double, int32, uint32, int64, uint64, int8, uint8"
+                                         " (nccl: also half, bfloat16)");
+  app.add_option("-o,--op", op, "sum, prod, max, min (nccl: also avg)");
+  app.add_option("--backend", o->backend, "mpi (host memory, MPI_Allreduce) or nccl (GPUs)");
+  app.add_option("--cluster", o->cluster, "store the run in the database under this cluster");
+  app.add_option("--db", db, "libpq conninfo (else FABTRACK_DB, PG*, embedded database)");
+  app.add_option("--data-dir", data_dir, "embedded PostgreSQL directory");
+  app.add_option("--output", o->output, "write the JSON result file (for `fabtrack ingest`)");
+  app.add_option("--tag", tags, "free tag key=value (repeatable)");
+  app.add_option("--sweep-id", o->sweep_id, "groups the runs of one sweep (set by fabtrack sweep)");
+  app.add_flag("-q,--quiet", o->quiet, "no table on stdout");
+  app.add_option("--fault-exit-after-sizes", fault->exit_after_sizes)->group("");
+  app.add_option("--fault-rank", fault->rank)->group("");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    if (print) std::cout << app.help();
+    return "help";
+  } catch (const CLI::ParseError& e) {
+    return e.what();
+  }
+  auto size = [](const std::string& flag, const std::string& text, int64_t* out) -> std::string {
+    auto v = ParseSize(text);
+    if (!v) return flag + " " + text + ": not a size (use e.g. 8, 1K, 64M, 2G)";
+    *out = *v;
+    return "";
+  };
+  if (auto e = size("-b", min_bytes, &o->min_bytes); !e.empty()) return e;
+  if (auto e = size("-e", max_bytes, &o->max_bytes); !e.empty()) return e;
+  if (auto e = size("-i", step_bytes, &o->step_bytes); !e.empty()) return e;
+  if (step_factor) {
+    o->step_is_factor = true;
+    o->step_factor = *step_factor;
+  }
+  if (check != 0 && check != 1) return "-c " + std::to_string(check) + ": expected 0 or 1";
+  o->check = check == 1;
+  auto t = ParseDataType(dtype);
+  if (!t) return "-d " + dtype + ": unknown data type";
+  o->dtype = *t;
+  auto r = ParseReduceOp(op);
+  if (!r) return "-o " + op + ": unknown reduction";
+  o->op = *r;
+  for (const auto& tag : tags) {
+    auto eq = tag.find('=');
+    if (eq == std::string::npos || eq == 0) return "--tag " + tag + ": expected key=value";
+    o->tags[tag.substr(0, eq)] = tag.substr(eq + 1);
+  }
+  o->db = db;
+  if (data_dir) o->tags["_data_dir"] = *data_dir;  // carried to the recorder below
+  return Validate(*o, NcclBackendCompiled());
+}
+
+std::string IsoNow() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
+  return out;
+}
+
+// Every rank's hostname, in rank order.
+std::vector<std::string> GatherHostnames(int ranks) {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  std::vector<char> all(static_cast<size_t>(ranks) * 256);
+  MPI_Allgather(name, 256, MPI_CHAR, all.data(), 256, MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < ranks; ++r) hosts.emplace_back(&all[static_cast<size_t>(r) * 256]);
+  return hosts;
+}
+
+struct Half {
+  SizeLatency latency;
+  int64_t wrong = 0;
+};
+
+// Times one placement (out-of-place or in-place) of one size on every rank;
+// rank 0 gets everyone's durations.
+Half MeasureHalf(AllReduceBackend& backend, const HarnessOptions& o, int64_t count, bool in_place,
+                 int rank, int ranks) {
+  backend.FillInputs(count, in_place);
+  for (int w = 0; w < o.warmup_iters; ++w) backend.RunOnce(count, in_place);
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<double> mine(static_cast<size_t>(o.iters));
+  for (int i = 0; i < o.iters; ++i) mine[i] = backend.RunOnce(count, in_place);
+  std::vector<double> all(rank == 0 ? static_cast<size_t>(o.iters) * ranks : 0);
+  MPI_Gather(mine.data(), o.iters, MPI_DOUBLE, all.data(), o.iters, MPI_DOUBLE, 0,
+             MPI_COMM_WORLD);
+  int64_t wrong = 0;
+  if (o.check) {
+    // A fresh, untimed call on fresh inputs: timed iterations overwrite them.
+    backend.FillInputs(count, in_place);
+    backend.RunOnce(count, in_place);
+    wrong = backend.CountWrong(count, in_place);
+  }
+  int64_t total_wrong = 0;
+  MPI_Reduce(&wrong, &total_wrong, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  Half half;
+  half.wrong = total_wrong;
+  if (rank == 0) {
+    std::vector<std::vector<double>> durations(ranks);
+    for (int r = 0; r < ranks; ++r) {
+      durations[r].assign(all.begin() + static_cast<ptrdiff_t>(r) * o.iters,
+                          all.begin() + static_cast<ptrdiff_t>(r + 1) * o.iters);
+    }
+    half.latency = AnalyzeLatencies(durations);
+  }
+  return half;
+}
+
+int Run(int argc, char** argv) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+
+  HarnessOptions o;
+  FaultInjection fault;
+  std::string error = ParseArgs(argc, argv, &o, &fault, rank == 0);
+  if (error == "help") return 0;
+  if (!error.empty()) {
+    if (rank == 0) std::cerr << "fabtrack-allreduce: " << error << "\n";
+    return kExitUsage;
+  }
+  std::optional<std::string> data_dir;
+  if (auto it = o.tags.find("_data_dir"); it != o.tags.end()) {
+    data_dir = it->second;
+    o.tags.erase(it);
+  }
+
+  std::vector<std::string> hosts = GatherHostnames(ranks);
+  RankPlacement placement{rank, ranks, 0};
+  for (int r = 0; r < rank; ++r) placement.local_rank += hosts[r] == hosts[rank];
+
+  std::unique_ptr<AllReduceBackend> backend;
+  std::string backend_error;
+  if (o.backend == "nccl") {
+    backend = MakeNcclBackend(o, placement, &backend_error);
+  } else {
+    backend = MakeMpiBackend(o, placement);
+  }
+  int ok = backend != nullptr;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!ok) {
+    if (!backend) std::cerr << "fabtrack-allreduce: rank " << rank << ": " << backend_error << "\n";
+    return kExitUsage;
+  }
+  const std::vector<int64_t> sizes = SweepSizes(o);
+  try {
+    backend->Prepare(sizes.empty() ? 0 : sizes.back());
+    ok = 1;
+  } catch (const std::exception& e) {
+    std::cerr << "fabtrack-allreduce: rank " << rank << ": cannot allocate buffers: " << e.what()
+              << "\n";
+    ok = 0;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!ok) return kExitRunFailed;
+
+  // Per-rank facts for the device lines.
+  long long pid = getpid();
+  std::vector<long long> pids(ranks);
+  MPI_Gather(&pid, 1, MPI_LONG_LONG, pids.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  BackendInfo info = backend->Info();
+  int device = info.device_index;
+  std::vector<int> devices(ranks);
+  MPI_Gather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+  const std::string program = "fabtrack-allreduce";
+  RunRecord run;
+  std::optional<ResultRecorder> recorder;
+  if (rank == 0) {
+    run = DescribeRun(o, hosts, info, argc, argv);
+    run.started_at = IsoNow();
+    std::random_device rd;
+    run.content_hash = Sha256Hex(run.started_at + std::to_string(pid) + std::to_string(rd()) +
+                                 run.command_line.value_or(""));
+    for (int r = 0; r < ranks; ++r) {
+      run.rank_devices.push_back({r, 0, pids[r], hosts[r], devices[r], info.bus_id, info.device});
+    }
+    std::optional<store::DatabaseChoice> database;
+    if (o.cluster) database = store::DatabaseChoice{o.db, data_dir};
+    recorder.emplace(database, o.output, std::cerr);
+    ok = 1;
+    try {
+      recorder->Connect();
+      run.status = RunStatus::kPartial;
+      recorder->Begin(run);
+    } catch (const std::exception& e) {
+      std::cerr << "fabtrack-allreduce: " << e.what() << "\n";
+      ok = 0;
+    }
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!ok) return kExitDatabase;
+
+  if (rank == 0 && !o.quiet) {
+    TestParameters p;
+    p.threads = 1;
+    p.gpus_per_thread = 1;
+    p.min_bytes = o.min_bytes;
+    p.max_bytes = o.max_bytes;
+    if (o.step_is_factor) {
+      p.step_factor = o.step_factor;
+    } else {
+      p.step_bytes = o.step_bytes;
+    }
+    p.warmup_iters = o.warmup_iters;
+    p.iters = o.iters;
+    p.validation = o.check ? 1 : 0;
+    for (const auto& line : HeaderLines(p, run.rank_devices, program)) std::cout << line << "\n";
+    std::cout << ColumnHeaderLines() << std::endl;
+  }
+
+  const double factor = BusBandwidthFactor("all_reduce", ranks).value_or(1.0);
+  const int width = DataTypeSize(o.dtype);
+  double busbw_sum = 0;
+  int busbw_count = 0;
+  int64_t out_of_bounds = 0;
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    if (fault.exit_after_sizes >= 0 && static_cast<int>(s) == fault.exit_after_sizes &&
+        rank == fault.rank) {
+      std::cerr << "fabtrack-allreduce: rank " << rank << ": fault injection: exiting\n";
+      std::_Exit(9);
+    }
+    const int64_t bytes = sizes[s];
+    const int64_t count = bytes / width;
+    Half halves[2];
+    for (int in_place = 0; in_place < 2; ++in_place) {
+      halves[in_place] = MeasureHalf(*backend, o, count, in_place == 1, rank, ranks);
+    }
+    if (rank != 0) continue;
+    ResultRow row;
+    row.row.size_bytes = bytes;
+    row.row.count = count;
+    row.row.type = DataTypeName(o.dtype);
+    row.row.redop = ReduceOpName(o.op);
+    row.row.root = -1;
+    TableHalf table[2];
+    for (int h = 0; h < 2; ++h) {
+      const SizeLatency& l = halves[h].latency;
+      Measurement m;
+      m.time_us = l.time_us;
+      m.algbw_gbps = l.time_us > 0 ? bytes / l.time_us / 1e3 : 0.0;
+      m.busbw_gbps = *m.algbw_gbps * factor;
+      if (o.check) m.wrong = halves[h].wrong;
+      m.iter_min_us = l.collective.min;
+      m.iter_max_us = l.collective.max;
+      m.iter_p50_us = l.collective.p50;
+      m.iter_p99_us = l.collective.p99;
+      m.iter_cv_pct = l.collective.cv * 100.0;
+      (h == 0 ? row.row.oop : row.row.ip) = m;
+      table[h] = {*m.time_us, *m.algbw_gbps, *m.busbw_gbps, m.wrong,
+                  l.collective.p50, l.collective.p99, l.collective.cv};
+      busbw_sum += *m.busbw_gbps;
+      ++busbw_count;
+      out_of_bounds += halves[h].wrong;
+      const int row_index = static_cast<int>(run.results.size());
+      for (size_t i = 0; i < l.per_iteration_us.size(); ++i) {
+        run.latency_samples.push_back({row_index, h == 1, static_cast<int>(i),
+                                       l.per_iteration_us[i]});
+      }
+      for (const RankSummary& rs : l.ranks) {
+        run.rank_timings.push_back({row_index, h == 1, rs.rank, hosts[rs.rank], rs.mean_us,
+                                    rs.p50_us, rs.p99_us, rs.max_us, rs.mean_lateness_us});
+      }
+    }
+    const SizeLatency& oop = halves[0].latency;
+    LatencySummary& sum = row.latency;
+    sum.mean_us = oop.collective.mean;
+    sum.p50_us = oop.collective.p50;
+    sum.p90_us = oop.collective.p90;
+    sum.p99_us = oop.collective.p99;
+    sum.min_us = oop.collective.min;
+    sum.max_us = oop.collective.max;
+    sum.stddev_us = oop.collective.stddev;
+    sum.cv = oop.collective.cv;
+    sum.ip_p50_us = halves[1].latency.collective.p50;
+    sum.ip_p99_us = halves[1].latency.collective.p99;
+    sum.ip_cv = halves[1].latency.collective.cv;
+    if (oop.straggler_rank) {
+      sum.straggler_rank = oop.straggler_rank;
+      sum.straggler_host = hosts[*oop.straggler_rank];
+      sum.straggler_excess_us = oop.straggler_excess_us;
+    }
+    const size_t first_new = run.results.size();
+    run.results.push_back(row);
+    if (!o.quiet) {
+      std::cout << RowLine(bytes, count, *row.row.type, *row.row.redop, table[0], table[1])
+                << std::endl;
+    }
+    try {
+      recorder->Update(run, first_new);
+    } catch (const std::exception& e) {
+      std::cerr << "fabtrack-allreduce: cannot record size " << bytes << ": " << e.what() << "\n";
+    }
+  }
+  if (rank != 0) return 0;
+  run.avg_busbw_gbps = busbw_count ? busbw_sum / busbw_count : 0.0;
+  run.oob_count = out_of_bounds;
+  run.oob_ok = out_of_bounds == 0;
+  run.ended_at = IsoNow();
+  run.status = out_of_bounds == 0 ? RunStatus::kComplete : RunStatus::kFailed;
+  if (!o.quiet) {
+    for (const auto& line : TrailerLines(out_of_bounds, *run.avg_busbw_gbps, program)) {
+      std::cout << line << "\n";
+    }
+    std::cout.flush();
+  }
+  try {
+    recorder->Finish(run);
+  } catch (const std::exception& e) {
+    std::cerr << "fabtrack-allreduce: cannot record the run's end: " << e.what() << "\n";
+    return kExitDatabase;
+  }
+  if (recorder->run_id()) {
+    std::cerr << "fabtrack-allreduce: stored run " << *recorder->run_id() << " (" << sizes.size()
+              << " sizes, " << ranks << " ranks on " << run.nodes.value_or(0) << " nodes)\n";
+  }
+  return out_of_bounds == 0 ? 0 : kExitRunFailed;
+}
+
+}  // namespace
+}  // namespace fabtrack::harness
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int code = fabtrack::harness::Run(argc, argv);
+  // Ranks agree on the exit code so mpirun reports the worst one.
+  int worst = code;
+  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}

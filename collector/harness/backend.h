@@ -1,0 +1,50 @@
+// What a collective backend does for the harness. The driver (MPI ranks,
+// timing aggregation, output) is shared; a backend only moves and checks data.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "collector/harness/harness_options.h"
+
+namespace fabtrack::harness {
+
+struct BackendInfo {
+  std::string device;  // "CPU" or the GPU model
+  std::string bus_id;  // "host" or the GPU's PCI id
+  int device_index = -1;
+  std::string nccl_version, cuda_version, driver_version;
+};
+
+class AllReduceBackend {
+ public:
+  virtual ~AllReduceBackend() = default;
+  virtual const char* name() const = 0;
+  // Allocates buffers for messages of up to max_bytes.
+  virtual void Prepare(int64_t max_bytes) = 0;
+  // Writes the check pattern for `count` elements into the input buffer.
+  virtual void FillInputs(int64_t count, bool in_place) = 0;
+  // One all-reduce of `count` elements; blocks until it has completed on this
+  // rank and returns its duration in microseconds.
+  virtual double RunOnce(int64_t count, bool in_place) = 0;
+  // Output elements that differ from the expected reduction of the pattern.
+  virtual int64_t CountWrong(int64_t count, bool in_place) = 0;
+  virtual BackendInfo Info() const = 0;
+};
+
+struct RankPlacement {
+  int rank = 0;
+  int ranks = 1;
+  int local_rank = 0;  // index among the ranks on the same host
+};
+
+std::unique_ptr<AllReduceBackend> MakeMpiBackend(const HarnessOptions& options,
+                                                 const RankPlacement& placement);
+// nullptr (and a message in *why) when built without CUDA/NCCL.
+std::unique_ptr<AllReduceBackend> MakeNcclBackend(const HarnessOptions& options,
+                                                  const RankPlacement& placement,
+                                                  std::string* why);
+bool NcclBackendCompiled();
+
+}  // namespace fabtrack::harness

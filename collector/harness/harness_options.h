@@ -1,0 +1,56 @@
+// fabtrack-allreduce's settings, in nccl-tests' vocabulary (-b -e -i -f -n -w
+// -c -d -o), parsed and validated before any rank does work. Pure.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fabtrack::harness {
+
+enum class DataType { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kHalf, kBfloat16, kFloat, kDouble };
+enum class ReduceOp { kSum, kProd, kMax, kMin, kAvg };
+
+struct HarnessOptions {
+  std::string backend = "mpi";  // "mpi" | "nccl"
+  int64_t min_bytes = 32 * 1024 * 1024;
+  int64_t max_bytes = 32 * 1024 * 1024;
+  int64_t step_bytes = 1024 * 1024;  // used when step_factor == 1... see Sizes()
+  int64_t step_factor = 1;           // >1: geometric sweep (nccl-tests -f)
+  bool step_is_factor = false;
+  int iters = 20;
+  int warmup_iters = 5;
+  bool check = true;
+  DataType dtype = DataType::kFloat;
+  ReduceOp op = ReduceOp::kSum;
+  // Where results go.
+  std::optional<std::string> cluster;  // store into the database when set
+  std::optional<std::string> db;       // conninfo (else FABTRACK_DB, PG*, embedded)
+  std::optional<std::string> output;   // JSON result file
+  std::map<std::string, std::string> tags;
+  std::optional<std::string> sweep_id;  // groups the runs of one `fabtrack sweep`
+  bool quiet = false;
+};
+
+// "8", "1K", "64M", "2G" (powers of 1024, as nccl-tests). nullopt if malformed
+// or out of range.
+std::optional<int64_t> ParseSize(const std::string& text);
+
+const char* DataTypeName(DataType t);  // nccl-tests spelling: "float", "half", "bfloat16", ...
+int DataTypeSize(DataType t);
+std::optional<DataType> ParseDataType(const std::string& name);
+const char* ReduceOpName(ReduceOp op);  // "sum", "prod", "max", "min", "avg"
+std::optional<ReduceOp> ParseReduceOp(const std::string& name);
+
+// The message sizes of the sweep in bytes, each rounded down to a whole
+// number of elements (and at least one element), like nccl-tests.
+std::vector<int64_t> SweepSizes(const HarnessOptions& options);
+
+// Empty when valid, else a message naming the flag, e.g.
+// "-e 4K is smaller than -b 8K". `backend_has_nccl` tells whether the NCCL
+// backend was compiled in.
+std::string Validate(const HarnessOptions& options, bool backend_has_nccl);
+
+}  // namespace fabtrack::harness

@@ -1,0 +1,105 @@
+#include "collector/harness/run_metadata.h"
+
+#include <mpi.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+
+extern char** environ;
+
+namespace fabtrack::harness {
+namespace {
+
+// The variables that change how NCCL and MPI move data. Anything else in the
+// environment is noise (or secrets) and is not recorded.
+bool IsRelevant(const std::string& name) {
+  for (const char* prefix : {"NCCL_", "UCX_", "OMPI_MCA_", "FI_", "CUDA_VISIBLE_DEVICES"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+std::string MpiLibraryVersion() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  std::string v(version, static_cast<size_t>(length));
+  if (auto nl = v.find_first_of("\n,"); nl != std::string::npos) v.resize(nl);
+  return v;
+}
+
+}  // namespace
+
+std::string ShellJoin(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    bool plain = !a.empty() && a.find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                   "-_./=:,+@%") == std::string::npos;
+    if (!out.empty()) out += ' ';
+    if (plain) {
+      out += a;
+    } else {
+      out += '\'';
+      for (char c : a) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+      out += '\'';
+    }
+  }
+  return out;
+}
+
+RunRecord DescribeRun(const HarnessOptions& o, const std::vector<std::string>& hosts,
+                      const BackendInfo& info, int argc, char** argv) {
+  RunRecord run;
+  run.cluster = o.cluster.value_or("");
+  run.source = "fabtrack-allreduce";
+  run.backend = o.backend;
+  run.collective = "all_reduce";
+  run.dtype = DataTypeName(o.dtype);
+  run.redop = ReduceOpName(o.op);
+  run.ranks = static_cast<int>(hosts.size());
+  std::map<std::string, int> per_host;
+  for (const auto& h : hosts) {
+    if (per_host[h]++ == 0) run.hosts.push_back(h);
+  }
+  run.nodes = static_cast<int>(run.hosts.size());
+  std::set<int> shapes;
+  for (const auto& [h, n] : per_host) shapes.insert(n);
+  if (shapes.size() == 1) {
+    run.ranks_per_node = *shapes.begin();
+    if (o.backend == "nccl") run.gpus_per_node = run.ranks_per_node;
+  }
+  if (o.backend == "nccl") {
+    run.gpu_model = info.device;
+    if (!info.nccl_version.empty()) run.nccl_version = info.nccl_version;
+    if (!info.cuda_version.empty()) run.cuda_version = info.cuda_version;
+    if (!info.driver_version.empty()) run.driver_version = info.driver_version;
+  }
+  run.mpi_version = MpiLibraryVersion();
+  run.command_line = ShellJoin(argc, argv);
+  for (char** e = environ; e && *e; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (!eq) continue;
+    std::string name(*e, static_cast<size_t>(eq - *e));
+    if (IsRelevant(name)) run.nccl_env[name] = eq + 1;
+    if (name == "SLURM_JOB_ID") run.slurm_job_id = eq + 1;
+    if (name == "SLURM_STEP_ID") run.slurm_step_id = eq + 1;
+  }
+  run.tags = o.tags;
+  run.sweep_id = o.sweep_id;
+  run.warmup_iters = o.warmup_iters;
+  run.iters = o.iters;
+  run.parameters["min_bytes"] = std::to_string(o.min_bytes);
+  run.parameters["max_bytes"] = std::to_string(o.max_bytes);
+  if (o.step_is_factor) {
+    run.parameters["step_factor"] = std::to_string(o.step_factor);
+  } else {
+    run.parameters["step_bytes"] = std::to_string(o.step_bytes);
+  }
+  run.parameters["check"] = o.check ? "1" : "0";
+  return run;
+}
+
+}  // namespace fabtrack::harness

@@ -1,0 +1,306 @@
+#include "core/run_record_json.h"
+
+namespace fabtrack {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json Opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json MeasurementJson(const std::optional<Measurement>& m) {
+  if (!m) return nullptr;
+  return {{"time_us", Opt(m->time_us)},   {"algbw", Opt(m->algbw_gbps)},
+          {"busbw", Opt(m->busbw_gbps)},  {"wrong", Opt(m->wrong)},
+          {"max_error", Opt(m->max_error)}};
+}
+
+// Reading: every accessor checks the type and names the field on mismatch.
+class Reader {
+ public:
+  explicit Reader(std::string* error) : error_(error) {}
+  bool ok() const { return ok_; }
+
+  template <typename T>
+  void Req(const json& j, const char* key, T* out) {
+    if (!ok_) return;
+    if (!j.is_object() || !j.contains(key) || j[key].is_null()) return Fail(key, "missing");
+    Read(j[key], key, out);
+  }
+  template <typename T>
+  void Opt(const json& j, const char* key, std::optional<T>* out) {
+    if (!ok_ || !j.is_object() || !j.contains(key) || j[key].is_null()) return;
+    T value{};
+    Read(j[key], key, &value);
+    if (ok_) *out = value;
+  }
+  void Fail(const std::string& key, const std::string& what) {
+    if (ok_) *error_ = "field \"" + key + "\": " + what;
+    ok_ = false;
+  }
+
+ private:
+  template <typename T>
+  void Read(const json& v, const char* key, T* out) {
+    try {
+      if constexpr (std::is_same_v<T, bool>) {
+        if (!v.is_boolean()) return Fail(key, "expected true/false");
+      } else if constexpr (std::is_arithmetic_v<T>) {
+        if (!v.is_number()) return Fail(key, "expected a number");
+      } else if constexpr (std::is_same_v<T, std::string>) {
+        if (!v.is_string()) return Fail(key, "expected a string");
+      }
+      *out = v.get<T>();
+    } catch (const std::exception& e) {
+      Fail(key, e.what());
+    }
+  }
+  std::string* error_;
+  bool ok_ = true;
+};
+
+std::optional<Measurement> ReadMeasurement(Reader& r, const json& j) {
+  if (j.is_null()) return std::nullopt;
+  Measurement m;
+  r.Opt(j, "time_us", &m.time_us);
+  r.Opt(j, "algbw", &m.algbw_gbps);
+  r.Opt(j, "busbw", &m.busbw_gbps);
+  r.Opt(j, "wrong", &m.wrong);
+  r.Opt(j, "max_error", &m.max_error);
+  return m;
+}
+
+}  // namespace
+
+nlohmann::json RunRecordToJson(const RunRecord& run) {
+  json results = json::array();
+  for (const ResultRow& r : run.results) {
+    const LatencySummary& l = r.latency;
+    results.push_back({{"size_bytes", r.row.size_bytes},
+                       {"count", Opt(r.row.count)},
+                       {"type", Opt(r.row.type)},
+                       {"redop", Opt(r.row.redop)},
+                       {"root", Opt(r.row.root)},
+                       {"oop", MeasurementJson(r.row.oop)},
+                       {"ip", MeasurementJson(r.row.ip)},
+                       {"latency",
+                        {{"mean_us", Opt(l.mean_us)},
+                         {"p50_us", Opt(l.p50_us)},
+                         {"p90_us", Opt(l.p90_us)},
+                         {"p99_us", Opt(l.p99_us)},
+                         {"min_us", Opt(l.min_us)},
+                         {"max_us", Opt(l.max_us)},
+                         {"stddev_us", Opt(l.stddev_us)},
+                         {"cv", Opt(l.cv)},
+                         {"ip_p50_us", Opt(l.ip_p50_us)},
+                         {"ip_p99_us", Opt(l.ip_p99_us)},
+                         {"ip_cv", Opt(l.ip_cv)},
+                         {"straggler_host", Opt(l.straggler_host)},
+                         {"straggler_rank", Opt(l.straggler_rank)},
+                         {"straggler_excess_us", Opt(l.straggler_excess_us)}}}});
+  }
+  json samples = json::array();
+  for (const LatencySample& s : run.latency_samples) {
+    samples.push_back({s.row_index, s.in_place, s.iteration, s.latency_us});
+  }
+  json timings = json::array();
+  for (const RankTiming& t : run.rank_timings) {
+    timings.push_back({{"row_index", t.row_index},
+                       {"in_place", t.in_place},
+                       {"rank", t.rank},
+                       {"host", Opt(t.host)},
+                       {"mean_us", Opt(t.mean_us)},
+                       {"p50_us", Opt(t.p50_us)},
+                       {"p99_us", Opt(t.p99_us)},
+                       {"max_us", Opt(t.max_us)},
+                       {"lateness_us", Opt(t.lateness_us)}});
+  }
+  json ranks = json::array();
+  for (const RankDevice& d : run.rank_devices) {
+    ranks.push_back({{"rank", d.rank},
+                     {"host", d.host},
+                     {"pid", Opt(d.pid)},
+                     {"device", Opt(d.device)},
+                     {"bus_id", d.bus_id},
+                     {"gpu_model", d.gpu_model}});
+  }
+  return {{"format", kRunFileFormat},
+          {"version", kRunFileVersion},
+          {"run",
+           {{"cluster", run.cluster},
+            {"started_at", run.started_at},
+            {"ended_at", Opt(run.ended_at)},
+            {"source", run.source},
+            {"backend", Opt(run.backend)},
+            {"collective", Opt(run.collective)},
+            {"dtype", Opt(run.dtype)},
+            {"redop", Opt(run.redop)},
+            {"ranks", Opt(run.ranks)},
+            {"nodes", Opt(run.nodes)},
+            {"gpus_per_node", Opt(run.gpus_per_node)},
+            {"ranks_per_node", Opt(run.ranks_per_node)},
+            {"hosts", run.hosts},
+            {"gpu_model", Opt(run.gpu_model)},
+            {"nccl_version", Opt(run.nccl_version)},
+            {"cuda_version", Opt(run.cuda_version)},
+            {"driver_version", Opt(run.driver_version)},
+            {"mpi_version", Opt(run.mpi_version)},
+            {"network", Opt(run.network)},
+            {"transports", run.transports},
+            {"gdrdma", Opt(run.gdrdma)},
+            {"command_line", Opt(run.command_line)},
+            {"nccl_env", run.nccl_env},
+            {"slurm_job_id", Opt(run.slurm_job_id)},
+            {"slurm_step_id", Opt(run.slurm_step_id)},
+            {"tags", run.tags},
+            {"sweep_id", Opt(run.sweep_id)},
+            {"parameters", run.parameters},
+            {"warmup_iters", Opt(run.warmup_iters)},
+            {"iters", Opt(run.iters)},
+            {"avg_busbw_gbps", Opt(run.avg_busbw_gbps)},
+            {"oob_ok", Opt(run.oob_ok)},
+            {"oob_count", Opt(run.oob_count)},
+            {"content_hash", run.content_hash},
+            {"status", RunStatusName(run.status)}}},
+          {"ranks", ranks},
+          {"results", results},
+          {"latency_samples", samples},
+          {"rank_timings", timings}};
+}
+
+bool IsRunFile(const nlohmann::json& document) {
+  return document.is_object() && document.contains("format") &&
+         document["format"] == kRunFileFormat;
+}
+
+std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& doc, std::string* error) {
+  Reader r(error);
+  int version = 0;
+  r.Req(doc, "version", &version);
+  if (r.ok() && version != kRunFileVersion) {
+    r.Fail("version", std::to_string(version) + " is not supported (this fabtrack reads " +
+                          std::to_string(kRunFileVersion) + ")");
+  }
+  if (!r.ok()) return std::nullopt;
+  const json& j = doc.value("run", json::object());
+  RunRecord run;
+  r.Req(j, "cluster", &run.cluster);
+  r.Req(j, "started_at", &run.started_at);
+  r.Opt(j, "ended_at", &run.ended_at);
+  r.Req(j, "source", &run.source);
+  r.Opt(j, "backend", &run.backend);
+  r.Opt(j, "collective", &run.collective);
+  r.Opt(j, "dtype", &run.dtype);
+  r.Opt(j, "redop", &run.redop);
+  r.Opt(j, "ranks", &run.ranks);
+  r.Opt(j, "nodes", &run.nodes);
+  r.Opt(j, "gpus_per_node", &run.gpus_per_node);
+  r.Opt(j, "ranks_per_node", &run.ranks_per_node);
+  r.Opt(j, "gpu_model", &run.gpu_model);
+  r.Opt(j, "nccl_version", &run.nccl_version);
+  r.Opt(j, "cuda_version", &run.cuda_version);
+  r.Opt(j, "driver_version", &run.driver_version);
+  r.Opt(j, "mpi_version", &run.mpi_version);
+  r.Opt(j, "network", &run.network);
+  r.Opt(j, "gdrdma", &run.gdrdma);
+  r.Opt(j, "command_line", &run.command_line);
+  r.Opt(j, "slurm_job_id", &run.slurm_job_id);
+  r.Opt(j, "slurm_step_id", &run.slurm_step_id);
+  r.Opt(j, "sweep_id", &run.sweep_id);
+  r.Opt(j, "warmup_iters", &run.warmup_iters);
+  r.Opt(j, "iters", &run.iters);
+  r.Opt(j, "avg_busbw_gbps", &run.avg_busbw_gbps);
+  r.Opt(j, "oob_ok", &run.oob_ok);
+  r.Opt(j, "oob_count", &run.oob_count);
+  r.Req(j, "content_hash", &run.content_hash);
+  std::string status;
+  r.Req(j, "status", &status);
+  if (!r.ok()) return std::nullopt;
+  if (status == "complete") {
+    run.status = RunStatus::kComplete;
+  } else if (status == "partial") {
+    run.status = RunStatus::kPartial;
+  } else if (status == "failed") {
+    run.status = RunStatus::kFailed;
+  } else {
+    r.Fail("status", "expected complete, partial or failed");
+    return std::nullopt;
+  }
+  try {
+    run.hosts = j.value("hosts", std::vector<std::string>{});
+    run.transports = j.value("transports", std::vector<std::string>{});
+    run.nccl_env = j.value("nccl_env", std::map<std::string, std::string>{});
+    run.tags = j.value("tags", std::map<std::string, std::string>{});
+    run.parameters = j.value("parameters", std::map<std::string, std::string>{});
+  } catch (const std::exception& e) {
+    r.Fail("run", e.what());
+    return std::nullopt;
+  }
+  for (const json& d : doc.value("ranks", json::array())) {
+    RankDevice dev;
+    r.Req(d, "rank", &dev.rank);
+    r.Req(d, "host", &dev.host);
+    r.Opt(d, "pid", &dev.pid);
+    r.Opt(d, "device", &dev.device);
+    dev.bus_id = d.value("bus_id", "");
+    dev.gpu_model = d.value("gpu_model", "");
+    run.rank_devices.push_back(dev);
+  }
+  for (const json& x : doc.value("results", json::array())) {
+    ResultRow row;
+    r.Req(x, "size_bytes", &row.row.size_bytes);
+    r.Opt(x, "count", &row.row.count);
+    r.Opt(x, "type", &row.row.type);
+    r.Opt(x, "redop", &row.row.redop);
+    r.Opt(x, "root", &row.row.root);
+    if (!r.ok()) return std::nullopt;
+    row.row.oop = ReadMeasurement(r, x.value("oop", json()));
+    row.row.ip = ReadMeasurement(r, x.value("ip", json()));
+    const json& l = x.value("latency", json::object());
+    LatencySummary& s = row.latency;
+    r.Opt(l, "mean_us", &s.mean_us);
+    r.Opt(l, "p50_us", &s.p50_us);
+    r.Opt(l, "p90_us", &s.p90_us);
+    r.Opt(l, "p99_us", &s.p99_us);
+    r.Opt(l, "min_us", &s.min_us);
+    r.Opt(l, "max_us", &s.max_us);
+    r.Opt(l, "stddev_us", &s.stddev_us);
+    r.Opt(l, "cv", &s.cv);
+    r.Opt(l, "ip_p50_us", &s.ip_p50_us);
+    r.Opt(l, "ip_p99_us", &s.ip_p99_us);
+    r.Opt(l, "ip_cv", &s.ip_cv);
+    r.Opt(l, "straggler_host", &s.straggler_host);
+    r.Opt(l, "straggler_rank", &s.straggler_rank);
+    r.Opt(l, "straggler_excess_us", &s.straggler_excess_us);
+    if (!r.ok()) return std::nullopt;
+    run.results.push_back(std::move(row));
+  }
+  for (const json& s : doc.value("latency_samples", json::array())) {
+    if (!s.is_array() || s.size() != 4 || !s[0].is_number_integer() || !s[1].is_boolean() ||
+        !s[2].is_number_integer() || !s[3].is_number()) {
+      r.Fail("latency_samples", "expected [row_index, in_place, iteration, latency_us]");
+      return std::nullopt;
+    }
+    run.latency_samples.push_back(
+        {s[0].get<int>(), s[1].get<bool>(), s[2].get<int>(), s[3].get<double>()});
+  }
+  for (const json& t : doc.value("rank_timings", json::array())) {
+    RankTiming timing;
+    r.Req(t, "row_index", &timing.row_index);
+    r.Req(t, "in_place", &timing.in_place);
+    r.Req(t, "rank", &timing.rank);
+    r.Opt(t, "host", &timing.host);
+    r.Opt(t, "mean_us", &timing.mean_us);
+    r.Opt(t, "p50_us", &timing.p50_us);
+    r.Opt(t, "p99_us", &timing.p99_us);
+    r.Opt(t, "max_us", &timing.max_us);
+    r.Opt(t, "lateness_us", &timing.lateness_us);
+    run.rank_timings.push_back(timing);
+  }
+  if (!r.ok()) return std::nullopt;
+  return run;
+}
+
+}  // namespace fabtrack

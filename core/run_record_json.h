@@ -1,0 +1,26 @@
+// The harness result file: a RunRecord as JSON, written by fabtrack-allreduce
+// (for nodes that cannot reach the database) and read back by `fabtrack
+// ingest`. Versioned by "format" and "version".
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "core/run_record.h"
+
+namespace fabtrack {
+
+inline constexpr const char* kRunFileFormat = "fabtrack-allreduce-result";
+inline constexpr int kRunFileVersion = 1;
+
+nlohmann::json RunRecordToJson(const RunRecord& run);
+
+// True when the document claims to be a harness result file.
+bool IsRunFile(const nlohmann::json& document);
+
+// Reads a result file; on a missing or mistyped field returns nullopt and
+// sets *error to a message naming the field.
+std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& document, std::string* error);
+
+}  // namespace fabtrack

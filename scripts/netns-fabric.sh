@@ -1,0 +1,542 @@
+#!/usr/bin/env bash
+# netns-fabric.sh: a multi-node fabric on one machine, for running fabtrack's MPI
+# pipeline for real on a laptop or in CI.
+#
+# Each "node" is a network namespace (<prefix>-node1..K) with loopback and one veth
+# (eth0 inside) plugged into a Linux bridge (<prefix>-br) in the root namespace.
+# Nodes get <subnet>.1..K; the bridge itself has NO address, so the root namespace
+# is not on the fabric and nothing can route off it (every node has only the
+# connected route of the private subnet: no default route, no DNS server reachable).
+# Open MPI runs across the nodes through an rsh agent that turns "ssh HOST CMD"
+# into "ip netns exec HOST unshare --uts sh -c 'hostname HOST; exec CMD'": every
+# node has its own hostname, so Open MPI sees K hosts and ranks on different nodes
+# talk TCP across veth -> bridge -> veth.
+#
+# Where mpirun runs: inside node1 (its own UTS namespace, hostname <prefix>-node1),
+# like mpirun on the first node of a Slurm allocation. Ranks on node1 are forked by
+# mpirun itself; the other nodes get an orted through the agent. This keeps the root
+# namespace off the fabric (no bridge address, no extra route in the host), resolves
+# node names from /etc/netns/<node>/hosts (bind-mounted by `ip netns exec` into each
+# node only), so no name lookup ever leaves the machine, and lets fabrics with the
+# same subnet but different prefixes coexist.
+#
+# Latency finding (Open MPI 4.1.4, kernel 6.18, 2 vCPUs; ping-pong of MPI_Send/
+# MPI_Recv, 2 ranks, one per node; numbers from /tmp probes, medians of 3 runs):
+#   LATENCY_TABLE (filled in below after measurement)
+#
+# Usage: see `netns-fabric.sh help`.
+set -euo pipefail
+
+readonly PROG=${0##*/}
+readonly STATE_ROOT=/run/fabtrack-netns
+readonly NETNS_ETC=/etc/netns
+
+usage() {
+  cat <<EOF
+Usage: $PROG COMMAND [OPTIONS]   (run as root)
+
+Commands:
+  create K [--prefix NAME] [--subnet CIDR] [--mtu N]
+        Build K nodes (network namespaces NAME-node1..K) on a bridge NAME-br.
+        Node i gets host address i of CIDR (default 10.77.0.0/24; must be in
+        10/8, 172.16/12 or 192.168/16). MTU default 1500 (65535: loopback-like
+        bandwidth). Refuses if any piece of fabric NAME exists; a create that
+        fails removes what it built.
+  destroy [--prefix NAME]
+        Stop every process in the nodes, remove namespaces, veths, bridge, qdiscs,
+        /etc/netns/NAME-node* and the state dir. Safe after a failed create.
+  status [--prefix NAME]
+        Show the nodes, their addresses and qdiscs.
+  hostfile [--prefix NAME] [--slots N]
+        Print an Open MPI hostfile of the node names (slots default 1).
+  mpirun [--prefix NAME] [--slots N] -- MPIRUN_ARGS...
+        Run Open MPI's mpirun from inside node1 across all nodes (TCP over the
+        bridge). Defaults: btl tcp,self on the fabric subnet, no binding, and
+        mpi_yield_when_idle=1 when the ranks (-np, else nodes x slots) exceed the
+        CPUs. MPIRUN_ARGS may override them with --mca / --bind-to.
+  exec NODE [--prefix NAME] -- CMD...
+        Run CMD inside NODE (a node number or a namespace name) with its hostname.
+  throttle NODE RATE [--prefix NAME]
+        Limit NODE's link to RATE (tc rate, e.g. 100mbit) in both directions (htb).
+  unthrottle NODE [--prefix NAME]
+  load NODE [--prefix NAME] [--cpus N] [--seconds S]
+        Start N (default 1) CPU burners in NODE for S seconds (default 30, max 3600).
+        They stop by themselves; destroy stops them too.
+
+NAME: 1-10 characters [a-z0-9], default "ft". NODE: 1..K or NAME-nodeI.
+EOF
+}
+
+die() {
+  echo "$PROG: error: $*" >&2
+  exit 1
+}
+log() { echo "$PROG: $*" >&2; }
+
+need_root() {
+  [[ $(id -u) -eq 0 ]] || die "must run as root (network namespaces, bridges and tc need CAP_NET_ADMIN)"
+  command -v ip >/dev/null || die "'ip' (iproute2) not found"
+  ip netns list >/dev/null 2>&1 || die "'ip netns' is not usable here"
+}
+
+# --- names and state -----------------------------------------------------------------
+
+prefix=ft
+set_prefix() {
+  [[ $1 =~ ^[a-z0-9]{1,10}$ ]] || die "bad prefix '$1': 1-10 characters [a-z0-9]"
+  prefix=$1
+}
+state_dir() { echo "$STATE_ROOT/$prefix"; }
+bridge_name() { echo "$prefix-br"; }
+ns_name() { echo "$prefix-node$1"; }
+veth_name() { echo "$prefix-h$1"; } # root-namespace end; the node end is eth0
+
+# Namespaces of this prefix, in node order.
+list_ns() {
+  ip netns list | awk '{print $1}' | grep -E "^${prefix}-node[0-9]+$" | sort -V || true
+}
+node_count() {
+  local f
+  f="$(state_dir)/nodes"
+  [[ -r $f ]] || die "no fabric '$prefix' (missing $f); run: $PROG create K --prefix $prefix"
+  cat "$f"
+}
+
+# NODE argument -> namespace name, checked to exist.
+resolve_node() {
+  local arg=$1 n ns
+  n=$(node_count)
+  if [[ $arg =~ ^[0-9]+$ ]]; then
+    ((arg >= 1 && arg <= n)) || die "node $arg out of range 1..$n"
+    ns=$(ns_name "$arg")
+  elif [[ $arg =~ ^${prefix}-node([0-9]+)$ ]]; then
+    ns=$arg
+  else
+    die "bad node '$arg' (use 1..$n or $prefix-nodeI)"
+  fi
+  [[ -e /run/netns/$ns ]] || die "namespace $ns does not exist"
+  echo "$ns"
+}
+node_index() { echo "${1##*-node}"; }
+
+# --- addresses ------------------------------------------------------------------------
+
+ip_to_int() {
+  local a b c d
+  IFS=. read -r a b c d <<<"$1"
+  echo $(((a << 24) | (b << 16) | (c << 8) | d))
+}
+int_to_ip() {
+  local x=$1
+  echo "$(((x >> 24) & 255)).$(((x >> 16) & 255)).$(((x >> 8) & 255)).$((x & 255))"
+}
+
+# Sets SUBNET_BASE (int, network address) and SUBNET_LEN; refuses non-private ranges.
+parse_subnet() {
+  local cidr=$1 addr len o
+  [[ $cidr =~ ^([0-9]{1,3}(\.[0-9]{1,3}){3})/([0-9]{1,2})$ ]] || die "bad subnet '$cidr' (want a.b.c.d/len)"
+  addr=${BASH_REMATCH[1]}
+  len=${BASH_REMATCH[3]}
+  for o in ${addr//./ }; do ((o <= 255)) || die "bad subnet '$cidr'"; done
+  ((len >= 8 && len <= 29)) || die "subnet length /$len out of range /8../29"
+  local a mask
+  a=$(ip_to_int "$addr")
+  mask=$(((0xffffffff << (32 - len)) & 0xffffffff))
+  ((a == (a & mask))) || die "subnet '$cidr' has host bits set (network is $(int_to_ip $((a & mask))))/$len"
+  # Private only: 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, and the whole subnet inside one.
+  local ok=0 net plen
+  for net in 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16; do
+    plen=${net#*/}
+    local pm=$(((0xffffffff << (32 - plen)) & 0xffffffff))
+    if ((len >= plen && (a & pm) == $(ip_to_int "${net%/*}"))); then ok=1; fi
+  done
+  ((ok)) || die "subnet '$cidr' is not inside a private range (10/8, 172.16/12, 192.168/16)"
+  SUBNET_BASE=$a
+  SUBNET_LEN=$len
+}
+node_ip() { int_to_ip $((SUBNET_BASE + $1)); }
+
+# --- create / destroy -----------------------------------------------------------------
+
+fabric_exists() {
+  [[ -n $(list_ns) ]] || [[ -d $(state_dir) ]] || ip link show "$(bridge_name)" >/dev/null 2>&1 ||
+    ip -o link show | grep -qE "^[0-9]+: ${prefix}-h[0-9]+[@:]"
+}
+
+cmd_create() {
+  local k="" subnet=10.77.0.0/24 mtu=1500
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      --subnet) subnet=${2:?--subnet needs a value}; shift 2 ;;
+      --mtu) mtu=${2:?--mtu needs a value}; shift 2 ;;
+      -*) die "create: unknown option '$1'" ;;
+      *) [[ -z $k ]] || die "create: extra argument '$1'"; k=$1; shift ;;
+    esac
+  done
+  [[ $k =~ ^[0-9]+$ ]] && ((k >= 1 && k <= 999)) || die "create: need a node count K (1..999)"
+  parse_subnet "$subnet"
+  [[ $mtu =~ ^[0-9]+$ ]] && ((mtu >= 1280 && mtu <= 65535)) || die "create: bad --mtu '$mtu' (1280..65535)"
+  ((k <= (1 << (32 - SUBNET_LEN)) - 2)) || die "create: $k nodes do not fit in $subnet"
+  need_root
+  if fabric_exists; then
+    die "fabric '$prefix' already exists or is half-built; run: $PROG destroy --prefix $prefix"
+  fi
+
+  # Any failure from here on removes what was made, so no half-built fabric stays.
+  trap 'rc=$?; log "create failed (exit $rc); removing the partial fabric"; destroy_all || true; exit $rc' ERR
+  set -E
+
+  local sd br i ns ip
+  sd=$(state_dir)
+  br=$(bridge_name)
+  mkdir -p "$sd"
+  echo "$k" >"$sd/nodes.tmp"
+  echo "$subnet" >"$sd/subnet"
+
+  # Bridge: no address, no STP, no forward delay, no multicast snooping, no IPv6.
+  ip link add "$br" mtu "$mtu" type bridge stp_state 0 forward_delay 0 mcast_snooping 0
+  ip link set "$br" addrgenmode none
+  sysctl_if_present "net.ipv6.conf.$br.disable_ipv6" 1
+  ip link set "$br" up
+
+  for ((i = 1; i <= k; i++)); do
+    ns=$(ns_name "$i")
+    ip=$(node_ip "$i")
+    ip netns add "$ns"
+    ip link add "$(veth_name "$i")" mtu "$mtu" type veth peer name eth0 netns "$ns" mtu "$mtu"
+    ip link set "$(veth_name "$i")" addrgenmode none
+    sysctl_if_present "net.ipv6.conf.$(veth_name "$i").disable_ipv6" 1
+    ip link set "$(veth_name "$i")" master "$br" up
+    # Inside the node: IPv6 off (no DAD, no router solicitations), lo and eth0 up.
+    ip netns exec "$ns" sh -c '
+      for f in /proc/sys/net/ipv6/conf/all/disable_ipv6 /proc/sys/net/ipv6/conf/default/disable_ipv6; do
+        [ -w "$f" ] && echo 1 >"$f"; done; true'
+    ip -n "$ns" link set lo up
+    ip -n "$ns" addr add "$ip/$SUBNET_LEN" dev eth0
+    ip -n "$ns" link set eth0 up
+  done
+
+  # Name resolution inside the nodes only (ip netns exec bind-mounts these files).
+  local hosts="127.0.0.1 localhost"$'\n'
+  for ((i = 1; i <= k; i++)); do hosts+="$(node_ip "$i") $(ns_name "$i")"$'\n'; done
+  for ((i = 1; i <= k; i++)); do
+    ns=$(ns_name "$i")
+    mkdir -p "$NETNS_ETC/$ns"
+    printf '%s' "$hosts" >"$NETNS_ETC/$ns/hosts"
+    printf 'hosts: files\n' >"$NETNS_ETC/$ns/nsswitch.conf"
+    : >"$NETNS_ETC/$ns/resolv.conf" # no DNS server: lookups never leave the node
+  done
+
+  write_agent "$sd/rsh-agent"
+  mv "$sd/nodes.tmp" "$sd/nodes"
+  trap - ERR
+  log "fabric '$prefix': $k nodes on $br, $subnet, mtu $mtu (node1 = $(node_ip 1)); state in $sd"
+}
+
+sysctl_if_present() {
+  local f=/proc/sys/${1//./\/}
+  if [[ -w $f ]]; then echo "$2" >"$f"; fi
+}
+
+write_agent() {
+  cat >"$1" <<'AGENT'
+#!/bin/sh
+# rsh agent for Open MPI: "rsh-agent [ssh options] HOST CMD..." runs CMD in network
+# namespace HOST with hostname HOST (as ssh would run it through a remote shell).
+while [ $# -gt 0 ]; do
+  case $1 in
+    -x | -X | -q | -T | -t | -n) shift ;;
+    -o | -p | -l) shift 2 ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 2 ] || { echo "rsh-agent: usage: rsh-agent HOST CMD..." >&2; exit 255; }
+host=$1
+shift
+[ -e "/run/netns/$host" ] || { echo "rsh-agent: no network namespace '$host'" >&2; exit 255; }
+exec ip netns exec "$host" unshare --uts sh -c "hostname '$host'; exec $*"
+AGENT
+  chmod 0755 "$1"
+}
+
+# Removes everything of fabric $prefix: works from the names alone, no state needed.
+destroy_all() {
+  local ns l pids br
+  # Processes first (burners, stray orteds/ranks): only those inside our namespaces.
+  for ns in $(list_ns); do
+    pids=$(ip netns pids "$ns" 2>/dev/null || true)
+    if [[ -n $pids ]]; then
+      # shellcheck disable=SC2086
+      kill -TERM $pids 2>/dev/null || true
+    fi
+  done
+  local sd
+  sd=$(state_dir)
+  if [[ -d $sd/load ]]; then
+    for f in "$sd"/load/*.pid; do
+      [[ -e $f ]] || continue
+      kill -TERM "$(cat "$f")" 2>/dev/null || true
+    done
+  fi
+  for ns in $(list_ns); do
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      [[ -z $(ip netns pids "$ns" 2>/dev/null || true) ]] && break
+      sleep 0.2
+    done
+    pids=$(ip netns pids "$ns" 2>/dev/null || true)
+    if [[ -n $pids ]]; then
+      # shellcheck disable=SC2086
+      kill -KILL $pids 2>/dev/null || true
+    fi
+  done
+  # Links in the root namespace (deleting one veth end deletes its peer and qdiscs).
+  for l in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^${prefix}-h[0-9]+$" || true); do
+    ip link del "$l" 2>/dev/null || true
+  done
+  br=$(bridge_name)
+  if ip link show "$br" >/dev/null 2>&1; then ip link del "$br"; fi
+  for ns in $(list_ns); do
+    ip netns del "$ns"
+    rm -rf "${NETNS_ETC:?}/$ns"
+  done
+  # /etc/netns leftovers of a create that failed before its namespace existed.
+  for d in "$NETNS_ETC/$prefix"-node*; do
+    [[ -d $d && $d =~ /${prefix}-node[0-9]+$ ]] && rm -rf "$d"
+  done
+  rm -rf "${sd:?}"
+  rmdir "$STATE_ROOT" 2>/dev/null || true
+  rmdir "$NETNS_ETC" 2>/dev/null || true
+}
+
+cmd_destroy() {
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      *) die "destroy: unknown argument '$1'" ;;
+    esac
+  done
+  need_root
+  destroy_all
+  # Verify.
+  local left=()
+  [[ -z $(list_ns) ]] || left+=("namespaces: $(list_ns | tr '\n' ' ')")
+  if ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -qE "^${prefix}-(br|h[0-9]+)$"; then
+    left+=("links")
+  fi
+  [[ ! -e $(state_dir) ]] || left+=("$(state_dir)")
+  ((${#left[@]} == 0)) || die "destroy: left behind: ${left[*]}"
+  log "fabric '$prefix' destroyed"
+}
+
+cmd_status() {
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      *) die "status: unknown argument '$1'" ;;
+    esac
+  done
+  need_root
+  local n ns
+  n=$(node_count)
+  echo "fabric $prefix: $n nodes, subnet $(cat "$(state_dir)/subnet"), bridge $(bridge_name)"
+  for ns in $(list_ns); do
+    printf '%s %s\n' "$ns" "$(ip -n "$ns" -4 -o addr show dev eth0 | awk '{print $4}')"
+    tc -n "$ns" qdisc show dev eth0 | sed 's/^/  out: /'
+    tc qdisc show dev "$(veth_name "$(node_index "$ns")")" | sed 's/^/  in:  /'
+  done
+}
+
+# --- MPI ------------------------------------------------------------------------------
+
+hostfile_text() {
+  local slots=$1 n i
+  n=$(node_count)
+  for ((i = 1; i <= n; i++)); do echo "$(ns_name "$i") slots=$slots"; done
+}
+
+cmd_hostfile() {
+  local slots=1
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      --slots) slots=${2:?--slots needs a value}; shift 2 ;;
+      *) die "hostfile: unknown argument '$1'" ;;
+    esac
+  done
+  [[ $slots =~ ^[1-9][0-9]*$ ]] || die "hostfile: bad --slots '$slots'"
+  hostfile_text "$slots"
+}
+
+cmd_mpirun() {
+  local slots=1
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      --slots) slots=${2:?--slots needs a value}; shift 2 ;;
+      --) shift; break ;;
+      *) die "mpirun: unknown argument '$1' (put mpirun's arguments after --)" ;;
+    esac
+  done
+  [[ $slots =~ ^[1-9][0-9]*$ ]] || die "mpirun: bad --slots '$slots'"
+  (($#)) || die "mpirun: nothing to run (usage: $PROG mpirun [--prefix NAME] -- ARGS...)"
+  need_root
+  command -v mpirun >/dev/null || die "mpirun not found (install openmpi-bin: scripts/install-deps.sh)"
+  local sd subnet node1
+  sd=$(state_dir)
+  node_count >/dev/null
+  subnet=$(cat "$sd/subnet")
+  node1=$(ns_name 1)
+  [[ -e /run/netns/$node1 ]] || die "namespace $node1 missing; fabric '$prefix' is broken (destroy and create)"
+  hostfile_text "$slots" >"$sd/hostfile"
+  [[ -x $sd/rsh-agent ]] || write_agent "$sd/rsh-agent"
+
+  # Defaults as OMPI_MCA_* so that --mca in the arguments overrides them.
+  # btl tcp,self: ranks on different nodes always use TCP over the bridge. (vader only
+  # ever joins ranks of one node: `--mca btl vader,self` across two nodes fails with
+  # "unreachable", so adding vader would only change ranks sharing a node.)
+  # Binding off and yielding when oversubscribed: see "Latency finding" at the top.
+  local yield=0 ranks a prev=""
+  ranks=$(($(node_count) * slots))
+  for a in "$@"; do
+    case $prev in -np | -n | --np | -c) [[ $a =~ ^[0-9]+$ ]] && ranks=$a ;; esac
+    prev=$a
+  done
+  if ((ranks > $(nproc))); then yield=1; fi
+  local -a env=(
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    OMPI_MCA_plm_rsh_agent="$sd/rsh-agent"
+    OMPI_MCA_plm_rsh_no_tree_spawn=1
+    OMPI_MCA_orte_default_hostfile="$sd/hostfile"
+    OMPI_MCA_btl=tcp,self
+    OMPI_MCA_btl_tcp_if_include="$subnet"
+    OMPI_MCA_oob_tcp_if_include="$subnet"
+    OMPI_MCA_pml=ob1
+    OMPI_MCA_hwloc_base_binding_policy=none
+    OMPI_MCA_mpi_yield_when_idle=$yield
+  )
+  exec env "${env[@]}" ip netns exec "$node1" unshare --uts -- \
+    sh -c 'hostname "$0" && exec "$@"' "$node1" \
+    mpirun --allow-run-as-root "$@"
+}
+
+cmd_exec() {
+  local node=""
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      --) shift; break ;;
+      -*) die "exec: unknown option '$1'" ;;
+      *) [[ -z $node ]] || die "exec: extra argument '$1' (command goes after --)"; node=$1; shift ;;
+    esac
+  done
+  [[ -n $node ]] && (($#)) || die "exec: usage: $PROG exec NODE [--prefix NAME] -- CMD..."
+  need_root
+  local ns
+  ns=$(resolve_node "$node")
+  exec ip netns exec "$ns" unshare --uts -- sh -c 'hostname "$0" && exec "$@"' "$ns" "$@"
+}
+
+# --- throttle / load ------------------------------------------------------------------
+
+cmd_throttle() {
+  local node="" rate=""
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      -*) die "throttle: unknown option '$1'" ;;
+      *) if [[ -z $node ]]; then node=$1; elif [[ -z $rate ]]; then rate=$1; else die "throttle: extra argument '$1'"; fi; shift ;;
+    esac
+  done
+  [[ -n $node && -n $rate ]] || die "throttle: usage: $PROG throttle NODE RATE [--prefix NAME]"
+  [[ $rate =~ ^[0-9]+(\.[0-9]+)?([kmgt]?bit|[kmgt]?bps)$ ]] || die "throttle: bad rate '$rate' (e.g. 100mbit, 1gbit)"
+  need_root
+  local ns veth
+  ns=$(resolve_node "$node")
+  veth=$(veth_name "$(node_index "$ns")")
+  # Out of the node: egress of eth0 inside it. Into the node: egress of its bridge port.
+  set_htb "$rate" -n "$ns" eth0
+  set_htb "$rate" "" "$veth"
+  log "$ns limited to $rate both ways"
+}
+
+# set_htb RATE NSOPT... DEV ; NSOPT is "-n NS" or "".
+set_htb() {
+  local rate=$1 dev=${*: -1}
+  local -a ns=()
+  [[ $2 == -n ]] && ns=(-n "$3")
+  tc "${ns[@]}" qdisc del dev "$dev" root 2>/dev/null || true
+  # One class; quantum fixed at one MTU-sized frame (the r2q default warns above ~16mbit).
+  tc "${ns[@]}" qdisc add dev "$dev" root handle 1: htb default 10 &&
+    tc "${ns[@]}" class add dev "$dev" parent 1: classid 1:10 htb rate "$rate" ceil "$rate" quantum 1514 ||
+    die "throttle: tc failed on $dev${ns[1]:+ in ${ns[1]}} (is sch_htb available?)"
+}
+
+cmd_unthrottle() {
+  local node=""
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      -*) die "unthrottle: unknown option '$1'" ;;
+      *) [[ -z $node ]] || die "unthrottle: extra argument '$1'"; node=$1; shift ;;
+    esac
+  done
+  [[ -n $node ]] || die "unthrottle: usage: $PROG unthrottle NODE [--prefix NAME]"
+  need_root
+  local ns
+  ns=$(resolve_node "$node")
+  tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true
+  tc qdisc del dev "$(veth_name "$(node_index "$ns")")" root 2>/dev/null || true
+  log "$ns unthrottled"
+}
+
+cmd_load() {
+  local node="" cpus=1 secs=30
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      --cpus) cpus=${2:?--cpus needs a value}; shift 2 ;;
+      --seconds) secs=${2:?--seconds needs a value}; shift 2 ;;
+      -*) die "load: unknown option '$1'" ;;
+      *) [[ -z $node ]] || die "load: extra argument '$1'"; node=$1; shift ;;
+    esac
+  done
+  [[ -n $node ]] || die "load: usage: $PROG load NODE [--cpus N] [--seconds S] [--prefix NAME]"
+  [[ $cpus =~ ^[1-9][0-9]*$ ]] && ((cpus <= 256)) || die "load: bad --cpus '$cpus' (1..256)"
+  [[ $secs =~ ^[1-9][0-9]*$ ]] && ((secs <= 3600)) || die "load: bad --seconds '$secs' (1..3600)"
+  need_root
+  local ns sd i pid
+  ns=$(resolve_node "$node")
+  sd=$(state_dir)
+  mkdir -p "$sd/load"
+  for ((i = 1; i <= cpus; i++)); do
+    # Bounded: timeout ends the burner; destroy kills everything in the namespace.
+    setsid ip netns exec "$ns" timeout "$secs" bash -c 'while :; do :; done' \
+      </dev/null >/dev/null 2>&1 &
+    pid=$!
+    echo "$pid" >"$sd/load/$ns.$pid.pid"
+  done
+  log "$cpus CPU burner(s) in $ns for ${secs}s"
+}
+
+main() {
+  (($#)) || { usage >&2; exit 2; }
+  local cmd=$1
+  shift
+  case $cmd in
+    create) cmd_create "$@" ;;
+    destroy) cmd_destroy "$@" ;;
+    status) cmd_status "$@" ;;
+    hostfile) cmd_hostfile "$@" ;;
+    mpirun) cmd_mpirun "$@" ;;
+    exec) cmd_exec "$@" ;;
+    throttle) cmd_throttle "$@" ;;
+    unthrottle) cmd_unthrottle "$@" ;;
+    load) cmd_load "$@" ;;
+    help | -h | --help) usage ;;
+    *) usage >&2; die "unknown command '$cmd'" ;;
+  esac
+}
+
+main "$@"
