@@ -20,11 +20,39 @@
 # node only), so no name lookup ever leaves the machine, and lets fabrics with the
 # same subnet but different prefixes coexist.
 #
-# Latency finding (Open MPI 4.1.4, kernel 6.18, 2 vCPUs; ping-pong of MPI_Send/
-# MPI_Recv, 2 ranks, one per node; numbers from /tmp probes, medians of 3 runs):
-#   LATENCY_TABLE (filled in below after measurement)
+# Latency finding. A first try measured ~4 ms for an 8-byte MPI message between two
+# nodes against tens of microseconds on loopback. Cause: CPU binding. Each node's
+# mpirun/orted believes it has the whole machine, so with <= 2 ranks per node Open
+# MPI binds the first rank of EVERY node to core 0 (`--report-bindings`: both ranks
+# "[B/.]"). Two busy-polling ranks pinned on one core only take turns at the
+# scheduler tick, and this kernel has CONFIG_HZ=250: 4 ms = one tick, per message.
+# Fix: no binding (hwloc_base_binding_policy=none), plus mpi_yield_when_idle=1 when
+# there are more ranks than CPUs (Open MPI turns yielding on by itself only when it
+# sees one node oversubscribed; here each node looks idle).
+# Ruled out by measurement: the network path. A raw TCP ping-pong (TCP_NODELAY,
+# perl) gave 8 B one-way 12.6 us node1->node2 vs 16.3 us on loopback, so not the
+# veth/bridge, br_netfilter (loaded, but no iptables tables exist), STP/forward
+# delay (off/0), multicast snooping (off), IPv6 DAD (IPv6 off), Nagle (Open MPI
+# sets TCP_NODELAY: btl_tcp_use_nagle=0) or delayed ACK (that would be 40 ms).
+# The rsh agent only matters at start-up (hostname on 2 nodes: 0.4 s in all).
+# vader cannot bypass the links: `--mca btl vader,self` across two nodes fails
+# with "unable to reach each other", so ranks on different nodes always use TCP.
+# Medians of 5 runs, Open MPI 4.1.4, kernel 6.18, 2 vCPUs shared with other work,
+# 8 B one-way latency / 1 MiB ping-pong bandwidth / 8 B MPI_Allreduce:
+#   before (Open MPI default binding)
+#     loopback, 2 ranks in node1       13.4 us  3667 MB/s   15.1 us
+#     2 nodes, 1 rank each           4046   us    87 MB/s 4053   us
+#     2 nodes x 2 ranks              5299   us    77 MB/s 7359   us
+#   after (defaults of this script)
+#     loopback, 2 ranks in node1       12.8 us  4409 MB/s   15.5 us
+#     2 nodes, 1 rank each             16.5 us  1475 MB/s   20.2 us
+#     2 nodes x 2 ranks (yielding)    120   us   666 MB/s  332   us
+#     (no binding without yielding, 2 x 2 ranks: 6420 us / 12517 us allreduce)
+# The remaining 1 MiB gap to loopback is the MTU (1500 vs 65536 on lo): raw TCP
+# across the bridge gave 982 MB/s at MTU 1500 and 5248 MB/s with --mtu 65535.
 #
 # Usage: see `netns-fabric.sh help`.
+# shellcheck disable=SC2015,SC2016  # `A && B || die` is intended; sh -c bodies are literal
 set -euo pipefail
 
 readonly PROG=${0##*/}
@@ -184,6 +212,7 @@ cmd_create() {
   fi
 
   # Any failure from here on removes what was made, so no half-built fabric stays.
+  # shellcheck disable=SC2154
   trap 'rc=$?; log "create failed (exit $rc); removing the partial fabric"; destroy_all || true; exit $rc' ERR
   set -E
 
@@ -224,7 +253,8 @@ cmd_create() {
     ns=$(ns_name "$i")
     mkdir -p "$NETNS_ETC/$ns"
     printf '%s' "$hosts" >"$NETNS_ETC/$ns/hosts"
-    printf 'hosts: files\n' >"$NETNS_ETC/$ns/nsswitch.conf"
+    printf '%s: files\n' passwd group shadow gshadow hosts networks protocols services \
+      ethers rpc netgroup >"$NETNS_ETC/$ns/nsswitch.conf"
     : >"$NETNS_ETC/$ns/resolv.conf" # no DNS server: lookups never leave the node
   done
 
@@ -409,13 +439,13 @@ cmd_mpirun() {
     OMPI_MCA_plm_rsh_agent="$sd/rsh-agent"
     OMPI_MCA_plm_rsh_no_tree_spawn=1
     OMPI_MCA_orte_default_hostfile="$sd/hostfile"
-    OMPI_MCA_btl=tcp,self
+    "OMPI_MCA_btl=tcp,self"
     OMPI_MCA_btl_tcp_if_include="$subnet"
     OMPI_MCA_oob_tcp_if_include="$subnet"
     OMPI_MCA_pml=ob1
     OMPI_MCA_hwloc_base_binding_policy=none
-    OMPI_MCA_mpi_yield_when_idle=$yield
   )
+  if ((yield)); then env+=(OMPI_MCA_mpi_yield_when_idle=1); fi
   exec env "${env[@]}" ip netns exec "$node1" unshare --uts -- \
     sh -c 'hostname "$0" && exec "$@"' "$node1" \
     mpirun --allow-run-as-root "$@"

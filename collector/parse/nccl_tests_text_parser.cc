@@ -131,6 +131,9 @@ std::optional<Col> ColumnKind(std::string_view name) {
       {"i_min", Col::kIterMin}, {"i_max", Col::kIterMax},
       {"i_p50", Col::kIterP50}, {"i_p99", Col::kIterP99},
       {"i_cv%", Col::kIterCv},  {"timestamp", Col::kTimestamp},
+      // fabtrack-allreduce's trailing per-iteration columns (out-of-place).
+      {"p50", Col::kIterP50},   {"p99", Col::kIterP99},
+      {"cv%", Col::kIterCv},
   };
   auto it = kinds->find(name);
   if (it == kinds->end()) return std::nullopt;
@@ -158,6 +161,9 @@ std::optional<Layout> ParseColumnHeader(std::string_view body, std::vector<std::
     bool per_half = c.kind != Col::kSize && c.kind != Col::kCount && c.kind != Col::kType &&
                     c.kind != Col::kRedop && c.kind != Col::kRoot && c.kind != Col::kTimestamp;
     c.half = per_half && times > 0 ? (times > 1 ? 1 : 0) : -1;
+    // fabtrack-allreduce prints one set of latency columns after both halves;
+    // they describe the out-of-place calls.
+    if (t == "p50" || t == "p99" || t == "cv%") c.half = 0;
     layout.columns.push_back(std::move(c));
   }
   return layout;

@@ -4,6 +4,7 @@
 # throttled node, a CPU burner, and a destroy that leaves nothing behind.
 # Needs root and `ip netns`; without them it FAILS (it never skips).
 # Usage: tests/netns/netns_fabric_test.sh SOURCE_DIR
+# shellcheck disable=SC2015,SC2016  # `A && B || fail` is intended; perl bodies are literal
 set -euo pipefail
 
 src=${1:?usage: netns_fabric_test.sh SOURCE_DIR}

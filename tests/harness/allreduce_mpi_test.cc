@@ -1,0 +1,177 @@
+// fabtrack-allreduce with real MPI ranks (mpirun, TCP between processes):
+// table, result file, database, bad flags, and a rank dying mid-run.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "collector/parse/parse_file.h"
+#include "core/run_record_json.h"
+#include "tests/support/test_database.h"
+
+namespace fabtrack {
+namespace {
+
+using fabtrack::testing::TestDatabase;
+
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/" + name + "_" + std::to_string(getpid());
+}
+
+// mpirun -np N fabtrack-allreduce ARGS, over TCP between the ranks.
+Result MpiRun(int ranks, const std::string& args, const std::string& env = "") {
+  std::string out = TempPath("mpi_out"), err = TempPath("mpi_err");
+  std::string cmd = "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + env + " " +
+                    std::string(FABTRACK_MPIEXEC) + " --oversubscribe --mca btl self,tcp -np " +
+                    std::to_string(ranks) + " " + FABTRACK_ALLREDUCE + " " + args + " >" + out +
+                    " 2>" + err;
+  int status = std::system(cmd.c_str());
+  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadAll(out), ReadAll(err)};
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+TEST(AllreduceMpiTest, TableParsesBackWithCorrectResults) {
+  Result r = MpiRun(3, "-b 8 -e 64K -f 8 -n 10 -w 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ParsedFile parsed = ParseText(r.out, "stdout");
+  ASSERT_EQ(parsed.tests.size(), 1u) << r.out;
+  EXPECT_TRUE(parsed.errors.empty()) << parsed.errors[0].message;
+  const TestTable& t = parsed.tests[0];
+  EXPECT_EQ(t.collective, "all_reduce");
+  EXPECT_EQ(t.ranks, 3);
+  EXPECT_TRUE(t.complete);
+  EXPECT_EQ(t.oob_ok, true);
+  ASSERT_EQ(t.rows.size(), 5u);  // 8, 64, 512, 4K, 32K
+  for (const SizeRow& row : t.rows) {
+    EXPECT_EQ(row.oop->wrong, 0);  // a real check of the reduced values
+    EXPECT_EQ(row.ip->wrong, 0);
+    EXPECT_GT(*row.oop->time_us, 0);
+    // busbw = algbw * 2(n-1)/n, as printed (2 decimals).
+    EXPECT_NEAR(*row.oop->busbw_gbps, *row.oop->algbw_gbps * 4.0 / 3.0, 0.011);
+    EXPECT_GE(*row.oop->iter_p99_us, *row.oop->iter_p50_us);
+  }
+  EXPECT_EQ(t.rows.back().size_bytes, 32768);
+  EXPECT_EQ(t.rows.back().count, 8192);
+}
+
+TEST(AllreduceMpiTest, EveryTypeAndOpChecksOut) {
+  for (const char* args : {"-d double -o max", "-d int32 -o min", "-d int8 -o sum",
+                           "-d uint64 -o prod", "-d float -o prod"}) {
+    Result r = MpiRun(2, std::string("-b 1K -e 1K -n 3 -w 1 ") + args);
+    ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    ParsedFile parsed = ParseText(r.out, "stdout");
+    ASSERT_EQ(parsed.tests.size(), 1u) << args;
+    EXPECT_EQ(parsed.tests[0].oob_count, 0) << args;
+  }
+}
+
+TEST(AllreduceMpiTest, ResultFileHasSamplesRanksAndStraggler) {
+  std::string file = TempPath("result") + ".json";
+  Result r = MpiRun(2, "-b 1K -e 4K -f 4 -n 7 -w 1 -q --tag night=7 --output " + file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "quiet prints no table";
+  nlohmann::json doc = nlohmann::json::parse(ReadAll(file));
+  std::string error;
+  std::optional<RunRecord> run = RunRecordFromJson(doc, &error);
+  ASSERT_TRUE(run) << error;
+  EXPECT_EQ(run->status, RunStatus::kComplete);
+  EXPECT_EQ(run->source, "fabtrack-allreduce");
+  EXPECT_EQ(run->backend, "mpi");
+  EXPECT_EQ(run->ranks, 2);
+  EXPECT_EQ(run->nodes, 1);
+  EXPECT_EQ(run->tags.at("night"), "7");
+  EXPECT_NE(run->command_line->find("--output"), std::string::npos);
+  ASSERT_EQ(run->results.size(), 2u);                  // 1K, 4K
+  EXPECT_EQ(run->latency_samples.size(), 2u * 2 * 7);  // sizes x placements x iters
+  EXPECT_EQ(run->rank_timings.size(), 2u * 2 * 2);     // sizes x placements x ranks
+  const LatencySummary& l = run->results[0].latency;
+  ASSERT_TRUE(l.p50_us && l.p99_us && l.cv);
+  EXPECT_LE(*l.p50_us, *l.p99_us);
+  ASSERT_TRUE(l.straggler_rank.has_value());
+  EXPECT_TRUE(*l.straggler_rank == 0 || *l.straggler_rank == 1);
+  EXPECT_GE(*l.straggler_excess_us, 0);
+  EXPECT_TRUE(run->oob_ok.value_or(false));
+  std::filesystem::remove(file);
+}
+
+TEST(AllreduceMpiTest, StoresIntoTheDatabase) {
+  TestDatabase db;
+  Result r = MpiRun(2, "-b 8 -e 512 -f 8 -n 5 -w 1 -q --cluster ci --db '" + db.conninfo() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("stored run"), std::string::npos) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT status || '/' || ranks || '/' || backend FROM runs"),
+            "complete/2/mpi");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results"), "3");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM latency_samples"), "30");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM rank_timings"), "12");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_ranks"), "2");
+  EXPECT_EQ(db.Scalar("SELECT bool_and(oop_wrong = 0 AND lat_p99_us >= lat_p50_us) FROM run_results"),
+            "t");
+  EXPECT_EQ(db.Scalar("SELECT ended_at > started_at FROM runs"), "t");
+}
+
+TEST(AllreduceMpiTest, BadFlagsFailBeforeAnyWork) {
+  struct Case {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"-b 1M -e 1K", "-e 1024 is smaller than -b 1048576"},
+      {"-b 8X", "-b 8X: not a size"},
+      {"-d half", "-d half"},
+      {"-o avg", "-o avg"},
+      {"-n 0", "-n 0"},
+      {"--backend nccl", "--backend nccl"},
+      {"-c 2", "-c 2"},
+      {"--tag oops", "--tag oops"},
+      {"--no-such-flag", "no-such-flag"},
+  };
+  for (const Case& c : cases) {
+    Result r = MpiRun(2, c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(r.out.find("out-of-place"), std::string::npos) << "no table for " << c.args;
+  }
+}
+
+TEST(AllreduceMpiTest, UnreachableDatabaseFailsBeforeWork) {
+  Result r = MpiRun(2, "-b 8 -e 8 --cluster ci --db 'host=/nonexistent dbname=x'");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("cannot connect"), std::string::npos) << r.err;
+}
+
+TEST(AllreduceMpiTest, RankDyingMidRunLeavesMeasuredSizesAsPartial) {
+  TestDatabase db;
+  std::string file = TempPath("partial") + ".json";
+  Result r = MpiRun(2,
+                    "-b 8 -e 32K -f 4 -n 5 -w 1 -q --fault-exit-after-sizes 3 --fault-rank 1 "
+                    "--cluster ci --output " + file + " --db '" + db.conninfo() + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(db.Scalar("SELECT status FROM runs"), "partial");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results"), "3");
+  EXPECT_EQ(db.Scalar("SELECT ended_at IS NULL FROM runs"), "t");
+  std::string error;
+  auto run = RunRecordFromJson(nlohmann::json::parse(ReadAll(file)), &error);
+  ASSERT_TRUE(run) << error;
+  EXPECT_EQ(run->status, RunStatus::kPartial);
+  EXPECT_EQ(run->results.size(), 3u);
+  std::filesystem::remove(file);
+}
+
+}  // namespace
+}  // namespace fabtrack

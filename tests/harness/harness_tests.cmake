@@ -1,0 +1,13 @@
+# Included from tests/CMakeLists.txt (kept apart from tests/harness/CMakeLists.txt).
+fabtrack_test(harness_options_test harness/harness_options_test.cc LIBS fabtrack::harness_core)
+fabtrack_test(latency_stats_test harness/latency_stats_test.cc LIBS fabtrack::harness_core)
+fabtrack_test(table_printer_test harness/table_printer_test.cc
+              LIBS fabtrack::harness_core fabtrack::parse)
+# Real MPI ranks: mpirun launches fabtrack-allreduce.
+fabtrack_test(allreduce_mpi_test harness/allreduce_mpi_test.cc
+              LIBS fabtrack::parse nlohmann_json::nlohmann_json DB)
+add_dependencies(allreduce_mpi_test fabtrack-allreduce)
+find_package(MPI REQUIRED COMPONENTS CXX)
+target_compile_definitions(allreduce_mpi_test PRIVATE
+  FABTRACK_ALLREDUCE="$<TARGET_FILE:fabtrack-allreduce>"
+  FABTRACK_MPIEXEC="${MPIEXEC_EXECUTABLE}")
