@@ -21,9 +21,16 @@ struct CommandExit {
   int code;
 };
 
+// Arguments after a standalone "--" on the command line (main() cuts them off
+// before CLI11 parses): `fabtrack sweep ... -- -b 8 -e 1G` hands them to
+// fabtrack-allreduce untouched.
+const std::vector<std::string>& PassthroughArgs();
+void SetPassthroughArgs(std::vector<std::string> args);
+
 void SetupDb(CLI::App& app);
 void SetupParse(CLI::App& app);
 void SetupIngest(CLI::App& app);
 void SetupRuns(CLI::App& app);
+void SetupSweep(CLI::App& app);
 
 }  // namespace fabtrack::cli

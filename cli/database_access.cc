@@ -14,7 +14,7 @@ void AddDatabaseOptions(CLI::App* app, DatabaseOptions* options) {
 }
 
 std::unique_ptr<pqxx::connection> OpenDatabaseOrExit(const DatabaseOptions& options,
-                                               SchemaPolicy policy, std::ostream& err) {
+                                                     SchemaPolicy policy, std::ostream& err) {
   try {
     return store::OpenDatabase(options, policy, err);
   } catch (const store::DatabaseUnavailable& e) {

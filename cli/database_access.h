@@ -12,9 +12,9 @@
 namespace fabtrack::cli {
 
 using DatabaseOptions = store::DatabaseChoice;
-using store::SchemaPolicy;
 using store::DescribeTarget;
 using store::EmbeddedOptionsFor;
+using store::SchemaPolicy;
 
 // Adds --db (and --data-dir for the embedded server) to a subcommand.
 void AddDatabaseOptions(CLI::App* app, DatabaseOptions* options);
@@ -22,6 +22,6 @@ void AddDatabaseOptions(CLI::App* app, DatabaseOptions* options);
 // store::OpenDatabase; prints the reason and throws CommandExit{kExitDatabaseError}
 // when the database cannot be used.
 std::unique_ptr<pqxx::connection> OpenDatabaseOrExit(const DatabaseOptions& options,
-                                               SchemaPolicy policy, std::ostream& err);
+                                                     SchemaPolicy policy, std::ostream& err);
 
 }  // namespace fabtrack::cli

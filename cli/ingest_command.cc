@@ -91,8 +91,8 @@ std::optional<RunRecord> HarnessRun(const std::string& content, const std::strin
   std::string why;
   std::optional<RunRecord> run = RunRecordFromJson(doc, &why);
   if (!run) {
-    std::cerr << path << ":1: fabtrack-allreduce result file: " << why << "\n" << path
-              << ": not stored\n";
+    std::cerr << path << ":1: fabtrack-allreduce result file: " << why << "\n"
+              << path << ": not stored\n";
     *error = true;
     return std::nullopt;
   }

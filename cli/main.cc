@@ -1,10 +1,27 @@
 // fabtrack: keeps watch over the network fabric of GPU training clusters.
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 
+namespace fabtrack::cli {
+namespace {
+std::vector<std::string>* passthrough = new std::vector<std::string>();
+}  // namespace
+const std::vector<std::string>& PassthroughArgs() { return *passthrough; }
+void SetPassthroughArgs(std::vector<std::string> args) { *passthrough = std::move(args); }
+}  // namespace fabtrack::cli
+
 int main(int argc, char** argv) {
   using namespace fabtrack::cli;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--") {
+      SetPassthroughArgs(std::vector<std::string>(argv + i + 1, argv + argc));
+      argc = i;
+      break;
+    }
+  }
   CLI::App app{
       "fabtrack: all-reduce benchmarks, NCCL transports and port counters into PostgreSQL"};
   app.set_version_flag("--version", std::string("fabtrack ") + FABTRACK_VERSION);
@@ -13,6 +30,7 @@ int main(int argc, char** argv) {
   SetupParse(app);
   SetupIngest(app);
   SetupRuns(app);
+  SetupSweep(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -12,8 +12,10 @@ json Opt(const std::optional<T>& v) {
 
 json MeasurementJson(const std::optional<Measurement>& m) {
   if (!m) return nullptr;
-  return {{"time_us", Opt(m->time_us)},   {"algbw", Opt(m->algbw_gbps)},
-          {"busbw", Opt(m->busbw_gbps)},  {"wrong", Opt(m->wrong)},
+  return {{"time_us", Opt(m->time_us)},
+          {"algbw", Opt(m->algbw_gbps)},
+          {"busbw", Opt(m->busbw_gbps)},
+          {"wrong", Opt(m->wrong)},
           {"max_error", Opt(m->max_error)}};
 }
 

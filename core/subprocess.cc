@@ -76,3 +76,40 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
 }
 
 }  // namespace fabtrack
+
+namespace fabtrack {
+
+int RunAttached(const std::vector<std::string>& argv) {
+  if (argv.empty()) throw std::runtime_error("RunAttached: empty command");
+  std::vector<char*> c_argv;
+  for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
+  c_argv.push_back(nullptr);
+  int error_pipe[2];
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  }
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    execvp(c_argv[0], c_argv.data());
+    int err = errno;
+    (void)!write(error_pipe[1], &err, sizeof err);
+    _exit(127);
+  }
+  close(error_pipe[1]);
+  int exec_errno = 0;
+  ssize_t n = read(error_pipe[0], &exec_errno, sizeof exec_errno);
+  close(error_pipe[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  }
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+    throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(exec_errno));
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+}  // namespace fabtrack

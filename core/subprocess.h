@@ -21,3 +21,12 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
                          const std::optional<std::string>& run_as_user = std::nullopt);
 
 }  // namespace fabtrack
+
+namespace fabtrack {
+
+// Runs argv (argv[0] looked up in PATH) with this process's stdin/stdout/
+// stderr, so its output streams to the user, and returns its exit code
+// (128+signal when killed). Throws std::runtime_error if it cannot start.
+int RunAttached(const std::vector<std::string>& argv);
+
+}  // namespace fabtrack

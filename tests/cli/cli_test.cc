@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -217,6 +218,38 @@ TEST(CliTest, UnusableNcclLogStopsEverything) {
                              db.conninfo());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("not_a_result.txt:1: --nccl-log"), std::string::npos) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "0");
+}
+
+}  // namespace
+}  // namespace fabtrack
+
+namespace fabtrack {
+namespace {
+
+TEST(CliTest, LocalSweepStoresOneRunPerNodeCountWithOneSweepId) {
+  TestDatabase db;
+  CommandResult r =
+      Fabtrack("sweep --nodes 1-3 --cluster lab --tag night=9 -- -b 8 -e 4K -f 8 -n 4 -w 1 -q",
+               db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("3 of 3 runs stored"), std::string::npos) << r.out;
+  EXPECT_EQ(db.Scalar("SELECT string_agg(ranks::text, ',' ORDER BY ranks) FROM runs"), "1,2,3");
+  EXPECT_EQ(db.Scalar("SELECT count(DISTINCT sweep_id) FROM runs WHERE sweep_id IS NOT NULL"), "1");
+  EXPECT_EQ(db.Scalar("SELECT bool_and(tags->>'night' = '9' AND status = 'complete') FROM runs"),
+            "t");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results"), "12");  // 8, 64, 512, 4K per run
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM latency_samples"), "96");
+}
+
+TEST(CliTest, SweepRefusesBadNodeCountsAndHarnessFlags) {
+  TestDatabase db;
+  EXPECT_EQ(Fabtrack("sweep --nodes 0 --cluster lab", db.conninfo()).exit_code, 2);
+  CommandResult bad = Fabtrack("sweep --nodes 1-3 --cluster lab -- -b 1M -e 1K", db.conninfo());
+  EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '='), 2)
+      << "stopped after the first run: " << bad.out;
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("smaller than -b"), std::string::npos) << bad.err;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "0");
 }
 

@@ -1,0 +1,142 @@
+#include "collector/sweep/sweep_plan.h"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+#include <sstream>
+
+namespace fabtrack::sweep {
+namespace {
+
+std::optional<int> ToPositive(std::string_view s) {
+  int v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v <= 0 || v > 100000) return std::nullopt;
+  return v;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::optional<std::vector<int>> ParseNodeCounts(const std::string& text) {
+  std::set<int> counts;
+  if (text.rfind("pow2:", 0) == 0) {
+    auto max = ToPositive(std::string_view(text).substr(5));
+    if (!max) return std::nullopt;
+    for (int k = 1; k <= *max; k *= 2) counts.insert(k);
+    if (*counts.rbegin() != *max) counts.insert(*max);  // always end at the maximum
+    return std::vector<int>(counts.begin(), counts.end());
+  }
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item = Trim(item);
+    auto dash = item.find('-');
+    if (dash != std::string::npos) {
+      auto lo = ToPositive(std::string_view(item).substr(0, dash));
+      auto hi = ToPositive(std::string_view(item).substr(dash + 1));
+      if (!lo || !hi || *lo > *hi || *hi - *lo > 4096) return std::nullopt;
+      for (int k = *lo; k <= *hi; ++k) counts.insert(k);
+    } else {
+      auto k = ToPositive(item);
+      if (!k) return std::nullopt;
+      counts.insert(*k);
+    }
+  }
+  if (counts.empty()) return std::nullopt;
+  return std::vector<int>(counts.begin(), counts.end());
+}
+
+std::vector<std::string> ParseHostfile(const std::string& text) {
+  std::vector<std::string> hosts;
+  std::set<std::string> seen;
+  std::stringstream ss(text);
+  std::string line;
+  while (std::getline(ss, line)) {
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    std::string host = line.substr(0, line.find_first_of(" \t:"));
+    if (seen.insert(host).second) hosts.push_back(host);
+  }
+  return hosts;
+}
+
+std::string ValidateSpec(const SweepSpec& s) {
+  if (s.node_counts.empty()) return "no node counts";
+  if (s.ranks_per_node < 1) return "--ranks-per-node must be at least 1";
+  if (s.allreduce.empty()) return "fabtrack-allreduce not found (use --allreduce PATH)";
+  if (s.launcher == Launcher::kHostfile) {
+    if (s.hosts.empty()) return "the hostfile lists no hosts";
+    if (s.node_counts.back() > static_cast<int>(s.hosts.size())) {
+      return "--nodes asks for " + std::to_string(s.node_counts.back()) +
+             " nodes but the hostfile lists " + std::to_string(s.hosts.size());
+    }
+  }
+  if (s.launcher == Launcher::kCustom && s.custom_prefix.empty()) return "--mpirun is empty";
+  if (s.output_dir.empty()) return "no directory for result files";
+  return "";
+}
+
+std::vector<PlannedRun> PlanSweep(const SweepSpec& s) {
+  std::vector<PlannedRun> runs;
+  for (int k : s.node_counts) {
+    PlannedRun run;
+    run.nodes = k;
+    run.ranks = k * s.ranks_per_node;
+    const std::string np = std::to_string(run.ranks);
+    std::vector<std::string>& a = run.argv;
+    switch (s.launcher) {
+      case Launcher::kSlurm:
+        a = {"srun", "-N", std::to_string(k), "--ntasks-per-node",
+             std::to_string(s.ranks_per_node)};
+        break;
+      case Launcher::kLocal:
+        // One host: ranks share it, over TCP like "Ethernet without RDMA".
+        a = {s.mpirun, "-np",   np,    "--oversubscribe", "--bind-to",
+             "none",   "--mca", "btl", "self,tcp"};
+        if (s.as_root) a.push_back("--allow-run-as-root");
+        break;
+      case Launcher::kHostfile: {
+        std::string path = s.hostfile_dir + "/hostfile." + s.sweep_id + "." + std::to_string(k);
+        run.hostfile_path = path;
+        for (int i = 0; i < k; ++i) {
+          run.hostfile_lines.push_back(s.hosts[i] + " slots=" + std::to_string(s.ranks_per_node));
+        }
+        a = {s.mpirun,
+             "-np",
+             np,
+             "--hostfile",
+             path,
+             "--map-by",
+             "ppr:" + std::to_string(s.ranks_per_node) + ":node"};
+        if (s.as_root) a.push_back("--allow-run-as-root");
+        break;
+      }
+      case Launcher::kCustom:
+        a = s.custom_prefix;
+        a.insert(a.end(),
+                 {"-np", np, "--map-by", "ppr:" + std::to_string(s.ranks_per_node) + ":node"});
+        break;
+    }
+    a.push_back(s.allreduce);
+    a.insert(a.end(), s.harness_args.begin(), s.harness_args.end());
+    a.insert(a.end(), {"--sweep-id", s.sweep_id});
+    for (const auto& tag : s.tags) a.insert(a.end(), {"--tag", tag});
+    // Rank 0 may run on another host: it writes a result file (atomically,
+    // after every size) and the sweep stores it from here, so no node needs
+    // to reach the database and no password travels on a command line.
+    run.output_file = s.output_dir + "/" + s.sweep_id + ".nodes" + std::to_string(k) + ".json";
+    a.insert(a.end(), {"--output", *run.output_file});
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+}  // namespace fabtrack::sweep

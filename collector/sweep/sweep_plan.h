@@ -1,0 +1,56 @@
+// Plans a sweep of fabtrack-allreduce over node counts: which node counts,
+// and the exact launcher command line for each. Pure; `fabtrack sweep` runs it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fabtrack::sweep {
+
+enum class Launcher {
+  kLocal,     // mpirun on this host: "nodes" are rank counts (laptop, CI)
+  kHostfile,  // mpirun with the first k hosts of a hostfile
+  kSlurm,     // srun -N k inside an allocation
+  kCustom,    // a given mpirun-like prefix (e.g. scripts/netns-fabric.sh mpirun --)
+};
+
+struct SweepSpec {
+  Launcher launcher = Launcher::kLocal;
+  std::vector<int> node_counts;  // ascending, distinct, > 0
+  int ranks_per_node = 1;
+  std::string mpirun = "mpirun";           // kLocal / kHostfile
+  std::vector<std::string> custom_prefix;  // kCustom: argv before "-np N"
+  std::vector<std::string> hosts;          // kHostfile: hosts in file order
+  std::string hostfile_dir;                // where per-k hostfiles are written
+  std::string allreduce;                   // fabtrack-allreduce path
+  std::vector<std::string> harness_args;   // passed through (-b -e -f -n -w ...)
+  std::string sweep_id;
+  std::string output_dir;         // result files land here (shared or local)
+  std::vector<std::string> tags;  // k=v
+  bool as_root = false;           // Open MPI needs --allow-run-as-root
+};
+
+struct PlannedRun {
+  int nodes = 0;
+  int ranks = 0;
+  std::vector<std::string> argv;
+  std::optional<std::string> hostfile_path;  // to write before running
+  std::vector<std::string> hostfile_lines;
+  std::optional<std::string> output_file;
+};
+
+// "1,2,4" -> {1,2,4}; "1-4" -> {1,2,3,4}; "pow2:16" -> {1,2,4,8,16}.
+// nullopt on malformed input.
+std::optional<std::vector<int>> ParseNodeCounts(const std::string& text);
+
+// Host names from an Open MPI / MPICH hostfile ("host slots=8", "host:8",
+// comments, blank lines). Pure over the file's text.
+std::vector<std::string> ParseHostfile(const std::string& text);
+
+// Empty string when the spec can run, else what is wrong.
+std::string ValidateSpec(const SweepSpec& spec);
+
+std::vector<PlannedRun> PlanSweep(const SweepSpec& spec);
+
+}  // namespace fabtrack::sweep

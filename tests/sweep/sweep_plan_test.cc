@@ -1,0 +1,86 @@
+#include "collector/sweep/sweep_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace fabtrack::sweep {
+namespace {
+
+bool Has(const std::vector<std::string>& argv, const std::vector<std::string>& seq) {
+  return std::search(argv.begin(), argv.end(), seq.begin(), seq.end()) != argv.end();
+}
+
+TEST(ParseNodeCountsTest, ListsRangesAndPowersOfTwo) {
+  EXPECT_EQ(ParseNodeCounts("1,2,4"), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(ParseNodeCounts("4, 1,2,2"), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(ParseNodeCounts("1-4"), (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(ParseNodeCounts("pow2:16"), (std::vector<int>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(ParseNodeCounts("pow2:12"), (std::vector<int>{1, 2, 4, 8, 12}));
+  for (const char* bad : {"", "0", "-1", "a", "4-1", "1,,x", "pow2:", "1-999999"}) {
+    EXPECT_EQ(ParseNodeCounts(bad), std::nullopt) << bad;
+  }
+}
+
+TEST(ParseHostfileTest, OpenMpiAndMpichForms) {
+  EXPECT_EQ(ParseHostfile("# cluster\nnode1 slots=8\nnode2:8\n\n  node3  \nnode1 slots=8\n"),
+            (std::vector<std::string>{"node1", "node2", "node3"}));
+}
+
+SweepSpec Spec(Launcher launcher) {
+  SweepSpec s;
+  s.launcher = launcher;
+  s.node_counts = {1, 2, 4};
+  s.ranks_per_node = 2;
+  s.allreduce = "/opt/fabtrack/bin/fabtrack-allreduce";
+  s.harness_args = {"-b", "8", "-e", "1G", "-f", "2"};
+  s.sweep_id = "S1";
+  s.output_dir = "/shared/out";
+  s.hostfile_dir = "/shared/out";
+  s.tags = {"night=3"};
+  return s;
+}
+
+TEST(PlanSweepTest, SlurmUsesSrunPerNodeCount) {
+  std::vector<PlannedRun> runs = PlanSweep(Spec(Launcher::kSlurm));
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[2].nodes, 4);
+  EXPECT_EQ(runs[2].ranks, 8);
+  EXPECT_TRUE(Has(runs[2].argv, {"srun", "-N", "4", "--ntasks-per-node", "2",
+                                 "/opt/fabtrack/bin/fabtrack-allreduce", "-b", "8"}));
+  EXPECT_TRUE(Has(runs[2].argv, {"--sweep-id", "S1"}));
+  EXPECT_TRUE(Has(runs[2].argv, {"--tag", "night=3"}));
+  EXPECT_TRUE(Has(runs[2].argv, {"--output", "/shared/out/S1.nodes4.json"}));
+  EXPECT_EQ(runs[2].output_file, "/shared/out/S1.nodes4.json");
+  // No database credentials on any command line.
+  for (const auto& run : runs) {
+    EXPECT_FALSE(Has(run.argv, {"--db"}));
+  }
+}
+
+TEST(PlanSweepTest, HostfileTakesTheFirstKHosts) {
+  SweepSpec s = Spec(Launcher::kHostfile);
+  s.hosts = {"a", "b", "c", "d", "e"};
+  s.as_root = true;
+  std::vector<PlannedRun> runs = PlanSweep(s);
+  EXPECT_EQ(runs[1].hostfile_lines, (std::vector<std::string>{"a slots=2", "b slots=2"}));
+  EXPECT_TRUE(Has(runs[1].argv, {"mpirun", "-np", "4", "--hostfile", "/shared/out/hostfile.S1.2",
+                                 "--map-by", "ppr:2:node", "--allow-run-as-root"}));
+  s.hosts = {"a", "b"};
+  EXPECT_NE(ValidateSpec(s).find("hostfile lists 2"), std::string::npos);
+}
+
+TEST(PlanSweepTest, LocalAndCustomLaunchers) {
+  std::vector<PlannedRun> local = PlanSweep(Spec(Launcher::kLocal));
+  EXPECT_TRUE(Has(local[0].argv, {"mpirun", "-np", "2", "--oversubscribe"}));
+  EXPECT_TRUE(Has(local[0].argv, {"--mca", "btl", "self,tcp"}));
+  SweepSpec custom = Spec(Launcher::kCustom);
+  custom.custom_prefix = {"scripts/netns-fabric.sh", "mpirun", "--"};
+  std::vector<PlannedRun> runs = PlanSweep(custom);
+  EXPECT_TRUE(Has(runs[1].argv, {"scripts/netns-fabric.sh", "mpirun", "--", "-np", "4"}));
+  custom.custom_prefix.clear();
+  EXPECT_NE(ValidateSpec(custom), "");
+}
+
+}  // namespace
+}  // namespace fabtrack::sweep
