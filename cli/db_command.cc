@@ -27,8 +27,14 @@ void RunStart(const DatabaseOptions& o) {
     std::cerr << "fabtrack db start: " << e.what() << "\n";
     throw CommandExit{kExitDatabaseError};
   }
-  auto connection = store::Connect(server.ConnInfo());
-  store::MigrateResult m = store::Migrate(*connection);
+  store::MigrateResult m;
+  try {
+    auto connection = store::Connect(server.ConnInfo());
+    m = store::Migrate(*connection);
+  } catch (const std::exception& e) {
+    std::cerr << "fabtrack db start: " << e.what() << "\n";
+    throw CommandExit{kExitDatabaseError};
+  }
   std::cout << (r.initialized ? "initialized and " : "")
             << (r.started ? "started" : "already running") << ": embedded PostgreSQL in "
             << server.options().root << "\n"
