@@ -29,7 +29,8 @@ std::string DescribeTarget(const DatabaseChoice& choice) {
     case ConnectionOrigin::kLibpqEnv:
       return "libpq environment (PG* variables)";
     case ConnectionOrigin::kEmbedded:
-      return "embedded PostgreSQL at " + EmbeddedPostgres(EmbeddedOptionsFor(choice)).options().root;
+      return "embedded PostgreSQL at " +
+             EmbeddedPostgres(EmbeddedOptionsFor(choice)).options().root;
   }
   return "?";
 }

@@ -372,10 +372,29 @@ void FinishRun(pqxx::transaction_base& txn, int64_t run_id, const RunRecord& run
       .Real(run.avg_busbw_gbps)
       .Bool(run.oob_ok)
       .Int(run.oob_count);
+  params.Text(run.network).TextArray(run.transports).Bool(run.gdrdma).Text(run.nccl_version);
   txn.exec_params0(
       "UPDATE runs SET status = $2, ended_at = $3::timestamptz, avg_busbw_gbps = $4::float8, "
-      "oob_ok = $5::boolean, oob_count = $6::bigint WHERE id = $1::bigint",
+      "oob_ok = $5::boolean, oob_count = $6::bigint, network = coalesce($7, network), "
+      "transports = CASE WHEN cardinality($8::text[]) > 0 THEN $8::text[] ELSE transports END, "
+      "gdrdma = coalesce($9::boolean, gdrdma), nccl_version = coalesce($10, nccl_version) "
+      "WHERE id = $1::bigint",
       pqxx::prepare::make_dynamic_params(params.fields()));
+  // Transport evidence known only at the end (NCCL logs gathered from all
+  // ranks after the sweep), unless BeginRun already had it.
+  if (!run.net_devices.empty() || !run.channels.empty()) {
+    pqxx::row existing = txn.exec_params1(
+        "SELECT (SELECT count(*) FROM run_net_devices WHERE run_id = $1) + "
+        "(SELECT count(*) FROM transport_observations WHERE run_id = $1)",
+        run_id);
+    if (existing[0].as<int64_t>() == 0) {
+      RunRecord evidence_only;
+      evidence_only.net_devices = run.net_devices;
+      evidence_only.channels = run.channels;
+      WriteRunResult ignored;
+      WriteChildren(txn, run_id, evidence_only, &ignored);
+    }
+  }
 }
 
 }  // namespace fabtrack::store

@@ -19,6 +19,8 @@
 #include "collector/harness/result_recorder.h"
 #include "collector/harness/run_metadata.h"
 #include "collector/harness/table_printer.h"
+#include "collector/parse/nccl_log_parser.h"
+#include "collector/parse/parse_file.h"
 #include "core/bus_bandwidth.h"
 #include "core/content_hash.h"
 
@@ -36,9 +38,9 @@ struct FaultInjection {
 
 // Parses argv on every rank (all see the same argv). Returns "" on success,
 // "help" when help was printed, else the error message.
-std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* fault,
-                      bool print) {
-  CLI::App app{"fabtrack-allreduce: all-reduce sweep with per-iteration latency (nccl-tests flags)"};
+std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* fault, bool print) {
+  CLI::App app{
+      "fabtrack-allreduce: all-reduce sweep with per-iteration latency (nccl-tests flags)"};
   std::string min_bytes = "32M", max_bytes = "32M", step_bytes = "1M", dtype = "float", op = "sum";
   std::optional<int64_t> step_factor;
   int check = 1;
@@ -51,8 +53,9 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   app.add_option("-n,--iters", o->iters, "timed iterations per size");
   app.add_option("-w,--warmup_iters", o->warmup_iters, "warmup iterations per size");
   app.add_option("-c,--check", check, "check results (#wrong): 1 or 0");
-  app.add_option("-d,--datatype", dtype, "float, double, int32, uint32, int64, uint64, int8, uint8"
-                                         " (nccl: also half, bfloat16)");
+  app.add_option("-d,--datatype", dtype,
+                 "float, double, int32, uint32, int64, uint64, int8, uint8"
+                 " (nccl: also half, bfloat16)");
   app.add_option("-o,--op", op, "sum, prod, max, min (nccl: also avg)");
   app.add_option("--backend", o->backend, "mpi (host memory, MPI_Allreduce) or nccl (GPUs)");
   app.add_option("--cluster", o->cluster, "store the run in the database under this cluster");
@@ -128,6 +131,47 @@ std::vector<std::string> GatherHostnames(int ranks) {
   return hosts;
 }
 
+// Every rank's string, in rank order on rank 0 (empty elsewhere); any length.
+std::vector<std::string> GatherStrings(const std::string& mine, int rank, int ranks) {
+  int length = static_cast<int>(std::min<size_t>(mine.size(), 64u << 20));
+  std::vector<int> lengths(rank == 0 ? ranks : 0);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<int> offsets(lengths.size());
+  int total = 0;
+  for (size_t r = 0; r < lengths.size(); ++r) {
+    offsets[r] = total;
+    total += lengths[r];
+  }
+  std::vector<char> all(static_cast<size_t>(total) + 1);
+  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+              0, MPI_COMM_WORLD);
+  std::vector<std::string> out;
+  for (size_t r = 0; r < lengths.size(); ++r) out.emplace_back(&all[offsets[r]], lengths[r]);
+  return out;
+}
+
+// NCCL's debug logs of every rank (NCCL backend), parsed with the project's
+// parser: the transport each run really used (IB/RoCE/Socket, GDRDMA, NICs).
+void AttachNcclEvidence(const std::vector<std::string>& logs, RunRecord* run) {
+  NcclLogInfo merged;
+  bool any = false;
+  for (size_t r = 0; r < logs.size(); ++r) {
+    if (logs[r].empty()) continue;
+    ParsedFile parsed = ParseText(logs[r], "rank " + std::to_string(r));
+    MergeNcclLog(&merged, parsed.log);
+    any = true;
+  }
+  if (!any) return;
+  ParsedFile all;
+  all.log = merged;
+  if (merged.nccl_version) run->nccl_version = merged.nccl_version;
+  run->network = merged.network;
+  run->transports = all.Transports();
+  run->gdrdma = all.Gdrdma();
+  run->net_devices = merged.net_devices;
+  run->channels = merged.channels;
+}
+
 struct Half {
   SizeLatency latency;
   int64_t wrong = 0;
@@ -143,8 +187,7 @@ Half MeasureHalf(AllReduceBackend& backend, const HarnessOptions& o, int64_t cou
   std::vector<double> mine(static_cast<size_t>(o.iters));
   for (int i = 0; i < o.iters; ++i) mine[i] = backend.RunOnce(count, in_place);
   std::vector<double> all(rank == 0 ? static_cast<size_t>(o.iters) * ranks : 0);
-  MPI_Gather(mine.data(), o.iters, MPI_DOUBLE, all.data(), o.iters, MPI_DOUBLE, 0,
-             MPI_COMM_WORLD);
+  MPI_Gather(mine.data(), o.iters, MPI_DOUBLE, all.data(), o.iters, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   int64_t wrong = 0;
   if (o.check) {
     // A fresh, untimed call on fresh inputs: timed iterations overwrite them.
@@ -223,6 +266,8 @@ int Run(int argc, char** argv) {
   int device = info.device_index;
   std::vector<int> devices(ranks);
   MPI_Gather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<std::string> bus_ids = GatherStrings(info.bus_id, rank, ranks);
+  std::vector<std::string> models = GatherStrings(info.device, rank, ranks);
 
   const std::string program = "fabtrack-allreduce";
   RunRecord run;
@@ -234,7 +279,7 @@ int Run(int argc, char** argv) {
     run.content_hash = Sha256Hex(run.started_at + std::to_string(pid) + std::to_string(rd()) +
                                  run.command_line.value_or(""));
     for (int r = 0; r < ranks; ++r) {
-      run.rank_devices.push_back({r, 0, pids[r], hosts[r], devices[r], info.bus_id, info.device});
+      run.rank_devices.push_back({r, 0, pids[r], hosts[r], devices[r], bus_ids[r], models[r]});
     }
     std::optional<store::DatabaseChoice> database;
     if (o.cluster) database = store::DatabaseChoice{o.db, data_dir};
@@ -308,15 +353,15 @@ int Run(int argc, char** argv) {
       m.iter_p99_us = l.collective.p99;
       m.iter_cv_pct = l.collective.cv * 100.0;
       (h == 0 ? row.row.oop : row.row.ip) = m;
-      table[h] = {*m.time_us, *m.algbw_gbps, *m.busbw_gbps, m.wrong,
+      table[h] = {*m.time_us,       *m.algbw_gbps,    *m.busbw_gbps,  m.wrong,
                   l.collective.p50, l.collective.p99, l.collective.cv};
       busbw_sum += *m.busbw_gbps;
       ++busbw_count;
       out_of_bounds += halves[h].wrong;
       const int row_index = static_cast<int>(run.results.size());
       for (size_t i = 0; i < l.per_iteration_us.size(); ++i) {
-        run.latency_samples.push_back({row_index, h == 1, static_cast<int>(i),
-                                       l.per_iteration_us[i]});
+        run.latency_samples.push_back(
+            {row_index, h == 1, static_cast<int>(i), l.per_iteration_us[i]});
       }
       for (const RankSummary& rs : l.ranks) {
         run.rank_timings.push_back({row_index, h == 1, rs.rank, hosts[rs.rank], rs.mean_us,
@@ -353,7 +398,9 @@ int Run(int argc, char** argv) {
       std::cerr << "fabtrack-allreduce: cannot record size " << bytes << ": " << e.what() << "\n";
     }
   }
+  std::vector<std::string> logs = GatherStrings(backend->DebugLog(), rank, ranks);
   if (rank != 0) return 0;
+  AttachNcclEvidence(logs, &run);
   run.avg_busbw_gbps = busbw_count ? busbw_sum / busbw_count : 0.0;
   run.oob_count = out_of_bounds;
   run.oob_ok = out_of_bounds == 0;

@@ -31,6 +31,10 @@ class AllReduceBackend {
   // Output elements that differ from the expected reduction of the pattern.
   virtual int64_t CountWrong(int64_t count, bool in_place) = 0;
   virtual BackendInfo Info() const = 0;
+  // This rank's NCCL_DEBUG output so far (the NCCL backend sends it to a
+  // private per-rank file unless NCCL_DEBUG_FILE is set); "" when none.
+  // Read at call time: call it after the sweep to get the whole log.
+  virtual std::string DebugLog() { return ""; }
 };
 
 struct RankPlacement {
@@ -43,8 +47,7 @@ std::unique_ptr<AllReduceBackend> MakeMpiBackend(const HarnessOptions& options,
                                                  const RankPlacement& placement);
 // nullptr (and a message in *why) when built without CUDA/NCCL.
 std::unique_ptr<AllReduceBackend> MakeNcclBackend(const HarnessOptions& options,
-                                                  const RankPlacement& placement,
-                                                  std::string* why);
+                                                  const RankPlacement& placement, std::string* why);
 bool NcclBackendCompiled();
 
 }  // namespace fabtrack::harness

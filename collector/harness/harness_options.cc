@@ -17,16 +17,11 @@ struct TypeInfo {
 
 const std::vector<TypeInfo>& Types() {
   static const auto* types = new std::vector<TypeInfo>{
-      {DataType::kInt8, "int8", 1, {"char"}},
-      {DataType::kUint8, "uint8", 1, {}},
-      {DataType::kInt32, "int32", 4, {"int"}},
-      {DataType::kUint32, "uint32", 4, {}},
-      {DataType::kInt64, "int64", 8, {}},
-      {DataType::kUint64, "uint64", 8, {}},
-      {DataType::kHalf, "half", 2, {"float16"}},
-      {DataType::kBfloat16, "bfloat16", 2, {}},
-      {DataType::kFloat, "float", 4, {"float32"}},
-      {DataType::kDouble, "double", 8, {"float64"}},
+      {DataType::kInt8, "int8", 1, {"char"}},      {DataType::kUint8, "uint8", 1, {}},
+      {DataType::kInt32, "int32", 4, {"int"}},     {DataType::kUint32, "uint32", 4, {}},
+      {DataType::kInt64, "int64", 8, {}},          {DataType::kUint64, "uint64", 8, {}},
+      {DataType::kHalf, "half", 2, {"float16"}},   {DataType::kBfloat16, "bfloat16", 2, {}},
+      {DataType::kFloat, "float", 4, {"float32"}}, {DataType::kDouble, "double", 8, {"float64"}},
   };
   return *types;
 }
@@ -155,7 +150,8 @@ std::string Validate(const HarnessOptions& o, bool backend_has_nccl) {
   if (o.iters > 10000000) return "-n: at most 10000000 iterations";
   if (o.warmup_iters < 0) return "-w: warmup iterations must not be negative";
   if (o.backend == "mpi" && (o.dtype == DataType::kHalf || o.dtype == DataType::kBfloat16)) {
-    return std::string("-d ") + DataTypeName(o.dtype) + ": MPI has no such type; use the nccl "
+    return std::string("-d ") + DataTypeName(o.dtype) +
+           ": MPI has no such type; use the nccl "
            "backend or float";
   }
   if (o.backend == "mpi" && o.op == ReduceOp::kAvg) {

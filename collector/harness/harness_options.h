@@ -10,7 +10,18 @@
 
 namespace fabtrack::harness {
 
-enum class DataType { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kHalf, kBfloat16, kFloat, kDouble };
+enum class DataType {
+  kInt8,
+  kUint8,
+  kInt32,
+  kUint32,
+  kInt64,
+  kUint64,
+  kHalf,
+  kBfloat16,
+  kFloat,
+  kDouble
+};
 enum class ReduceOp { kSum, kProd, kMax, kMin, kAvg };
 
 struct HarnessOptions {

@@ -108,9 +108,9 @@ class MpiBackend : public AllReduceBackend {
     // MPI counts are int: larger messages go as several calls would change
     // the measurement, so Validate()'s 1 TiB cap and int counts are checked here.
     if (count > INT32_MAX) throw std::invalid_argument("MPI backend: count exceeds INT_MAX");
-    int rc = MPI_Allreduce(in_place ? MPI_IN_PLACE : send_.data(), recv_.data(),
-                           static_cast<int>(count), ToMpi(options_.dtype), ToMpi(options_.op),
-                           MPI_COMM_WORLD);
+    int rc =
+        MPI_Allreduce(in_place ? MPI_IN_PLACE : send_.data(), recv_.data(), static_cast<int>(count),
+                      ToMpi(options_.dtype), ToMpi(options_.op), MPI_COMM_WORLD);
     double end = MPI_Wtime();
     if (rc != MPI_SUCCESS) throw std::runtime_error("MPI_Allreduce failed");
     return (end - start) * 1e6;

@@ -29,9 +29,9 @@ std::vector<std::string> HeaderLines(const TestParameters& p,
                                      const std::string& program) {
   std::vector<std::string> lines;
   lines.push_back("# Collective test starting: " + program);
-  std::string step = p.step_factor ? Printf("%lld(factor)", static_cast<long long>(*p.step_factor))
-                                   : Printf("%lld(bytes)", static_cast<long long>(
-                                                               p.step_bytes.value_or(0)));
+  std::string step = p.step_factor
+                         ? Printf("%lld(factor)", static_cast<long long>(*p.step_factor))
+                         : Printf("%lld(bytes)", static_cast<long long>(p.step_bytes.value_or(0)));
   lines.push_back(Printf(
       "# nThread %d nGpus %d minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d "
       "agg iters: 1 validation: %d graph: 0",
@@ -52,12 +52,14 @@ std::vector<std::string> HeaderLines(const TestParameters& p,
 std::string ColumnHeaderLines() {
   std::ostringstream s;
   s << "#\n"
-    << Printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
-              "in-place          %s\n",
-              "", "", "", "", "", "  per-iteration (out-of-place)")
-    << Printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %6s\n",
-              "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
-              "time", "algbw", "busbw", "#wrong", "p50", "p99", "cv%")
+    << Printf(
+           "# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
+           "in-place          %s\n",
+           "", "", "", "", "", "  per-iteration (out-of-place)")
+    << Printf(
+           "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %6s\n",
+           "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
+           "algbw", "busbw", "#wrong", "p50", "p99", "cv%")
     << Printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %6s",
               "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
               "(GB/s)", "", "(us)", "(us)", "(%)");

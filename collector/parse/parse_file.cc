@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "collector/parse/line_cleaner.h"
-#include "core/run_record_json.h"
 #include "collector/parse/nccl_log_parser.h"
 #include "collector/parse/nccl_tests_json_parser.h"
 #include "collector/parse/nccl_tests_text_parser.h"
+#include "core/run_record_json.h"
 
 namespace fabtrack {
 namespace {

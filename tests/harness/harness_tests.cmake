@@ -11,3 +11,4 @@ find_package(MPI REQUIRED COMPONENTS CXX)
 target_compile_definitions(allreduce_mpi_test PRIVATE
   FABTRACK_ALLREDUCE="$<TARGET_FILE:fabtrack-allreduce>"
   FABTRACK_MPIEXEC="${MPIEXEC_EXECUTABLE}")
+fabtrack_test(nccl_support_test harness/nccl_support_test.cc LIBS fabtrack::harness_core)

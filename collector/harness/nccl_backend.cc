@@ -1,0 +1,407 @@
+// The NCCL backend: ncclAllReduce on device buffers, one GPU per rank
+// (local rank modulo the visible devices), timed with CUDA events on the
+// communicator's stream. The check pattern is written and checked on the host
+// and copied with cudaMemcpy, so no kernels of our own are needed.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "collector/harness/backend.h"
+#include "collector/harness/check_pattern.h"
+#include "collector/harness/nccl_support.h"
+
+namespace fabtrack::harness {
+namespace {
+
+// nccl_support.h's codes are nccl.h's values.
+static_assert(static_cast<int>(NcclTypeCode::kInt8) == ncclInt8);
+static_assert(static_cast<int>(NcclTypeCode::kUint8) == ncclUint8);
+static_assert(static_cast<int>(NcclTypeCode::kInt32) == ncclInt32);
+static_assert(static_cast<int>(NcclTypeCode::kUint32) == ncclUint32);
+static_assert(static_cast<int>(NcclTypeCode::kInt64) == ncclInt64);
+static_assert(static_cast<int>(NcclTypeCode::kUint64) == ncclUint64);
+static_assert(static_cast<int>(NcclTypeCode::kFloat16) == ncclFloat16);
+static_assert(static_cast<int>(NcclTypeCode::kFloat32) == ncclFloat32);
+static_assert(static_cast<int>(NcclTypeCode::kFloat64) == ncclFloat64);
+static_assert(static_cast<int>(NcclTypeCode::kBfloat16) == ncclBfloat16);
+static_assert(static_cast<int>(NcclOpCode::kSum) == ncclSum);
+static_assert(static_cast<int>(NcclOpCode::kProd) == ncclProd);
+static_assert(static_cast<int>(NcclOpCode::kMax) == ncclMax);
+static_assert(static_cast<int>(NcclOpCode::kMin) == ncclMin);
+static_assert(static_cast<int>(NcclOpCode::kAvg) == ncclAvg);
+
+ncclDataType_t ToNccl(DataType t) { return static_cast<ncclDataType_t>(ToNcclTypeCode(t)); }
+ncclRedOp_t ToNccl(ReduceOp op) { return static_cast<ncclRedOp_t>(ToNcclOpCode(op)); }
+
+void CheckCuda(cudaError_t rc, const char* what) {
+  if (rc != cudaSuccess) {
+    throw std::runtime_error(std::string("NCCL backend: ") + what + ": " + cudaGetErrorString(rc));
+  }
+}
+
+void CheckNccl(ncclResult_t rc, const char* what, ncclComm_t comm) {
+  if (rc != ncclSuccess) {
+    std::string message = std::string("NCCL backend: ") + what + ": " + ncclGetErrorString(rc);
+    const char* last = ncclGetLastError(comm);
+    if (last != nullptr && *last != '\0') message += std::string(" (") + last + ")";
+    throw std::runtime_error(message);
+  }
+}
+
+// Host-side element conversions; half and bfloat16 go through float.
+template <typename T>
+T FromInt(int v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16(static_cast<float>(v));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+template <typename T>
+T Expected(ReduceOp op, int ranks, int64_t i) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half(ExpectedValue<float>(op, ranks, i));
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16(ExpectedValue<float>(op, ranks, i));
+  } else {
+    return ExpectedValue<T>(op, ranks, i);
+  }
+}
+
+template <typename T>
+bool Matches(T got, T expected, bool tolerant) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return ValueMatches(__half2float(got), __half2float(expected), tolerant);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return ValueMatches(__bfloat162float(got), __bfloat162float(expected), tolerant);
+  } else if constexpr (std::is_integral_v<T>) {
+    return got == expected;
+  } else {
+    return ValueMatches(static_cast<double>(got), static_cast<double>(expected), tolerant);
+  }
+}
+
+// Calls f with a value of the host element type of `t`.
+template <typename F>
+void WithType(DataType t, F f) {
+  switch (t) {
+    case DataType::kInt8:
+      return f(int8_t{});
+    case DataType::kUint8:
+      return f(uint8_t{});
+    case DataType::kInt32:
+      return f(int32_t{});
+    case DataType::kUint32:
+      return f(uint32_t{});
+    case DataType::kInt64:
+      return f(int64_t{});
+    case DataType::kUint64:
+      return f(uint64_t{});
+    case DataType::kHalf:
+      return f(__half{});
+    case DataType::kBfloat16:
+      return f(__nv_bfloat16{});
+    case DataType::kFloat:
+      return f(float{});
+    case DataType::kDouble:
+      return f(double{});
+  }
+  throw std::invalid_argument("NCCL backend: unknown data type");
+}
+
+std::optional<std::string> GetEnv(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+// Sends this rank's NCCL_DEBUG output to a file of its own in a private
+// directory, unless the user chose NCCL_DEBUG_FILE. Must run before NCCL's
+// first call: NCCL reads these variables once. Returns the file, or "".
+std::string CaptureNcclDebug(int rank) {
+  if (GetEnv("NCCL_DEBUG_FILE")) return "";
+  std::string dir = DebugTempBase(GetEnv) + "/fabtrack-nccl-XXXXXX";
+  if (mkdtemp(dir.data()) == nullptr) return "";  // no capture; NCCL logs as configured
+  std::string file;
+  for (const auto& [name, value] : NcclDebugSettings(GetEnv, dir, rank)) {
+    setenv(name.c_str(), value.c_str(), /*overwrite=*/1);
+    if (name == "NCCL_DEBUG_FILE") file = value;
+  }
+  return file;
+}
+
+class NcclBackend : public AllReduceBackend {
+ public:
+  NcclBackend(const HarnessOptions& options, const RankPlacement& placement)
+      : options_(options), placement_(placement) {}
+
+  ~NcclBackend() override {
+    // ncclCommDestroy finalizes first (flushing pending work); after an error
+    // ncclCommAbort does not wait for operations that may never complete.
+    if (comm_ != nullptr) (failed_ ? ncclCommAbort : ncclCommDestroy)(comm_);
+    if (send_ != nullptr) cudaFree(send_);
+    if (recv_ != nullptr) cudaFree(recv_);
+    if (pinned_) cudaFreeHost(host_);
+    if (start_ != nullptr) cudaEventDestroy(start_);
+    if (stop_ != nullptr) cudaEventDestroy(stop_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    // After a failure the NCCL log stays for diagnosis (errors name it).
+    if (!debug_file_.empty() && !failed_) {
+      unlink(debug_file_.c_str());
+      rmdir(debug_file_.substr(0, debug_file_.rfind('/')).c_str());
+    }
+  }
+
+  const char* name() const override { return "nccl"; }
+
+  // Local set-up: device, stream, events, facts. Throws on CUDA errors.
+  void SetUpDevice() {
+    int devices = 0;
+    CheckCuda(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+    if (devices <= 0) throw std::runtime_error("NCCL backend: no CUDA device visible");
+    device_ = placement_.local_rank % devices;
+    CheckCuda(cudaSetDevice(device_), "cudaSetDevice");
+    CheckCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    CheckCuda(cudaEventCreate(&start_), "cudaEventCreate");
+    CheckCuda(cudaEventCreate(&stop_), "cudaEventCreate");
+
+    cudaDeviceProp prop{};
+    CheckCuda(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
+    info_.device = prop.name;
+    info_.bus_id = FormatBusId(prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+    info_.device_index = device_;
+    int version = 0;
+    CheckCuda(cudaRuntimeGetVersion(&version), "cudaRuntimeGetVersion");
+    info_.cuda_version = FormatCudaVersion(version);
+    CheckCuda(cudaDriverGetVersion(&version), "cudaDriverGetVersion");
+    info_.driver_version = FormatCudaVersion(version);
+  }
+
+  void set_debug_file(std::string path) { debug_file_ = std::move(path); }
+
+  // Collective over MPI_COMM_WORLD.
+  void InitComm(const ncclUniqueId& id) {
+    Guard([&] {
+      CheckNccl(ncclCommInitRank(&comm_, placement_.ranks, id, placement_.rank), "ncclCommInitRank",
+                nullptr);
+      int code = 0;
+      CheckNccl(ncclGetVersion(&code), "ncclGetVersion", comm_);
+      info_.nccl_version = FormatNcclVersion(code);
+    });
+  }
+
+  void Prepare(int64_t max_bytes) override {
+    const size_t bytes = static_cast<size_t>(std::max<int64_t>(max_bytes, 8));
+    Guard([&] {
+      CheckCuda(cudaMalloc(&send_, bytes), "cudaMalloc (send buffer)");
+      CheckCuda(cudaMalloc(&recv_, bytes), "cudaMalloc (receive buffer)");
+      if (cudaMallocHost(&host_, bytes) == cudaSuccess) {
+        pinned_ = true;
+      } else {
+        cudaGetLastError();  // clear it; plain memory only makes the copies slower
+        plain_.assign(bytes, 0);
+        host_ = plain_.data();
+      }
+    });
+  }
+
+  void FillInputs(int64_t count, bool in_place) override {
+    Guard([&] {
+      WithType(options_.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        std::vector<T> block = Period<T>(count, [&](int64_t i) {
+          return FromInt<T>(PatternValue(options_.op, placement_.rank, placement_.ranks, i));
+        });
+        // One period, then doubling copies of the filled prefix (a whole
+        // number of periods, so the pattern continues).
+        T* host = static_cast<T*>(host_);
+        std::memcpy(host, block.data(), block.size() * sizeof(T));
+        for (int64_t filled = static_cast<int64_t>(block.size()); filled < count;) {
+          const int64_t n = std::min(filled, count - filled);
+          std::memcpy(host + filled, host, static_cast<size_t>(n) * sizeof(T));
+          filled += n;
+        }
+        const size_t bytes = static_cast<size_t>(count) * sizeof(T);
+        void* in = in_place ? recv_ : send_;
+        CheckCuda(cudaMemcpyAsync(in, host_, bytes, cudaMemcpyHostToDevice, stream_),
+                  "cudaMemcpy (inputs)");
+        if (!in_place) CheckCuda(cudaMemsetAsync(recv_, 0, bytes, stream_), "cudaMemset");
+        CheckCuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+      });
+    });
+  }
+
+  double RunOnce(int64_t count, bool in_place) override {
+    float ms = 0;
+    Guard([&] {
+      CheckCuda(cudaEventRecord(start_, stream_), "cudaEventRecord");
+      CheckNccl(ncclAllReduce(in_place ? recv_ : send_, recv_, static_cast<size_t>(count),
+                              ToNccl(options_.dtype), ToNccl(options_.op), comm_, stream_),
+                "ncclAllReduce", comm_);
+      CheckCuda(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+      WaitFor(stop_);
+      CheckCuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    });
+    return static_cast<double>(ms) * 1e3;
+  }
+
+  int64_t CountWrong(int64_t count, bool /*in_place*/) override {
+    int64_t wrong = 0;
+    Guard([&] {
+      WithType(options_.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        const size_t bytes = static_cast<size_t>(count) * sizeof(T);
+        CheckCuda(cudaMemcpyAsync(host_, recv_, bytes, cudaMemcpyDeviceToHost, stream_),
+                  "cudaMemcpy (results)");
+        CheckCuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+        std::vector<T> expected = Period<T>(
+            count, [&](int64_t i) { return Expected<T>(options_.op, placement_.ranks, i); });
+        const bool tolerant = NeedsTolerance(options_.dtype, options_.op);
+        const int64_t period = static_cast<int64_t>(expected.size());
+        const T* out = static_cast<const T*>(host_);
+        for (int64_t base = 0; base < count; base += period) {
+          const int64_t n = std::min(period, count - base);
+          for (int64_t j = 0; j < n; ++j) {
+            if (!Matches(out[base + j], expected[static_cast<size_t>(j)], tolerant)) ++wrong;
+          }
+        }
+      });
+    });
+    return wrong;
+  }
+
+  BackendInfo Info() const override { return info_; }
+
+  std::string DebugLog() override {
+    if (debug_file_.empty()) return "";
+    std::ifstream in(debug_file_, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    return content.str();
+  }
+
+ private:
+  // One period of the pattern (it repeats every 65 * ranks elements: periods
+  // 5, 13 and ranks), or `count` elements when fewer.
+  template <typename T, typename G>
+  std::vector<T> Period(int64_t count, G value) const {
+    const int64_t period = std::min<int64_t>(int64_t{65} * placement_.ranks, count);
+    std::vector<T> block(static_cast<size_t>(std::max<int64_t>(period, 1)));
+    for (size_t i = 0; i < block.size(); ++i) block[i] = value(static_cast<int64_t>(i));
+    return block;
+  }
+
+  // Waits for `event`, watching the communicator: a peer that failed or
+  // vanished shows as an asynchronous NCCL error instead of a hang.
+  void WaitFor(cudaEvent_t event) {
+    for (;;) {
+      cudaError_t rc = cudaEventQuery(event);
+      if (rc == cudaSuccess) return;
+      if (rc != cudaErrorNotReady) CheckCuda(rc, "cudaEventQuery");
+      ncclResult_t async = ncclSuccess;
+      CheckNccl(ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError", comm_);
+      CheckNccl(async, "ncclAllReduce (asynchronous error)", comm_);
+    }
+  }
+
+  // Runs f; after an error the communicator is aborted, not finalized, and
+  // the message names this rank's NCCL log, which is kept.
+  template <typename F>
+  void Guard(F f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      failed_ = true;
+      if (debug_file_.empty()) throw;
+      throw std::runtime_error(std::string(e.what()) + " (NCCL log: " + debug_file_ + ")");
+    }
+  }
+
+  HarnessOptions options_;
+  RankPlacement placement_;
+  BackendInfo info_;
+  int device_ = -1;
+  ncclComm_t comm_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  void* send_ = nullptr;
+  void* recv_ = nullptr;
+  void* host_ = nullptr;
+  bool pinned_ = false;
+  std::vector<char> plain_;
+  bool failed_ = false;
+  std::string debug_file_;
+};
+
+// Whether every rank reported ok; collective.
+bool AllOk(bool ok) {
+  int flag = ok ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return flag == 1;
+}
+
+}  // namespace
+
+bool NcclBackendCompiled() { return true; }
+
+// Collective: every rank calls it, and every rank gets nullptr if any rank
+// fails before ncclCommInitRank (so no rank waits there for a peer that never
+// comes).
+std::unique_ptr<AllReduceBackend> MakeNcclBackend(const HarnessOptions& options,
+                                                  const RankPlacement& placement,
+                                                  std::string* why) {
+  auto backend = std::make_unique<NcclBackend>(options, placement);
+  backend->set_debug_file(CaptureNcclDebug(placement.rank));
+  std::string error;
+  try {
+    backend->SetUpDevice();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (!AllOk(error.empty())) {
+    *why = error.empty() ? "NCCL backend: another rank could not set up its GPU" : error;
+    return nullptr;
+  }
+
+  // Rank 0 makes the unique id; the broadcast also says whether it could.
+  struct {
+    int ok;
+    ncclUniqueId id;
+  } root{};
+  if (placement.rank == 0) {
+    ncclResult_t rc = ncclGetUniqueId(&root.id);
+    root.ok = rc == ncclSuccess;
+    if (!root.ok) error = std::string("NCCL backend: ncclGetUniqueId: ") + ncclGetErrorString(rc);
+  }
+  MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (!root.ok) {
+    *why = error.empty() ? "NCCL backend: rank 0 could not create the NCCL unique id" : error;
+    return nullptr;
+  }
+  try {
+    backend->InitComm(root.id);
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return nullptr;
+  }
+  return backend;
+}
+
+}  // namespace fabtrack::harness

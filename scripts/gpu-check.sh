@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# GPU check of fabtrack-allreduce's NCCL backend on one machine with a GPU:
+# builds with NCCL, runs the nccl-tests style sweep 8 B..1 GiB on one rank,
+# then a few small sweeps over the other data types and reductions, and fails
+# unless every size reports #wrong = 0. Writes JSON results to $OUT
+# (default ./gpu-check-out). Installs nothing; needs CUDA+NCCL in
+# /usr/local/cuda (or FABTRACK_CUDA_ROOT), MPI, and python3.
+# Usage: scripts/gpu-check.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-./gpu-check-out}
+mkdir -p "$out"
+build="build-nccl"
+ncpu=$(nproc)
+
+nvidia-smi -L || echo "gpu-check: nvidia-smi not available" >&2
+config=$(cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFABTRACK_WITH_NCCL=ON \
+  ${FABTRACK_CUDA_ROOT:+-DFABTRACK_CUDA_ROOT="$FABTRACK_CUDA_ROOT"} 2>&1) \
+  || { echo "$config" >&2; exit 1; }
+grep "NCCL backend" <<<"$config"
+grep -q "NCCL backend ON" <<<"$config" || { echo "gpu-check: NCCL backend OFF" >&2; exit 1; }
+cmake --build "$build" --target fabtrack-allreduce fabtrack -j"$ncpu"
+
+harness=$build/collector/harness/fabtrack-allreduce
+fabtrack=$build/cli/fabtrack
+
+# Fails unless the result file parses, is complete and every row has #wrong 0.
+verify() {
+  "$fabtrack" parse "$1" | python3 -c '
+import json, sys
+name = sys.argv[1]
+tests = json.load(sys.stdin)[0]["tests"]
+rows = [r for t in tests for r in t["rows"]]
+bad = [(r["size_bytes"], h) for r in rows for h in ("oop", "ip") if r[h].get("wrong") != 0]
+complete = bool(tests) and all(t.get("complete") and t.get("oob_ok") for t in tests)
+detail = bad or "none"
+print(f"gpu-check: {name}: {len(rows)} sizes, wrong in {detail}, complete={complete}")
+sys.exit(0 if rows and not bad and complete else 1)
+' "$(basename "$1")"
+}
+
+run() {  # run NAME ARGS...: one rank, the result to $out/NAME.json
+  local name=$1
+  shift
+  timeout 300 mpirun -np 1 --allow-run-as-root "$harness" --backend nccl "$@" \
+    --output "$out/$name.json"
+}
+
+status=0
+run nccl_run -b 8 -e 1G -f 4 -n 20 -w 5 || status=1
+verify "$out/nccl_run.json" || status=1
+
+for combo in "half sum" "bfloat16 sum" "half avg" "float avg" "int8 max" "double prod" \
+  "uint64 min"; do
+  read -r dtype op <<<"$combo"
+  run "nccl_${dtype}_$op" -q -d "$dtype" -o "$op" -b 8 -e 64M -f 8 -n 5 -w 2 || status=1
+  verify "$out/nccl_${dtype}_$op.json" || status=1
+done
+
+echo "gpu-check: $([ $status -eq 0 ] && echo PASSED || echo FAILED); results in $out"
+exit $status
