@@ -44,6 +44,14 @@ struct RankTiming {
   std::optional<double> lateness_us;
 };
 
+// One pair of nodes' point-to-point exchange (harness link probe).
+struct LinkProbeResult {
+  std::string host_a, host_b;
+  int64_t bytes = 0;
+  double seconds = 0;
+  double gbps = 0;
+};
+
 enum class RunStatus { kComplete, kPartial, kFailed };
 const char* RunStatusName(RunStatus status);
 
@@ -82,6 +90,9 @@ struct RunRecord {
   std::vector<RankTiming> rank_timings;
   std::vector<NetDevice> net_devices;
   std::vector<ChannelObservation> channels;
+  std::vector<LinkProbeResult> link_probes;
+  // The node whose link is slow per the probe (needs 3+ nodes to tell).
+  std::optional<std::string> link_straggler_host;
 };
 
 }  // namespace fabtrack

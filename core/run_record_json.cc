@@ -119,6 +119,14 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
                        {"max_us", Opt(t.max_us)},
                        {"lateness_us", Opt(t.lateness_us)}});
   }
+  json probes = json::array();
+  for (const LinkProbeResult& p : run.link_probes) {
+    probes.push_back({{"host_a", p.host_a},
+                      {"host_b", p.host_b},
+                      {"bytes", p.bytes},
+                      {"seconds", p.seconds},
+                      {"gbps", p.gbps}});
+  }
   json ranks = json::array();
   for (const RankDevice& d : run.rank_devices) {
     ranks.push_back({{"rank", d.rank},
@@ -164,12 +172,14 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
             {"avg_busbw_gbps", Opt(run.avg_busbw_gbps)},
             {"oob_ok", Opt(run.oob_ok)},
             {"oob_count", Opt(run.oob_count)},
+            {"link_straggler_host", Opt(run.link_straggler_host)},
             {"content_hash", run.content_hash},
             {"status", RunStatusName(run.status)}}},
           {"ranks", ranks},
           {"results", results},
           {"latency_samples", samples},
-          {"rank_timings", timings}};
+          {"rank_timings", timings},
+          {"link_probes", probes}};
 }
 
 bool IsRunFile(const nlohmann::json& document) {
@@ -216,6 +226,7 @@ std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& doc, std::strin
   r.Opt(j, "avg_busbw_gbps", &run.avg_busbw_gbps);
   r.Opt(j, "oob_ok", &run.oob_ok);
   r.Opt(j, "oob_count", &run.oob_count);
+  r.Opt(j, "link_straggler_host", &run.link_straggler_host);
   r.Req(j, "content_hash", &run.content_hash);
   std::string status;
   r.Req(j, "status", &status);
@@ -300,6 +311,15 @@ std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& doc, std::strin
     r.Opt(t, "max_us", &timing.max_us);
     r.Opt(t, "lateness_us", &timing.lateness_us);
     run.rank_timings.push_back(timing);
+  }
+  for (const json& p : doc.value("link_probes", json::array())) {
+    LinkProbeResult probe;
+    r.Req(p, "host_a", &probe.host_a);
+    r.Req(p, "host_b", &probe.host_b);
+    r.Req(p, "bytes", &probe.bytes);
+    r.Req(p, "seconds", &probe.seconds);
+    r.Req(p, "gbps", &probe.gbps);
+    run.link_probes.push_back(probe);
   }
   if (!r.ok()) return std::nullopt;
   return run;

@@ -52,6 +52,7 @@ CREATE TABLE runs (
   avg_busbw_gbps    double precision,     -- as printed in the trailer
   oob_ok            boolean,
   oob_count         bigint,
+  link_straggler_host text,               -- node with the slow link per the harness link probe
   source_file       text,
   content_hash      text NOT NULL CHECK (content_hash ~ '^[0-9a-f]{64}$'),
   table_index       integer NOT NULL DEFAULT 0,  -- nth table of the source content
@@ -140,6 +141,18 @@ CREATE TABLE rank_timings (
   max_us      double precision,
   lateness_us double precision,          -- mean time the others waited for this rank
   PRIMARY KEY (run_id, row_index, in_place, rank)
+);
+
+-- The harness's point-to-point probe between nodes (one pair per row): a
+-- collective cannot say which node's link is slow, pairs can.
+CREATE TABLE link_probes (
+  run_id     bigint NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  host_a     text NOT NULL,
+  host_b     text NOT NULL,
+  bytes      bigint NOT NULL,
+  seconds    double precision NOT NULL,
+  gbps       double precision NOT NULL,
+  PRIMARY KEY (run_id, host_a, host_b)
 );
 
 -- NIC list each host's NCCL reported ("NET/IB : Using [0]mlx5_0:1/IB ...").

@@ -15,6 +15,7 @@ build_packages=(
   openmpi-bin libopenmpi-dev
   postgresql-15 postgresql-client-15
   clang-format
+  python3        # test scripts read result files
   ansible-core  # deployment roles in ansible/ (tested locally by ctest)
 )
 runtime_packages=(

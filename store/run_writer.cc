@@ -44,6 +44,7 @@ const std::vector<std::string> kRunColumns = {"cluster",
                                               "avg_busbw_gbps",
                                               "oob_ok",
                                               "oob_count",
+                                              "link_straggler_host",
                                               "source_file",
                                               "content_hash",
                                               "table_index",
@@ -104,6 +105,7 @@ CopyRow RunParameters(const RunRecord& r) {
       .Real(r.avg_busbw_gbps)
       .Bool(r.oob_ok)
       .Int(r.oob_count)
+      .Text(r.link_straggler_host)
       .Text(r.source_file)
       .Text(r.content_hash)
       .Int(static_cast<int64_t>(r.table_index))
@@ -291,6 +293,10 @@ void WriteChildren(pqxx::transaction_base& txn, int64_t id, const RunRecord& run
         }
         row.Bool(d.sharp);
       });
+  CopyInto<6>(txn, "link_probes", {{"run_id", "host_a", "host_b", "bytes", "seconds", "gbps"}},
+              run.link_probes, [&](CopyRow& row, const LinkProbeResult& p) {
+                row.Int(id).Text(p.host_a).Text(p.host_b).Int(p.bytes).Real(p.seconds).Real(p.gbps);
+              });
   int seq = 0;
   result->channel_rows =
       CopyInto<12>(txn, "transport_observations",
@@ -372,25 +378,31 @@ void FinishRun(pqxx::transaction_base& txn, int64_t run_id, const RunRecord& run
       .Real(run.avg_busbw_gbps)
       .Bool(run.oob_ok)
       .Int(run.oob_count);
-  params.Text(run.network).TextArray(run.transports).Bool(run.gdrdma).Text(run.nccl_version);
+  params.Text(run.network)
+      .TextArray(run.transports)
+      .Bool(run.gdrdma)
+      .Text(run.nccl_version)
+      .Text(run.link_straggler_host);
   txn.exec_params0(
       "UPDATE runs SET status = $2, ended_at = $3::timestamptz, avg_busbw_gbps = $4::float8, "
       "oob_ok = $5::boolean, oob_count = $6::bigint, network = coalesce($7, network), "
       "transports = CASE WHEN cardinality($8::text[]) > 0 THEN $8::text[] ELSE transports END, "
-      "gdrdma = coalesce($9::boolean, gdrdma), nccl_version = coalesce($10, nccl_version) "
-      "WHERE id = $1::bigint",
+      "gdrdma = coalesce($9::boolean, gdrdma), nccl_version = coalesce($10, nccl_version), "
+      "link_straggler_host = coalesce($11, link_straggler_host) WHERE id = $1::bigint",
       pqxx::prepare::make_dynamic_params(params.fields()));
   // Transport evidence known only at the end (NCCL logs gathered from all
   // ranks after the sweep), unless BeginRun already had it.
-  if (!run.net_devices.empty() || !run.channels.empty()) {
+  if (!run.net_devices.empty() || !run.channels.empty() || !run.link_probes.empty()) {
     pqxx::row existing = txn.exec_params1(
         "SELECT (SELECT count(*) FROM run_net_devices WHERE run_id = $1) + "
-        "(SELECT count(*) FROM transport_observations WHERE run_id = $1)",
+        "(SELECT count(*) FROM transport_observations WHERE run_id = $1) + "
+        "(SELECT count(*) FROM link_probes WHERE run_id = $1)",
         run_id);
     if (existing[0].as<int64_t>() == 0) {
       RunRecord evidence_only;
       evidence_only.net_devices = run.net_devices;
       evidence_only.channels = run.channels;
+      evidence_only.link_probes = run.link_probes;
       WriteRunResult ignored;
       WriteChildren(txn, run_id, evidence_only, &ignored);
     }

@@ -16,6 +16,7 @@
 #include "collector/harness/backend.h"
 #include "collector/harness/harness_options.h"
 #include "collector/harness/latency_stats.h"
+#include "collector/harness/link_probe.h"
 #include "collector/harness/result_recorder.h"
 #include "collector/harness/run_metadata.h"
 #include "collector/harness/table_printer.h"
@@ -65,6 +66,9 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   app.add_option("--tag", tags, "free tag key=value (repeatable)");
   app.add_option("--sweep-id", o->sweep_id, "groups the runs of one sweep (set by fabtrack sweep)");
   app.add_flag("-q,--quiet", o->quiet, "no table on stdout");
+  std::string link_probe = "1M";
+  app.add_option("--link-probe", link_probe,
+                 "bytes each pair of nodes exchanges after the sweep to find a slow link (0: off)");
   app.add_option("--fault-exit-after-sizes", fault->exit_after_sizes)->group("");
   app.add_option("--fault-rank", fault->rank)->group("");
   try {
@@ -84,6 +88,8 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   if (auto e = size("-b", min_bytes, &o->min_bytes); !e.empty()) return e;
   if (auto e = size("-e", max_bytes, &o->max_bytes); !e.empty()) return e;
   if (auto e = size("-i", step_bytes, &o->step_bytes); !e.empty()) return e;
+  if (auto e = size("--link-probe", link_probe, &o->link_probe_bytes); !e.empty()) return e;
+  if (o->link_probe_bytes > (int64_t{1} << 30)) return "--link-probe: at most 1G";
   if (step_factor) {
     o->step_is_factor = true;
     o->step_factor = *step_factor;
@@ -170,6 +176,61 @@ void AttachNcclEvidence(const std::vector<std::string>& logs, RunRecord* run) {
   run->gdrdma = all.Gdrdma();
   run->net_devices = merged.net_devices;
   run->channels = merged.channels;
+}
+
+// Every node's leader (its first rank) exchanges `bytes` with every other
+// leader, round-robin, best of three; rank 0 gets the pairs. Other ranks
+// only keep step (a barrier per round keeps the pairs of a round disjoint).
+std::vector<PairProbe> ProbeLinks(const std::vector<std::string>& hosts, int rank, int64_t bytes) {
+  std::vector<std::string> nodes;
+  std::vector<int> leader;
+  for (size_t r = 0; r < hosts.size(); ++r) {
+    if (std::find(nodes.begin(), nodes.end(), hosts[r]) == nodes.end()) {
+      nodes.push_back(hosts[r]);
+      leader.push_back(static_cast<int>(r));
+    }
+  }
+  const int n = static_cast<int>(nodes.size());
+  const int rounds = RoundRobinRounds(n);
+  int my_node = -1;
+  for (int i = 0; i < n; ++i) {
+    if (leader[i] == rank) my_node = i;
+  }
+  std::vector<char> send(static_cast<size_t>(bytes), 1), recv(static_cast<size_t>(bytes));
+  // Per round: partner node and best seconds (or -1).
+  std::vector<double> mine(static_cast<size_t>(rounds) * 2, -1.0);
+  for (int round = 0; round < rounds; ++round) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (my_node < 0) continue;
+    int partner = RoundRobinPartner(n, round, my_node);
+    if (partner < 0) continue;
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+      double start = MPI_Wtime();
+      MPI_Sendrecv(send.data(), static_cast<int>(bytes), MPI_CHAR, leader[partner], 77, recv.data(),
+                   static_cast<int>(bytes), MPI_CHAR, leader[partner], 77, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+      best = std::min(best, MPI_Wtime() - start);
+    }
+    mine[round * 2] = partner;
+    mine[round * 2 + 1] = best;
+  }
+  int ranks = static_cast<int>(hosts.size());
+  std::vector<double> all(rank == 0 ? mine.size() * ranks : 0);
+  MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+             static_cast<int>(mine.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  std::vector<PairProbe> probes;
+  if (rank != 0) return probes;
+  for (int i = 0; i < n; ++i) {
+    for (int round = 0; round < rounds; ++round) {
+      size_t at = static_cast<size_t>(leader[i]) * mine.size() + round * 2;
+      int partner = static_cast<int>(all[at]);
+      if (partner <= i) continue;  // each pair once, from its lower node
+      double seconds = all[at + 1];
+      probes.push_back({i, partner, seconds, 2.0 * bytes / seconds / 1e9});
+    }
+  }
+  return probes;
 }
 
 struct Half {
@@ -396,6 +457,25 @@ int Run(int argc, char** argv) {
       recorder->Update(run, first_new);
     } catch (const std::exception& e) {
       std::cerr << "fabtrack-allreduce: cannot record size " << bytes << ": " << e.what() << "\n";
+    }
+  }
+  if (o.link_probe_bytes > 0) {
+    std::vector<PairProbe> probes = ProbeLinks(hosts, rank, o.link_probe_bytes);
+    if (rank == 0 && !probes.empty()) {
+      std::vector<std::string> nodes = run.hosts;
+      for (const PairProbe& p : probes) {
+        run.link_probes.push_back(
+            {nodes[p.node_a], nodes[p.node_b], o.link_probe_bytes, p.seconds, p.gbps});
+      }
+      LinkVerdict verdict = JudgeLinks(static_cast<int>(nodes.size()), probes);
+      if (verdict.slow_node) {
+        run.link_straggler_host = nodes[*verdict.slow_node];
+        if (!o.quiet) {
+          std::cout << "# Link probe: " << *run.link_straggler_host << " is slow ("
+                    << static_cast<int>(verdict.slow_ratio * 100)
+                    << "% of the other nodes' point-to-point bandwidth)\n";
+        }
+      }
     }
   }
   std::vector<std::string> logs = GatherStrings(backend->DebugLog(), rank, ranks);

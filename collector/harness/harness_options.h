@@ -43,6 +43,7 @@ struct HarnessOptions {
   std::map<std::string, std::string> tags;
   std::optional<std::string> sweep_id;  // groups the runs of one `fabtrack sweep`
   bool quiet = false;
+  int64_t link_probe_bytes = 1 << 20;  // point-to-point probe between nodes; 0: off
 };
 
 // "8", "1K", "64M", "2G" (powers of 1024, as nccl-tests). nullopt if malformed
