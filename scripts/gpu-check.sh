@@ -57,5 +57,45 @@ for combo in "half sum" "bfloat16 sum" "half avg" "float avg" "int8 max" "double
   verify "$out/nccl_${dtype}_$op.json" || status=1
 done
 
+# Side by side with nccl-tests (the peer), same sizes, 1 rank: busbw within 2%.
+# nccl-tests is built from source carried in the ignored folder
+# third_party_fetched/nccl-tests (never committed; see the issue note):
+#   git --git-dir=/work/.mirror/NVIDIA+nccl-tests/repo archive HEAD |
+#     (mkdir -p third_party_fetched/nccl-tests && tar -x -C third_party_fetched/nccl-tests)
+# and `carry: ["third_party_fetched"]` in the device run.
+peer=third_party_fetched/nccl-tests
+if [[ -d $peer ]]; then
+  cuda=${FABTRACK_CUDA_ROOT:-/usr/local/cuda}
+  make -C "$peer" -j"$ncpu" CUDA_HOME="$cuda" NCCL_HOME="$cuda" >"$out/nccl-tests-build.log" 2>&1 ||
+    { echo "gpu-check: nccl-tests build failed (see nccl-tests-build.log)"; status=1; }
+  for round in 1 2 3; do
+    "$peer/build/all_reduce_perf" -b 1M -e 1G -f 4 -n 20 -w 5 -g 1 >"$out/peer.$round.txt" || status=1
+    timeout 300 mpirun -np 1 --allow-run-as-root "$harness" --backend nccl -b 1M -e 1G -f 4 \
+      -n 20 -w 5 >"$out/harness.$round.txt" || status=1
+  done
+  python3 - "$out" <<'PY' || status=1
+import re, statistics, sys
+out = sys.argv[1]
+def busbw(path):
+    rows = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 8 and f[0].isdigit():
+            rows[int(f[0])] = float(f[7])  # out-of-place busbw
+    return rows
+ratios = []
+for size in sorted(busbw(f"{out}/peer.1.txt")):
+    p = statistics.median(busbw(f"{out}/peer.{r}.txt")[size] for r in (1, 2, 3))
+    h = statistics.median(busbw(f"{out}/harness.{r}.txt")[size] for r in (1, 2, 3))
+    ratios.append(h / p if p else 0)
+    print(f"gpu-check: {size:>11} B  nccl-tests {p:8.2f}  fabtrack {h:8.2f} GB/s  ratio {h / p if p else 0:.3f}")
+median = statistics.median(ratios)
+print(f"gpu-check: median busbw ratio fabtrack/nccl-tests {median:.3f}")
+sys.exit(0 if median >= 0.98 else 1)
+PY
+else
+  echo "gpu-check: $peer not present: skipped the nccl-tests comparison (carry it to run it)"
+fi
+
 echo "gpu-check: $([ $status -eq 0 ] && echo PASSED || echo FAILED); results in $out"
 exit $status
