@@ -1,5 +1,7 @@
 #include "core/run_record_json.h"
 
+#include "core/json_optional.h"
+
 namespace fabtrack {
 namespace {
 
@@ -7,7 +9,7 @@ using nlohmann::json;
 
 template <typename T>
 json Opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
+  return OptionalJson(v);
 }
 
 json MeasurementJson(const std::optional<Measurement>& m) {

@@ -255,3 +255,51 @@ TEST(CliTest, SweepRefusesBadNodeCountsAndHarnessFlags) {
 
 }  // namespace
 }  // namespace fabtrack
+
+namespace fabtrack {
+namespace {
+
+// Nothing configured: the command starts the embedded server itself, says
+// so, and works; `db status`/`db stop` see it.
+TEST(CliTest, EmbeddedDatabaseStartsOnDemand) {
+  std::string dir = "/tmp/fabtrack-cli-embedded-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  // Unset FABTRACK_DB too: the test environment points it at the fixture.
+  const std::string env =
+      "env -u FABTRACK_DB -u PGHOST -u PGDATABASE -u PGSERVICE -u PGPORT -u PGUSER "
+      "FABTRACK_DATA_DIR=" +
+      dir + " ";
+  auto run = [&](const std::string& args) {
+    std::string out = dir + ".out", err = dir + ".err";
+    int status = std::system(
+        (env + FABTRACK_CLI + std::string(" ") + args + " >" + out + " 2>" + err + " </dev/null")
+            .c_str());
+    CommandResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadAll(out), ReadAll(err)};
+    std::filesystem::remove(out);
+    std::filesystem::remove(err);
+    return r;
+  };
+  CommandResult first = run("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster solo");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("no database configured"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("created and started the embedded PostgreSQL in " + dir),
+            std::string::npos)
+      << first.err;
+  CommandResult list = run("runs list --cluster solo --format json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(nlohmann::json::parse(list.out).size(), 1u);
+  EXPECT_EQ(list.err.find("started"), std::string::npos) << "already running: no notice";
+  CommandResult status = run("db status");
+  EXPECT_EQ(status.exit_code, 0) << status.out << status.err;
+  EXPECT_NE(status.out.find("running"), std::string::npos);
+  EXPECT_NE(status.out.find("schema: version 1"), std::string::npos) << status.out;
+  CommandResult stop = run("db stop");
+  EXPECT_NE(stop.out.find("stopped"), std::string::npos) << stop.out;
+  CommandResult after = run("db status");
+  EXPECT_EQ(after.exit_code, 3);
+  EXPECT_NE(after.out.find("stopped"), std::string::npos) << after.out;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fabtrack
