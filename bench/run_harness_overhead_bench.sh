@@ -13,11 +13,14 @@ mpi=(mpirun -np "$ranks" --oversubscribe --bind-to none --mca btl self,tcp)
 min=1048576 max=67108864 factor=4 iters=20 warmup=5
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for r in $(seq "$rounds"); do
-  "${mpi[@]}" build/bench/bare_allreduce $min $max $factor $iters $warmup >"$out/bare.$r"
+bare() { "${mpi[@]}" build/bench/bare_allreduce $min $max $factor $iters $warmup >"$out/bare.$1"; }
+harness() {
   "${mpi[@]}" build/collector/harness/fabtrack-allreduce -b $min -e $max -f $factor \
-    -n $iters -w $warmup -c 0 |
-    awk '/^ *[0-9]/ {print $1, $8, $6}' >"$out/harness.$r"
+    -n $iters -w $warmup -c 0 --link-probe 0 | awk '/^ *[0-9]/ {print $1, $8, $6}' >"$out/harness.$1"
+}
+# Alternate which goes first, so neither always inherits the other's warm state.
+for r in $(seq "$rounds"); do
+  if ((r % 2)); then bare "$r"; harness "$r"; else harness "$r"; bare "$r"; fi
 done
 python3 - "$out" "$rounds" <<'PY'
 import statistics, sys

@@ -107,6 +107,12 @@ TEST(AllreduceMpiTest, ResultFileHasSamplesRanksAndStraggler) {
   EXPECT_TRUE(*l.straggler_rank == 0 || *l.straggler_rank == 1);
   EXPECT_GE(*l.straggler_excess_us, 0);
   EXPECT_TRUE(run->oob_ok.value_or(false));
+  // `fabtrack parse` shows the result file like any nccl-tests output.
+  ParsedFile parsed = ParsePath(file);
+  ASSERT_EQ(parsed.tests.size(), 1u);
+  EXPECT_EQ(parsed.tests[0].collective, "all_reduce");
+  EXPECT_EQ(parsed.tests[0].rows.size(), 2u);
+  EXPECT_TRUE(parsed.tests[0].complete);
   std::filesystem::remove(file);
 }
 
