@@ -1,0 +1,48 @@
+// One reading of an RDMA port (InfiniBand or RoCE) from sysfs: state, rate
+// and every counter, normalised while read. Plain data; absent is nullopt.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fabtrack {
+
+struct PortSample {
+  std::string device;  // "mlx5_0"
+  int port = 0;
+  std::optional<std::string> link_layer;  // "InfiniBand" | "Ethernet"
+  std::optional<std::string> state;       // "ACTIVE" (from "4: ACTIVE")
+  std::optional<int> state_code;          // 4
+  std::optional<std::string> phys_state;  // "LinkUp" (from "5: LinkUp")
+  std::optional<int> phys_state_code;     // 5
+  std::optional<double> rate_gbps;        // "100 Gb/sec (4X EDR)" -> 100
+  std::optional<std::string> rate_text;   // as read, e.g. "100 Gb/sec (4X EDR)"
+  std::optional<std::string> lid;         // "0x12"
+  std::optional<std::string> netdev;      // RoCE: "ens1f0np0" (from the GID/ndevs mapping)
+  std::optional<std::string> node_guid, fw_version, board_id;  // device-level files
+  // Every file of counters/ (and counters_ext/ on old kernels), raw as read.
+  // A file that reads "N/A (no PMA)", is missing or unreadable is absent.
+  std::map<std::string, uint64_t> counters;
+  // hw_counters/ (mlx5: np_cnp_sent, rp_cnp_handled, out_of_buffer, ...).
+  std::map<std::string, uint64_t> hw_counters;
+  // Normalised data counters: port_{xmit,rcv}_data count 4-octet words.
+  std::optional<uint64_t> xmit_bytes, rcv_bytes;
+  // Legacy narrow counters read at their maximum (stuck, not zero deltas).
+  std::vector<std::string> saturated;
+};
+
+struct PortProblem {
+  std::string path;     // the file or directory concerned
+  std::string message;  // "device vanished while reading", ...
+};
+
+struct HostPorts {
+  std::string host;
+  std::vector<PortSample> ports;
+  std::vector<PortProblem> problems;
+};
+
+}  // namespace fabtrack
