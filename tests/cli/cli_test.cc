@@ -303,3 +303,30 @@ TEST(CliTest, EmbeddedDatabaseStartsOnDemand) {
 
 }  // namespace
 }  // namespace fabtrack
+
+namespace fabtrack {
+namespace {
+
+TEST(CliTest, HostfileSweepRunsRanksPerNode) {
+  TestDatabase db;
+  std::string hostfile = ::testing::TempDir() + "/hostfile_" + std::to_string(getpid());
+  {
+    std::ofstream out(hostfile);
+    out << "# one node of the test machine\nlocalhost slots=4\n";
+  }
+  CommandResult r = Fabtrack("sweep --hostfile " + hostfile +
+                                 " --nodes 1 --ranks-per-node 2 --cluster lab -- -b 8 -e 64 -f 8 "
+                                 "-n 3 -w 1 -q",
+                             db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(db.Scalar("SELECT ranks || '/' || nodes || '/' || ranks_per_node FROM runs"), "2/1/2");
+  // More nodes than the hostfile lists is refused before anything runs.
+  CommandResult too_many = Fabtrack(
+      "sweep --hostfile " + hostfile + " --nodes 1-2 --cluster lab -- -b 8 -e 8", db.conninfo());
+  EXPECT_EQ(too_many.exit_code, 2);
+  EXPECT_NE(too_many.err.find("hostfile lists 1"), std::string::npos) << too_many.err;
+  std::filesystem::remove(hostfile);
+}
+
+}  // namespace
+}  // namespace fabtrack
