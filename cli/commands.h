@@ -32,5 +32,6 @@ void SetupParse(CLI::App& app);
 void SetupIngest(CLI::App& app);
 void SetupRuns(CLI::App& app);
 void SetupSweep(CLI::App& app);
+void SetupCounters(CLI::App& app);
 
 }  // namespace fabtrack::cli

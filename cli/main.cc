@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   SetupIngest(app);
   SetupRuns(app);
   SetupSweep(app);
+  SetupCounters(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

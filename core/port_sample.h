@@ -32,17 +32,39 @@ struct PortSample {
   std::optional<uint64_t> xmit_bytes, rcv_bytes;
   // Legacy narrow counters read at their maximum (stuck, not zero deltas).
   std::vector<std::string> saturated;
+
+  friend bool operator==(const PortSample&, const PortSample&) = default;
 };
 
 struct PortProblem {
   std::string path;     // the file or directory concerned
   std::string message;  // "device vanished while reading", ...
+
+  friend bool operator==(const PortProblem&, const PortProblem&) = default;
 };
 
 struct HostPorts {
   std::string host;
   std::vector<PortSample> ports;
   std::vector<PortProblem> problems;
+
+  friend bool operator==(const HostPorts&, const HostPorts&) = default;
+};
+
+struct CounterDelta {
+  std::string device;
+  int port = 0;
+  std::string counter;  // sysfs name, hw_counters prefixed "hw:", "xmit_bytes"/"rcv_bytes"
+  std::optional<uint64_t> delta;  // absent: missing in a sample, or saturated
+  std::optional<double> per_second;
+  bool saturated = false;
+  bool reset_seen = false;
+};
+
+struct PortDeltas {
+  std::vector<CounterDelta> deltas;
+  // Ports present in only one sample (a device that vanished or appeared).
+  std::vector<std::string> unmatched_ports;
 };
 
 }  // namespace fabtrack

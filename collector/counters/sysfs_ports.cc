@@ -1,0 +1,429 @@
+#include "collector/counters/sysfs_ports.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace fabtrack {
+namespace {
+
+// Legacy PortCounters (IBA 1.3 vol. 1, 16.1.3.5, attribute 0x0012) fields and
+// their widths, as the kernel reads them in drivers/infiniband/core/sysfs.c
+// (PORT_PMA_ATTR(name, counter, width, offset)). These counters do not wrap:
+// at their maximum they stop, so a value at the maximum is "stuck", not a
+// rate of zero. The four data/packet counters are 32-bit only where no
+// 64-bit PortCountersExtended value replaces them: on kernels before 4.5 the
+// 64-bit ones live in counters_ext/ (read below); since 4.5 (commit
+// 145d9c541032, "Display extended counter set if available") counters/ holds
+// the 64-bit values itself and then also has unicast_*/multicast_* packets,
+// which only the extended set carries. port_xmit_wait is always 32-bit.
+struct LegacyCounter {
+  const char* name;
+  uint64_t max;
+  bool data;  // a data/packet counter that PortCountersExtended widens to 64 bits
+};
+constexpr uint64_t kMax4 = 15, kMax8 = 255, kMax16 = 65535, kMax32 = 4294967295u;
+constexpr LegacyCounter kLegacyCounters[] = {
+    {"symbol_error", kMax16, false},
+    {"link_error_recovery", kMax8, false},
+    {"link_downed", kMax8, false},
+    {"port_rcv_errors", kMax16, false},
+    {"port_rcv_remote_physical_errors", kMax16, false},
+    {"port_rcv_switch_relay_errors", kMax16, false},
+    {"port_xmit_discards", kMax16, false},
+    {"port_xmit_constraint_errors", kMax8, false},
+    {"port_rcv_constraint_errors", kMax8, false},
+    {"local_link_integrity_errors", kMax4, false},
+    {"excessive_buffer_overrun_errors", kMax4, false},
+    {"VL15_dropped", kMax16, false},
+    {"port_xmit_data", kMax32, true},
+    {"port_rcv_data", kMax32, true},
+    {"port_xmit_packets", kMax32, true},
+    {"port_rcv_packets", kMax32, true},
+    {"port_xmit_wait", kMax32, false},
+};
+
+// counters_ext/ (kernels before 4.5, and MLNX_OFED) file names and the
+// counters/ names their values are stored under, so that consumers see one
+// name whatever the kernel.
+struct ExtName {
+  std::string_view file;
+  const char* key;
+};
+constexpr ExtName kExtNames[] = {
+    {"port_xmit_data_64", "port_xmit_data"},
+    {"port_rcv_data_64", "port_rcv_data"},
+    {"port_xmit_packets_64", "port_xmit_packets"},
+    {"port_rcv_packets_64", "port_rcv_packets"},
+    {"port_unicast_xmit_packets", "unicast_xmit_packets"},
+    {"port_unicast_rcv_packets", "unicast_rcv_packets"},
+    {"port_multicast_xmit_packets", "multicast_xmit_packets"},
+    {"port_multicast_rcv_packets", "multicast_rcv_packets"},
+};
+
+constexpr char kVanished[] = "vanished while reading";
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  bool ok() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+class Dir {
+ public:
+  // Takes ownership of fd (closed even when fdopendir fails).
+  explicit Dir(int fd) : dir_(fd >= 0 ? ::fdopendir(fd) : nullptr) {
+    if (fd >= 0 && dir_ == nullptr) ::close(fd);
+  }
+  Dir(const Dir&) = delete;
+  Dir& operator=(const Dir&) = delete;
+  ~Dir() {
+    if (dir_ != nullptr) ::closedir(dir_);
+  }
+  bool ok() const { return dir_ != nullptr; }
+  int fd() const { return ::dirfd(dir_); }
+  // The next entry other than . and .., or nullptr.
+  const dirent* Next() {
+    while (const dirent* e = ::readdir(dir_)) {
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) return e;
+    }
+    return nullptr;
+  }
+
+ private:
+  DIR* dir_;
+};
+
+int OpenDirAt(int dirfd, const char* name) {
+  int fd;
+  do {
+    fd = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+enum class Read { kOk, kMissing, kFailed };
+
+// Reads a small attribute with one open/read/close; trailing whitespace is
+// stripped. kMissing is ENOENT/ENOTDIR (the file, or the directory holding it,
+// is not there); any other failure (EINVAL, EIO, EACCES, EAGAIN, ...: what
+// sysfs returns when the hardware cannot answer) is kFailed.
+template <size_t N>
+Read ReadAttr(int dirfd, const char* name, char (&buf)[N], std::string_view* out) {
+  int fd;
+  do {
+    fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? Read::kMissing : Read::kFailed;
+  size_t len = 0;
+  bool failed = false;
+  while (len < N) {
+    ssize_t n = ::read(fd, buf + len, N - len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) failed = true;
+    if (n <= 0) break;
+    len += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (failed) return Read::kFailed;
+  while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t' ||
+                     buf[len - 1] == '\r' || buf[len - 1] == '\0')) {
+    --len;
+  }
+  *out = std::string_view(buf, len);
+  return Read::kOk;
+}
+
+std::optional<uint64_t> ParseU64(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// "4: ACTIVE" -> {4, "ACTIVE"}; text without a numeric prefix keeps no code.
+void ParseCoded(std::string_view s, std::optional<std::string>* text, std::optional<int>* code) {
+  size_t colon = s.find(':');
+  if (colon != std::string_view::npos) {
+    int v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + colon, v);
+    if (ec == std::errc() && end == s.data() + colon) {
+      *code = v;
+      s.remove_prefix(colon + 1);
+      while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    }
+  }
+  if (!s.empty()) *text = std::string(s);
+}
+
+// "100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)", "10 Gb/sec (4X)" -> Gb/s.
+std::optional<double> ParseRateGbps(std::string_view s) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end == s.data()) return std::nullopt;
+  std::string_view rest(end, s.data() + s.size() - end);
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  if (rest.substr(0, 6) != "Gb/sec") return std::nullopt;
+  return v;
+}
+
+std::optional<std::string> ReadText(int dirfd, const char* name) {
+  char buf[256];
+  std::string_view v;
+  if (ReadAttr(dirfd, name, buf, &v) != Read::kOk || v.empty()) return std::nullopt;
+  return std::string(v);
+}
+
+// Whether a path is gone (a directory removed, or a dangling symlink).
+bool Gone(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
+// Natural order: runs of digits compare as numbers (mlx5_2 < mlx5_10).
+bool NaturalLess(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (digit(a[i]) && digit(b[j])) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      std::string_view na = a.substr(i, ie - i), nb = b.substr(j, je - j);
+      while (na.size() > 1 && na.front() == '0') na.remove_prefix(1);
+      while (nb.size() > 1 && nb.front() == '0') nb.remove_prefix(1);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
+  return a < b;
+}
+
+// Reads every regular file of dir <name> under port_fd as a counter. Returns
+// false when a listed file disappeared (ENOENT after readdir). Calls
+// store(name, value) for each usable value.
+template <typename Store>
+bool ReadCounterDir(int port_fd, const char* name, Store store) {
+  Dir dir(OpenDirAt(port_fd, name));
+  if (!dir.ok()) return true;  // no such directory on this kernel/driver
+  bool intact = true;
+  char buf[64];
+  while (const dirent* e = dir.Next()) {
+    if (e->d_type == DT_DIR) continue;
+    std::string_view text;
+    switch (ReadAttr(dir.fd(), e->d_name, buf, &text)) {
+      case Read::kOk:
+        // "N/A (no PMA)", empty and garbled values fail to parse: absent.
+        if (auto v = ParseU64(text)) store(std::string_view(e->d_name), *v);
+        break;
+      case Read::kMissing:
+        intact = false;
+        break;
+      case Read::kFailed:
+        break;
+    }
+  }
+  return intact;
+}
+
+// The netdev of a RoCE/iWARP port: the GID table's first entry, else the
+// PCI function's net/ directory (its only entry, or the one whose dev_port is
+// port - 1 on dual-port functions such as mlx4).
+std::optional<std::string> ReadNetdev(int dev_fd, int port_fd, int port) {
+  if (auto nd = ReadText(port_fd, "gid_attrs/ndevs/0")) return nd;
+  Dir net(OpenDirAt(dev_fd, "device/net"));
+  if (!net.ok()) return std::nullopt;
+  std::vector<std::string> names;
+  while (const dirent* e = net.Next()) names.emplace_back(e->d_name);
+  if (names.size() == 1) return names.front();
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names) {
+    char buf[32];
+    std::string_view v;
+    std::string rel = n + "/dev_port";
+    if (ReadAttr(net.fd(), rel.c_str(), buf, &v) == Read::kOk &&
+        ParseU64(v) == uint64_t(port - 1)) {
+      return n;
+    }
+  }
+  return std::nullopt;
+}
+
+struct DeviceInfo {
+  std::optional<std::string> node_guid, fw_version, board_id;
+};
+
+// Reads one port into *s. Returns false when the port vanished.
+bool ReadPort(int dev_fd, int port_fd, const std::string& port_path, const DeviceInfo& info,
+              PortSample* s) {
+  s->node_guid = info.node_guid;
+  s->fw_version = info.fw_version;
+  s->board_id = info.board_id;
+
+  char buf[256];
+  std::string_view v;
+  Read st = ReadAttr(port_fd, "state", buf, &v);
+  if (st == Read::kMissing && Gone(port_path)) return false;
+  if (st == Read::kOk) ParseCoded(v, &s->state, &s->state_code);
+  if (ReadAttr(port_fd, "phys_state", buf, &v) == Read::kOk) {
+    ParseCoded(v, &s->phys_state, &s->phys_state_code);
+  }
+  if (ReadAttr(port_fd, "rate", buf, &v) == Read::kOk && !v.empty()) {
+    s->rate_text = std::string(v);
+    s->rate_gbps = ParseRateGbps(v);
+  }
+  s->link_layer = ReadText(port_fd, "link_layer");
+  s->lid = ReadText(port_fd, "lid");
+  if (s->link_layer == "Ethernet") s->netdev = ReadNetdev(dev_fd, port_fd, s->port);
+
+  bool intact = ReadCounterDir(port_fd, "counters", [&](std::string_view name, uint64_t value) {
+    s->counters.emplace(name, value);
+  });
+  // Which of the data counters a 64-bit counters_ext value replaced.
+  std::vector<const char*> widened;
+  intact &= ReadCounterDir(port_fd, "counters_ext", [&](std::string_view name, uint64_t value) {
+    for (const ExtName& x : kExtNames) {
+      if (x.file == name) {
+        s->counters.insert_or_assign(x.key, value);
+        widened.push_back(x.key);
+        return;
+      }
+    }
+    s->counters.insert_or_assign(std::string(name), value);
+  });
+  intact &= ReadCounterDir(port_fd, "hw_counters", [&](std::string_view name, uint64_t value) {
+    if (name != "lifespan") s->hw_counters.emplace(name, value);  // a setting, not a counter
+  });
+  if (!intact && Gone(port_path)) return false;
+
+  const bool extended_set =
+      s->counters.count("unicast_xmit_packets") + s->counters.count("unicast_rcv_packets") > 0;
+  for (const LegacyCounter& c : kLegacyCounters) {
+    auto it = s->counters.find(c.name);
+    if (it == s->counters.end() || it->second != c.max) continue;
+    if (c.data && (extended_set || std::any_of(widened.begin(), widened.end(), [&](const char* w) {
+                     return std::strcmp(w, c.name) == 0;
+                   }))) {
+      continue;
+    }
+    s->saturated.emplace_back(c.name);
+  }
+  std::sort(s->saturated.begin(), s->saturated.end());
+
+  // port_{xmit,rcv}_data count 4-octet words (IBA PortXmitData/PortRcvData).
+  auto bytes = [&](const char* name) -> std::optional<uint64_t> {
+    auto it = s->counters.find(name);
+    if (it == s->counters.end() || it->second > std::numeric_limits<uint64_t>::max() / 4) {
+      return std::nullopt;
+    }
+    return it->second * 4;
+  };
+  s->xmit_bytes = bytes("port_xmit_data");
+  s->rcv_bytes = bytes("port_rcv_data");
+  return true;
+}
+
+void ReadDevice(int class_fd, const std::string& class_path, const std::string& name,
+                HostPorts* out) {
+  const std::string dev_path = class_path + "/" + name;
+  Fd dev(OpenDirAt(class_fd, name.c_str()));
+  if (!dev.ok()) {
+    if (errno == ENOENT) {
+      out->problems.push_back({dev_path, std::string("device ") + kVanished});
+    } else if (errno != ENOTDIR) {
+      out->problems.push_back({dev_path, std::string("cannot open: ") + std::strerror(errno)});
+    }
+    return;
+  }
+  Dir ports(OpenDirAt(dev.get(), "ports"));
+  if (!ports.ok()) {
+    if (Gone(dev_path)) out->problems.push_back({dev_path, std::string("device ") + kVanished});
+    return;
+  }
+  std::vector<std::pair<int, std::string>> numbers;
+  while (const dirent* e = ports.Next()) {
+    std::string_view n(e->d_name);
+    int port = 0;
+    auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), port);
+    if (ec == std::errc() && end == n.data() + n.size() && port > 0) numbers.emplace_back(port, n);
+  }
+  std::sort(numbers.begin(), numbers.end());
+
+  DeviceInfo info;
+  info.node_guid = ReadText(dev.get(), "node_guid");
+  info.fw_version = ReadText(dev.get(), "fw_ver");
+  info.board_id = ReadText(dev.get(), "board_id");
+
+  for (const auto& [port, port_name] : numbers) {
+    const std::string port_path = dev_path + "/ports/" + port_name;
+    PortSample s;
+    s.device = name;
+    s.port = port;
+    Fd pfd(OpenDirAt(ports.fd(), port_name.c_str()));
+    if (!pfd.ok()) {
+      if (errno == ENOENT) {
+        out->problems.push_back({port_path, std::string("port ") + kVanished});
+      } else if (errno != ENOTDIR) {
+        out->problems.push_back({port_path, std::string("cannot open: ") + std::strerror(errno)});
+      }
+      continue;
+    }
+    if (ReadPort(dev.get(), pfd.get(), port_path, info, &s)) {
+      out->ports.push_back(std::move(s));
+    } else {
+      out->problems.push_back({port_path, std::string("port ") + kVanished});
+    }
+  }
+}
+
+}  // namespace
+
+HostPorts ReadSysfsPorts(const std::string& sysfs_root) {
+  HostPorts out;
+  const std::string class_path = sysfs_root + "/class/infiniband";
+  Dir cls(OpenDirAt(AT_FDCWD, class_path.c_str()));
+  std::vector<std::string> names;
+  if (cls.ok()) {
+    while (const dirent* e = cls.Next()) names.emplace_back(e->d_name);
+  } else if (errno != ENOENT && errno != ENOTDIR) {
+    out.problems.push_back({class_path, std::string("cannot list: ") + std::strerror(errno)});
+    return out;
+  }
+  if (names.empty()) {
+    out.problems.push_back({class_path, "no RDMA devices under " + class_path});
+    return out;
+  }
+  std::sort(names.begin(), names.end(), NaturalLess);
+  for (const std::string& name : names) ReadDevice(cls.fd(), class_path, name, &out);
+  return out;
+}
+
+}  // namespace fabtrack

@@ -1,0 +1,114 @@
+// `fabtrack counters snapshot` on fake sysfs trees laid out like real ones,
+// printed and stored into a real PostgreSQL.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/test_database.h"
+
+namespace fabtrack {
+namespace {
+
+using fabtrack::testing::TestDatabase;
+
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+Result Counters(const std::string& args, const std::string& db = "") {
+  std::string base = ::testing::TempDir() + "/counters_" + std::to_string(getpid());
+  std::string env = db.empty() ? "env -u FABTRACK_DB " : "env FABTRACK_DB='" + db + "' ";
+  int status = std::system((env + FABTRACK_CLI + std::string(" counters ") + args + " >" + base +
+                            ".out 2>" + base + ".err")
+                               .c_str());
+  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadAll(base + ".out"),
+           ReadAll(base + ".err")};
+  std::filesystem::remove(base + ".out");
+  std::filesystem::remove(base + ".err");
+  return r;
+}
+
+std::string Tree(const std::string& name) {
+  return std::string(FABTRACK_FIXTURE_DIR) + "/sysfs/" + name;
+}
+
+TEST(CountersCliTest, SnapshotJsonHasTheDocumentedShape) {
+  Result r = Counters("snapshot --format json --host gpu-a01 --sysfs " + Tree("ndr_8hca"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["host"], "gpu-a01");
+  ASSERT_EQ(j["ports"].size(), 8u);
+  const auto& p0 = j["ports"][0];
+  EXPECT_EQ(p0["device"], "mlx5_0");
+  EXPECT_EQ(p0["port"], 1);
+  EXPECT_EQ(p0["link_layer"], "InfiniBand");
+  EXPECT_EQ(p0["state"], "ACTIVE");
+  EXPECT_EQ(p0["phys_state"], "LinkUp");
+  EXPECT_EQ(p0["rate_gbps"], 400.0);
+  ASSERT_TRUE(p0["counters"].contains("port_xmit_data"));
+  EXPECT_EQ(p0["xmit_bytes"].get<uint64_t>(), p0["counters"]["port_xmit_data"].get<uint64_t>() * 4);
+  EXPECT_TRUE(p0["saturated"].is_array());
+  EXPECT_EQ(j["ports"][3]["rate_gbps"], 200.0);  // mlx5_3 trained below its peers
+}
+
+TEST(CountersCliTest, SnapshotStoresInventoryAndSample) {
+  TestDatabase db;
+  Result r =
+      Counters("snapshot --host gpu-a01 --cluster lab --sysfs " + Tree("ndr_8hca"), db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("stored 8 port sample(s)"), std::string::npos) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM ports WHERE host = 'gpu-a01'"), "8");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM port_counter_samples"), "8");
+  EXPECT_EQ(db.Scalar("SELECT rate_gbps FROM ports WHERE device = 'mlx5_3'"), "200");
+  EXPECT_EQ(db.Scalar("SELECT bool_and(xmit_bytes = (counters->>'port_xmit_data')::bigint * 4) "
+                      "FROM port_counter_samples"),
+            "t");
+  // A second snapshot adds samples, not ports.
+  ASSERT_EQ(
+      Counters("snapshot --host gpu-a01 --cluster lab --sysfs " + Tree("ndr_8hca"), db.conninfo())
+          .exit_code,
+      0);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM ports"), "8");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM port_counter_samples"), "16");
+}
+
+TEST(CountersCliTest, FaultsAreAbsentOrSaturatedNeverZero) {
+  TestDatabase db;
+  Result r =
+      Counters("snapshot --host odd --cluster lab --sysfs " + Tree("mixed_faults"), db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) > 0 FROM port_counter_samples WHERE state = 'DOWN'"), "t");
+  EXPECT_EQ(db.Scalar("SELECT count(*) > 0 FROM port_counter_samples WHERE saturated <> '{}'"),
+            "t");
+}
+
+TEST(CountersCliTest, NoRdmaDevicesIsNotAnError) {
+  std::string empty = ::testing::TempDir() + "/empty_sysfs_" + std::to_string(getpid());
+  std::filesystem::create_directories(empty);
+  Result r = Counters("snapshot --sysfs " + empty);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["ports"].empty());
+  EXPECT_NE(r.err.find("no RDMA devices"), std::string::npos) << r.err;
+  std::filesystem::remove_all(empty);
+}
+
+TEST(CountersCliTest, StoringWithoutClusterIsAUsageError) {
+  TestDatabase db;
+  Result r = Counters("snapshot --store --sysfs " + Tree("ndr_8hca"), db.conninfo());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--cluster"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabtrack
