@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,9 +13,12 @@
 
 #include "cli/commands.h"
 #include "cli/database_access.h"
+#include "collector/counters/counter_deltas.h"
+#include "collector/counters/sysfs_ports.h"
 #include "collector/sweep/sweep_plan.h"
 #include "core/run_record_json.h"
 #include "core/subprocess.h"
+#include "store/port_writer.h"
 #include "store/run_writer.h"
 
 namespace fabtrack::cli {
@@ -32,8 +36,37 @@ struct SweepOptions {
   std::optional<std::string> output_dir;
   std::vector<std::string> tags;
   std::vector<std::string> harness_args;
+  std::string sysfs = "/sys";
   DatabaseOptions database;
 };
+
+std::string UtcNow() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  long long us =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+      1000000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[64];
+  std::snprintf(out, sizeof out, "%s.%06lldZ", buf, us);
+  return out;
+}
+
+// Port counters of this (the launch) host around one run.
+struct Bracket {
+  HostPorts before, after;
+  std::string started_at, ended_at;
+  double seconds = 0;
+};
+
+std::string LocalHostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
 
 // fabtrack-allreduce beside this binary (installed), or in the build tree.
 std::optional<std::string> FindAllreduce() {
@@ -139,6 +172,14 @@ void RunSweep(const SweepOptions& o) {
     }
     std::cout << "\n== " << run.nodes << " node(s), " << run.ranks << " rank(s)" << std::endl;
     int code = 0;
+    Bracket bracket;
+    const bool bracketing = fs::exists(o.sysfs + "/class/infiniband");
+    auto t0 = std::chrono::steady_clock::now();
+    if (bracketing) {
+      bracket.started_at = UtcNow();
+      bracket.before = ReadSysfsPorts(o.sysfs);
+      bracket.before.host = LocalHostname();
+    }
     try {
       code = RunAttached(run.argv);
     } catch (const std::exception& e) {
@@ -146,6 +187,13 @@ void RunSweep(const SweepOptions& o) {
       throw CommandExit{kExitInputError};
     }
     worst = std::max(worst, code);
+    if (bracketing) {
+      bracket.after = ReadSysfsPorts(o.sysfs);
+      bracket.after.host = bracket.before.host;
+      bracket.ended_at = UtcNow();
+      bracket.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
     // Whatever the exit code, keep what was measured: a run cut short left a
     // "partial" result file.
     std::ifstream in(*run.output_file);
@@ -171,6 +219,17 @@ void RunSweep(const SweepOptions& o) {
     try {
       pqxx::work txn(*connection);
       store::WriteRunResult result = store::WriteRun(txn, *record);
+      if (bracketing && result.inserted) {
+        // The same window's port counters, attached to the run: raw samples
+        // and per-port deltas (resets and saturation handled).
+        store::WriteHostSample(txn, o.cluster, bracket.before, bracket.started_at, result.run_id,
+                               "before");
+        store::WriteHostSample(txn, o.cluster, bracket.after, bracket.ended_at, result.run_id,
+                               "after");
+        store::WriteRunPortDeltas(txn, o.cluster, bracket.after,
+                                  ComputeDeltas(bracket.before, bracket.after, bracket.seconds),
+                                  result.run_id, bracket.started_at, bracket.ended_at);
+      }
       txn.commit();
       ++stored;
       std::cout << "stored run " << result.run_id << " (" << record->results.size() << " sizes, "
@@ -204,6 +263,9 @@ void SetupSweep(CLI::App& app) {
   sweep->add_option("--output-dir", o->output_dir,
                     "where result files go (shared with the first node; default a temp dir)");
   sweep->add_option("--tag", o->tags, "free tag key=value (repeatable)");
+  sweep->add_option("--sysfs", o->sysfs,
+                    "sysfs root whose RDMA port counters bracket each run on this host "
+                    "(default /sys; skipped when it has no class/infiniband)");
   AddDatabaseOptions(sweep, &o->database);
   sweep->callback([o] {
     o->harness_args = PassthroughArgs();

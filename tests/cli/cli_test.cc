@@ -330,3 +330,54 @@ TEST(CliTest, HostfileSweepRunsRanksPerNode) {
 
 }  // namespace
 }  // namespace fabtrack
+
+namespace fabtrack {
+namespace {
+
+// The sweep brackets each run with this host's port counters: a wrapper
+// around fabtrack-allreduce moves two counters in a copied sysfs tree while
+// the run is going, and the run must carry exactly those deltas.
+TEST(CliTest, SweepAttachesPortCounterDeltasToTheRun) {
+  TestDatabase db;
+  std::string dir = ::testing::TempDir() + "/bracket_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(
+      std::system(("cp -a " + std::string(FABTRACK_FIXTURE_DIR) + "/sysfs/ndr_8hca " + dir + "/sys")
+                      .c_str()),
+      0);
+  std::string counters = dir + "/sys/class/infiniband/mlx5_0/ports/1/counters/";
+  uint64_t xmit_before = std::stoull(ReadAll(counters + "port_xmit_data"));
+  uint64_t errors_before = std::stoull(ReadAll(counters + "symbol_error"));
+  std::string wrapper = dir + "/allreduce-wrapper.sh";
+  {
+    std::ofstream w(wrapper);
+    w << "#!/bin/sh\n"
+      << "echo " << xmit_before + 250000 << " > " << counters << "port_xmit_data\n"
+      << "echo " << errors_before + 3 << " > " << counters << "symbol_error\n"
+      << "exec " << FABTRACK_ALLREDUCE << " \"$@\"\n";
+  }
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  CommandResult r = Fabtrack("sweep --nodes 1 --cluster lab --allreduce " + wrapper + " --sysfs " +
+                                 dir + "/sys -- -b 8 -e 8 -n 2 -w 1 -q",
+                             db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto delta = [&](const std::string& counter) {
+    return db.Scalar(
+        "SELECT d.delta FROM run_port_deltas d JOIN ports p ON p.id = d.port_id "
+        "WHERE p.device = 'mlx5_0' AND d.counter = '" +
+        counter + "'");
+  };
+  EXPECT_EQ(delta("port_xmit_data"), "250000");
+  EXPECT_EQ(delta("xmit_bytes"), "1000000");  // 4-octet words
+  EXPECT_EQ(delta("symbol_error"), "3");
+  EXPECT_EQ(delta("port_rcv_data"), "0");
+  EXPECT_EQ(db.Scalar("SELECT count(DISTINCT run_id) FROM run_port_deltas"), "1");
+  EXPECT_EQ(db.Scalar("SELECT string_agg(DISTINCT phase, ',' ORDER BY phase) FROM "
+                      "port_counter_samples WHERE run_id IS NOT NULL"),
+            "after,before");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fabtrack
