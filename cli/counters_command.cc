@@ -2,10 +2,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <pqxx/pqxx>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/database_access.h"
@@ -98,6 +100,81 @@ void RunSnapshot(const SnapshotOptions& o) {
   }
 }
 
+struct WatchOptions {
+  std::string sysfs = "/sys";
+  double interval = 10.0;
+  std::optional<int> count;        // stop after this many samples
+  std::optional<double> duration;  // or after this many seconds
+  int batch = 30;                  // samples per transaction
+  std::optional<std::string> host;
+  std::optional<std::string> cluster;
+  std::optional<int64_t> run_id;
+  DatabaseOptions database;
+};
+
+volatile std::sig_atomic_t stop_requested = 0;
+void RequestStop(int) { stop_requested = 1; }
+
+void RunWatch(const WatchOptions& o) {
+  std::optional<std::string> cluster = o.cluster;
+  if (!cluster) {
+    if (const char* env = std::getenv("FABTRACK_CLUSTER"); env && *env) cluster = env;
+  }
+  if (!cluster) {
+    std::cerr << "fabtrack counters watch: needs --cluster (or FABTRACK_CLUSTER)\n";
+    throw CommandExit{kExitUsage};
+  }
+  auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  std::signal(SIGINT, RequestStop);
+  std::signal(SIGTERM, RequestStop);
+  const std::string host = o.host.value_or(Hostname());
+  std::vector<std::pair<std::string, HostPorts>> pending;
+  size_t stored = 0;
+  auto flush = [&] {
+    if (pending.empty()) return;
+    try {
+      pqxx::work txn(*connection);  // one transaction per batch
+      for (const auto& [at, sample] : pending) {
+        stored += store::WriteHostSample(txn, *cluster, sample, at, o.run_id, "watch");
+      }
+      txn.commit();
+      pending.clear();
+    } catch (const std::exception& e) {
+      std::cerr << "fabtrack counters watch: the database refused a batch: " << e.what() << "\n";
+      throw CommandExit{kExitDatabaseError};
+    }
+  };
+  const auto start = std::chrono::steady_clock::now();
+  auto next = start;
+  for (int taken = 0; !stop_requested; ++taken) {
+    if (o.count && taken >= *o.count) break;
+    if (o.duration &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+            *o.duration) {
+      break;
+    }
+    HostPorts sample = ReadSysfsPorts(o.sysfs);
+    sample.host = host;
+    if (taken == 0) {
+      for (const PortProblem& p : sample.problems) {
+        std::cerr << "fabtrack counters: " << p.path << ": " << p.message << "\n";
+      }
+    }
+    pending.emplace_back(UtcNow(), std::move(sample));
+    if (static_cast<int>(pending.size()) >= o.batch) flush();
+    // Fixed rate: the next tick is scheduled from the start, not from now,
+    // so slow reads do not drift the series.
+    next += std::chrono::microseconds(static_cast<int64_t>(o.interval * 1e6));
+    while (!stop_requested && std::chrono::steady_clock::now() < next) {
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          next - std::chrono::steady_clock::now(), std::chrono::milliseconds(200)));
+    }
+  }
+  flush();
+  std::cerr << "fabtrack counters watch: stored " << stored << " port sample(s) for " << host
+            << "\n";
+}
+
 }  // namespace
 
 void SetupCounters(CLI::App& app) {
@@ -114,6 +191,22 @@ void SetupCounters(CLI::App& app) {
   snapshot->add_flag("--store", o->store, "store the sample in the configured database");
   AddDatabaseOptions(snapshot, &o->database);
   snapshot->callback([o] { RunSnapshot(*o); });
+
+  auto w = std::make_shared<WatchOptions>();
+  CLI::App* watch = counters->add_subcommand(
+      "watch", "Sample every port at a fixed interval (during a run) and store in batches");
+  watch->add_option("--sysfs", w->sysfs, "sysfs root (default /sys)");
+  watch->add_option("--interval", w->interval, "seconds between samples (default 10)")
+      ->check(CLI::Range(0.01, 86400.0));
+  watch->add_option("--count", w->count, "stop after N samples")->check(CLI::PositiveNumber);
+  watch->add_option("--duration", w->duration, "stop after S seconds")->check(CLI::PositiveNumber);
+  watch->add_option("--batch", w->batch, "samples per database transaction (default 30)")
+      ->check(CLI::PositiveNumber);
+  watch->add_option("--run-id", w->run_id, "attach the samples to this run");
+  watch->add_option("--host", w->host, "host name to record (default: this host's)");
+  watch->add_option("--cluster", w->cluster, "cluster (or FABTRACK_CLUSTER)");
+  AddDatabaseOptions(watch, &w->database);
+  watch->callback([w] { RunWatch(*w); });
 }
 
 }  // namespace fabtrack::cli

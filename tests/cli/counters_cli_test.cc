@@ -112,3 +112,29 @@ TEST(CountersCliTest, StoringWithoutClusterIsAUsageError) {
 
 }  // namespace
 }  // namespace fabtrack
+
+namespace fabtrack {
+namespace {
+
+TEST(CountersCliTest, WatchSamplesAtFixedIntervalInBatches) {
+  TestDatabase db;
+  Result r = Counters("watch --interval 0.1 --count 5 --batch 2 --host w1 --cluster lab --sysfs " +
+                          Tree("roce_host"),
+                      db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("stored 10 port sample(s)"), std::string::npos) << r.err;  // 5 x 2 ports
+  EXPECT_EQ(db.Scalar("SELECT count(DISTINCT sampled_at) FROM port_counter_samples "
+                      "WHERE phase = 'watch'"),
+            "5");
+  // Fixed rate: 5 samples 0.1 s apart span about 0.4 s.
+  EXPECT_EQ(db.Scalar("SELECT extract(epoch FROM max(sampled_at) - min(sampled_at)) "
+                      "BETWEEN 0.35 AND 1.5 FROM port_counter_samples"),
+            "t");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM ports WHERE netdev IS NOT NULL"), "2");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM port_counter_samples WHERE "
+                      "hw_counters ? 'np_cnp_sent'"),
+            "10");
+}
+
+}  // namespace
+}  // namespace fabtrack
