@@ -13,6 +13,7 @@
 #include "cli/database_access.h"
 #include "collector/counters/port_sample_json.h"
 #include "collector/counters/sysfs_ports.h"
+#include "collector/counters/verbs_ports.h"
 #include "store/port_writer.h"
 
 namespace fabtrack::cli {
@@ -175,6 +176,49 @@ void RunWatch(const WatchOptions& o) {
             << "\n";
 }
 
+struct VerbsOptions {
+  std::string sysfs = "/sys";
+  std::string format = "text";
+};
+
+// libibverbs' view next to sysfs: proves the user-space RDMA stack opens the
+// devices, and flags ports where the two disagree. Exit 1 on a difference.
+void RunVerbs(const VerbsOptions& o) {
+  VerbsReport verbs = QueryVerbsPorts();
+  HostPorts sysfs = ReadSysfsPorts(o.sysfs);
+  std::vector<std::string> differences = CrossCheck(sysfs, verbs);
+  if (o.format == "json") {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const VerbsDevice& d : verbs.devices) {
+      nlohmann::json ports = nlohmann::json::array();
+      for (const VerbsPort& p : d.ports) {
+        ports.push_back({{"port", p.port},
+                         {"state", p.state},
+                         {"link_layer", p.link_layer},
+                         {"rate_gbps", p.rate_gbps()}});
+      }
+      devices.push_back({{"name", d.name}, {"fw_version", d.fw_version}, {"ports", ports}});
+    }
+    std::cout << nlohmann::json{{"devices", devices},
+                                {"differences", differences},
+                                {"error", verbs.error}}
+                     .dump(2)
+              << "\n";
+  } else {
+    if (verbs.devices.empty()) std::cout << "libibverbs: no RDMA devices\n";
+    for (const VerbsDevice& d : verbs.devices) {
+      std::cout << d.name << " fw " << d.fw_version << "\n";
+      for (const VerbsPort& p : d.ports) {
+        std::cout << "  port " << p.port << ": " << p.state << " " << p.link_layer << " "
+                  << p.rate_gbps() << " Gb/s\n";
+      }
+    }
+    for (const auto& d : differences) std::cout << "difference: " << d << "\n";
+  }
+  if (!verbs.error.empty()) std::cerr << "fabtrack counters verbs: " << verbs.error << "\n";
+  if (!differences.empty() || !verbs.error.empty()) throw CommandExit{kExitInputError};
+}
+
 }  // namespace
 
 void SetupCounters(CLI::App& app) {
@@ -207,6 +251,14 @@ void SetupCounters(CLI::App& app) {
   watch->add_option("--cluster", w->cluster, "cluster (or FABTRACK_CLUSTER)");
   AddDatabaseOptions(watch, &w->database);
   watch->callback([w] { RunWatch(*w); });
+
+  auto v = std::make_shared<VerbsOptions>();
+  CLI::App* verbs = counters->add_subcommand(
+      "verbs", "Cross-check sysfs with libibverbs (ibv_query_port); exit 1 on a difference");
+  verbs->add_option("--sysfs", v->sysfs, "sysfs root to compare with (default /sys)");
+  verbs->add_option("--format", v->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  verbs->callback([v] { RunVerbs(*v); });
 }
 
 }  // namespace fabtrack::cli
