@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/database_access.h"
+#include "collector/counters/ethtool_stats.h"
 #include "collector/counters/port_sample_json.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/counters/verbs_ports.h"
@@ -64,6 +65,19 @@ void PrintTable(const HostPorts& host) {
   }
 }
 
+// RoCE ports: PFC pause and per-priority counters of their netdev.
+void AddFlowControl(HostPorts* host) {
+  for (PortSample& p : host->ports) {
+    if (p.link_layer != "Ethernet" || !p.netdev) continue;
+    EthtoolStats stats = ReadEthtoolStats(*p.netdev);
+    if (!stats.error.empty()) {
+      host->problems.push_back({*p.netdev, "ethtool statistics: " + stats.error});
+      continue;
+    }
+    p.ethtool = FlowControlStats(stats.values);
+  }
+}
+
 void RunSnapshot(const SnapshotOptions& o) {
   const bool store = o.store || o.database.db.has_value() || o.cluster.has_value();
   std::optional<std::string> cluster = o.cluster;
@@ -80,6 +94,8 @@ void RunSnapshot(const SnapshotOptions& o) {
   const std::string sampled_at = UtcNow();
   HostPorts host = ReadSysfsPorts(o.sysfs);
   host.host = o.host.value_or(Hostname());
+  // The netdevs of a fake tree (--sysfs elsewhere) are not this host's.
+  if (o.sysfs == "/sys") AddFlowControl(&host);
   for (const PortProblem& p : host.problems) {
     std::cerr << "fabtrack counters: " << p.path << ": " << p.message << "\n";
   }
@@ -98,6 +114,26 @@ void RunSnapshot(const SnapshotOptions& o) {
       std::cerr << "fabtrack counters: the database refused the sample: " << e.what() << "\n";
       throw CommandExit{kExitDatabaseError};
     }
+  }
+}
+
+struct EthtoolOptions {
+  std::string netdev;
+  bool all = false;
+  std::string format = "text";
+};
+
+void RunEthtool(const EthtoolOptions& o) {
+  EthtoolStats stats = ReadEthtoolStats(o.netdev);
+  if (!stats.error.empty()) {
+    std::cerr << "fabtrack counters ethtool: " << stats.error << "\n";
+    throw CommandExit{kExitInputError};
+  }
+  std::map<std::string, uint64_t> shown = o.all ? stats.values : FlowControlStats(stats.values);
+  if (o.format == "json") {
+    std::cout << nlohmann::json(shown).dump(2) << "\n";
+  } else {
+    for (const auto& [name, value] : shown) std::cout << name << ": " << value << "\n";
   }
 }
 
@@ -251,6 +287,15 @@ void SetupCounters(CLI::App& app) {
   watch->add_option("--cluster", w->cluster, "cluster (or FABTRACK_CLUSTER)");
   AddDatabaseOptions(watch, &w->database);
   watch->callback([w] { RunWatch(*w); });
+
+  auto e = std::make_shared<EthtoolOptions>();
+  CLI::App* ethtool = counters->add_subcommand(
+      "ethtool", "A netdev's flow-control (PFC/pause) statistics via the ethtool ioctl");
+  ethtool->add_option("netdev", e->netdev, "network interface, e.g. ens1f0np0")->required();
+  ethtool->add_flag("--all", e->all, "every statistic, not only flow control");
+  ethtool->add_option("--format", e->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  ethtool->callback([e] { RunEthtool(*e); });
 
   auto v = std::make_shared<VerbsOptions>();
   CLI::App* verbs = counters->add_subcommand(

@@ -28,6 +28,9 @@ struct PortSample {
   std::map<std::string, uint64_t> counters;
   // hw_counters/ (mlx5: np_cnp_sent, rp_cnp_handled, out_of_buffer, ...).
   std::map<std::string, uint64_t> hw_counters;
+  // RoCE: the netdev's flow-control statistics from the ethtool ioctl (PFC
+  // pause and per-priority counters), when the netdev exists on this host.
+  std::map<std::string, uint64_t> ethtool;
   // Normalised data counters: port_{xmit,rcv}_data count 4-octet words.
   std::optional<uint64_t> xmit_bytes, rcv_bytes;
   // Legacy narrow counters read at their maximum (stuck, not zero deltas).

@@ -99,15 +99,19 @@ void WriteCounterSample(pqxx::transaction_base& txn, int port_id, const std::str
     columns += ", " + column;
     values += ", $" + std::to_string(++n) + "::bigint";
   }
-  p.Text(JsonText(port.counters)).Text(JsonText(port.hw_counters)).TextArray(port.saturated);
+  p.Text(JsonText(port.counters))
+      .Text(JsonText(port.hw_counters))
+      .Text(JsonText(port.ethtool))
+      .TextArray(port.saturated);
   txn.exec_params0(
       "INSERT INTO port_counter_samples (port_id, sampled_at, run_id, phase, state, phys_state, "
       "rate_gbps, xmit_bytes, rcv_bytes, xmit_packets, rcv_packets" +
           columns +
-          ", counters, hw_counters, saturated) VALUES ($1::int, $2::timestamptz, $3::bigint, $4, "
+          ", counters, hw_counters, ethtool, saturated) VALUES ($1::int, $2::timestamptz, "
+          "$3::bigint, $4, "
           "$5, $6, $7::float8, $8::bigint, $9::bigint, $10::bigint, $11::bigint" +
           values + ", $" + std::to_string(n + 1) + "::jsonb, $" + std::to_string(n + 2) +
-          "::jsonb, $" + std::to_string(n + 3) +
+          "::jsonb, $" + std::to_string(n + 3) + "::jsonb, $" + std::to_string(n + 4) +
           "::text[]) ON CONFLICT (port_id, sampled_at) DO NOTHING",
       pqxx::prepare::make_dynamic_params(p.fields()));
 }

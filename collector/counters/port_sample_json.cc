@@ -20,6 +20,7 @@ nlohmann::json HostPortsToJson(const HostPorts& host) {
                  {"saturated", p.saturated},
                  {"hw_counters", p.hw_counters}};
     if (p.netdev) port["netdev"] = *p.netdev;
+    if (!p.ethtool.empty()) port["ethtool"] = p.ethtool;
     if (p.fw_version) port["fw_version"] = *p.fw_version;
     if (p.board_id) port["board_id"] = *p.board_id;
     ports.push_back(std::move(port));

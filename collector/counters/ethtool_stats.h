@@ -1,0 +1,25 @@
+// NIC statistics through the ethtool ioctl (SIOCETHTOOL: ETHTOOL_GSSET_INFO,
+// ETHTOOL_GSTRINGS, ETHTOOL_GSTATS) — no shelling out to `ethtool -S`. For
+// RoCE ports this is where the driver exposes PFC pause and per-priority
+// counters (mlx5: rx_prio3_pause, tx_pause_ctrl_phy, ...).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace fabtrack {
+
+struct EthtoolStats {
+  std::map<std::string, uint64_t> values;
+  std::string error;  // set when the device has none or cannot be read
+};
+
+// Every statistic the driver of `netdev` reports (in this network namespace).
+EthtoolStats ReadEthtoolStats(const std::string& netdev);
+
+// The flow-control ones: pause frames and per-priority counters (PFC), plus
+// ECN/CNP-related names some drivers put here. Pure.
+std::map<std::string, uint64_t> FlowControlStats(const std::map<std::string, uint64_t>& all);
+
+}  // namespace fabtrack
