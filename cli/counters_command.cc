@@ -1,4 +1,5 @@
 // fabtrack counters snapshot [--sysfs ROOT] [--format json|table] [--db ... --cluster NAME]
+#include <prometheus/exposer.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/database_access.h"
 #include "collector/counters/ethtool_stats.h"
+#include "collector/counters/port_metrics.h"
 #include "collector/counters/port_sample_json.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/counters/verbs_ports.h"
@@ -117,6 +119,53 @@ void RunSnapshot(const SnapshotOptions& o) {
   }
 }
 
+volatile std::sig_atomic_t stop_requested = 0;
+void RequestStop(int) { stop_requested = 1; }
+
+struct ServeOptions {
+  std::string sysfs = "/sys";
+  std::string listen = "0.0.0.0:9477";
+  std::optional<double> duration;  // stop after S seconds (tests, one-off checks)
+};
+
+// What one scrape reads: every port, plus RoCE flow control on the real /sys.
+HostPorts ReadForScrape(const std::string& sysfs) {
+  HostPorts host = ReadSysfsPorts(sysfs);
+  if (sysfs == "/sys") AddFlowControl(&host);
+  return host;
+}
+
+void RunMetrics(const ServeOptions& o) {
+  PortCollector collector([&] { return ReadForScrape(o.sysfs); });
+  std::cout << RenderText(collector.Collect());
+}
+
+void RunServe(const ServeOptions& o) {
+  std::unique_ptr<prometheus::Exposer> exposer;
+  try {
+    exposer = std::make_unique<prometheus::Exposer>(o.listen);
+  } catch (const std::exception& e) {
+    std::cerr << "fabtrack counters serve: cannot listen on " << o.listen << ": " << e.what()
+              << "\n";
+    throw CommandExit{kExitUsage};
+  }
+  auto collector =
+      std::make_shared<PortCollector>([sysfs = o.sysfs] { return ReadForScrape(sysfs); });
+  exposer->RegisterCollectable(collector);
+  std::signal(SIGINT, RequestStop);
+  std::signal(SIGTERM, RequestStop);
+  std::cerr << "fabtrack counters serve: metrics on http://" << o.listen << "/metrics\n";
+  auto start = std::chrono::steady_clock::now();
+  while (!stop_requested) {
+    if (o.duration &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+            *o.duration) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 struct EthtoolOptions {
   std::string netdev;
   bool all = false;
@@ -148,9 +197,6 @@ struct WatchOptions {
   std::optional<int64_t> run_id;
   DatabaseOptions database;
 };
-
-volatile std::sig_atomic_t stop_requested = 0;
-void RequestStop(int) { stop_requested = 1; }
 
 void RunWatch(const WatchOptions& o) {
   std::optional<std::string> cluster = o.cluster;
@@ -287,6 +333,20 @@ void SetupCounters(CLI::App& app) {
   watch->add_option("--cluster", w->cluster, "cluster (or FABTRACK_CLUSTER)");
   AddDatabaseOptions(watch, &w->database);
   watch->callback([w] { RunWatch(*w); });
+
+  auto m = std::make_shared<ServeOptions>();
+  CLI::App* metrics = counters->add_subcommand(
+      "metrics", "Print the Prometheus exposition text of one reading (what serve would answer)");
+  metrics->add_option("--sysfs", m->sysfs, "sysfs root (default /sys)");
+  metrics->callback([m] { RunMetrics(*m); });
+
+  auto sv = std::make_shared<ServeOptions>();
+  CLI::App* serve = counters->add_subcommand(
+      "serve", "Prometheus exporter: node_infiniband_* plus RoCE hw/PFC counters");
+  serve->add_option("--sysfs", sv->sysfs, "sysfs root (default /sys)");
+  serve->add_option("--listen", sv->listen, "address:port (default 0.0.0.0:9477)");
+  serve->add_option("--duration", sv->duration, "stop after S seconds")->check(CLI::PositiveNumber);
+  serve->callback([sv] { RunServe(*sv); });
 
   auto e = std::make_shared<EthtoolOptions>();
   CLI::App* ethtool = counters->add_subcommand(

@@ -16,6 +16,8 @@ build_packages=(
   postgresql-15 postgresql-client-15
   clang-format
   python3        # test scripts read result files
+  prometheus     # promtool: lints the exporter output (and alert rules later)
+  curl           # tests scrape the exporter
   ansible-core  # deployment roles in ansible/ (tested locally by ctest)
 )
 runtime_packages=(

@@ -4,3 +4,6 @@ fabtrack_test(verbs_ports_test counters/verbs_ports_test.cc LIBS fabtrack::verbs
 fabtrack_test(ethtool_stats_test counters/ethtool_stats_test.cc LIBS fabtrack::verbs)
 add_test(NAME ethtool_netns
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/counters/ethtool_netns_test.sh $<TARGET_FILE:fabtrack>)
+add_test(NAME exporter_golden_and_scrape
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/counters/exporter_test.sh $<TARGET_FILE:fabtrack>
+          ${CMAKE_CURRENT_SOURCE_DIR}/fixtures)
