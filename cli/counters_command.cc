@@ -17,6 +17,7 @@
 #include "collector/counters/port_sample_json.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/counters/verbs_ports.h"
+#include "core/clock.h"
 #include "store/port_writer.h"
 
 namespace fabtrack::cli {
@@ -35,21 +36,6 @@ std::string Hostname() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return name;
-}
-
-std::string UtcNow() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  long long us =
-      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
-      1000000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[64];
-  std::snprintf(out, sizeof out, "%s.%06lldZ", buf, us);
-  return out;
 }
 
 void PrintTable(const HostPorts& host) {
@@ -93,7 +79,7 @@ void RunSnapshot(const SnapshotOptions& o) {
   std::unique_ptr<pqxx::connection> connection;
   if (store) connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
 
-  const std::string sampled_at = UtcNow();
+  const std::string sampled_at = UtcNowIso();
   HostPorts host = ReadSysfsPorts(o.sysfs);
   host.host = o.host.value_or(Hostname());
   // The netdevs of a fake tree (--sysfs elsewhere) are not this host's.
@@ -243,7 +229,7 @@ void RunWatch(const WatchOptions& o) {
         std::cerr << "fabtrack counters: " << p.path << ": " << p.message << "\n";
       }
     }
-    pending.emplace_back(UtcNow(), std::move(sample));
+    pending.emplace_back(UtcNowIso(), std::move(sample));
     if (static_cast<int>(pending.size()) >= o.batch) flush();
     // Fixed rate: the next tick is scheduled from the start, not from now,
     // so slow reads do not drift the series.

@@ -16,6 +16,7 @@
 #include "collector/counters/counter_deltas.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/sweep/sweep_plan.h"
+#include "core/clock.h"
 #include "core/run_record_json.h"
 #include "core/subprocess.h"
 #include "store/port_writer.h"
@@ -39,21 +40,6 @@ struct SweepOptions {
   std::string sysfs = "/sys";
   DatabaseOptions database;
 };
-
-std::string UtcNow() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  long long us =
-      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
-      1000000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[64];
-  std::snprintf(out, sizeof out, "%s.%06lldZ", buf, us);
-  return out;
-}
 
 // Port counters of this (the launch) host around one run.
 struct Bracket {
@@ -176,7 +162,7 @@ void RunSweep(const SweepOptions& o) {
     const bool bracketing = fs::exists(o.sysfs + "/class/infiniband");
     auto t0 = std::chrono::steady_clock::now();
     if (bracketing) {
-      bracket.started_at = UtcNow();
+      bracket.started_at = UtcNowIso();
       bracket.before = ReadSysfsPorts(o.sysfs);
       bracket.before.host = LocalHostname();
     }
@@ -190,7 +176,7 @@ void RunSweep(const SweepOptions& o) {
     if (bracketing) {
       bracket.after = ReadSysfsPorts(o.sysfs);
       bracket.after.host = bracket.before.host;
-      bracket.ended_at = UtcNow();
+      bracket.ended_at = UtcNowIso();
       bracket.seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }

@@ -23,6 +23,7 @@
 #include "collector/parse/nccl_log_parser.h"
 #include "collector/parse/parse_file.h"
 #include "core/bus_bandwidth.h"
+#include "core/clock.h"
 #include "core/content_hash.h"
 
 namespace fabtrack::harness {
@@ -110,20 +111,6 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   o->db = db;
   if (data_dir) o->tags["_data_dir"] = *data_dir;  // carried to the recorder below
   return Validate(*o, NcclBackendCompiled());
-}
-
-std::string IsoNow() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
-  return out;
 }
 
 // Every rank's hostname, in rank order.
@@ -340,7 +327,7 @@ int Run(int argc, char** argv) {
   std::optional<ResultRecorder> recorder;
   if (rank == 0) {
     run = DescribeRun(o, hosts, info, argc, argv);
-    run.started_at = IsoNow();
+    run.started_at = UtcNowIso();
     std::random_device rd;
     run.content_hash = Sha256Hex(run.started_at + std::to_string(pid) + std::to_string(rd()) +
                                  run.command_line.value_or(""));
@@ -489,7 +476,7 @@ int Run(int argc, char** argv) {
   run.avg_busbw_gbps = busbw_count ? busbw_sum / busbw_count : 0.0;
   run.oob_count = out_of_bounds;
   run.oob_ok = out_of_bounds == 0;
-  run.ended_at = IsoNow();
+  run.ended_at = UtcNowIso();
   run.status = out_of_bounds == 0 ? RunStatus::kComplete : RunStatus::kFailed;
   if (!o.quiet) {
     for (const auto& line : TrailerLines(out_of_bounds, *run.avg_busbw_gbps, program)) {

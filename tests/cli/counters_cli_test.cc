@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/run_command.h"
 #include "tests/support/test_database.h"
 
 namespace fabtrack {
@@ -16,27 +17,11 @@ namespace {
 
 using fabtrack::testing::TestDatabase;
 
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
+using Result = fabtrack::testing::CommandOutput;
 
 Result Counters(const std::string& args, const std::string& db = "") {
-  std::string base = ::testing::TempDir() + "/counters_" + std::to_string(getpid());
   std::string env = db.empty() ? "env -u FABTRACK_DB " : "env FABTRACK_DB='" + db + "' ";
-  int status = std::system((env + FABTRACK_CLI + std::string(" counters ") + args + " >" + base +
-                            ".out 2>" + base + ".err")
-                               .c_str());
-  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadAll(base + ".out"),
-           ReadAll(base + ".err")};
-  std::filesystem::remove(base + ".out");
-  std::filesystem::remove(base + ".err");
-  return r;
+  return fabtrack::testing::RunCommand(env + FABTRACK_CLI + std::string(" counters ") + args);
 }
 
 std::string Tree(const std::string& name) {

@@ -11,6 +11,7 @@
 
 #include "collector/parse/parse_file.h"
 #include "core/run_record_json.h"
+#include "tests/support/run_command.h"
 #include "tests/support/test_database.h"
 
 namespace fabtrack {
@@ -18,15 +19,8 @@ namespace {
 
 using fabtrack::testing::TestDatabase;
 
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
+using Result = fabtrack::testing::CommandOutput;
+using fabtrack::testing::ReadFileOrEmpty;
 
 std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "/" + name + "_" + std::to_string(getpid());
@@ -34,16 +28,10 @@ std::string TempPath(const std::string& name) {
 
 // mpirun -np N fabtrack-allreduce ARGS, over TCP between the ranks.
 Result MpiRun(int ranks, const std::string& args, const std::string& env = "") {
-  std::string out = TempPath("mpi_out"), err = TempPath("mpi_err");
-  std::string cmd = "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + env + " " +
-                    std::string(FABTRACK_MPIEXEC) + " --oversubscribe --mca btl self,tcp -np " +
-                    std::to_string(ranks) + " " + FABTRACK_ALLREDUCE + " " + args + " >" + out +
-                    " 2>" + err;
-  int status = std::system(cmd.c_str());
-  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadAll(out), ReadAll(err)};
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
+  return fabtrack::testing::RunCommand(
+      "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + env + " " +
+      std::string(FABTRACK_MPIEXEC) + " --oversubscribe --mca btl self,tcp -np " +
+      std::to_string(ranks) + " " + FABTRACK_ALLREDUCE + " " + args);
 }
 
 TEST(AllreduceMpiTest, TableParsesBackWithCorrectResults) {
@@ -86,7 +74,7 @@ TEST(AllreduceMpiTest, ResultFileHasSamplesRanksAndStraggler) {
   Result r = MpiRun(2, "-b 1K -e 4K -f 4 -n 7 -w 1 -q --tag night=7 --output " + file);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.empty()) << "quiet prints no table";
-  nlohmann::json doc = nlohmann::json::parse(ReadAll(file));
+  nlohmann::json doc = nlohmann::json::parse(ReadFileOrEmpty(file));
   std::string error;
   std::optional<RunRecord> run = RunRecordFromJson(doc, &error);
   ASSERT_TRUE(run) << error;
@@ -176,7 +164,7 @@ TEST(AllreduceMpiTest, RankDyingMidRunLeavesMeasuredSizesAsPartial) {
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results"), "3");
   EXPECT_EQ(db.Scalar("SELECT ended_at IS NULL FROM runs"), "t");
   std::string error;
-  auto run = RunRecordFromJson(nlohmann::json::parse(ReadAll(file)), &error);
+  auto run = RunRecordFromJson(nlohmann::json::parse(ReadFileOrEmpty(file)), &error);
   ASSERT_TRUE(run) << error;
   EXPECT_EQ(run->status, RunStatus::kPartial);
   EXPECT_EQ(run->results.size(), 3u);
