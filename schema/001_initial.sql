@@ -1,4 +1,6 @@
 -- fabtrack schema, version 1.
+-- Frozen once landed: never edit an applied migration (fabtrack refuses a database whose
+-- recorded checksum differs); change the schema with schema/002_*.sql and onwards.
 -- Conventions: absent values are NULL, never 0. Times are timestamptz (UTC in
 -- the database). Bandwidths are GB/s as nccl-tests prints them (1e9 bytes/s),
 -- times are microseconds. Every table a collector writes has a natural key so
