@@ -119,6 +119,12 @@ void WriteCounterSample(pqxx::transaction_base& txn, int port_id, const std::str
 size_t WriteHostSample(pqxx::transaction_base& txn, const std::string& cluster,
                        const HostPorts& host, const std::string& sampled_at,
                        const std::optional<int64_t>& run_id, const std::string& phase) {
+  // This month's and next month's partitions exist before the rows arrive
+  // (a no-op after the first call of the month).
+  txn.exec_params(
+      "SELECT fabtrack_ensure_counter_partitions(date_trunc('month', $1::timestamptz)::date, "
+      "(date_trunc('month', $1::timestamptz) + interval '1 month')::date)",
+      sampled_at);
   for (const PortSample& port : host.ports) {
     int id = UpsertPort(txn, cluster, host.host, port);
     WriteCounterSample(txn, id, sampled_at, run_id, phase, port);

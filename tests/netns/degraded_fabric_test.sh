@@ -23,9 +23,9 @@ field() {  # field FILE EXPR: evaluate a python expression over the result docum
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
-run base -b 1M -e 1M -n 5 -w 1
+run base -b 1M -e 1M -n 5 -w 1 --link-probe 4M
 "$fabric" throttle 2 100mbit --prefix "$prefix" >/dev/null
-run throttled -b 1M -e 1M -n 5 -w 1
+run throttled -b 1M -e 1M -n 5 -w 1 --link-probe 4M
 "$fabric" unthrottle 2 --prefix "$prefix" >/dev/null
 
 base_bw=$(field "$work/base.json" "d['results'][0]['oop']['busbw']")

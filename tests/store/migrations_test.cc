@@ -94,5 +94,24 @@ TEST(MigrationsTest, CounterSamplesArePartitionedByMonth) {
             "0");
 }
 
+TEST(MigrationsTest, PartitionsOnDemandNeverFailAWrite) {
+  TestDatabase db;
+  {
+    pqxx::work txn(db.connection());
+    txn.exec0("INSERT INTO clusters (name) VALUES ('c')");
+    txn.exec0("INSERT INTO ports (cluster, host, device, port) VALUES ('c', 'h', 'mlx5_0', 1)");
+    // A row for a month without its partition lands in the default one...
+    txn.exec0(
+        "INSERT INTO port_counter_samples (port_id, sampled_at) "
+        "SELECT id, '2031-05-10' FROM ports");
+    txn.commit();
+  }
+  // ...and asking for that month later keeps using the default instead of failing.
+  EXPECT_EQ(db.Scalar("SELECT fabtrack_ensure_counter_partitions('2031-05-01', '2031-06-01')"),
+            "1");  // June only
+  EXPECT_EQ(db.Scalar("SELECT to_regclass('port_counter_samples_203105') IS NULL"), "t");
+  EXPECT_EQ(db.Scalar("SELECT to_regclass('port_counter_samples_203106') IS NOT NULL"), "t");
+}
+
 }  // namespace
 }  // namespace fabtrack::store
