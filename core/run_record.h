@@ -52,6 +52,11 @@ struct LinkProbeResult {
   double gbps = 0;
 };
 
+// The variables that change how NCCL and its launchers move data, recorded
+// with a run (runs.nccl_env). Anything else in an environment is noise (or a
+// secret) and is never stored.
+bool IsRecordedEnvironmentVariable(const std::string& name);
+
 enum class RunStatus { kComplete, kPartial, kFailed };
 const char* RunStatusName(RunStatus status);
 

@@ -7,18 +7,13 @@ namespace {
 
 using nlohmann::json;
 
-template <typename T>
-json Opt(const std::optional<T>& v) {
-  return OptionalJson(v);
-}
-
 json MeasurementJson(const std::optional<Measurement>& m) {
   if (!m) return nullptr;
-  return {{"time_us", Opt(m->time_us)},
-          {"algbw", Opt(m->algbw_gbps)},
-          {"busbw", Opt(m->busbw_gbps)},
-          {"wrong", Opt(m->wrong)},
-          {"max_error", Opt(m->max_error)}};
+  return {{"time_us", OptionalJson(m->time_us)},
+          {"algbw", OptionalJson(m->algbw_gbps)},
+          {"busbw", OptionalJson(m->busbw_gbps)},
+          {"wrong", OptionalJson(m->wrong)},
+          {"max_error", OptionalJson(m->max_error)}};
 }
 
 // Reading: every accessor checks the type and names the field on mismatch.
@@ -83,27 +78,27 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
   for (const ResultRow& r : run.results) {
     const LatencySummary& l = r.latency;
     results.push_back({{"size_bytes", r.row.size_bytes},
-                       {"count", Opt(r.row.count)},
-                       {"type", Opt(r.row.type)},
-                       {"redop", Opt(r.row.redop)},
-                       {"root", Opt(r.row.root)},
+                       {"count", OptionalJson(r.row.count)},
+                       {"type", OptionalJson(r.row.type)},
+                       {"redop", OptionalJson(r.row.redop)},
+                       {"root", OptionalJson(r.row.root)},
                        {"oop", MeasurementJson(r.row.oop)},
                        {"ip", MeasurementJson(r.row.ip)},
                        {"latency",
-                        {{"mean_us", Opt(l.mean_us)},
-                         {"p50_us", Opt(l.p50_us)},
-                         {"p90_us", Opt(l.p90_us)},
-                         {"p99_us", Opt(l.p99_us)},
-                         {"min_us", Opt(l.min_us)},
-                         {"max_us", Opt(l.max_us)},
-                         {"stddev_us", Opt(l.stddev_us)},
-                         {"cv", Opt(l.cv)},
-                         {"ip_p50_us", Opt(l.ip_p50_us)},
-                         {"ip_p99_us", Opt(l.ip_p99_us)},
-                         {"ip_cv", Opt(l.ip_cv)},
-                         {"straggler_host", Opt(l.straggler_host)},
-                         {"straggler_rank", Opt(l.straggler_rank)},
-                         {"straggler_excess_us", Opt(l.straggler_excess_us)}}}});
+                        {{"mean_us", OptionalJson(l.mean_us)},
+                         {"p50_us", OptionalJson(l.p50_us)},
+                         {"p90_us", OptionalJson(l.p90_us)},
+                         {"p99_us", OptionalJson(l.p99_us)},
+                         {"min_us", OptionalJson(l.min_us)},
+                         {"max_us", OptionalJson(l.max_us)},
+                         {"stddev_us", OptionalJson(l.stddev_us)},
+                         {"cv", OptionalJson(l.cv)},
+                         {"ip_p50_us", OptionalJson(l.ip_p50_us)},
+                         {"ip_p99_us", OptionalJson(l.ip_p99_us)},
+                         {"ip_cv", OptionalJson(l.ip_cv)},
+                         {"straggler_host", OptionalJson(l.straggler_host)},
+                         {"straggler_rank", OptionalJson(l.straggler_rank)},
+                         {"straggler_excess_us", OptionalJson(l.straggler_excess_us)}}}});
   }
   json samples = json::array();
   for (const LatencySample& s : run.latency_samples) {
@@ -114,12 +109,12 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
     timings.push_back({{"row_index", t.row_index},
                        {"in_place", t.in_place},
                        {"rank", t.rank},
-                       {"host", Opt(t.host)},
-                       {"mean_us", Opt(t.mean_us)},
-                       {"p50_us", Opt(t.p50_us)},
-                       {"p99_us", Opt(t.p99_us)},
-                       {"max_us", Opt(t.max_us)},
-                       {"lateness_us", Opt(t.lateness_us)}});
+                       {"host", OptionalJson(t.host)},
+                       {"mean_us", OptionalJson(t.mean_us)},
+                       {"p50_us", OptionalJson(t.p50_us)},
+                       {"p99_us", OptionalJson(t.p99_us)},
+                       {"max_us", OptionalJson(t.max_us)},
+                       {"lateness_us", OptionalJson(t.lateness_us)}});
   }
   json probes = json::array();
   for (const LinkProbeResult& p : run.link_probes) {
@@ -133,8 +128,8 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
   for (const RankDevice& d : run.rank_devices) {
     ranks.push_back({{"rank", d.rank},
                      {"host", d.host},
-                     {"pid", Opt(d.pid)},
-                     {"device", Opt(d.device)},
+                     {"pid", OptionalJson(d.pid)},
+                     {"device", OptionalJson(d.device)},
                      {"bus_id", d.bus_id},
                      {"gpu_model", d.gpu_model}});
   }
@@ -143,38 +138,38 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
           {"run",
            {{"cluster", run.cluster},
             {"started_at", run.started_at},
-            {"ended_at", Opt(run.ended_at)},
+            {"ended_at", OptionalJson(run.ended_at)},
             {"source", run.source},
-            {"backend", Opt(run.backend)},
-            {"collective", Opt(run.collective)},
-            {"dtype", Opt(run.dtype)},
-            {"redop", Opt(run.redop)},
-            {"ranks", Opt(run.ranks)},
-            {"nodes", Opt(run.nodes)},
-            {"gpus_per_node", Opt(run.gpus_per_node)},
-            {"ranks_per_node", Opt(run.ranks_per_node)},
+            {"backend", OptionalJson(run.backend)},
+            {"collective", OptionalJson(run.collective)},
+            {"dtype", OptionalJson(run.dtype)},
+            {"redop", OptionalJson(run.redop)},
+            {"ranks", OptionalJson(run.ranks)},
+            {"nodes", OptionalJson(run.nodes)},
+            {"gpus_per_node", OptionalJson(run.gpus_per_node)},
+            {"ranks_per_node", OptionalJson(run.ranks_per_node)},
             {"hosts", run.hosts},
-            {"gpu_model", Opt(run.gpu_model)},
-            {"nccl_version", Opt(run.nccl_version)},
-            {"cuda_version", Opt(run.cuda_version)},
-            {"driver_version", Opt(run.driver_version)},
-            {"mpi_version", Opt(run.mpi_version)},
-            {"network", Opt(run.network)},
+            {"gpu_model", OptionalJson(run.gpu_model)},
+            {"nccl_version", OptionalJson(run.nccl_version)},
+            {"cuda_version", OptionalJson(run.cuda_version)},
+            {"driver_version", OptionalJson(run.driver_version)},
+            {"mpi_version", OptionalJson(run.mpi_version)},
+            {"network", OptionalJson(run.network)},
             {"transports", run.transports},
-            {"gdrdma", Opt(run.gdrdma)},
-            {"command_line", Opt(run.command_line)},
+            {"gdrdma", OptionalJson(run.gdrdma)},
+            {"command_line", OptionalJson(run.command_line)},
             {"nccl_env", run.nccl_env},
-            {"slurm_job_id", Opt(run.slurm_job_id)},
-            {"slurm_step_id", Opt(run.slurm_step_id)},
+            {"slurm_job_id", OptionalJson(run.slurm_job_id)},
+            {"slurm_step_id", OptionalJson(run.slurm_step_id)},
             {"tags", run.tags},
-            {"sweep_id", Opt(run.sweep_id)},
+            {"sweep_id", OptionalJson(run.sweep_id)},
             {"parameters", run.parameters},
-            {"warmup_iters", Opt(run.warmup_iters)},
-            {"iters", Opt(run.iters)},
-            {"avg_busbw_gbps", Opt(run.avg_busbw_gbps)},
-            {"oob_ok", Opt(run.oob_ok)},
-            {"oob_count", Opt(run.oob_count)},
-            {"link_straggler_host", Opt(run.link_straggler_host)},
+            {"warmup_iters", OptionalJson(run.warmup_iters)},
+            {"iters", OptionalJson(run.iters)},
+            {"avg_busbw_gbps", OptionalJson(run.avg_busbw_gbps)},
+            {"oob_ok", OptionalJson(run.oob_ok)},
+            {"oob_count", OptionalJson(run.oob_count)},
+            {"link_straggler_host", OptionalJson(run.link_straggler_host)},
             {"content_hash", run.content_hash},
             {"status", RunStatusName(run.status)}}},
           {"ranks", ranks},

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "collector/harness/harness_options.h"
@@ -62,6 +64,40 @@ T ExpectedValue(ReduceOp op, int ranks, int64_t i) {
   T result = static_cast<T>(acc);
   if (op == ReduceOp::kAvg) result = static_cast<T>(result / static_cast<T>(ranks));
   return result;
+}
+
+// Marks a 16-bit float type a backend has no host representation for.
+struct NoHostType {};
+
+// Calls f with a value of the host element type of `t`. Backends that handle
+// half/bfloat16 name their host types; for the others those types throw.
+template <typename Half = NoHostType, typename Bfloat16 = NoHostType, typename F>
+void WithElementType(DataType t, F f) {
+  switch (t) {
+    case DataType::kInt8:
+      return f(int8_t{});
+    case DataType::kUint8:
+      return f(uint8_t{});
+    case DataType::kInt32:
+      return f(int32_t{});
+    case DataType::kUint32:
+      return f(uint32_t{});
+    case DataType::kInt64:
+      return f(int64_t{});
+    case DataType::kUint64:
+      return f(uint64_t{});
+    case DataType::kFloat:
+      return f(float{});
+    case DataType::kDouble:
+      return f(double{});
+    case DataType::kHalf:
+      if constexpr (!std::is_same_v<Half, NoHostType>) return f(Half{});
+      break;
+    case DataType::kBfloat16:
+      if constexpr (!std::is_same_v<Bfloat16, NoHostType>) return f(Bfloat16{});
+      break;
+  }
+  throw std::invalid_argument(std::string("no host type for ") + DataTypeName(t));
 }
 
 }  // namespace fabtrack::harness

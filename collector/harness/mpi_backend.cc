@@ -55,31 +55,6 @@ MPI_Op ToMpi(ReduceOp op) {
   throw std::invalid_argument("MPI backend: unsupported reduction");
 }
 
-// Calls f with a typed pointer to the element type of `t`.
-template <typename F>
-void WithType(DataType t, F f) {
-  switch (t) {
-    case DataType::kInt8:
-      return f(int8_t{});
-    case DataType::kUint8:
-      return f(uint8_t{});
-    case DataType::kInt32:
-      return f(int32_t{});
-    case DataType::kUint32:
-      return f(uint32_t{});
-    case DataType::kInt64:
-      return f(int64_t{});
-    case DataType::kUint64:
-      return f(uint64_t{});
-    case DataType::kFloat:
-      return f(float{});
-    case DataType::kDouble:
-      return f(double{});
-    default:
-      throw std::invalid_argument("MPI backend: unsupported data type");
-  }
-}
-
 class MpiBackend : public AllReduceBackend {
  public:
   MpiBackend(const HarnessOptions& options, const RankPlacement& placement)
@@ -93,7 +68,7 @@ class MpiBackend : public AllReduceBackend {
   }
 
   void FillInputs(int64_t count, bool in_place) override {
-    WithType(options_.dtype, [&](auto zero) {
+    WithElementType(options_.dtype, [&](auto zero) {
       using T = decltype(zero);
       T* in = reinterpret_cast<T*>(in_place ? recv_.data() : send_.data());
       for (int64_t i = 0; i < count; ++i) {
@@ -118,7 +93,7 @@ class MpiBackend : public AllReduceBackend {
 
   int64_t CountWrong(int64_t count, bool /*in_place*/) override {
     int64_t wrong = 0;
-    WithType(options_.dtype, [&](auto zero) {
+    WithElementType(options_.dtype, [&](auto zero) {
       using T = decltype(zero);
       const T* out = reinterpret_cast<const T*>(recv_.data());
       // The pattern repeats every 65 * ranks elements (periods 5, 13, ranks).

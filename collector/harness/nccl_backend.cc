@@ -98,34 +98,6 @@ bool Matches(T got, T expected, bool tolerant) {
   }
 }
 
-// Calls f with a value of the host element type of `t`.
-template <typename F>
-void WithType(DataType t, F f) {
-  switch (t) {
-    case DataType::kInt8:
-      return f(int8_t{});
-    case DataType::kUint8:
-      return f(uint8_t{});
-    case DataType::kInt32:
-      return f(int32_t{});
-    case DataType::kUint32:
-      return f(uint32_t{});
-    case DataType::kInt64:
-      return f(int64_t{});
-    case DataType::kUint64:
-      return f(uint64_t{});
-    case DataType::kHalf:
-      return f(__half{});
-    case DataType::kBfloat16:
-      return f(__nv_bfloat16{});
-    case DataType::kFloat:
-      return f(float{});
-    case DataType::kDouble:
-      return f(double{});
-  }
-  throw std::invalid_argument("NCCL backend: unknown data type");
-}
-
 std::optional<std::string> GetEnv(const std::string& name) {
   const char* v = std::getenv(name.c_str());
   if (v == nullptr) return std::nullopt;
@@ -224,7 +196,7 @@ class NcclBackend : public AllReduceBackend {
 
   void FillInputs(int64_t count, bool in_place) override {
     Guard([&] {
-      WithType(options_.dtype, [&](auto zero) {
+      WithElementType<__half, __nv_bfloat16>(options_.dtype, [&](auto zero) {
         using T = decltype(zero);
         std::vector<T> block = Period<T>(count, [&](int64_t i) {
           return FromInt<T>(PatternValue(options_.op, placement_.rank, placement_.ranks, i));
@@ -265,7 +237,7 @@ class NcclBackend : public AllReduceBackend {
   int64_t CountWrong(int64_t count, bool /*in_place*/) override {
     int64_t wrong = 0;
     Guard([&] {
-      WithType(options_.dtype, [&](auto zero) {
+      WithElementType<__half, __nv_bfloat16>(options_.dtype, [&](auto zero) {
         using T = decltype(zero);
         const size_t bytes = static_cast<size_t>(count) * sizeof(T);
         CheckCuda(cudaMemcpyAsync(host_, recv_, bytes, cudaMemcpyDeviceToHost, stream_),

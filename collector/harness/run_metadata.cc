@@ -11,15 +11,6 @@ extern char** environ;
 namespace fabtrack::harness {
 namespace {
 
-// The variables that change how NCCL and MPI move data. Anything else in the
-// environment is noise (or secrets) and is not recorded.
-bool IsRelevant(const std::string& name) {
-  for (const char* prefix : {"NCCL_", "UCX_", "OMPI_MCA_", "FI_", "CUDA_VISIBLE_DEVICES"}) {
-    if (name.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
-
 std::string MpiLibraryVersion() {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
@@ -83,7 +74,7 @@ RunRecord DescribeRun(const HarnessOptions& o, const std::vector<std::string>& h
     const char* eq = std::strchr(*e, '=');
     if (!eq) continue;
     std::string name(*e, static_cast<size_t>(eq - *e));
-    if (IsRelevant(name)) run.nccl_env[name] = eq + 1;
+    if (IsRecordedEnvironmentVariable(name)) run.nccl_env[name] = eq + 1;
     if (name == "SLURM_JOB_ID") run.slurm_job_id = eq + 1;
     if (name == "SLURM_STEP_ID") run.slurm_step_id = eq + 1;
   }

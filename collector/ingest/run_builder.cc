@@ -8,15 +8,6 @@
 namespace fabtrack {
 namespace {
 
-// The variables users tune NCCL and its launchers with; anything else in the
-// environment is noise (or secrets) and is not stored.
-bool IsRelevantEnv(const std::string& name) {
-  for (const char* prefix : {"NCCL_", "UCX_", "OMPI_MCA_", "FI_", "CUDA_VISIBLE_DEVICES"}) {
-    if (name.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
-
 std::vector<std::string> DistinctHosts(const TestTable& table, const NcclLogInfo& log) {
   std::vector<std::string> hosts = table.hosts;
   if (hosts.empty()) hosts = log.hosts;
@@ -156,7 +147,7 @@ std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFac
       run.command_line = cmd;
     }
     for (const auto& [k, v] : t.environment) {
-      if (IsRelevantEnv(k)) run.nccl_env[k] = v;
+      if (IsRecordedEnvironmentVariable(k)) run.nccl_env[k] = v;
     }
     if (auto it = t.environment.find("SLURM_JOB_ID"); it != t.environment.end()) {
       run.slurm_job_id = it->second;
