@@ -18,7 +18,9 @@ build_packages=(
   python3        # test scripts read result files
   prometheus     # promtool: lints the exporter output (and alert rules later)
   curl           # tests scrape the exporter
-  ansible-core  # deployment roles in ansible/ (tested locally by ctest)
+  ansible-core   # deployment roles in ansible/ (tested locally by ctest)
+  prometheus-node-exporter  # the peer the port-counter benchmark is measured against
+  chromium       # headless rendering test of the analyzer HTML report
 )
 runtime_packages=(
   libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3

@@ -1,0 +1,24 @@
+#include "analyzer/finding.h"
+
+#include <tuple>
+
+namespace fabtrack::analyzer {
+
+const char* SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kCritical:
+      return "critical";
+  }
+  return "info";
+}
+
+bool FindingBefore(const Finding& a, const Finding& b) {
+  return std::forward_as_tuple(static_cast<int>(b.severity), a.kind, a.subject, a.run_started_at) <
+         std::forward_as_tuple(static_cast<int>(a.severity), b.kind, b.subject, b.run_started_at);
+}
+
+}  // namespace fabtrack::analyzer

@@ -1,0 +1,37 @@
+// What a detector concludes. Plain data: the JSON output, the findings table
+// and the reports are all views of this.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace fabtrack::analyzer {
+
+enum class Severity { kInfo = 0, kWarning = 1, kCritical = 2 };
+
+const char* SeverityName(Severity severity);  // "info" | "warning" | "critical"
+
+struct Finding {
+  std::string kind;  // detector name: "socket_fallback", "busbw_regression", ...
+  Severity severity = Severity::kWarning;
+  // What it is about; with cluster and kind it identifies the finding across
+  // nights (one open finding per subject): "all_reduce/float/8 nodes x 8",
+  // "node12:mlx5_3/1".
+  std::string subject;
+  std::optional<int64_t> run_id;
+  std::optional<std::string> run_started_at;
+  std::optional<int> nodes;
+  std::optional<std::string> host, device;
+  std::optional<int> port;
+  std::optional<int64_t> size_bytes;
+  std::optional<double> value, baseline;
+  std::optional<std::string> unit;
+  std::string message;
+  nlohmann::json evidence = nlohmann::json::object();
+};
+
+// Stable order for output: severity (critical first), kind, subject.
+bool FindingBefore(const Finding& a, const Finding& b);
+
+}  // namespace fabtrack::analyzer

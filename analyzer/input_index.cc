@@ -1,0 +1,121 @@
+#include "analyzer/input_index.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fabtrack::analyzer {
+namespace {
+
+template <typename T, typename RunIdOf, typename Less>
+void Group(const std::vector<T>& in, std::vector<T>* sorted,
+           std::unordered_map<int64_t, std::span<const T>>* by_run, RunIdOf run_id_of, Less less) {
+  *sorted = in;
+  std::stable_sort(sorted->begin(), sorted->end(), [&](const T& a, const T& b) {
+    if (run_id_of(a) != run_id_of(b)) return run_id_of(a) < run_id_of(b);
+    return less(a, b);
+  });
+  size_t begin = 0;
+  for (size_t i = 1; i <= sorted->size(); ++i) {
+    if (i == sorted->size() || run_id_of((*sorted)[i]) != run_id_of((*sorted)[begin])) {
+      (*by_run)[run_id_of((*sorted)[begin])] =
+          std::span<const T>(sorted->data() + begin, i - begin);
+      begin = i;
+    }
+  }
+}
+
+template <typename T>
+std::span<const T> Lookup(const std::unordered_map<int64_t, std::span<const T>>& map, int64_t id) {
+  auto it = map.find(id);
+  return it == map.end() ? std::span<const T>() : it->second;
+}
+
+std::string Opt(const std::optional<std::string>& s) { return s.value_or("?"); }
+
+}  // namespace
+
+std::string ScalingFamilyName(const RunView& run) {
+  std::string name = Opt(run.collective) + "/" + Opt(run.dtype) + "/";
+  name += run.ranks_per_node ? std::to_string(*run.ranks_per_node) + " per node" : "? per node";
+  name += "/" + run.source;
+  if (run.backend) name += ":" + *run.backend;
+  return name;
+}
+
+std::string SeriesName(const RunView& run) {
+  std::string name = Opt(run.collective) + "/" + Opt(run.dtype) + "/";
+  name += run.nodes ? std::to_string(*run.nodes) : "?";
+  name += run.nodes == 1 ? " node x " : " nodes x ";
+  name += run.ranks_per_node ? std::to_string(*run.ranks_per_node) : "?";
+  name += "/" + run.source;
+  if (run.backend) name += ":" + *run.backend;
+  return name;
+}
+
+int64_t NightOf(double started_at) {
+  return static_cast<int64_t>(std::floor((started_at - 12 * 3600.0) / 86400.0));
+}
+
+InputIndex::InputIndex(const AnalysisInput& input) : input_(input) {
+  for (const RunView& run : input.runs) {
+    run_by_id_[run.id] = &run;
+    if (input.Judged(run)) judged_.push_back(&run);
+    if (run.status != "failed") series_[SeriesName(run)].push_back(&run);
+  }
+  auto by_time = [](const RunView* a, const RunView* b) {
+    return a->started_at != b->started_at ? a->started_at < b->started_at : a->id < b->id;
+  };
+  std::stable_sort(judged_.begin(), judged_.end(), by_time);
+  for (auto& [name, runs] : series_) std::stable_sort(runs.begin(), runs.end(), by_time);
+
+  Group(
+      input.results, &results_, &results_by_run_, [](const auto& r) { return r.run_id; },
+      [](const ResultPoint& a, const ResultPoint& b) { return a.size_bytes < b.size_bytes; });
+  Group(
+      input.channels, &channels_, &channels_by_run_, [](const auto& c) { return c.run_id; },
+      [](const ChannelUse& a, const ChannelUse& b) { return a.rank < b.rank; });
+  Group(
+      input.net_devices, &net_devices_, &net_devices_by_run_,
+      [](const auto& d) { return d.run_id; },
+      [](const NetDeviceView& a, const NetDeviceView& b) {
+        return std::tie(a.host, a.nic_index) < std::tie(b.host, b.nic_index);
+      });
+  Group(
+      input.port_deltas, &port_deltas_, &port_deltas_by_run_,
+      [](const auto& d) { return d.run_id; },
+      [](const PortDeltaView& a, const PortDeltaView& b) {
+        return std::tie(a.host, a.device, a.port) < std::tie(b.host, b.device, b.port);
+      });
+  std::vector<PortStateView> with_run;
+  for (const PortStateView& s : input.port_states) {
+    if (s.run_id) with_run.push_back(s);
+  }
+  Group(
+      with_run, &port_states_, &port_states_by_run_,
+      [](const auto& s) { return s.run_id.value_or(0); },
+      [](const PortStateView& a, const PortStateView& b) {
+        return std::tie(a.host, a.device, a.port) < std::tie(b.host, b.device, b.port);
+      });
+}
+
+const RunView* InputIndex::Run(int64_t id) const {
+  auto it = run_by_id_.find(id);
+  return it == run_by_id_.end() ? nullptr : it->second;
+}
+std::span<const ResultPoint> InputIndex::Results(int64_t id) const {
+  return Lookup(results_by_run_, id);
+}
+std::span<const ChannelUse> InputIndex::Channels(int64_t id) const {
+  return Lookup(channels_by_run_, id);
+}
+std::span<const NetDeviceView> InputIndex::NetDevices(int64_t id) const {
+  return Lookup(net_devices_by_run_, id);
+}
+std::span<const PortDeltaView> InputIndex::PortDeltas(int64_t id) const {
+  return Lookup(port_deltas_by_run_, id);
+}
+std::span<const PortStateView> InputIndex::PortStates(int64_t id) const {
+  return Lookup(port_states_by_run_, id);
+}
+
+}  // namespace fabtrack::analyzer

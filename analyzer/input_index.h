@@ -1,0 +1,70 @@
+// Lookups over an AnalysisInput that every detector needs: results, channels
+// and port data by run, runs grouped into series and nights. Built once per
+// analysis; holds references into the input, which must outlive it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzer/model.h"
+
+namespace fabtrack::analyzer {
+
+// The identity of a benchmark series: what must be equal for two runs' numbers
+// to be comparable across nights. "all_reduce/float/4 nodes x 8/nccl-tests".
+std::string SeriesName(const RunView& run);
+// The same without the node count: one night's scaling curve is the runs of
+// one sweep that share it.
+std::string ScalingFamilyName(const RunView& run);
+// Nightly jobs start in the evening and run past midnight: a night is the 24 h
+// from 12:00 UTC, numbered by its first day since the epoch.
+int64_t NightOf(double started_at);
+
+class InputIndex {
+ public:
+  explicit InputIndex(const AnalysisInput& input);
+
+  const AnalysisInput& input() const { return input_; }
+  const ClusterInfo& cluster() const { return input_.cluster; }
+  const std::vector<RunView>& runs() const { return input_.runs; }
+  // Runs judged by this analysis, oldest first.
+  const std::vector<const RunView*>& judged() const { return judged_; }
+  bool Judged(const RunView& run) const { return input_.Judged(run); }
+  const RunView* Run(int64_t id) const;
+
+  // Sorted by size (then input order).
+  std::span<const ResultPoint> Results(int64_t run_id) const;
+  std::span<const ChannelUse> Channels(int64_t run_id) const;
+  std::span<const NetDeviceView> NetDevices(int64_t run_id) const;
+  std::span<const PortDeltaView> PortDeltas(int64_t run_id) const;
+  std::span<const PortStateView> PortStates(int64_t run_id) const;
+
+  // Runs per SeriesName, oldest first (completed and partial runs; failed
+  // runs carry no usable numbers).
+  const std::map<std::string, std::vector<const RunView*>>& series() const { return series_; }
+
+ private:
+  template <typename T>
+  using ByRun = std::unordered_map<int64_t, std::span<const T>>;
+
+  const AnalysisInput& input_;
+  std::vector<const RunView*> judged_;
+  std::unordered_map<int64_t, const RunView*> run_by_id_;
+  std::vector<ResultPoint> results_;
+  std::vector<ChannelUse> channels_;
+  std::vector<NetDeviceView> net_devices_;
+  std::vector<PortDeltaView> port_deltas_;
+  std::vector<PortStateView> port_states_;
+  ByRun<ResultPoint> results_by_run_;
+  ByRun<ChannelUse> channels_by_run_;
+  ByRun<NetDeviceView> net_devices_by_run_;
+  ByRun<PortDeltaView> port_deltas_by_run_;
+  ByRun<PortStateView> port_states_by_run_;
+  std::map<std::string, std::vector<const RunView*>> series_;
+};
+
+}  // namespace fabtrack::analyzer

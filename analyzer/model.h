@@ -1,0 +1,112 @@
+// What the analyzer reads: the stored runs of one cluster and what was seen
+// around them, as plain data. Loaded by store/analysis_reader (the database
+// edge) or built directly by tests and the scenario generator. Times are
+// seconds since the Unix epoch (UTC) so that detectors compare numbers, not
+// strings; the ISO text is kept for messages.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fabtrack::analyzer {
+
+struct ClusterInfo {
+  std::string name;
+  // "infiniband" | "roce" | "ethernet" | "mixed"; unset when nobody declared it.
+  std::optional<std::string> fabric;
+  std::optional<bool> rail_optimized;
+};
+
+struct RunView {
+  int64_t id = 0;
+  double started_at = 0;               // epoch seconds
+  std::string started_at_iso;          // "2026-11-30T02:00:00Z"
+  std::string source;                  // "nccl-tests", "fabtrack-allreduce"
+  std::optional<std::string> backend;  // "nccl" | "mpi" (harness)
+  std::optional<std::string> collective, dtype;
+  std::optional<int> nodes, ranks, ranks_per_node;
+  std::vector<std::string> hosts;
+  std::optional<std::string> network;   // what NCCL selected: "IB", "Socket", ...
+  std::vector<std::string> transports;  // distinct channel families: "NET/IB", "P2P/IPC"
+  std::optional<bool> gdrdma;
+  std::optional<std::string> nccl_version;
+  std::optional<std::string> sweep_id;
+  std::optional<std::string> link_straggler_host;
+  std::string status;  // "complete" | "partial" | "failed"
+};
+
+// One size of one run (out-of-place figures, the ones nccl-tests users quote).
+struct ResultPoint {
+  int64_t run_id = 0;
+  int64_t size_bytes = 0;
+  std::optional<double> time_us, busbw_gbps;
+  std::optional<double> lat_p50_us, lat_p99_us, lat_cv;  // harness only
+  std::optional<std::string> straggler_host;
+  std::optional<double> straggler_excess_us;
+};
+
+// NET/* and local channel lines of a run's NCCL log, summed per rank and NIC.
+struct ChannelUse {
+  int64_t run_id = 0;
+  std::optional<std::string> host;
+  int rank = 0;
+  std::string family;                 // "NET/IB", "NET/Socket", "P2P/IPC", ...
+  std::optional<int> nic_index;       // NET channels: NCCL's NIC number
+  std::optional<std::string> device;  // that NIC's name from the NIC list, "mlx5_0"
+  int channels = 0;
+  int gdrdma_channels = 0;
+};
+
+// A host's NIC list as NCCL printed it ("NET/IB : Using [0]mlx5_0:1/IB ...").
+struct NetDeviceView {
+  int64_t run_id = 0;
+  std::string host;
+  int nic_index = 0;
+  std::string device;
+  std::optional<std::string> link;  // "IB" | "RoCE"
+};
+
+// A port counter delta over a run's window (store: run_port_deltas).
+struct PortDeltaView {
+  int64_t run_id = 0;
+  std::string host, device;
+  int port = 0;
+  std::string counter;  // sysfs name; "hw:" prefix for hw_counters, "ethtool:" for ethtool
+  std::optional<int64_t> delta;
+  std::optional<double> per_second;
+  bool saturated = false;
+};
+
+// A port's state as sampled after a run (or the newest sample in the window).
+struct PortStateView {
+  std::optional<int64_t> run_id;
+  double sampled_at = 0;
+  std::string host, device;
+  int port = 0;
+  std::optional<std::string> link_layer, state, phys_state;
+  std::optional<double> rate_gbps;
+};
+
+struct AnalysisInput {
+  ClusterInfo cluster;
+  // Every run of the cluster known to the analysis, oldest first; the runs
+  // judged are those with started_at >= judge_from, the rest is history.
+  std::vector<RunView> runs;
+  double judge_from = 0;
+  // Per-size results of the runs above, grouped by run (any order).
+  std::vector<ResultPoint> results;
+  // Evidence loaded for the judged runs (and what history the detectors need).
+  std::vector<ChannelUse> channels;
+  std::vector<NetDeviceView> net_devices;
+  std::vector<PortDeltaView> port_deltas;
+  std::vector<PortStateView> port_states;
+  // Ports known to the inventory (any time), to tell that the cluster has
+  // active RDMA ports at all.
+  std::vector<PortStateView> port_inventory;
+
+  bool Judged(const RunView& run) const { return run.started_at >= judge_from; }
+};
+
+}  // namespace fabtrack::analyzer

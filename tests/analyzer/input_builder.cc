@@ -1,0 +1,108 @@
+#include "tests/analyzer/input_builder.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <stdexcept>
+
+#include "analyzer/detector.h"
+#include "analyzer/input_index.h"
+
+namespace fabtrack::analyzer::testing {
+
+std::string IsoOf(double epoch_seconds) {
+  std::time_t t = static_cast<std::time_t>(epoch_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+InputBuilder::InputBuilder() {
+  input_.cluster.name = "testcluster";
+  input_.runs.reserve(100000);  // RunView references handed out stay valid
+}
+
+RunView& InputBuilder::AddRun(int night, int nodes, double offset_s) {
+  RunView run;
+  run.id = next_id_++;
+  run.started_at = kFirstNight + night * kDay + offset_s;
+  run.started_at_iso = IsoOf(run.started_at);
+  run.source = "nccl-tests";
+  run.collective = "all_reduce";
+  run.dtype = "float";
+  run.nodes = nodes;
+  run.ranks_per_node = 8;
+  run.ranks = nodes * 8;
+  for (int n = 1; n <= nodes; ++n) {
+    char host[16];
+    std::snprintf(host, sizeof host, "node%02d", n);
+    run.hosts.push_back(host);
+  }
+  run.network = "IB";
+  run.transports = {"NET/IB", "P2P/IPC"};
+  run.gdrdma = true;
+  run.nccl_version = "2.28.9";
+  run.sweep_id = "night-" + std::to_string(night);
+  run.status = "complete";
+  input_.runs.push_back(std::move(run));
+  return input_.runs.back();
+}
+
+ResultPoint& InputBuilder::AddResult(const RunView& run, int64_t size_bytes, double time_us,
+                                     double busbw_gbps) {
+  ResultPoint r;
+  r.run_id = run.id;
+  r.size_bytes = size_bytes;
+  r.time_us = time_us;
+  r.busbw_gbps = busbw_gbps;
+  input_.results.push_back(r);
+  return input_.results.back();
+}
+
+ChannelUse& InputBuilder::AddChannel(const RunView& run, const std::string& host, int rank,
+                                     const std::string& family, int nic_index, int channels,
+                                     bool gdrdma) {
+  ChannelUse c;
+  c.run_id = run.id;
+  c.host = host;
+  c.rank = rank;
+  c.family = family;
+  if (nic_index >= 0) c.nic_index = nic_index;
+  c.channels = channels;
+  c.gdrdma_channels = gdrdma ? channels : 0;
+  input_.channels.push_back(c);
+  return input_.channels.back();
+}
+
+NetDeviceView& InputBuilder::AddNetDevice(const RunView& run, const std::string& host,
+                                          int nic_index, const std::string& device,
+                                          const std::string& link) {
+  input_.net_devices.push_back({run.id, host, nic_index, device, link});
+  return input_.net_devices.back();
+}
+
+const AnalysisInput& InputBuilder::Build() {
+  std::stable_sort(input_.runs.begin(), input_.runs.end(),
+                   [](const RunView& a, const RunView& b) { return a.started_at < b.started_at; });
+  return input_;
+}
+
+std::vector<Finding> DetectOnly(const std::string& detector, const AnalysisInput& input,
+                                const AnalyzerConfig& config) {
+  for (const DetectorInfo& d : Detectors()) {
+    if (d.name != detector) continue;
+    InputIndex index(input);
+    std::vector<Finding> findings;
+    d.detect(index, config.SettingsFor(d.name), &findings);
+    for (Finding& f : findings) {
+      if (f.kind.empty()) f.kind = d.name;
+    }
+    std::stable_sort(findings.begin(), findings.end(), FindingBefore);
+    return findings;
+  }
+  throw std::invalid_argument("no detector named " + detector);
+}
+
+}  // namespace fabtrack::analyzer::testing
