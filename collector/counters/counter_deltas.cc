@@ -62,12 +62,18 @@ PortDeltas ComputeDeltas(const HostPorts& before, const HostPorts& after, double
       AddDelta(a.device, a.port, name, Get(b->counters, name), Get(a.counters, name), saturated,
                seconds, &out);
     }
-    std::set<std::string> hw;
-    for (const auto& [k, v] : a.hw_counters) hw.insert(k);
-    for (const auto& [k, v] : b->hw_counters) hw.insert(k);
-    for (const std::string& name : hw) {
-      AddDelta(a.device, a.port, "hw:" + name, Get(b->hw_counters, name), Get(a.hw_counters, name),
-               false, seconds, &out);
+    // hw_counters and the RoCE netdev's ethtool statistics (PFC pauses) are
+    // 64-bit and never saturate; prefixed so their names cannot clash with
+    // counters/ files.
+    for (const auto& [prefix, member] :
+         {std::pair{"hw:", &PortSample::hw_counters}, std::pair{"ethtool:", &PortSample::ethtool}}) {
+      std::set<std::string> extra;
+      for (const auto& [k, v] : a.*member) extra.insert(k);
+      for (const auto& [k, v] : b->*member) extra.insert(k);
+      for (const std::string& name : extra) {
+        AddDelta(a.device, a.port, prefix + name, Get(b->*member, name), Get(a.*member, name),
+                 false, seconds, &out);
+      }
     }
     bool xmit_saturated = Contains(a.saturated, "port_xmit_data");
     bool rcv_saturated = Contains(a.saturated, "port_rcv_data");

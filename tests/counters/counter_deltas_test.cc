@@ -37,6 +37,21 @@ TEST(CounterDeltasTest, PlainDeltaRateAndBytes) {
   EXPECT_TRUE(d.unmatched_ports.empty());
 }
 
+TEST(CounterDeltasTest, HwAndEthtoolCountersArePrefixed) {
+  PortSample b = Port("mlx5_0", {});
+  PortSample a = b;
+  b.hw_counters = {{"np_cnp_sent", 10}};
+  a.hw_counters = {{"np_cnp_sent", 70}};
+  b.ethtool = {{"rx_prio3_pause", 100}};
+  a.ethtool = {{"rx_prio3_pause", 400}};
+  PortDeltas d = ComputeDeltas(HostPorts{"h", {b}, {}}, HostPorts{"h", {a}, {}}, 2.0);
+  ASSERT_NE(Find(d, "hw:np_cnp_sent"), nullptr);
+  EXPECT_EQ(Find(d, "hw:np_cnp_sent")->delta, 60u);
+  ASSERT_NE(Find(d, "ethtool:rx_prio3_pause"), nullptr);
+  EXPECT_EQ(Find(d, "ethtool:rx_prio3_pause")->delta, 300u);
+  EXPECT_DOUBLE_EQ(*Find(d, "ethtool:rx_prio3_pause")->per_second, 150.0);
+}
+
 TEST(CounterDeltasTest, ResetCountsFromZeroAndSaturationIsUnknownNotZero) {
   HostPorts before{"h", {Port("mlx5_0", {{"port_rcv_errors", 900}, {"link_downed", 255}})}, {}};
   HostPorts after{
