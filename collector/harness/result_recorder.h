@@ -10,6 +10,7 @@
 #include <pqxx/connection>
 #include <string>
 
+#include "core/atomic_file.h"
 #include "core/run_record.h"
 #include "store/open_database.h"
 
@@ -39,9 +40,5 @@ class ResultRecorder {
   std::unique_ptr<pqxx::connection> connection_;
   std::optional<int64_t> run_id_;
 };
-
-// Writes `content` to `path` so that readers see the old or the new file,
-// never a torn one.
-void WriteFileAtomically(const std::string& path, const std::string& content);
 
 }  // namespace fabtrack::harness

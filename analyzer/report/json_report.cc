@@ -1,0 +1,41 @@
+#include "analyzer/report/json_report.h"
+
+namespace fabtrack::analyzer {
+namespace {
+
+template <typename T>
+nlohmann::json OrNull(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+nlohmann::json FindingJson(const Finding& f) {
+  return {{"kind", f.kind},
+          {"severity", SeverityName(f.severity)},
+          {"subject", f.subject},
+          {"run_id", OrNull(f.run_id)},
+          {"run_started_at", OrNull(f.run_started_at)},
+          {"nodes", OrNull(f.nodes)},
+          {"host", OrNull(f.host)},
+          {"device", OrNull(f.device)},
+          {"port", OrNull(f.port)},
+          {"size_bytes", OrNull(f.size_bytes)},
+          {"value", OrNull(f.value)},
+          {"baseline", OrNull(f.baseline)},
+          {"unit", OrNull(f.unit)},
+          {"message", f.message},
+          {"evidence", f.evidence}};
+}
+
+nlohmann::json AnalysisJson(const AnalysisResult& result) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : result.findings) findings.push_back(FindingJson(f));
+  return {{"cluster", result.cluster},
+          {"judged_runs", result.judged_runs},
+          {"exit_status", ExitStatusOf(result)},
+          {"detectors", result.detectors_run},
+          {"findings", std::move(findings)}};
+}
+
+}  // namespace fabtrack::analyzer

@@ -1,0 +1,28 @@
+#include "analyzer/report/text_report.h"
+
+#include <sstream>
+
+namespace fabtrack::analyzer {
+
+std::string TextReport(const AnalysisResult& result, const std::string& judged_from_iso) {
+  std::ostringstream out;
+  int by_severity[3] = {0, 0, 0};
+  for (const Finding& f : result.findings) ++by_severity[static_cast<int>(f.severity)];
+  out << "fabtrack analyze: cluster " << result.cluster << ", " << result.judged_runs
+      << " run(s) judged since " << judged_from_iso << ": " << by_severity[2] << " critical, "
+      << by_severity[1] << " warning, " << by_severity[0] << " info\n";
+  if (result.judged_runs == 0) out << "  (no run to judge in that window)\n";
+  for (const Finding& f : result.findings) {
+    std::string severity = SeverityName(f.severity);
+    for (char& c : severity) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    out << severity << "  " << f.kind << "  " << f.subject << "\n    " << f.message;
+    if (f.run_id) {
+      out << "\n    run " << *f.run_id << " started " << f.run_started_at.value_or("?");
+    }
+    out << "\n";
+  }
+  if (result.findings.empty() && result.judged_runs > 0) out << "OK: nothing to report\n";
+  return out.str();
+}
+
+}  // namespace fabtrack::analyzer

@@ -1,0 +1,141 @@
+// The analyzer's database edge: what LoadAnalysisInput reads back from runs
+// written by the collector's writer, and the findings lifecycle of
+// StoreAnalysis (open, refreshed, resolved; one open finding per subject).
+#include <gtest/gtest.h>
+
+#include "analyzer/analyze.h"
+#include "core/content_hash.h"
+#include "store/analysis_reader.h"
+#include "store/findings_writer.h"
+#include "store/run_writer.h"
+#include "tests/support/test_database.h"
+
+namespace fabtrack::store {
+namespace {
+
+using fabtrack::testing::TestDatabase;
+
+RunRecord NightRun(const std::string& started_at, double big_busbw, const std::string& family) {
+  RunRecord run;
+  run.cluster = "c1";
+  run.started_at = started_at;
+  run.source = "nccl-tests";
+  run.collective = "all_reduce";
+  run.dtype = "float";
+  run.ranks = 16;
+  run.nodes = 2;
+  run.ranks_per_node = 8;
+  run.hosts = {"gpu-a01", "gpu-a02"};
+  run.network = family == "NET/Socket" ? "Socket" : "IB";
+  run.transports = {family, "P2P/IPC"};
+  run.sweep_id = "sweep-" + started_at;
+  run.content_hash = Sha256Hex(started_at);
+  SizeRow small;
+  small.size_bytes = 8;
+  small.type = "float";
+  small.oop = Measurement{36.5, 0.0, 0.0, 0, std::nullopt};
+  SizeRow big = small;
+  big.size_bytes = 1 << 30;
+  big.oop = Measurement{9187.8, big_busbw / 1.875, big_busbw, 0, std::nullopt};
+  run.results = {{small, {}}, {big, {}}};
+  run.net_devices = {{"gpu-a02", 0, "mlx5_0", 1, "IB", false}};
+  ChannelObservation ch;
+  ch.host = "gpu-a02";
+  ch.channel = 0;
+  ch.from_rank = 8;
+  ch.to_rank = 7;
+  ch.direction = "send";
+  ch.family = family;
+  ch.detail = family + "/0";
+  ch.nic_index = 0;
+  ch.gdrdma = false;
+  run.channels = {ch, ch};
+  run.channels[1].channel = 1;
+  return run;
+}
+
+void Write(TestDatabase& db, const RunRecord& run) {
+  pqxx::work txn(db.connection());
+  WriteRun(txn, run);
+  txn.commit();
+}
+
+TEST(AnalysisStore, LoadsHistoryAndJudgesTheNewestNight) {
+  TestDatabase db;
+  Write(db, NightRun("2026-11-29T02:00:00Z", 200, "NET/IB"));
+  Write(db, NightRun("2026-11-30T01:00:00Z", 210, "NET/IB"));
+  Write(db, NightRun("2026-11-30T23:30:00Z", 150, "NET/Socket"));  // the newest night began 12:00
+  analyzer::AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+  ASSERT_EQ(input.runs.size(), 3u);
+  EXPECT_EQ(input.runs[0].started_at_iso, "2026-11-29T02:00:00Z");
+  EXPECT_EQ(input.runs[2].network, "Socket");
+  EXPECT_EQ(input.runs[2].hosts, (std::vector<std::string>{"gpu-a01", "gpu-a02"}));
+  EXPECT_EQ(input.runs[2].sweep_id, "sweep-2026-11-30T23:30:00Z");
+  EXPECT_EQ(input.results.size(), 6u);  // all history
+  int judged = 0;
+  for (const auto& r : input.runs) judged += input.Judged(r);
+  EXPECT_EQ(judged, 1);
+  ASSERT_EQ(input.channels.size(), 1u);  // evidence for the judged run only, summed per rank/NIC
+  EXPECT_EQ(input.channels[0].family, "NET/Socket");
+  EXPECT_EQ(input.channels[0].channels, 2);
+  EXPECT_EQ(input.channels[0].device, "mlx5_0");
+  EXPECT_EQ(input.channels[0].host, "gpu-a02");
+  ASSERT_EQ(input.net_devices.size(), 1u);
+
+  analyzer::AnalysisInput since =
+      LoadAnalysisInput(db.connection(), {"c1", std::string("2026-11-29T12:00:00Z")});
+  judged = 0;
+  for (const auto& r : since.runs) judged += since.Judged(r);
+  EXPECT_EQ(judged, 2);
+  EXPECT_THROW(LoadAnalysisInput(db.connection(), {"nope", std::nullopt}), UnknownCluster);
+}
+
+TEST(AnalysisStore, FindingsOpenRefreshAndResolve) {
+  TestDatabase db;
+  Write(db, NightRun("2026-11-29T02:00:00Z", 200, "NET/IB"));
+  Write(db, NightRun("2026-11-30T02:00:00Z", 150, "NET/Socket"));
+  analyzer::AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+  analyzer::AnalysisResult result = analyzer::Analyze(input, {});
+  ASSERT_FALSE(result.findings.empty());
+  EXPECT_EQ(result.findings[0].kind, "socket_fallback");
+
+  StoredFindings first = StoreAnalysis(db.connection(), input, result);
+  EXPECT_GE(first.opened, 1);
+  EXPECT_EQ(db.Scalar("SELECT state || ' ' || severity || ' ' || host FROM findings "
+                      "WHERE kind = 'socket_fallback'"),
+            "open critical gpu-a02");
+  EXPECT_EQ(db.Scalar("SELECT first_seen = '2026-11-30T02:00:00Z' FROM findings "
+                      "WHERE kind = 'socket_fallback'"),
+            "t");
+  EXPECT_EQ(db.Scalar("SELECT length(fingerprint) FROM findings WHERE kind = 'socket_fallback'"),
+            "16");
+  EXPECT_EQ(db.Scalar("SELECT exit_status FROM analyses"), "2");
+
+  // The same night analysed again: the same rows, refreshed, nothing new.
+  StoredFindings again = StoreAnalysis(db.connection(), input, result);
+  EXPECT_EQ(again.opened, 0);
+  EXPECT_EQ(again.refreshed, first.opened);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM findings"), std::to_string(first.opened));
+
+  // The next night is clean: the fallback is resolved, not deleted.
+  Write(db, NightRun("2026-12-01T02:00:00Z", 205, "NET/IB"));
+  input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+  result = analyzer::Analyze(input, {});
+  for (const auto& f : result.findings) EXPECT_NE(f.kind, "socket_fallback") << f.message;
+  StoredFindings clean = StoreAnalysis(db.connection(), input, result);
+  EXPECT_GE(clean.resolved, 1);
+  EXPECT_EQ(db.Scalar("SELECT state || ' ' || (resolved_at = '2026-12-01T02:00:00Z') FROM "
+                      "findings WHERE kind = 'socket_fallback'"),
+            "resolved true");
+
+  // It comes back: a new open finding, the resolved one kept as history.
+  Write(db, NightRun("2026-12-02T02:00:00Z", 140, "NET/Socket"));
+  input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+  StoreAnalysis(db.connection(), input, analyzer::Analyze(input, {}));
+  EXPECT_EQ(db.Scalar("SELECT string_agg(state, ',' ORDER BY id) FROM findings "
+                      "WHERE kind = 'socket_fallback'"),
+            "resolved,open");
+}
+
+}  // namespace
+}  // namespace fabtrack::store
