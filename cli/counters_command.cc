@@ -17,6 +17,7 @@
 #include "collector/counters/port_sample_json.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/counters/verbs_ports.h"
+#include "core/atomic_file.h"
 #include "core/clock.h"
 #include "store/port_writer.h"
 
@@ -28,6 +29,7 @@ struct SnapshotOptions {
   std::string format = "json";
   std::optional<std::string> host;
   std::optional<std::string> cluster;
+  std::optional<std::string> output;
   bool store = false;
   DatabaseOptions database;
 };
@@ -87,7 +89,18 @@ void RunSnapshot(const SnapshotOptions& o) {
   for (const PortProblem& p : host.problems) {
     std::cerr << "fabtrack counters: " << p.path << ": " << p.message << "\n";
   }
-  if (o.format == "json") {
+  if (o.output) {
+    // "{host}" lets every node of a sweep write its own file in one shared
+    // directory; written atomically, so a reader never sees half a sample.
+    std::string path = *o.output;
+    if (size_t at = path.find("{host}"); at != std::string::npos) path.replace(at, 6, host.host);
+    try {
+      WriteFileAtomically(path, HostPortsToJson(host).dump() + "\n");
+    } catch (const std::exception& e) {
+      std::cerr << "fabtrack counters snapshot: " << e.what() << "\n";
+      throw CommandExit{kExitInputError};
+    }
+  } else if (o.format == "json") {
     std::cout << HostPortsToJson(host).dump(2) << "\n";
   } else {
     PrintTable(host);
@@ -298,6 +311,9 @@ void SetupCounters(CLI::App& app) {
   snapshot->add_option("--sysfs", o->sysfs, "sysfs root (default /sys; tests use fake trees)");
   snapshot->add_option("--format", o->format, "json (default) or table")
       ->check(CLI::IsMember({"json", "table"}));
+  snapshot->add_option("--output", o->output,
+                       "write the JSON to FILE instead of stdout; {host} in FILE becomes the "
+                       "host name (one file per node in a shared directory)");
   snapshot->add_option("--host", o->host, "host name to record (default: this host's)");
   snapshot->add_option("--cluster", o->cluster, "store under this cluster (or FABTRACK_CLUSTER)");
   snapshot->add_flag("--store", o->store, "store the sample in the configured database");

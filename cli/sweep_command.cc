@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/database_access.h"
 #include "collector/counters/counter_deltas.h"
+#include "collector/counters/port_sample_json.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/sweep/sweep_plan.h"
 #include "core/clock.h"
@@ -38,12 +39,13 @@ struct SweepOptions {
   std::vector<std::string> tags;
   std::vector<std::string> harness_args;
   std::string sysfs = "/sys";
+  std::string ports = "auto";
   DatabaseOptions database;
 };
 
-// Port counters of this (the launch) host around one run.
+// Port counters of every node of one run, before and after it.
 struct Bracket {
-  HostPorts before, after;
+  std::vector<HostPorts> before, after;
   std::string started_at, ended_at;
   double seconds = 0;
 };
@@ -80,6 +82,72 @@ std::vector<std::string> SplitWords(const std::string& text) {
   }
   if (!word.empty()) words.push_back(word);
   return words;
+}
+
+std::string SelfPath() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? "fabtrack" : self.string();
+}
+
+// One sample of every node of `run`: the run's launcher starts one
+// `fabtrack counters snapshot` per node (or reads this host for a local
+// sweep), each writing its own file in the sweep's output directory (which,
+// like the result files, must be shared with the nodes). A file that is not
+// a sample is reported and skipped; nothing is fatal: the benchmark matters
+// more than its bracket.
+std::vector<HostPorts> SampleNodes(const sweep::SweepSpec& spec, const sweep::PlannedRun& run,
+                                   const std::string& sysfs, const std::string& phase,
+                                   bool local_only) {
+  std::vector<HostPorts> hosts;
+  if (local_only) {
+    HostPorts host = ReadSysfsPorts(sysfs);
+    host.host = LocalHostname();
+    hosts.push_back(std::move(host));
+    return hosts;
+  }
+  const std::string stem =
+      spec.sweep_id + ".nodes" + std::to_string(run.nodes) + ".ports-" + phase + ".";
+  int code = 0;
+  try {
+    code = RunAttached(sweep::PlanPortSampling(spec, run, SelfPath(), sysfs,
+                                               spec.output_dir + "/" + stem + "{host}.json"));
+  } catch (const std::exception& e) {
+    std::cerr << "fabtrack sweep: port counters " << phase << ": " << e.what() << "\n";
+    return hosts;
+  }
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(spec.output_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(stem, 0) == 0 && name.size() > 5 && name.ends_with(".json")) {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    std::ifstream in(file);
+    std::string why = "not JSON";
+    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    std::optional<HostPorts> host =
+        doc.is_discarded() ? std::nullopt : HostPortsFromJson(doc, &why);
+    if (!host) {
+      std::cerr << file.string() << ":1: not a port sample (" << why << "), skipped\n";
+      continue;
+    }
+    hosts.push_back(std::move(*host));
+  }
+  if (code != 0 || hosts.size() != static_cast<size_t>(run.nodes)) {
+    std::cerr << "fabtrack sweep: port counters " << phase << ": " << hosts.size() << " of "
+              << run.nodes << " node(s) sampled (launcher exit " << code << ")\n";
+  }
+  return hosts;
+}
+
+const HostPorts* FindHost(const std::vector<HostPorts>& hosts, const std::string& name) {
+  for (const HostPorts& h : hosts) {
+    if (h.host == name) return &h;
+  }
+  return nullptr;
 }
 
 std::string NewSweepId() {
@@ -149,6 +217,12 @@ void RunSweep(const SweepOptions& o) {
   for (int k : spec.node_counts) std::cout << " " << k;
   std::cout << ", " << spec.ranks_per_node << " rank(s) per node, results in " << spec.output_dir
             << std::endl;
+  // Port counters bracket every run on every node ("nodes"), on this host
+  // only ("local"), or not at all. "auto": where this host has RDMA ports,
+  // every node; a local sweep's nodes are this host.
+  bool bracketing = o.ports != "off";
+  if (o.ports == "auto") bracketing = fs::exists(o.sysfs + "/class/infiniband");
+  const bool local_ports = o.ports == "local" || spec.launcher == sweep::Launcher::kLocal;
   int worst = 0;
   int stored = 0;
   for (const sweep::PlannedRun& run : sweep::PlanSweep(spec)) {
@@ -159,12 +233,10 @@ void RunSweep(const SweepOptions& o) {
     std::cout << "\n== " << run.nodes << " node(s), " << run.ranks << " rank(s)" << std::endl;
     int code = 0;
     Bracket bracket;
-    const bool bracketing = fs::exists(o.sysfs + "/class/infiniband");
     auto t0 = std::chrono::steady_clock::now();
     if (bracketing) {
       bracket.started_at = UtcNowIso();
-      bracket.before = ReadSysfsPorts(o.sysfs);
-      bracket.before.host = LocalHostname();
+      bracket.before = SampleNodes(spec, run, o.sysfs, "before", local_ports);
     }
     try {
       code = RunAttached(run.argv);
@@ -174,8 +246,7 @@ void RunSweep(const SweepOptions& o) {
     }
     worst = std::max(worst, code);
     if (bracketing) {
-      bracket.after = ReadSysfsPorts(o.sysfs);
-      bracket.after.host = bracket.before.host;
+      bracket.after = SampleNodes(spec, run, o.sysfs, "after", local_ports);
       bracket.ended_at = UtcNowIso();
       bracket.seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -205,21 +276,31 @@ void RunSweep(const SweepOptions& o) {
     try {
       pqxx::work txn(*connection);
       store::WriteRunResult result = store::WriteRun(txn, *record);
+      size_t bracketed_hosts = 0;
       if (bracketing && result.inserted) {
-        // The same window's port counters, attached to the run: raw samples
-        // and per-port deltas (resets and saturation handled).
-        store::WriteHostSample(txn, o.cluster, bracket.before, bracket.started_at, result.run_id,
-                               "before");
-        store::WriteHostSample(txn, o.cluster, bracket.after, bracket.ended_at, result.run_id,
-                               "after");
-        store::WriteRunPortDeltas(txn, o.cluster, bracket.after,
-                                  ComputeDeltas(bracket.before, bracket.after, bracket.seconds),
-                                  result.run_id, bracket.started_at, bracket.ended_at);
+        // The same window's port counters of every node, attached to the
+        // run: raw samples and per-port deltas (resets and saturation handled).
+        for (const HostPorts& after : bracket.after) {
+          const HostPorts* before = FindHost(bracket.before, after.host);
+          if (before == nullptr) {
+            std::cerr << "fabtrack sweep: " << after.host << ": no sample before the run\n";
+            continue;
+          }
+          store::WriteHostSample(txn, o.cluster, *before, bracket.started_at, result.run_id,
+                                 "before");
+          store::WriteHostSample(txn, o.cluster, after, bracket.ended_at, result.run_id, "after");
+          store::WriteRunPortDeltas(txn, o.cluster, after,
+                                    ComputeDeltas(*before, after, bracket.seconds), result.run_id,
+                                    bracket.started_at, bracket.ended_at);
+          ++bracketed_hosts;
+        }
       }
       txn.commit();
       ++stored;
       std::cout << "stored run " << result.run_id << " (" << record->results.size() << " sizes, "
-                << RunStatusName(record->status) << ")" << std::endl;
+                << RunStatusName(record->status);
+      if (bracketing) std::cout << ", port counters of " << bracketed_hosts << " node(s)";
+      std::cout << ")" << std::endl;
     } catch (const std::exception& e) {
       std::cerr << "fabtrack sweep: cannot store " << *run.output_file << ": " << e.what()
                 << " (the file is kept; `fabtrack ingest` it later)\n";
@@ -250,8 +331,13 @@ void SetupSweep(CLI::App& app) {
                     "where result files go (shared with the first node; default a temp dir)");
   sweep->add_option("--tag", o->tags, "free tag key=value (repeatable)");
   sweep->add_option("--sysfs", o->sysfs,
-                    "sysfs root whose RDMA port counters bracket each run on this host "
-                    "(default /sys; skipped when it has no class/infiniband)");
+                    "sysfs root whose RDMA port counters bracket each run on every node "
+                    "(default /sys)");
+  sweep
+      ->add_option("--ports", o->ports,
+                   "port-counter bracketing: auto (every node of each run when this host has "
+                   "class/infiniband), nodes, local (this host only) or off")
+      ->check(CLI::IsMember({"auto", "nodes", "local", "off"}));
   AddDatabaseOptions(sweep, &o->database);
   sweep->callback([o] {
     o->harness_args = PassthroughArgs();

@@ -23,6 +23,11 @@ nlohmann::json HostPortsToJson(const HostPorts& host) {
     if (!p.ethtool.empty()) port["ethtool"] = p.ethtool;
     if (p.fw_version) port["fw_version"] = *p.fw_version;
     if (p.board_id) port["board_id"] = *p.board_id;
+    if (p.node_guid) port["node_guid"] = *p.node_guid;
+    if (p.lid) port["lid"] = *p.lid;
+    if (p.rate_text) port["rate"] = *p.rate_text;
+    if (p.state_code) port["state_code"] = *p.state_code;
+    if (p.phys_state_code) port["phys_state_code"] = *p.phys_state_code;
     ports.push_back(std::move(port));
   }
   json problems = json::array();
@@ -30,6 +35,56 @@ nlohmann::json HostPortsToJson(const HostPorts& host) {
     problems.push_back({{"path", problem.path}, {"message", problem.message}});
   }
   return {{"host", host.host}, {"ports", ports}, {"problems", problems}};
+}
+
+namespace {
+
+template <typename T>
+std::optional<T> Field(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+}  // namespace
+
+std::optional<HostPorts> HostPortsFromJson(const nlohmann::json& doc, std::string* why) {
+  try {
+    HostPorts host;
+    host.host = doc.at("host").get<std::string>();
+    for (const nlohmann::json& port : doc.at("ports")) {
+      PortSample p;
+      p.device = port.at("device").get<std::string>();
+      p.port = port.at("port").get<int>();
+      p.link_layer = Field<std::string>(port, "link_layer");
+      p.state = Field<std::string>(port, "state");
+      p.state_code = Field<int>(port, "state_code");
+      p.phys_state = Field<std::string>(port, "phys_state");
+      p.phys_state_code = Field<int>(port, "phys_state_code");
+      p.rate_gbps = Field<double>(port, "rate_gbps");
+      p.rate_text = Field<std::string>(port, "rate");
+      p.lid = Field<std::string>(port, "lid");
+      p.netdev = Field<std::string>(port, "netdev");
+      p.node_guid = Field<std::string>(port, "node_guid");
+      p.fw_version = Field<std::string>(port, "fw_version");
+      p.board_id = Field<std::string>(port, "board_id");
+      p.counters = port.value("counters", std::map<std::string, uint64_t>{});
+      p.hw_counters = port.value("hw_counters", std::map<std::string, uint64_t>{});
+      p.ethtool = port.value("ethtool", std::map<std::string, uint64_t>{});
+      p.xmit_bytes = Field<uint64_t>(port, "xmit_bytes");
+      p.rcv_bytes = Field<uint64_t>(port, "rcv_bytes");
+      p.saturated = port.value("saturated", std::vector<std::string>{});
+      host.ports.push_back(std::move(p));
+    }
+    for (const nlohmann::json& problem : doc.value("problems", nlohmann::json::array())) {
+      host.problems.push_back(
+          {problem.at("path").get<std::string>(), problem.at("message").get<std::string>()});
+    }
+    return host;
+  } catch (const nlohmann::json::exception& e) {
+    if (why) *why = e.what();
+    return std::nullopt;
+  }
 }
 
 }  // namespace fabtrack

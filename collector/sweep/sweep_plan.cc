@@ -139,4 +139,31 @@ std::vector<PlannedRun> PlanSweep(const SweepSpec& s) {
   return runs;
 }
 
+std::vector<std::string> PlanPortSampling(const SweepSpec& s, const PlannedRun& run,
+                                          const std::string& fabtrack, const std::string& sysfs,
+                                          const std::string& out) {
+  const std::string k = std::to_string(run.nodes);
+  std::vector<std::string> a;
+  switch (s.launcher) {
+    case Launcher::kLocal:
+      break;
+    case Launcher::kSlurm:
+      a = {"srun", "-N", k, "--ntasks-per-node", "1"};
+      break;
+    case Launcher::kHostfile:
+      // The run's hostfile gives each node its slots; one process per node.
+      a = {s.mpirun,   "-np",       k, "--hostfile", run.hostfile_path.value_or(""),
+           "--map-by", "ppr:1:node"};
+      if (s.as_root) a.push_back("--allow-run-as-root");
+      break;
+    case Launcher::kCustom:
+      a = s.custom_prefix;
+      a.insert(a.end(), {"-np", k, "--map-by", "ppr:1:node"});
+      break;
+  }
+  a.insert(a.end(), {fabtrack, "counters", "snapshot", "--format", "json", "--sysfs", sysfs,
+                     "--output", out});
+  return a;
+}
+
 }  // namespace fabtrack::sweep

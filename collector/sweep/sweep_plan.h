@@ -53,4 +53,14 @@ std::string ValidateSpec(const SweepSpec& spec);
 
 std::vector<PlannedRun> PlanSweep(const SweepSpec& spec);
 
+// The command that reads the port counters of every node of `run` once: the
+// same launcher with one process per node running
+// `<fabtrack> counters snapshot --format json --sysfs <sysfs> --output <out>`,
+// where `out` holds "{host}" so that every node writes its own file (a
+// launcher's merged stdout interleaves long lines). kLocal runs it once, here
+// (all "nodes" are this host).
+std::vector<std::string> PlanPortSampling(const SweepSpec& spec, const PlannedRun& run,
+                                          const std::string& fabtrack, const std::string& sysfs,
+                                          const std::string& out);
+
 }  // namespace fabtrack::sweep

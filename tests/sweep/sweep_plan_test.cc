@@ -82,5 +82,37 @@ TEST(PlanSweepTest, LocalAndCustomLaunchers) {
   EXPECT_NE(ValidateSpec(custom), "");
 }
 
+// Port counters bracket each run on every node: one sampler per node through
+// the run's own launcher.
+TEST(PlanSweepTest, PortSamplingRunsOnePerNodeOfTheRun) {
+  const std::vector<std::string> snapshot = {"/opt/fabtrack/bin/fabtrack",
+                                             "counters",
+                                             "snapshot",
+                                             "--format",
+                                             "json",
+                                             "--sysfs",
+                                             "/sys",
+                                             "--output",
+                                             "/shared/out/p.{host}.json"};
+  auto plan = [&](const SweepSpec& s, int i) {
+    return PlanPortSampling(s, PlanSweep(s)[i], "/opt/fabtrack/bin/fabtrack", "/sys",
+                            "/shared/out/p.{host}.json");
+  };
+  std::vector<std::string> slurm = plan(Spec(Launcher::kSlurm), 2);
+  EXPECT_TRUE(Has(slurm, {"srun", "-N", "4", "--ntasks-per-node", "1"}));
+  EXPECT_TRUE(Has(slurm, snapshot));
+
+  SweepSpec hostfile = Spec(Launcher::kHostfile);
+  hostfile.hosts = {"a", "b", "c", "d"};
+  EXPECT_TRUE(Has(plan(hostfile, 1), {"mpirun", "-np", "2", "--hostfile",
+                                      "/shared/out/hostfile.S1.2", "--map-by", "ppr:1:node"}));
+
+  SweepSpec custom = Spec(Launcher::kCustom);
+  custom.custom_prefix = {"scripts/netns-fabric.sh", "mpirun", "--"};
+  EXPECT_TRUE(Has(plan(custom, 2), {"--", "-np", "4", "--map-by", "ppr:1:node"}));
+
+  EXPECT_EQ(plan(Spec(Launcher::kLocal), 2), snapshot);  // one host: sample it once, here
+}
+
 }  // namespace
 }  // namespace fabtrack::sweep
