@@ -8,9 +8,12 @@
 namespace fabtrack::analyzer {
 
 AnalysisResult Analyze(const AnalysisInput& input, const AnalyzerConfig& config) {
+  return Analyze(InputIndex(input), config);
+}
+
+AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
   AnalysisResult result;
-  result.cluster = input.cluster.name;
-  InputIndex index(input);
+  result.cluster = index.cluster().name;
   result.judged_runs = static_cast<int>(index.judged().size());
   for (const DetectorInfo& detector : Detectors()) {
     if (!config.Enabled(detector.name)) continue;

@@ -6,6 +6,7 @@
 
 #include "analyzer/config.h"
 #include "analyzer/finding.h"
+#include "analyzer/input_index.h"
 #include "analyzer/model.h"
 
 namespace fabtrack::analyzer {
@@ -17,6 +18,8 @@ struct AnalysisResult {
   int judged_runs = 0;
 };
 
+AnalysisResult Analyze(const InputIndex& input, const AnalyzerConfig& config);
+// Convenience for tests: indexes a copy of `input`.
 AnalysisResult Analyze(const AnalysisInput& input, const AnalyzerConfig& config);
 
 // Exit status as monitoring plugins report it: 0 nothing at warning or

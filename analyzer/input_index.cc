@@ -7,9 +7,8 @@ namespace fabtrack::analyzer {
 namespace {
 
 template <typename T, typename RunIdOf, typename Less>
-void Group(const std::vector<T>& in, std::vector<T>* sorted,
-           std::unordered_map<int64_t, std::span<const T>>* by_run, RunIdOf run_id_of, Less less) {
-  *sorted = in;
+void Group(std::vector<T>* sorted, std::unordered_map<int64_t, std::span<const T>>* by_run,
+           RunIdOf run_id_of, Less less) {
   std::stable_sort(sorted->begin(), sorted->end(), [&](const T& a, const T& b) {
     if (run_id_of(a) != run_id_of(b)) return run_id_of(a) < run_id_of(b);
     return less(a, b);
@@ -56,10 +55,11 @@ int64_t NightOf(double started_at) {
   return static_cast<int64_t>(std::floor((started_at - 12 * 3600.0) / 86400.0));
 }
 
-InputIndex::InputIndex(const AnalysisInput& input) : input_(input) {
-  for (const RunView& run : input.runs) {
+InputIndex::InputIndex(AnalysisInput input) : input_(std::move(input)) {
+  run_by_id_.reserve(input_.runs.size());
+  for (const RunView& run : input_.runs) {
     run_by_id_[run.id] = &run;
-    if (input.Judged(run)) judged_.push_back(&run);
+    if (input_.Judged(run)) judged_.push_back(&run);
     if (run.status != "failed") series_[SeriesName(run)].push_back(&run);
   }
   auto by_time = [](const RunView* a, const RunView* b) {
@@ -69,30 +69,26 @@ InputIndex::InputIndex(const AnalysisInput& input) : input_(input) {
   for (auto& [name, runs] : series_) std::stable_sort(runs.begin(), runs.end(), by_time);
 
   Group(
-      input.results, &results_, &results_by_run_, [](const auto& r) { return r.run_id; },
+      &input_.results, &results_by_run_, [](const auto& r) { return r.run_id; },
       [](const ResultPoint& a, const ResultPoint& b) { return a.size_bytes < b.size_bytes; });
   Group(
-      input.channels, &channels_, &channels_by_run_, [](const auto& c) { return c.run_id; },
+      &input_.channels, &channels_by_run_, [](const auto& c) { return c.run_id; },
       [](const ChannelUse& a, const ChannelUse& b) { return a.rank < b.rank; });
   Group(
-      input.net_devices, &net_devices_, &net_devices_by_run_,
-      [](const auto& d) { return d.run_id; },
+      &input_.net_devices, &net_devices_by_run_, [](const auto& d) { return d.run_id; },
       [](const NetDeviceView& a, const NetDeviceView& b) {
         return std::tie(a.host, a.nic_index) < std::tie(b.host, b.nic_index);
       });
   Group(
-      input.port_deltas, &port_deltas_, &port_deltas_by_run_,
-      [](const auto& d) { return d.run_id; },
+      &input_.port_deltas, &port_deltas_by_run_, [](const auto& d) { return d.run_id; },
       [](const PortDeltaView& a, const PortDeltaView& b) {
         return std::tie(a.host, a.device, a.port) < std::tie(b.host, b.device, b.port);
       });
-  std::vector<PortStateView> with_run;
-  for (const PortStateView& s : input.port_states) {
-    if (s.run_id) with_run.push_back(s);
+  for (const PortStateView& s : input_.port_states) {
+    if (s.run_id) port_states_.push_back(s);
   }
   Group(
-      with_run, &port_states_, &port_states_by_run_,
-      [](const auto& s) { return s.run_id.value_or(0); },
+      &port_states_, &port_states_by_run_, [](const auto& s) { return s.run_id.value_or(0); },
       [](const PortStateView& a, const PortStateView& b) {
         return std::tie(a.host, a.device, a.port) < std::tie(b.host, b.device, b.port);
       });

@@ -1,6 +1,6 @@
 // Lookups over an AnalysisInput that every detector needs: results, channels
 // and port data by run, runs grouped into series and nights. Built once per
-// analysis; holds references into the input, which must outlive it.
+// analysis; owns the input (moved in, or copied), sorted in place.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,9 @@ int64_t NightOf(double started_at);
 
 class InputIndex {
  public:
-  explicit InputIndex(const AnalysisInput& input);
+  explicit InputIndex(AnalysisInput input);
+  InputIndex(const InputIndex&) = delete;
+  InputIndex& operator=(const InputIndex&) = delete;
 
   const AnalysisInput& input() const { return input_; }
   const ClusterInfo& cluster() const { return input_.cluster; }
@@ -51,14 +53,10 @@ class InputIndex {
   template <typename T>
   using ByRun = std::unordered_map<int64_t, std::span<const T>>;
 
-  const AnalysisInput& input_;
+  AnalysisInput input_;
   std::vector<const RunView*> judged_;
   std::unordered_map<int64_t, const RunView*> run_by_id_;
-  std::vector<ResultPoint> results_;
-  std::vector<ChannelUse> channels_;
-  std::vector<NetDeviceView> net_devices_;
-  std::vector<PortDeltaView> port_deltas_;
-  std::vector<PortStateView> port_states_;
+  std::vector<PortStateView> port_states_;  // those tied to a run
   ByRun<ResultPoint> results_by_run_;
   ByRun<ChannelUse> channels_by_run_;
   ByRun<NetDeviceView> net_devices_by_run_;

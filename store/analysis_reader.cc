@@ -1,8 +1,10 @@
 #include "store/analysis_reader.h"
 
+#include <charconv>
 #include <cmath>
 #include <pqxx/pqxx>
 #include <sstream>
+#include <type_traits>
 
 #include "analyzer/input_index.h"
 
@@ -12,12 +14,41 @@ namespace {
 template <typename T>
 std::optional<T> Get(const pqxx::field& f) {
   if (f.is_null()) return std::nullopt;
-  return f.as<T>();
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+    // libpqxx 6.4 converts numbers through iostreams; a year of history is
+    // ~10^6 numbers, so parse the text directly.
+    T value{};
+    const char* text = f.c_str();
+    auto [end, ec] = std::from_chars(text, text + f.size(), value);
+    if (ec != std::errc() || end != text + f.size()) return f.as<T>();
+    return value;
+  } else {
+    return f.as<T>();
+  }
+}
+
+template <typename T>
+T Must(const pqxx::field& f) {
+  return Get<T>(f).value();
 }
 
 std::vector<std::string> TextArray(const pqxx::field& f) {
   std::vector<std::string> out;
   if (f.is_null()) return out;
+  // Host lists of big runs have thousands of plain names: split them
+  // directly; anything quoted or escaped goes through libpqxx's parser.
+  std::string_view text(f.c_str(), f.size());
+  if (text.size() >= 2 && text.front() == '{' && text.back() == '}' &&
+      text.find_first_of("\"\\") == std::string_view::npos) {
+    text = text.substr(1, text.size() - 2);
+    while (!text.empty()) {
+      size_t comma = text.find(',');
+      out.emplace_back(text.substr(0, comma));
+      if (comma == std::string_view::npos) break;
+      text.remove_prefix(comma + 1);
+    }
+    return out;
+  }
   pqxx::array_parser parser = f.as_array();
   for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::done;
        std::tie(kind, value) = parser.get_next()) {
@@ -71,8 +102,8 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
   input.runs.reserve(runs.size());
   for (const pqxx::row& row : runs) {
     RunView r;
-    r.id = row[0].as<int64_t>();
-    r.started_at = row[1].as<double>();
+    r.id = Must<int64_t>(row[0]);
+    r.started_at = Must<double>(row[1]);
     r.started_at_iso = row[2].as<std::string>();
     r.source = row[3].as<std::string>();
     r.backend = Get<std::string>(row[4]);
@@ -100,19 +131,18 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
         static_cast<double>(NightOf(input.runs.back().started_at)) * 86400.0 + 12 * 3600.0;
   }
 
-  // Results of every run of the cluster: the history is the baseline.
-  // Streamed in one query; a year of nightly sweeps is ~10^5 rows.
+  // Results of every run of the cluster: the history is the baseline. One
+  // query, a year of nightly sweeps is ~10^5 rows; the analyzer groups them.
   pqxx::result results = txn.exec_params(
       "SELECT x.run_id, x.size_bytes, x.oop_time_us, x.oop_busbw_gbps, x.lat_p50_us, "
       "x.lat_p99_us, x.lat_cv, x.straggler_host, x.straggler_excess_us "
-      "FROM run_results x JOIN runs r ON r.id = x.run_id WHERE r.cluster = $1 "
-      "ORDER BY x.run_id, x.size_bytes, x.row_index",
+      "FROM run_results x JOIN runs r ON r.id = x.run_id WHERE r.cluster = $1",
       query.cluster);
   input.results.reserve(results.size());
   for (const pqxx::row& row : results) {
     ResultPoint p;
-    p.run_id = row[0].as<int64_t>();
-    p.size_bytes = row[1].as<int64_t>();
+    p.run_id = Must<int64_t>(row[0]);
+    p.size_bytes = Must<int64_t>(row[1]);
     p.time_us = Get<double>(row[2]);
     p.busbw_gbps = Get<double>(row[3]);
     p.lat_p50_us = Get<double>(row[4]);
@@ -138,33 +168,35 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
            "GROUP BY o.run_id, o.host, o.rank, o.family, o.nic_index",
            ids)) {
     ChannelUse c;
-    c.run_id = row[0].as<int64_t>();
+    c.run_id = Must<int64_t>(row[0]);
     c.host = Get<std::string>(row[1]);
-    c.rank = row[2].as<int>();
+    c.rank = Must<int>(row[2]);
     c.family = row[3].as<std::string>();
     c.nic_index = Get<int>(row[4]);
     c.device = Get<std::string>(row[5]);
-    c.channels = row[6].as<int>();
-    c.gdrdma_channels = row[7].as<int>();
+    c.channels = Must<int>(row[6]);
+    c.gdrdma_channels = Must<int>(row[7]);
     input.channels.push_back(std::move(c));
   }
   for (const pqxx::row& row :
        txn.exec_params("SELECT run_id, host, nic_index, device, link FROM run_net_devices "
                        "WHERE run_id = ANY($1::bigint[])",
                        ids)) {
-    input.net_devices.push_back({row[0].as<int64_t>(), row[1].as<std::string>(), row[2].as<int>(),
+    input.net_devices.push_back({Must<int64_t>(row[0]), row[1].as<std::string>(), Must<int>(row[2]),
                                  row[3].as<std::string>(), Get<std::string>(row[4])});
   }
+  // Counters that did not move say nothing a detector needs (a large night
+  // has ~10^5 of them): only moved, unknown or saturated ones are loaded.
   for (const pqxx::row& row : txn.exec_params(
            "SELECT d.run_id, p.host, p.device, p.port, d.counter, d.delta, d.per_second, "
            "d.saturated FROM run_port_deltas d JOIN ports p ON p.id = d.port_id "
-           "WHERE d.run_id = ANY($1::bigint[])",
+           "WHERE d.run_id = ANY($1::bigint[]) AND (d.delta IS DISTINCT FROM 0 OR d.saturated)",
            ids)) {
     PortDeltaView d;
-    d.run_id = row[0].as<int64_t>();
+    d.run_id = Must<int64_t>(row[0]);
     d.host = row[1].as<std::string>();
     d.device = row[2].as<std::string>();
-    d.port = row[3].as<int>();
+    d.port = Must<int>(row[3]);
     d.counter = row[4].as<std::string>();
     d.delta = Get<int64_t>(row[5]);
     d.per_second = Get<double>(row[6]);
@@ -178,7 +210,7 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
     s.sampled_at = Get<double>(row[1]).value_or(0);
     s.host = row[2].as<std::string>();
     s.device = row[3].as<std::string>();
-    s.port = row[4].as<int>();
+    s.port = Must<int>(row[4]);
     s.link_layer = Get<std::string>(row[5]);
     s.state = Get<std::string>(row[6]);
     s.phys_state = Get<std::string>(row[7]);
