@@ -33,5 +33,7 @@ void SetupIngest(CLI::App& app);
 void SetupRuns(CLI::App& app);
 void SetupSweep(CLI::App& app);
 void SetupCounters(CLI::App& app);
+void SetupAnalyze(CLI::App& app);
+void SetupSpool(CLI::App& app);
 
 }  // namespace fabtrack::cli

@@ -69,17 +69,19 @@ void AddFlowControl(HostPorts* host) {
 }
 
 void RunSnapshot(const SnapshotOptions& o) {
-  const bool store = o.store || o.database.db.has_value() || o.cluster.has_value();
+  const bool storing = o.store || o.database.db.has_value() || o.cluster.has_value();
   std::optional<std::string> cluster = o.cluster;
   if (!cluster) {
     if (const char* env = std::getenv("FABTRACK_CLUSTER"); env && *env) cluster = env;
   }
-  if (store && !cluster) {
+  if (storing && !cluster) {
     std::cerr << "fabtrack counters snapshot: storing needs --cluster (or FABTRACK_CLUSTER)\n";
     throw CommandExit{kExitUsage};
   }
   std::unique_ptr<pqxx::connection> connection;
-  if (store) connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  if (storing) {
+    connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  }
 
   const std::string sampled_at = UtcNowIso();
   HostPorts host = ReadSysfsPorts(o.sysfs);
@@ -105,17 +107,29 @@ void RunSnapshot(const SnapshotOptions& o) {
   } else {
     PrintTable(host);
   }
+  if (!storing) return;
+  store::SpoolBatch batch;
+  batch.kind = store::SpoolBatch::Kind::kHostSample;
+  batch.cluster = *cluster;
+  batch.sampled_at = sampled_at;
+  batch.phase = "snapshot";
+  batch.host = host;
   if (connection) {
     try {
       pqxx::work txn(*connection);
-      size_t n = store::WriteHostSample(txn, *cluster, host, sampled_at, std::nullopt, "snapshot");
+      size_t n = store::ApplyBatch(txn, batch).samples;
       txn.commit();
       std::cerr << "fabtrack counters: stored " << n << " port sample(s) for " << host.host << "\n";
+      return;
     } catch (const std::exception& e) {
-      std::cerr << "fabtrack counters: the database refused the sample: " << e.what() << "\n";
-      throw CommandExit{kExitDatabaseError};
+      if (!store::IsDatabaseOutage(e)) {
+        std::cerr << "fabtrack counters: the database refused the sample: " << e.what() << "\n";
+        throw CommandExit{kExitDatabaseError};
+      }
+      std::cerr << "fabtrack counters: database connection lost: " << e.what() << "\n";
     }
   }
+  SpoolOrExit(batch, std::cerr);
 }
 
 volatile std::sig_atomic_t stop_requested = 0;

@@ -183,8 +183,24 @@ void RunIngest(const IngestCommandOptions& o) {
   }
   if (prepared.empty()) throw CommandExit{kExitInputError};
 
-  auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  // When the database cannot take a file (unreachable, or lost mid-write),
+  // that file and the rest are spooled and stored later: nothing collected
+  // is lost to an outage.
+  auto connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  size_t spooled = 0;
+  auto spool_file = [&](const Prepared& file) {
+    for (const RunRecord& run : file.runs) {
+      store::SpoolBatch batch;
+      batch.run = run;
+      SpoolOrExit(batch, std::cerr);
+      ++spooled;
+    }
+  };
   for (const Prepared& file : prepared) {
+    if (!connection) {
+      spool_file(file);
+      continue;
+    }
     try {
       pqxx::work txn(*connection);  // one transaction per file: all of it or nothing
       std::vector<std::pair<store::WriteRunResult, const RunRecord*>> written;
@@ -199,13 +215,18 @@ void RunIngest(const IngestCommandOptions& o) {
                           : "")
                   << "\n";
       }
-    } catch (const pqxx::broken_connection& e) {
-      std::cerr << file.path << ": database connection lost: " << e.what() << "\n";
-      throw CommandExit{kExitDatabaseError};
     } catch (const std::exception& e) {
-      std::cerr << file.path << ": not stored: database refused it: " << e.what() << "\n";
-      throw CommandExit{kExitDatabaseError};
+      if (!store::IsDatabaseOutage(e)) {
+        std::cerr << file.path << ": not stored: database refused it: " << e.what() << "\n";
+        throw CommandExit{kExitDatabaseError};
+      }
+      std::cerr << file.path << ": database connection lost: " << e.what() << "\n";
+      connection.reset();
+      spool_file(file);
     }
+  }
+  if (spooled > 0) {
+    std::cout << spooled << " run(s) spooled while the database was unavailable\n";
   }
   if (input_error) throw CommandExit{kExitInputError};
 }

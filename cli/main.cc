@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   SetupRuns(app);
   SetupSweep(app);
   SetupCounters(app);
+  SetupAnalyze(app);
+  SetupSpool(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -42,6 +44,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    // analyze speaks the monitoring-plugin convention, where 2 means
+    // critical: a usage error there is "could not analyze" (3).
+    if (argc > 1 && std::string(argv[1]) == "analyze") return 3;
     return kExitUsage;
   } catch (const CommandExit& e) {
     return e.code;

@@ -205,9 +205,10 @@ void RunSweep(const SweepOptions& o) {
               << "\n";
     throw CommandExit{kExitInputError};
   }
-  // Open the database first: a sweep that could not store its results is
-  // refused before it spends the night.
-  auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  // A database that is away (now or later in the night) does not stop the
+  // sweep: its runs are spooled and stored when it is back.
+  auto connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  int spooled = 0;
   if (spec.as_root && spec.launcher != sweep::Launcher::kSlurm) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
@@ -273,42 +274,43 @@ void RunSweep(const SweepOptions& o) {
     }
     record->cluster = o.cluster;
     record->source_file = *run.output_file;
-    try {
-      pqxx::work txn(*connection);
-      store::WriteRunResult result = store::WriteRun(txn, *record);
-      size_t bracketed_hosts = 0;
-      if (bracketing && result.inserted) {
-        // The same window's port counters of every node, attached to the
-        // run: raw samples and per-port deltas (resets and saturation handled).
-        for (const HostPorts& after : bracket.after) {
-          const HostPorts* before = FindHost(bracket.before, after.host);
-          if (before == nullptr) {
-            std::cerr << "fabtrack sweep: " << after.host << ": no sample before the run\n";
-            continue;
-          }
-          store::WriteHostSample(txn, o.cluster, *before, bracket.started_at, result.run_id,
-                                 "before");
-          store::WriteHostSample(txn, o.cluster, after, bracket.ended_at, result.run_id, "after");
-          store::WriteRunPortDeltas(txn, o.cluster, after,
-                                    ComputeDeltas(*before, after, bracket.seconds), result.run_id,
-                                    bracket.started_at, bracket.ended_at);
-          ++bracketed_hosts;
-        }
-      }
-      txn.commit();
-      ++stored;
-      std::cout << "stored run " << result.run_id << " (" << record->results.size() << " sizes, "
-                << RunStatusName(record->status);
-      if (bracketing) std::cout << ", port counters of " << bracketed_hosts << " node(s)";
-      std::cout << ")" << std::endl;
-    } catch (const std::exception& e) {
-      std::cerr << "fabtrack sweep: cannot store " << *run.output_file << ": " << e.what()
-                << " (the file is kept; `fabtrack ingest` it later)\n";
-      throw CommandExit{kExitDatabaseError};
+    store::SpoolBatch batch;
+    batch.run = std::move(*record);
+    if (bracketing) {
+      batch.bracket = store::SpooledBracket{std::move(bracket.before), std::move(bracket.after),
+                                            bracket.started_at, bracket.ended_at, bracket.seconds};
     }
+    if (connection) {
+      try {
+        // The run and the same window's port counters of every node: raw
+        // samples and per-port deltas (resets and saturation handled).
+        pqxx::work txn(*connection);
+        store::AppliedBatch applied = store::ApplyBatch(txn, batch);
+        txn.commit();
+        ++stored;
+        std::cout << (applied.inserted ? "stored run " : "already stored as run ") << applied.run_id
+                  << " (" << batch.run.results.size() << " sizes, "
+                  << RunStatusName(batch.run.status);
+        if (bracketing) std::cout << ", port counters of " << applied.bracketed_hosts << " node(s)";
+        std::cout << ")" << std::endl;
+        continue;
+      } catch (const std::exception& e) {
+        if (!store::IsDatabaseOutage(e)) {
+          std::cerr << "fabtrack sweep: cannot store " << *run.output_file << ": " << e.what()
+                    << " (the file is kept; `fabtrack ingest` it later)\n";
+          throw CommandExit{kExitDatabaseError};
+        }
+        std::cerr << "fabtrack sweep: database connection lost: " << e.what() << "\n";
+        connection.reset();
+      }
+    }
+    SpoolOrExit(batch, std::cerr);
+    ++spooled;
   }
   std::cout << "\nsweep " << spec.sweep_id << ": " << stored << " of " << spec.node_counts.size()
-            << " runs stored" << std::endl;
+            << " runs stored";
+  if (spooled > 0) std::cout << ", " << spooled << " spooled (database unavailable)";
+  std::cout << std::endl;
   if (worst != 0) throw CommandExit{kExitInputError};
 }
 

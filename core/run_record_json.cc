@@ -133,6 +133,36 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
                      {"bus_id", d.bus_id},
                      {"gpu_model", d.gpu_model}});
   }
+  // Transport evidence from NCCL logs: absent from harness files (the
+  // harness records it at the end), present when a spooled ingest is kept.
+  json net_devices = json::array();
+  for (const NetDevice& d : run.net_devices) {
+    net_devices.push_back({{"host", d.host},
+                           {"index", d.index},
+                           {"name", d.name},
+                           {"port", OptionalJson(d.port)},
+                           {"link", d.link},
+                           {"sharp", d.sharp}});
+  }
+  json channels = json::array();
+  for (const ChannelObservation& c : run.channels) {
+    channels.push_back({{"host", c.host},
+                        {"pid", OptionalJson(c.pid)},
+                        {"cuda_device", OptionalJson(c.cuda_device)},
+                        {"channel", c.channel},
+                        {"conn_index", OptionalJson(c.conn_index)},
+                        {"from_rank", c.from_rank},
+                        {"to_rank", c.to_rank},
+                        {"from_bus_id", c.from_bus_id},
+                        {"to_bus_id", c.to_bus_id},
+                        {"direction", OptionalJson(c.direction)},
+                        {"family", c.family},
+                        {"detail", c.detail},
+                        {"nic_index", OptionalJson(c.nic_index)},
+                        {"gdrdma", c.gdrdma},
+                        {"is_ring_line", c.is_ring_line},
+                        {"line", c.line}});
+  }
   return {{"format", kRunFileFormat},
           {"version", kRunFileVersion},
           {"run",
@@ -171,7 +201,12 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
             {"oob_count", OptionalJson(run.oob_count)},
             {"link_straggler_host", OptionalJson(run.link_straggler_host)},
             {"content_hash", run.content_hash},
+            {"table_index", run.table_index},
+            {"source_file", OptionalJson(run.source_file)},
+            {"nccl_tests_version", OptionalJson(run.nccl_tests_version)},
             {"status", RunStatusName(run.status)}}},
+          {"net_devices", net_devices},
+          {"channels", channels},
           {"ranks", ranks},
           {"results", results},
           {"latency_samples", samples},
@@ -225,6 +260,9 @@ std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& doc, std::strin
   r.Opt(j, "oob_count", &run.oob_count);
   r.Opt(j, "link_straggler_host", &run.link_straggler_host);
   r.Req(j, "content_hash", &run.content_hash);
+  r.Opt(j, "source_file", &run.source_file);
+  r.Opt(j, "nccl_tests_version", &run.nccl_tests_version);
+  run.table_index = j.value("table_index", 0);
   std::string status;
   r.Req(j, "status", &status);
   if (!r.ok()) return std::nullopt;
@@ -317,6 +355,36 @@ std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& doc, std::strin
     r.Req(p, "seconds", &probe.seconds);
     r.Req(p, "gbps", &probe.gbps);
     run.link_probes.push_back(probe);
+  }
+  for (const json& d : doc.value("net_devices", json::array())) {
+    NetDevice dev;
+    r.Req(d, "host", &dev.host);
+    r.Req(d, "index", &dev.index);
+    r.Req(d, "name", &dev.name);
+    r.Opt(d, "port", &dev.port);
+    r.Req(d, "link", &dev.link);
+    r.Req(d, "sharp", &dev.sharp);
+    run.net_devices.push_back(dev);
+  }
+  for (const json& x : doc.value("channels", json::array())) {
+    ChannelObservation c;
+    r.Req(x, "host", &c.host);
+    r.Opt(x, "pid", &c.pid);
+    r.Opt(x, "cuda_device", &c.cuda_device);
+    r.Req(x, "channel", &c.channel);
+    r.Opt(x, "conn_index", &c.conn_index);
+    r.Req(x, "from_rank", &c.from_rank);
+    r.Req(x, "to_rank", &c.to_rank);
+    r.Req(x, "from_bus_id", &c.from_bus_id);
+    r.Req(x, "to_bus_id", &c.to_bus_id);
+    r.Opt(x, "direction", &c.direction);
+    r.Req(x, "family", &c.family);
+    r.Req(x, "detail", &c.detail);
+    r.Opt(x, "nic_index", &c.nic_index);
+    r.Req(x, "gdrdma", &c.gdrdma);
+    r.Req(x, "is_ring_line", &c.is_ring_line);
+    r.Req(x, "line", &c.line);
+    run.channels.push_back(c);
   }
   if (!r.ok()) return std::nullopt;
   return run;

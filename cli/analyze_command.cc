@@ -1,0 +1,211 @@
+// fabtrack analyze [--cluster NAME] [--since ISO8601] [--format text|json]
+//                  [--out FILE] [--config FILE] [--textfile FILE] [--no-store]
+// Judges the newest night (or the runs since --since) against the history,
+// stores the findings, prints or writes the report. Exit status as monitoring
+// plugins have it, so cron and Slurm can act on it: 0 nothing at warning or
+// above, 1 warning, 2 critical, 3 could not analyze (database, config, no run).
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "analyzer/analyze.h"
+#include "analyzer/detector.h"
+#include "analyzer/input_index.h"
+#include "analyzer/report/json_report.h"
+#include "analyzer/report/prometheus_textfile.h"
+#include "analyzer/report/text_report.h"
+#include "cli/commands.h"
+#include "cli/database_access.h"
+#include "core/atomic_file.h"
+#include "store/analysis_reader.h"
+#include "store/findings_writer.h"
+
+namespace fabtrack::cli {
+namespace {
+
+constexpr int kCouldNotAnalyze = 3;
+
+struct AnalyzeOptions {
+  std::optional<std::string> cluster;
+  std::optional<std::string> since;
+  std::string format = "text";
+  std::optional<std::string> out;
+  std::optional<std::string> config;
+  std::optional<std::string> textfile;
+  bool no_store = false;
+  bool list_detectors = false;
+  bool print_config = false;
+  bool timing = false;
+  DatabaseOptions database;
+};
+
+[[noreturn]] void CannotAnalyze(const std::string& why) {
+  std::cerr << "fabtrack analyze: " << why << "\n";
+  throw CommandExit{kCouldNotAnalyze};
+}
+
+analyzer::AnalyzerConfig LoadConfig(const std::optional<std::string>& path) {
+  if (!path) return {};
+  std::ifstream in(*path);
+  if (!in) CannotAnalyze("cannot read config " + *path);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return analyzer::ParseAnalyzerConfig(text.str(), *path);
+  } catch (const analyzer::ConfigError& e) {
+    CannotAnalyze(e.what());
+  }
+}
+
+std::string IsoOf(double epoch) {
+  std::time_t t = static_cast<std::time_t>(epoch);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// --timing: where the time goes (load, detect, store, report), on stderr.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(bool enabled) : enabled_(enabled) {}
+  void Mark(const char* phase) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    std::cerr << "fabtrack analyze: " << phase << " "
+              << std::chrono::duration<double, std::milli>(now - last_).count() << " ms\n";
+    last_ = now;
+  }
+
+ private:
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+void RunAnalyze(const AnalyzeOptions& o) {
+  if (o.list_detectors) {
+    for (const analyzer::DetectorInfo& d : analyzer::Detectors()) {
+      std::cout << d.name << "\t" << d.summary << "\n";
+    }
+    return;
+  }
+  if (o.print_config) {
+    std::cout << analyzer::DefaultConfigText();
+    return;
+  }
+  const analyzer::AnalyzerConfig config = LoadConfig(o.config);
+  PhaseTimer timer(o.timing);
+
+  std::unique_ptr<pqxx::connection> connection;
+  try {
+    connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  } catch (const CommandExit&) {
+    throw CommandExit{kCouldNotAnalyze};
+  }
+  std::string cluster;
+  analyzer::AnalysisInput input;
+  try {
+    if (o.cluster) {
+      cluster = *o.cluster;
+    } else {
+      std::vector<std::string> clusters = store::ClustersWithRuns(*connection);
+      if (clusters.size() != 1) {
+        CannotAnalyze(clusters.empty() ? "no runs stored yet"
+                                       : "several clusters have runs: name one with --cluster");
+      }
+      cluster = clusters.front();
+    }
+    input = store::LoadAnalysisInput(*connection, {cluster, o.since});
+  } catch (const store::UnknownCluster& e) {
+    CannotAnalyze(e.what());
+  } catch (const pqxx::data_exception& e) {
+    CannotAnalyze(std::string("bad --since: ") + e.what());
+  } catch (const pqxx::broken_connection& e) {
+    CannotAnalyze(std::string("database connection lost: ") + e.what());
+  } catch (const pqxx::sql_error& e) {
+    CannotAnalyze(std::string("database error: ") + e.what());
+  }
+
+  timer.Mark("load");
+  const double judge_from = input.judge_from;
+  const analyzer::InputIndex index(std::move(input));
+  const analyzer::AnalysisResult result = analyzer::Analyze(index, config);
+  timer.Mark("detect");
+  if (result.judged_runs == 0) {
+    CannotAnalyze("cluster " + cluster + " has no run started at or after " + IsoOf(judge_from) +
+                  ": nothing to judge (did the nightly sweep run?)");
+  }
+  if (!o.no_store) {
+    try {
+      store::StoredFindings stored = store::StoreAnalysis(*connection, index.input(), result);
+      std::cerr << "fabtrack analyze: findings stored: " << stored.opened << " new, "
+                << stored.refreshed << " still open, " << stored.resolved << " resolved\n";
+    } catch (const pqxx::failure& e) {
+      CannotAnalyze(std::string("could not store the findings: ") + e.what());
+    }
+  }
+
+  timer.Mark("store");
+  std::string report;
+  if (o.format == "json") {
+    report = analyzer::AnalysisJson(result).dump(2, ' ', false,
+                                                 nlohmann::json::error_handler_t::replace) +
+             "\n";
+  } else {
+    report = analyzer::TextReport(result, IsoOf(judge_from));
+  }
+  try {
+    if (o.out) {
+      WriteFileAtomically(*o.out, report);
+      std::cerr << "fabtrack analyze: report written to " << *o.out << "\n";
+    } else {
+      std::cout << report;
+    }
+    if (o.textfile) {
+      const double now =
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
+      WriteFileAtomically(*o.textfile,
+                          analyzer::PrometheusTextfile(
+                              index, result, now, [&](const std::string& k, const std::string& s) {
+                                return store::FindingFingerprint(cluster, k, s);
+                              }));
+    }
+  } catch (const std::runtime_error& e) {
+    CannotAnalyze(e.what());
+  }
+  timer.Mark("report");
+  throw CommandExit{analyzer::ExitStatusOf(result)};
+}
+
+}  // namespace
+
+void SetupAnalyze(CLI::App& app) {
+  auto o = std::make_shared<AnalyzeOptions>();
+  CLI::App* analyze = app.add_subcommand(
+      "analyze",
+      "Judge the newest night against the history; exit 0 ok, 1 warning, 2 critical, 3 could "
+      "not analyze");
+  analyze->add_option("--cluster", o->cluster, "cluster to analyze (default: the only one)");
+  analyze->add_option("--since", o->since,
+                      "judge runs started at or after this ISO 8601 time (default: the newest "
+                      "night, from 12:00 UTC before the newest run)");
+  analyze->add_option("--format", o->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  analyze->add_option("--out", o->out, "write the report to FILE (atomically) instead of stdout");
+  analyze->add_option("--config", o->config,
+                      "detector thresholds (see --print-config for every setting)");
+  analyze->add_option("--textfile", o->textfile,
+                      "also write the findings and headline figures for node_exporter's "
+                      "textfile collector (e.g. /var/lib/prometheus/node-exporter/fabtrack.prom)");
+  analyze->add_flag("--no-store", o->no_store, "do not record findings in the database");
+  analyze->add_flag("--list-detectors", o->list_detectors, "list the detectors and exit");
+  analyze->add_flag("--print-config", o->print_config, "print every setting with its default");
+  analyze->add_flag("--timing", o->timing, "print how long each phase took (stderr)");
+  AddDatabaseOptions(analyze, &o->database);
+  analyze->callback([o] { RunAnalyze(*o); });
+}
+
+}  // namespace fabtrack::cli
