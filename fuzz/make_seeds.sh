@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Seed corpora for the fuzz targets, made from the test fixtures (and, for
+# formats fabtrack writes itself, from fabtrack's own output on fixtures).
+# Usage: fuzz/make_seeds.sh OUT_DIR FABTRACK
+set -euo pipefail
+out=$1
+fabtrack=$2
+here=$(cd "$(dirname "$0")/.." && pwd)
+fx=$here/tests/fixtures
+rm -rf "$out"
+mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz}
+cp "$fx"/nccl_tests/*.txt "$out/nccl_tests_text_fuzz/"
+cp "$fx"/nccl_tests/*.json "$out/nccl_tests_json_fuzz/"
+cp "$fx"/nccl_logs/* "$out/nccl_log_fuzz/"
+find "$fx" -name "*.json" -exec grep -l "\"fabtrack-allreduce-result\"" {} + 2>/dev/null |
+  while read -r f; do cp "$f" "$out/run_file_fuzz/"; done
+for tree in "$fx"/sysfs/*/; do
+  [[ -d $tree/class ]] || continue
+  "$fabtrack" counters snapshot --sysfs "$tree" --format json >"$out/port_sample_json_fuzz/$(basename "$tree").json" 2>/dev/null
+done
+"$fabtrack" analyze --print-config >"$out/analyzer_config_fuzz/defaults.conf"
+printf '[scaling_drop]\nmin_efficiency = 0.7\nenabled = false\n' >"$out/analyzer_config_fuzz/small.conf"
