@@ -18,6 +18,7 @@ build_packages=(
   python3        # test scripts read result files
   prometheus     # promtool: lints the exporter output (and alert rules later)
   curl           # tests scrape the exporter
+  openssl        # the TLS test makes a self-signed CA
   ansible-core   # deployment roles in ansible/ (tested locally by ctest)
   prometheus-node-exporter  # the peer the port-counter benchmark is measured against
   chromium       # headless rendering test of the analyzer HTML report
