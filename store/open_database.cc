@@ -1,6 +1,10 @@
 #include "store/open_database.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <random>
+#include <thread>
 #include <pqxx/pqxx>
 
 #include "store/connection.h"
@@ -10,6 +14,14 @@ namespace fabtrack::store {
 namespace {
 
 const char* Env(const char* name) { return std::getenv(name); }
+
+// FABTRACK_CONNECT_ATTEMPTS (default 4, at least 1).
+int ConnectAttempts() {
+  const char* text = Env("FABTRACK_CONNECT_ATTEMPTS");
+  if (text == nullptr || *text == '\0') return 4;
+  int n = std::atoi(text);
+  return n < 1 ? 1 : n;
+}
 
 }  // namespace
 
@@ -60,12 +72,26 @@ std::unique_ptr<pqxx::connection> OpenDatabase(const DatabaseChoice& choice, Sch
       throw DatabaseUnavailable(std::string("cannot start the embedded database: ") + e.what());
     }
   }
+  // Many collectors start at once after a night's run, and a server may be
+  // restarting: a few retries with exponential backoff and full jitter
+  // spread them out before the caller falls back to its spool.
   std::unique_ptr<pqxx::connection> connection;
-  try {
-    connection = Connect(conninfo);
-  } catch (const std::exception& e) {
-    // libpq's message names host and port, never the password.
-    throw DatabaseUnavailable("cannot connect to " + DescribeTarget(choice) + ": " + e.what());
+  const int attempts = ConnectAttempts();
+  std::mt19937 rng(std::random_device{}());
+  for (int attempt = 1;; ++attempt) {
+    try {
+      connection = Connect(conninfo);
+      break;
+    } catch (const std::exception& e) {
+      if (attempt >= attempts) {
+        // libpq's message names host and port, never the password.
+        throw DatabaseUnavailable("cannot connect to " + DescribeTarget(choice) + " (" +
+                                  std::to_string(attempts) + " attempts): " + e.what());
+      }
+      const double cap_ms = 200.0 * (1 << std::min(attempt - 1, 6));
+      std::uniform_real_distribution<double> jitter(0.0, cap_ms);
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(jitter(rng)));
+    }
   }
   try {
     if (embedded) {
