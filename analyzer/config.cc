@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 #include "analyzer/detector.h"
@@ -99,6 +100,7 @@ AnalyzerConfig ParseAnalyzerConfig(std::string_view text, const std::string& pat
 
 std::string DefaultConfigText() {
   std::ostringstream out;
+  out << std::setprecision(17);  // 64 MiB must read back as 67108864, not 6.71089e+07
   out << "# fabtrack analyzer settings (defaults). Copy, edit, pass with --config.\n";
   for (const DetectorInfo& d : Detectors()) {
     out << "\n# " << d.summary << "\n[" << d.name << "]\n# enabled = true\n";

@@ -1,0 +1,413 @@
+// scaling_drop (warning; critical below critical_efficiency): one sweep's
+// scaling curve stops being linear.
+//
+// A sweep is the runs of one scaling family (ScalingFamilyName) sharing a
+// sweep_id, or without one, started in the same night. Its reference is the
+// smallest multi-node run N_ref (a single node says nothing about the fabric).
+// All-reduce bus bandwidth is normalised to stay flat as nodes are added, so
+// the large-message efficiency E(N) = busbw(N) / busbw(N_ref) should stay near
+// 1; busbw(N) is the median over the large sizes (>= large_min_bytes, else the
+// largest quarter of the reference's sizes) that both runs measured. E(N) is
+// flagged below min_efficiency, or below the median E(N) of the family's
+// earlier sweeps (same N and N_ref, at least min_history of them) by more
+// than history_margin, or history_mad_factor scaled MADs of those sweeps when
+// the family's scaling wanders more than that. Small-message latency (the
+// per-iteration median where the harness measured it, else the mean time)
+// should grow no faster than the node count: t(N) / t(N_ref) above
+// (1 + latency_tolerance) * N / N_ref is flagged. Each of the two curves gives
+// at most one finding per sweep, at the smallest node count where it breaks,
+// with the whole curve as evidence; the harness's link probe, when it named a
+// slow node in that run, names the host. Sweeps with fewer than two distinct
+// multi-node counts say nothing.
+//
+// The MPI backend reduces in host memory over kernel TCP, so the hosts' CPUs
+// are in the measured path: ranks that outnumber the cores (or share them with
+// other work) cut busbw and multiply small-message latency as nodes are added
+// without any fault in the fabric. Its families get their own thresholds
+// (host_min_efficiency, host_latency_tolerance) that only a collapse crosses,
+// such as a link throttled to a hundredth; history still applies.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analyzer/detector.h"
+#include "analyzer/run_facts.h"
+#include "analyzer/stats/robust.h"
+
+namespace fabtrack::analyzer {
+namespace {
+
+struct Settings {
+  double min_efficiency, host_min_efficiency, critical_efficiency;
+  double history_margin, history_mad_factor;
+  int min_history;
+  int64_t large_min_bytes, small_max_bytes;
+  double latency_tolerance, host_latency_tolerance;
+};
+
+Settings Read(const DetectorSettings& s) {
+  return {.min_efficiency = s["min_efficiency"],
+          .host_min_efficiency = s["host_min_efficiency"],
+          .critical_efficiency = s["critical_efficiency"],
+          .history_margin = s["history_margin"],
+          .history_mad_factor = s["history_mad_factor"],
+          .min_history = static_cast<int>(s["min_history"]),
+          .large_min_bytes = static_cast<int64_t>(s["large_min_bytes"]),
+          .small_max_bytes = static_cast<int64_t>(s["small_max_bytes"]),
+          .latency_tolerance = s["latency_tolerance"],
+          .host_latency_tolerance = s["host_latency_tolerance"]};
+}
+
+std::string Fixed(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+struct Sweep {
+  std::string family;
+  bool host_path = false;  // MPI backend: host memory and kernel TCP
+  std::string label;       // sweep_id, or "night of <first run's start>"
+  double started_at = 0;
+  bool judged = false;
+  std::map<int, const RunView*> by_nodes;  // newest run per node count
+};
+
+// Large sizes of the reference run: those >= large_min_bytes, else the
+// largest quarter of its sizes with a busbw.
+std::set<int64_t> LargeBand(std::span<const ResultPoint> ref, const Settings& s) {
+  std::set<int64_t> sizes;
+  for (const ResultPoint& r : ref) {
+    if (r.size_bytes > 0 && r.busbw_gbps && std::isfinite(*r.busbw_gbps) && *r.busbw_gbps > 0) {
+      sizes.insert(r.size_bytes);
+    }
+  }
+  std::set<int64_t> large(sizes.lower_bound(s.large_min_bytes), sizes.end());
+  if (!large.empty() || sizes.empty()) return large;
+  const size_t quarter = (sizes.size() + 3) / 4;
+  return std::set<int64_t>(std::prev(sizes.end(), static_cast<std::ptrdiff_t>(quarter)),
+                           sizes.end());
+}
+
+// Medians of a metric over the band's sizes that both runs measured.
+struct Pair {
+  double ref = 0, other = 0;
+  std::vector<int64_t> sizes;
+};
+
+// A run's values of `metric` by size (the first row of a repeated size);
+// zero is kept when `zero_ok` (a collapsed busbw is a finding, not a gap).
+std::map<int64_t, double> Values(std::span<const ResultPoint> results,
+                                 std::optional<double> ResultPoint::*metric, bool zero_ok = false) {
+  std::map<int64_t, double> v;
+  for (const ResultPoint& r : results) {
+    const std::optional<double>& x = r.*metric;
+    if (x && std::isfinite(*x) && (*x > 0 || (zero_ok && *x == 0))) v.emplace(r.size_bytes, *x);
+  }
+  return v;
+}
+
+std::optional<Pair> Compare(std::span<const ResultPoint> ref, std::span<const ResultPoint> other,
+                            const std::set<int64_t>& band,
+                            std::optional<double> ResultPoint::*metric, bool other_zero_ok) {
+  std::map<int64_t, double> a = Values(ref, metric), b = Values(other, metric, other_zero_ok);
+  std::vector<double> av, bv;
+  Pair p;
+  for (int64_t size : band) {
+    auto ia = a.find(size), ib = b.find(size);
+    if (ia == a.end() || ib == b.end()) continue;
+    av.push_back(ia->second);
+    bv.push_back(ib->second);
+    p.sizes.push_back(size);
+  }
+  if (p.sizes.empty()) return std::nullopt;
+  p.ref = *stats::Median(std::move(av));
+  p.other = *stats::Median(std::move(bv));
+  return p;
+}
+
+// The sweep's curves against its reference.
+struct Curve {
+  int ref_nodes = 0;
+  std::map<int, double> efficiency;     // N -> E(N), N_ref included (1)
+  std::map<int, double> busbw_gbps;     // N -> busbw(N) on the sizes shared with N_ref
+  std::map<int, double> latency_ratio;  // N -> t(N) / t(N_ref)
+  std::map<int, double> latency_us;     // N -> t(N) on the sizes shared with N_ref
+  std::string latency_metric;           // "p50" | "time"
+  std::vector<int64_t> large_sizes, small_sizes;
+};
+
+std::optional<Curve> CurveOf(const InputIndex& input, const Sweep& sweep, const Settings& s) {
+  std::vector<int> multi;
+  for (const auto& [n, run] : sweep.by_nodes) {
+    if (n >= 2) multi.push_back(n);
+  }
+  if (multi.size() < 2) return std::nullopt;
+  Curve c;
+  c.ref_nodes = multi.front();
+  std::span<const ResultPoint> ref = input.Results(sweep.by_nodes.at(c.ref_nodes)->id);
+  const std::set<int64_t> large = LargeBand(ref, s);
+  std::set<int64_t> small;
+  for (const ResultPoint& r : ref) {
+    if (r.size_bytes > 0 && r.size_bytes <= s.small_max_bytes) small.insert(r.size_bytes);
+  }
+  c.large_sizes.assign(large.begin(), large.end());
+  c.small_sizes.assign(small.begin(), small.end());
+  // Per-iteration medians where every run has them (harness), else the mean time.
+  bool all_p50 = true;
+  for (int n : multi) {
+    if (Values(input.Results(sweep.by_nodes.at(n)->id), &ResultPoint::lat_p50_us).empty()) {
+      all_p50 = false;
+    }
+  }
+  c.latency_metric = all_p50 ? "p50" : "time";
+  auto latency = all_p50 ? &ResultPoint::lat_p50_us : &ResultPoint::time_us;
+  for (int n : multi) {
+    std::span<const ResultPoint> other = input.Results(sweep.by_nodes.at(n)->id);
+    if (auto p = Compare(ref, other, large, &ResultPoint::busbw_gbps, true)) {
+      c.efficiency[n] = p->other / p->ref;
+      c.busbw_gbps[n] = p->other;
+    }
+    if (auto p = Compare(ref, other, small, latency, false)) {
+      c.latency_ratio[n] = p->other / p->ref;
+      c.latency_us[n] = p->other;
+    }
+  }
+  return c;
+}
+
+nlohmann::json CurveJson(const std::map<int, double>& curve) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [n, v] : curve) j[std::to_string(n)] = v;
+  return j;
+}
+
+std::string CurveText(const std::map<int, double>& curve, int digits) {
+  std::string text;
+  for (const auto& [n, v] : curve) {
+    if (!text.empty()) text += ", ";
+    text += std::to_string(n) + ": " + Fixed(v, digits);
+  }
+  return text;
+}
+
+std::string SizesText(const std::vector<int64_t>& sizes) {
+  if (sizes.empty()) return "no sizes";
+  if (sizes.size() == 1) return FormatBytes(sizes.front());
+  return FormatBytes(sizes.front()) + ".." + FormatBytes(sizes.back());
+}
+
+nlohmann::json RunIds(const Sweep& sweep) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [n, run] : sweep.by_nodes) j[std::to_string(n)] = run->id;
+  return j;
+}
+
+void AddLinkProbe(const RunView& run, Finding* f) {
+  if (!run.link_straggler_host) return;
+  f->host = *run.link_straggler_host;
+  f->message += "; the link probe names " + *run.link_straggler_host + " as slow";
+  f->evidence["link_straggler_host"] = *run.link_straggler_host;
+}
+
+// E(N) of the family's earlier sweeps with the same reference: the median
+// and how far below it a sweep must fall to stand out (the margin, widened to
+// history_mad_factor scaled MADs for a family whose scaling wanders).
+struct History {
+  int count = 0;
+  std::optional<double> median;
+  double allowed_drop = 0;
+};
+
+std::map<int, History> HistoryOf(const Curve& curve,
+                                 std::span<const std::pair<const Sweep*, Curve>> earlier,
+                                 const Settings& s) {
+  std::map<int, History> by_nodes;
+  for (const auto& [n, e] : curve.efficiency) {
+    std::vector<double> past;
+    for (const auto& [other, other_curve] : earlier) {
+      if (other_curve.ref_nodes != curve.ref_nodes) continue;
+      if (auto it = other_curve.efficiency.find(n); it != other_curve.efficiency.end()) {
+        past.push_back(it->second);
+      }
+    }
+    History& h = by_nodes[n];
+    h.count = static_cast<int>(past.size());
+    if (auto b = stats::Baseline(past, s.min_history, 0)) {
+      h.median = b->median;
+      h.allowed_drop = std::max(s.history_margin, s.history_mad_factor * b->scale);
+    }
+  }
+  return by_nodes;
+}
+
+void JudgeBusbw(const Sweep& sweep, const Curve& curve,
+                std::span<const std::pair<const Sweep*, Curve>> earlier, const Settings& s,
+                std::vector<Finding>* findings) {
+  const double min_efficiency = sweep.host_path ? s.host_min_efficiency : s.min_efficiency;
+  const std::map<int, History> history = HistoryOf(curve, earlier, s);
+  for (const auto& [n, e] : curve.efficiency) {
+    if (n == curve.ref_nodes) continue;
+    const History& h = history.at(n);
+    const bool below_threshold = e < min_efficiency;
+    const bool below_history = h.median && e < *h.median - h.allowed_drop;
+    if (!below_threshold && !below_history) continue;
+    const RunView& run = *sweep.by_nodes.at(n);
+    Finding f = FindingForRun(run, sweep.family + "/busbw",
+                              e < s.critical_efficiency ? Severity::kCritical : Severity::kWarning);
+    f.value = e;
+    f.baseline = below_history ? *h.median : min_efficiency;
+    f.unit = "busbw efficiency vs " + std::to_string(curve.ref_nodes) + " nodes";
+    std::string why;
+    if (below_threshold) why = "below " + Fixed(min_efficiency, 2);
+    if (below_history) {
+      why += std::string(why.empty() ? "" : ", ") + "below the median " + Fixed(*h.median, 2) +
+             " of " + std::to_string(h.count) + " earlier sweeps by more than " +
+             Fixed(h.allowed_drop, 2);
+    }
+    f.message = "scaling breaks at " + std::to_string(n) + " nodes: large-message busbw " +
+                Fixed(curve.busbw_gbps.at(n), 3) + " GB/s is " + Fixed(100 * e, 0) + "% of " +
+                Fixed(curve.busbw_gbps.at(curve.ref_nodes), 3) + " GB/s at " +
+                std::to_string(curve.ref_nodes) + " nodes (" + why + "; " +
+                SizesText(curve.large_sizes) + "); efficiency by nodes {" +
+                CurveText(curve.efficiency, 2) + "}";
+    nlohmann::json past = nlohmann::json::object();
+    for (const auto& [m, hm] : history) {
+      nlohmann::json j = {{"sweeps", hm.count}};
+      if (hm.median) {
+        j["median"] = *hm.median;
+        j["allowed_drop"] = hm.allowed_drop;
+      }
+      past[std::to_string(m)] = j;
+    }
+    f.evidence = {{"sweep", sweep.label},
+                  {"reference_nodes", curve.ref_nodes},
+                  {"efficiency", CurveJson(curve.efficiency)},
+                  {"busbw_gbps", CurveJson(curve.busbw_gbps)},
+                  {"large_sizes", curve.large_sizes},
+                  {"latency_ratio", CurveJson(curve.latency_ratio)},
+                  {"min_efficiency", min_efficiency},
+                  {"history", past},
+                  {"runs", RunIds(sweep)}};
+    AddLinkProbe(run, &f);
+    findings->push_back(std::move(f));
+    return;
+  }
+}
+
+void JudgeLatency(const Sweep& sweep, const Curve& curve, const Settings& s,
+                  std::vector<Finding>* findings) {
+  std::map<int, double> bound;
+  for (const auto& [n, ratio] : curve.latency_ratio) {
+    bound[n] = (1 + (sweep.host_path ? s.host_latency_tolerance : s.latency_tolerance)) * n /
+               curve.ref_nodes;
+  }
+  for (const auto& [n, ratio] : curve.latency_ratio) {
+    if (n == curve.ref_nodes || ratio <= bound[n]) continue;
+    const RunView& run = *sweep.by_nodes.at(n);
+    Finding f = FindingForRun(run, sweep.family + "/latency", Severity::kWarning);
+    f.value = ratio;
+    f.baseline = bound[n];
+    f.unit = "small-message latency vs " + std::to_string(curve.ref_nodes) + " nodes";
+    f.message = "latency grows faster than the node count at " + std::to_string(n) +
+                " nodes: small-message " + curve.latency_metric + " " +
+                Fixed(curve.latency_us.at(n), 1) + " \u00b5s is " + Fixed(ratio, 1) + "x the " +
+                Fixed(curve.latency_us.at(curve.ref_nodes), 1) + " \u00b5s at " +
+                std::to_string(curve.ref_nodes) + " nodes for " +
+                Fixed(1.0 * n / curve.ref_nodes, 1) + "x the nodes (allowed " + Fixed(bound[n], 1) +
+                "x; " + SizesText(curve.small_sizes) + "); ratio by nodes {" +
+                CurveText(curve.latency_ratio, 1) + "}";
+    f.evidence = {{"sweep", sweep.label},
+                  {"reference_nodes", curve.ref_nodes},
+                  {"latency_metric", curve.latency_metric},
+                  {"latency_ratio", CurveJson(curve.latency_ratio)},
+                  {"latency_us", CurveJson(curve.latency_us)},
+                  {"allowed_ratio", CurveJson(bound)},
+                  {"small_sizes", curve.small_sizes},
+                  {"efficiency", CurveJson(curve.efficiency)},
+                  {"runs", RunIds(sweep)}};
+    AddLinkProbe(run, &f);
+    findings->push_back(std::move(f));
+    return;
+  }
+}
+
+void Detect(const InputIndex& input, const DetectorSettings& settings,
+            std::vector<Finding>* findings) {
+  const Settings s = Read(settings);
+  // Sweeps by family, keyed by sweep id or night.
+  std::map<std::pair<std::string, std::string>, Sweep> sweeps;
+  for (const RunView& run : input.runs()) {
+    if (run.status == "failed") continue;
+    const std::string family = ScalingFamilyName(run);
+    const std::string key =
+        run.sweep_id ? "id:" + *run.sweep_id : "night:" + std::to_string(NightOf(run.started_at));
+    auto [it, inserted] = sweeps.try_emplace({family, key});
+    Sweep& sweep = it->second;
+    if (inserted) {
+      sweep.family = family;
+      sweep.host_path = !UsesNccl(run);
+      sweep.label = run.sweep_id ? *run.sweep_id : "night of " + run.started_at_iso;
+      sweep.started_at = run.started_at;
+    }
+    sweep.started_at = std::min(sweep.started_at, run.started_at);
+    sweep.judged = sweep.judged || input.Judged(run);
+    const int nodes = run.nodes.value_or(static_cast<int>(run.hosts.size()));
+    if (nodes < 1) continue;
+    const RunView*& slot = sweep.by_nodes[nodes];
+    if (!slot || slot->started_at <= run.started_at) slot = &run;
+  }
+  // Curves by family, oldest sweep first.
+  std::map<std::string, std::vector<std::pair<const Sweep*, Curve>>> curves;
+  for (const auto& [key, sweep] : sweeps) {
+    if (std::optional<Curve> c = CurveOf(input, sweep, s)) {
+      curves[sweep.family].emplace_back(&sweep, std::move(*c));
+    }
+  }
+  for (auto& [family, list] : curves) {
+    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return a.first->started_at < b.first->started_at;
+    });
+    for (size_t i = 0; i < list.size(); ++i) {
+      const auto& [sweep, curve] = list[i];
+      if (!sweep->judged) continue;
+      std::span<const std::pair<const Sweep*, Curve>> history(list.data(), i);
+      JudgeBusbw(*sweep, curve, history, s, findings);
+      JudgeLatency(*sweep, curve, s, findings);
+    }
+  }
+}
+
+const DetectorRegistrar kRegistered({
+    .name = "scaling_drop",
+    .summary = "one sweep's large-message busbw efficiency or small-message latency stops "
+               "scaling with the node count (warning, critical below critical_efficiency)",
+    .params =
+        {
+            {"min_efficiency", 0.8, "NCCL: flag E(N) = busbw(N)/busbw(N_ref) below this"},
+            {"host_min_efficiency", 0.1,
+             "MPI backend (host memory, kernel TCP; CPUs in the path): flag E(N) below this"},
+            {"critical_efficiency", 0.5, "critical when E(N) is below this"},
+            {"history_margin", 0.1,
+             "flag E(N) this far below the median E(N) of the family's earlier sweeps"},
+            {"history_mad_factor", 3,
+             "... or this many scaled MADs of those sweeps' E(N) below it, when that is more"},
+            {"min_history", 3, "earlier sweeps (same N and N_ref) needed to judge against history"},
+            {"large_min_bytes", 67108864,
+             "large messages: at least this many bytes (else the largest quarter of the sizes)"},
+            {"small_max_bytes", 65536, "small messages: above 0 and up to this many bytes"},
+            {"latency_tolerance", 1,
+             "NCCL: flag small-message t(N)/t(N_ref) above (1 + this) x N/N_ref"},
+            {"host_latency_tolerance", 24, "MPI backend: the same tolerance"},
+        },
+    .detect = Detect,
+});
+
+}  // namespace
+}  // namespace fabtrack::analyzer
