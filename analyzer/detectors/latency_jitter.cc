@@ -39,6 +39,7 @@ struct Settings {
   double history_factor, history_min_cv, history_min_p99_p50;
   int min_history, min_cycles;
   double straggler_min_share;
+  bool host_require_both;
 };
 
 Settings Read(const DetectorSettings& s) {
@@ -52,7 +53,8 @@ Settings Read(const DetectorSettings& s) {
           .history_min_p99_p50 = s["history_min_p99_p50"],
           .min_history = static_cast<int>(s["min_history"]),
           .min_cycles = static_cast<int>(s["min_cycles"]),
-          .straggler_min_share = s["straggler_min_share"]};
+          .straggler_min_share = s["straggler_min_share"],
+          .host_require_both = s["host_require_both"] != 0};
 }
 
 std::string Fixed(double v, int digits) {
@@ -209,6 +211,12 @@ void JudgeHarnessRun(const InputIndex& input, const RunView& run, const Jitter& 
     ratio = Judge(*jitter.p99_p50, max_ratio, ratio_history, s.history_min_p99_p50, s);
   }
   if (!cv.flagged() && !ratio.flagged()) return;
+  // On the host path one scheduler hiccup in a short run moves one of the
+  // two measures; a loaded CPU moves both.
+  if (host_path && s.host_require_both && jitter.cv && jitter.p99_p50 &&
+      !(cv.flagged() && ratio.flagged())) {
+    return;
+  }
 
   Finding f = FindingForRun(run, SeriesName(run), Severity::kWarning);
   const bool by_cv = cv.flagged();
@@ -371,6 +379,8 @@ const DetectorRegistrar kRegistered({
             {"max_p99_p50", 5, "NCCL runs: flag a band-median per-iteration p99/p50 above this"},
             {"host_max_cv", 0.8, "MPI backend (host memory, kernel TCP): flag a CV above this"},
             {"host_max_p99_p50", 10, "MPI backend: flag a p99/p50 above this"},
+            {"host_require_both", 1,
+             "MPI backend: 1 = flag only when CV and p99/p50 are both out of line"},
             {"history_factor", 3, "flag a value above this many times the series' history median"},
             {"min_history", 5, "earlier runs (nights, for cycles) needed to judge against history"},
             {"history_min_cv", 0.3, "against history, flag a CV only when it is at least this"},

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# The dashboards, their provisioning and the alert rules against real data:
+#  1. static: the macro/variable expansion against Grafana's own test cases,
+#     the dashboards' structure (schema version, unique ids and titles, every
+#     data source fabtrack-pg), the provisioning files, the metric names the
+#     Prometheus rules use (in the exporter's golden output or the analyzer's
+#     textfile code), `promtool check rules` and `promtool test rules`;
+#  2. a private PostgreSQL filled for real: the lab history of examples/ with
+#     its dates, two local sweeps (the second bracketed by a fixture RoCE
+#     host's ports), port snapshots of fixture sysfs trees, nccl-tests
+#     fixtures of other collectives, then `fabtrack analyze` (lab and local);
+#  3. as Grafana's login role (dashboards/postgres/grafana-role.sql, member of
+#     fabtrack_reader, read-only): every variable query, panel and annotation
+#     expanded as Grafana expands it and run through psql, its result shaped
+#     as its panel needs and as tests/dashboards/expectations.json says, over
+#     the whole history and over an empty day, planned without full scans of
+#     growing tables; the Grafana alert rules' queries and thresholds.
+# Fails (never skips) when a tool is missing.
+# Usage: tests/dashboards/dashboards_test.sh SOURCE_DIR FABTRACK
+set -euo pipefail
+repo=$(cd "$1" && pwd)
+fabtrack=$2
+here=$repo/tests/dashboards
+dash=$repo/dashboards
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "== $*"; }
+
+for tool in psql promtool python3 timeout; do
+  command -v "$tool" >/dev/null ||
+    fail "$tool not found (scripts/install-deps.sh installs postgresql-client-15, prometheus, python3)"
+done
+[[ -x $fabtrack ]] || fail "no fabtrack binary at $fabtrack"
+
+work=$(mktemp -d)
+chmod 755 "$work"  # the embedded server runs as an unprivileged user
+cleanup() {
+  "$fabtrack" db stop --data-dir "$work/db" >/dev/null 2>&1 || true
+  [[ -n ${KEEP:-} ]] || rm -rf "$work"
+}
+trap cleanup EXIT
+helper=(python3 "$here/panel_sql.py")
+dashboards=("$dash"/grafana/dashboards/*.json)
+[[ ${#dashboards[@]} -eq 3 ]] || fail "expected 3 dashboards, found ${#dashboards[@]}"
+
+step "static checks"
+"${helper[@]}" self-test
+"${helper[@]}" structure "${dashboards[@]}"
+"${helper[@]}" provisioning "$dash/grafana/provisioning/datasources/fabtrack.yaml" \
+  "$dash/grafana/provisioning/dashboards/fabtrack.yaml"
+# Every metric the Prometheus rules name exists: in the exporter's golden
+# output, or spelled out in the exporter or the analyzer's textfile writer.
+known=$(cat "$repo"/tests/fixtures/golden/*.prom "$repo/collector/counters/port_metrics.cc" \
+  "$repo/analyzer/report/prometheus_textfile.cc" |
+  grep -oE '\b(node_infiniband|fabtrack)_[a-z0-9_]+' | sort -u)
+used=$(grep -v '^ *#' "$dash/prometheus/fabtrack-alerts.yml" |
+  grep -oE '\b(node_infiniband|fabtrack)_[a-z0-9_]+' | sort -u)
+missing=$(comm -23 <(echo "$used") <(echo "$known"))
+[[ -z $missing ]] || fail "alert rules use metrics nothing exports: $missing"
+echo "alert rules use $(echo "$used" | wc -l) metrics, all exported"
+promtool check rules "$dash/prometheus/fabtrack-alerts.yml"
+promtool test rules "$dash/prometheus/fabtrack-alerts.test.yml"
+
+step "private database"
+"$fabtrack" db start --data-dir "$work/db" >/dev/null
+owner="host=$work/db/run dbname=fabtrack user=fabtrack"
+q() { psql "$owner" -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+ingest() { "$fabtrack" ingest --data-dir "$work/db" "$@" >>"$work/ingest.log" 2>&1 ||
+  { cat "$work/ingest.log"; fail "ingest $*"; }; }
+
+# Each example is one night of the lab cluster; its date is in the file name.
+for f in "$repo"/examples/lab-cluster/*.txt; do
+  ingest "$f" --cluster lab --at "$(basename "$f" | cut -c1-10)T02:00:00Z"
+done
+# Other collectives, a failed run and three tables in one file; never analyzed.
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+for f in t02_allgather_oldest_columns_failed.txt t03_broadcast_root_column_check_off.txt \
+  t06_allreduce_newest_16rank_pci_ids.txt j01_allreduce_complete.json t12_three_tables_one_file.txt; do
+  ingest "$repo/tests/fixtures/nccl_tests/$f" --cluster mixed --at "$now"
+done
+
+# Real all-reduce sweeps on this host (MPI over shared memory/TCP): the
+# second one is the first one's baseline in the drill-down and is bracketed
+# by the port counters of a fixture RoCE host.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+harness=(-b 8 -e 64K -f 4 -n 10 -w 2)
+timeout 300 "$fabtrack" sweep --data-dir "$work/db" --cluster local --nodes 1,2 --ports off \
+  --output-dir "$work/sweep1" -- "${harness[@]}" >"$work/sweep1.log" 2>&1 ||
+  { cat "$work/sweep1.log"; fail "first sweep failed"; }
+timeout 300 "$fabtrack" sweep --data-dir "$work/db" --cluster local --nodes 1,2 \
+  --sysfs "$repo/tests/fixtures/sysfs/roce_host" --ports local \
+  --output-dir "$work/sweep2" -- "${harness[@]}" >"$work/sweep2.log" 2>&1 ||
+  { cat "$work/sweep2.log"; fail "second sweep failed"; }
+grep -q "port counters of 1 node" "$work/sweep2.log" ||
+  { cat "$work/sweep2.log"; fail "the second sweep did not bracket its runs with port counters"; }
+
+# Two snapshots per host, so that counter increases exist.
+snapshot() {
+  "$fabtrack" counters snapshot --store --data-dir "$work/db" --sysfs "$repo/tests/fixtures/sysfs/$1" \
+    --cluster "$2" --host "$3" >/dev/null 2>>"$work/snapshot.log" ||
+    { cat "$work/snapshot.log"; fail "snapshot of $1"; }
+}
+local_host=$(q "SELECT hosts[1] FROM runs WHERE cluster = 'local' LIMIT 1")
+for round in 1 2; do
+  snapshot ndr_8hca lab lab-node1
+  snapshot mixed_faults lab lab-node2
+  snapshot roce_host local "$local_host"
+  [[ $round == 2 ]] || sleep 1
+done
+echo "stored: $(q "SELECT string_agg(cluster || ' ' || n || ' runs', ', ' ORDER BY cluster)
+                   FROM (SELECT cluster, count(*) n FROM runs GROUP BY cluster) c"),
+        $(q "SELECT count(*) FROM port_counter_samples") port samples,
+        $(q "SELECT count(*) FROM run_port_deltas") run port deltas"
+
+step "analysis"
+"$fabtrack" analyze --help >/dev/null 2>&1 || fail "this fabtrack has no analyze command"
+for cluster in lab local; do
+  rc=0
+  "$fabtrack" analyze --data-dir "$work/db" --cluster "$cluster" --textfile "$work/$cluster.prom" \
+    >"$work/analyze-$cluster.txt" 2>&1 || rc=$?
+  # 0/1/2: nothing, warnings, critical findings; 3: could not analyze
+  [[ $rc -le 2 ]] || { cat "$work/analyze-$cluster.txt"; fail "analyze $cluster exited $rc"; }
+  echo "analyze $cluster: exit $rc, $(q "SELECT count(*) FROM findings WHERE cluster = '$cluster'") finding(s)"
+  # The textfile carries the metrics the Prometheus rules read.
+  for metric in fabtrack_analysis_timestamp_seconds fabtrack_findings; do
+    grep -q "^$metric{" "$work/$cluster.prom" || fail "$cluster.prom has no $metric"
+  done
+done
+# The change-point annotation needs a regression finding; this short history
+# may not give the analyzer one. Clearly labelled test data, lab only.
+if [[ $(q "SELECT count(*) FROM findings WHERE cluster = 'lab' AND evidence ? 'change_point'") == 0 ]]; then
+  q "INSERT INTO findings (cluster, kind, severity, subject, run_id, value, baseline, unit, message,
+                           evidence, first_seen, last_seen, run_started_at, nodes)
+     SELECT 'lab', 'test_change_point', 'warning', 'dashboards_test', id, avg_busbw_gbps, 49.87, 'GB/s',
+            'test data: a change point for the annotation',
+            jsonb_build_object('change_point', jsonb_build_object('run_id', id, 'started_at', started_at)),
+            started_at, started_at, started_at, nodes
+     FROM runs WHERE cluster = 'lab' AND network = 'Socket'" >/dev/null
+fi
+
+step "Grafana's role"
+q "SELECT 1 FROM pg_roles WHERE rolname = 'fabtrack_reader'" | grep -q 1 ||
+  fail "no fabtrack_reader role: this fabtrack lacks migration 004"
+FABTRACK_GRAFANA_DB_PASSWORD="t$RANDOM$RANDOM" \
+  psql "$owner" -X -q -f "$dash/postgres/grafana-role.sql" >/dev/null
+# ... twice: idempotent
+FABTRACK_GRAFANA_DB_PASSWORD="t$RANDOM$RANDOM" \
+  psql "$owner" -X -q -f "$dash/postgres/grafana-role.sql" >/dev/null
+reader="host=$work/db/run dbname=fabtrack user=fabtrack_grafana"
+for write in "DELETE FROM findings" "INSERT INTO clusters (name) VALUES ('x')" \
+  "UPDATE findings SET state = 'resolved'" "CREATE TABLE x (a int)"; do
+  if psql "$reader" -X -q -c "$write" >/dev/null 2>&1; then fail "Grafana's role may: $write"; fi
+done
+if env -u FABTRACK_GRAFANA_DB_PASSWORD psql "$owner" -X -q -f "$dash/postgres/grafana-role.sql" \
+  >/dev/null 2>&1; then
+  fail "grafana-role.sql ran without FABTRACK_GRAFANA_DB_PASSWORD"
+fi
+echo "fabtrack_grafana reads, and cannot write"
+
+step "panels, variables and annotations as Grafana runs them"
+"${helper[@]}" panels --db "$reader" --expectations "$here/expectations.json" \
+  --datasource "$dash/grafana/provisioning/datasources/fabtrack.yaml" "${dashboards[@]}" \
+  >"$work/panels.log" || { cat "$work/panels.log"; fail "panel queries"; }
+tail -n 1 "$work/panels.log"
+
+step "Grafana alert rules"
+"${helper[@]}" alerting --db "$reader" --expectations "$here/expectations.json" \
+  "$dash/grafana/alerting/fabtrack-rules.yaml"
+echo "dashboards: ok"
