@@ -83,6 +83,42 @@ NetDeviceView& InputBuilder::AddNetDevice(const RunView& run, const std::string&
   return input_.net_devices.back();
 }
 
+PortDeltaView& InputBuilder::AddPortDelta(const RunView& run, const std::string& host,
+                                          const std::string& device, const std::string& counter,
+                                          int64_t delta, bool saturated) {
+  PortDeltaView d;
+  d.run_id = run.id;
+  d.host = host;
+  d.device = device;
+  d.port = 1;
+  d.counter = counter;
+  if (!saturated) {
+    d.delta = delta;
+    d.per_second = static_cast<double>(delta) / 300.0;
+  }
+  d.saturated = saturated;
+  input_.port_deltas.push_back(d);
+  return input_.port_deltas.back();
+}
+
+PortStateView& InputBuilder::AddPortState(const RunView& run, const std::string& host,
+                                          const std::string& device, const std::string& state,
+                                          double rate_gbps, const std::string& link_layer) {
+  PortStateView p;
+  p.run_id = run.id;
+  p.sampled_at = run.started_at + 300;
+  p.host = host;
+  p.device = device;
+  p.port = 1;
+  p.link_layer = link_layer;
+  p.state = state;
+  p.phys_state = state == "ACTIVE" ? "LinkUp" : "Polling";
+  p.rate_gbps = rate_gbps;
+  input_.port_states.push_back(p);
+  input_.port_inventory.push_back(p);
+  return input_.port_states.back();
+}
+
 const AnalysisInput& InputBuilder::Build() {
   std::stable_sort(input_.runs.begin(), input_.runs.end(),
                    [](const RunView& a, const RunView& b) { return a.started_at < b.started_at; });

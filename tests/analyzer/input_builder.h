@@ -32,6 +32,16 @@ class InputBuilder {
   NetDeviceView& AddNetDevice(const RunView& run, const std::string& host, int nic_index,
                               const std::string& device, const std::string& link = "IB");
 
+  // A counter delta over `run`'s window on host:device/1 ("hw:np_cnp_sent",
+  // "ethtool:rx_prio3_pause", "symbol_error"); per_second over 300 s.
+  PortDeltaView& AddPortDelta(const RunView& run, const std::string& host,
+                              const std::string& device, const std::string& counter, int64_t delta,
+                              bool saturated = false);
+  // A port's state after `run` (also recorded in the inventory).
+  PortStateView& AddPortState(const RunView& run, const std::string& host,
+                              const std::string& device, const std::string& state, double rate_gbps,
+                              const std::string& link_layer = "InfiniBand");
+
   // Judges runs from `night` on (the rest is history).
   void JudgeFrom(int night) { input_.judge_from = kFirstNight + night * kDay - 3600; }
   AnalysisInput& input() { return input_; }

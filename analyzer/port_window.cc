@@ -1,0 +1,74 @@
+#include "analyzer/port_window.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "analyzer/run_facts.h"
+#include "analyzer/stats/robust.h"
+
+namespace fabtrack::analyzer {
+
+std::map<PortKey, std::map<std::string, const PortDeltaView*>> DeltasByPort(const InputIndex& input,
+                                                                            int64_t run_id) {
+  std::map<PortKey, std::map<std::string, const PortDeltaView*>> out;
+  for (const PortDeltaView& d : input.PortDeltas(run_id)) {
+    out[{d.host, d.device, d.port}][d.counter] = &d;
+  }
+  return out;
+}
+
+Finding PortFinding(const RunView& run, const PortKey& port, Severity severity) {
+  Finding f = FindingForRun(run, port.Subject(), severity);
+  f.host = port.host;
+  f.device = port.device;
+  f.port = port.port;
+  return f;
+}
+
+namespace {
+
+std::optional<double> LargeBand(const InputIndex& input, const RunView& run) {
+  auto results = input.Results(run.id);
+  if (results.empty()) return std::nullopt;
+  const int64_t largest = results.back().size_bytes;
+  return BandMedian(results, std::min<int64_t>(int64_t{64} << 20, largest), INT64_MAX,
+                    &ResultPoint::busbw_gbps);
+}
+
+}  // namespace
+
+std::optional<double> BusbwVersusHistory(const InputIndex& input, const RunView& run) {
+  auto it = input.series().find(SeriesName(run));
+  if (it == input.series().end()) return std::nullopt;
+  std::vector<double> history;
+  for (const RunView* earlier : it->second) {
+    if (earlier->started_at >= run.started_at) break;
+    if (auto v = LargeBand(input, *earlier)) history.push_back(*v);
+  }
+  if (history.size() < 3) return std::nullopt;
+  // The most recent two weeks of the series are its baseline.
+  if (history.size() > 14) history.erase(history.begin(), history.end() - 14);
+  auto tonight = LargeBand(input, run);
+  auto baseline = stats::Median(history);
+  if (!tonight || !baseline || *baseline <= 0) return std::nullopt;
+  return *tonight / *baseline;
+}
+
+void JoinWithRun(const InputIndex& input, const RunView& run, Finding* f) {
+  char text[160];
+  std::snprintf(text, sizeof text, " during run %lld (%s, %d node%s, %s)",
+                static_cast<long long>(run.id), run.collective.value_or("?").c_str(),
+                run.nodes.value_or(0), run.nodes == 1 ? "" : "s", run.started_at_iso.c_str());
+  f->message += text;
+  f->evidence["run"] = {{"id", run.id}, {"series", SeriesName(run)}};
+  if (auto ratio = BusbwVersusHistory(input, run)) {
+    f->evidence["run"]["busbw_vs_baseline"] = *ratio;
+    if (*ratio < 0.95) {
+      std::snprintf(text, sizeof text, "; that run's busbw was %.0f%% below its baseline",
+                    (1 - *ratio) * 100);
+      f->message += text;
+    }
+  }
+}
+
+}  // namespace fabtrack::analyzer

@@ -1,0 +1,39 @@
+// What the port detectors share: a judged run's per-port counter deltas
+// grouped by port, the finding skeleton for a port, and how the run whose
+// window it was fared (so that a port finding says whether the numbers moved).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "analyzer/finding.h"
+#include "analyzer/input_index.h"
+
+namespace fabtrack::analyzer {
+
+struct PortKey {
+  std::string host, device;
+  int port = 0;
+  friend auto operator<=>(const PortKey&, const PortKey&) = default;
+  std::string Subject() const { return host + ":" + device + "/" + std::to_string(port); }
+};
+
+// counter name -> delta view, per port, for one run.
+std::map<PortKey, std::map<std::string, const PortDeltaView*>> DeltasByPort(const InputIndex& input,
+                                                                            int64_t run_id);
+
+// A finding about one port in the window of `run`.
+Finding PortFinding(const RunView& run, const PortKey& port, Severity severity);
+
+// The run's large-message busbw against the median of its series' earlier
+// runs, as a ratio (0.86 = 14% below); nullopt without enough history.
+std::optional<double> BusbwVersusHistory(const InputIndex& input, const RunView& run);
+
+// " during run 123 (all_reduce, 16 nodes, 2026-11-30T02:10:00Z)[; that run's
+// busbw was 14% below its baseline]" and the same as evidence.
+void JoinWithRun(const InputIndex& input, const RunView& run, Finding* finding);
+
+}  // namespace fabtrack::analyzer
