@@ -1,4 +1,4 @@
-// fabtrack analyze [--cluster NAME] [--since ISO8601] [--format text|json]
+// fabtrack analyze [--cluster NAME] [--since ISO8601] [--format text|json|html]
 //                  [--out FILE] [--config FILE] [--textfile FILE] [--no-store]
 // Judges the newest night (or the runs since --since) against the history,
 // stores the findings, prints or writes the report. Exit status as monitoring
@@ -12,6 +12,7 @@
 #include "analyzer/analyze.h"
 #include "analyzer/detector.h"
 #include "analyzer/input_index.h"
+#include "analyzer/report/html_report.h"
 #include "analyzer/report/json_report.h"
 #include "analyzer/report/prometheus_textfile.h"
 #include "analyzer/report/text_report.h"
@@ -153,6 +154,8 @@ void RunAnalyze(const AnalyzeOptions& o) {
     report = analyzer::AnalysisJson(result).dump(2, ' ', false,
                                                  nlohmann::json::error_handler_t::replace) +
              "\n";
+  } else if (o.format == "html") {
+    report = analyzer::RenderHtmlReport(index, result);
   } else {
     report = analyzer::TextReport(result, IsoOf(judge_from));
   }
@@ -192,8 +195,10 @@ void SetupAnalyze(CLI::App& app) {
   analyze->add_option("--since", o->since,
                       "judge runs started at or after this ISO 8601 time (default: the newest "
                       "night, from 12:00 UTC before the newest run)");
-  analyze->add_option("--format", o->format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  analyze
+      ->add_option("--format", o->format,
+                   "text (default), json, or html (self-contained report with plots)")
+      ->check(CLI::IsMember({"text", "json", "html"}));
   analyze->add_option("--out", o->out, "write the report to FILE (atomically) instead of stdout");
   analyze->add_option("--config", o->config,
                       "detector thresholds (see --print-config for every setting)");

@@ -1,0 +1,370 @@
+#include "analyzer/report/html_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "analyzer/report/svg_chart.h"
+#include "analyzer/run_facts.h"
+#include "analyzer/stats/robust.h"
+
+namespace fabtrack::analyzer {
+namespace {
+
+// Colours: tonight, history, markers; severities.
+constexpr const char* kTonight = "#d62728";
+constexpr const char* kMedian = "#1f77b4";
+constexpr const char* kBand = "#1f77b4";
+constexpr const char* kP99 = "#ff7f0e";
+constexpr size_t kMaxCharts = 12;  // a 1024-node cluster has ~11 node counts
+constexpr size_t kMaxRows = 60;    // findings and ports tables
+constexpr int64_t kLargeBand = int64_t{64} << 20;
+
+const char* kStyle = R"(
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:1240px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}
+.sub{color:#666;margin-bottom:12px}.badge{display:inline-block;padding:2px 9px;border-radius:10px;color:#fff;font-weight:600;margin-right:6px}
+.critical{background:#c0392b}.warning{background:#e08e0b}.info{background:#2e86c1}.ok{background:#27ae60}
+table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid #eee;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f6f6f6}td.num{text-align:right;font-variant-numeric:tabular-nums}.bad{color:#c0392b;font-weight:600}
+details pre{white-space:pre-wrap;font-size:11px;background:#fafafa;padding:6px;margin:4px 0}
+.charts{display:flex;flex-wrap:wrap;gap:12px}.chart{background:#fff;border:1px solid #e4e4e4}
+.chart text{font-size:10px;fill:#444}.chart .ct{font-size:12px;font-weight:600;fill:#222}
+.chart .grid{stroke:#eee}.chart .frame{stroke:#999}.chart .band{opacity:.22}
+.chart .marker{stroke:#8e44ad;stroke-width:2;stroke-dasharray:4,3}.chart .mlabel{fill:#8e44ad;font-size:10px}
+.more{color:#666;font-style:italic})";
+
+std::string E(const std::string& s) { return EscapeXml(s); }
+
+std::string Fixed(double v, int digits = 2) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string OptNum(const std::optional<double>& v) { return v ? Fixed(*v) : "–"; }
+
+// Large-message band busbw of one run (sizes >= 64 MiB, else its largest).
+std::optional<double> LargeBusbw(const InputIndex& input, int64_t run_id) {
+  auto results = input.Results(run_id);
+  if (results.empty()) return std::nullopt;
+  return BandMedian(results, std::min(kLargeBand, results.back().size_bytes), INT64_MAX,
+                    &ResultPoint::busbw_gbps);
+}
+
+struct ChangePoint {
+  double at = 0;
+  std::string label;
+};
+
+// Change points of each series from the regression findings' evidence.
+std::map<std::string, std::vector<ChangePoint>> ChangePoints(const InputIndex& input,
+                                                             const AnalysisResult& result) {
+  std::map<std::string, std::vector<ChangePoint>> out;
+  for (const Finding& f : result.findings) {
+    if (f.kind != "busbw_regression" && f.kind != "latency_regression") continue;
+    auto cp = f.evidence.find("change_point");
+    if (cp == f.evidence.end() || !cp->is_object()) continue;
+    const RunView* run = cp->contains("run_id") && (*cp)["run_id"].is_number_integer()
+                             ? input.Run((*cp)["run_id"].get<int64_t>())
+                             : nullptr;
+    if (run == nullptr) continue;
+    out[f.subject].push_back({run->started_at, "change " + run->started_at_iso.substr(5, 5)});
+  }
+  return out;
+}
+
+void Header(std::ostringstream& h, const InputIndex& input, const AnalysisResult& result) {
+  int counts[3] = {0, 0, 0};
+  for (const Finding& f : result.findings) ++counts[static_cast<int>(f.severity)];
+  std::string first, last;
+  for (const RunView* r : input.judged()) {
+    if (first.empty()) first = r->started_at_iso;
+    last = r->started_at_iso;
+  }
+  h << "<h1>fabtrack report: " << E(result.cluster) << "</h1><div class=\"sub\">"
+    << result.judged_runs << " run(s) judged";
+  if (!first.empty()) h << " from " << E(first) << " to " << E(last);
+  h << " against " << input.runs().size() - input.judged().size()
+    << " earlier run(s); detectors: " << result.detectors_run.size() << "</div><div>";
+  const int status = ExitStatusOf(result);
+  if (counts[2]) h << "<span class=\"badge critical\">" << counts[2] << " critical</span>";
+  if (counts[1]) h << "<span class=\"badge warning\">" << counts[1] << " warning</span>";
+  if (counts[0]) h << "<span class=\"badge info\">" << counts[0] << " info</span>";
+  if (status == 0) h << "<span class=\"badge ok\">OK</span>";
+  h << " exit status " << status
+    << (status == 2   ? " (critical)"
+        : status == 1 ? " (warning)"
+                      : " (nothing at warning or above)")
+    << "</div>";
+}
+
+void Findings(std::ostringstream& h, const AnalysisResult& result) {
+  h << "<h2>Findings</h2>";
+  if (result.findings.empty()) {
+    h << "<p>Nothing to report.</p>";
+    return;
+  }
+  h << "<table class=\"findings\"><tr><th>severity</th><th>kind</th><th>subject</th><th>what</th>"
+       "<th>value</th><th>baseline</th></tr>";
+  size_t shown = 0;
+  for (const Finding& f : result.findings) {
+    if (shown++ == kMaxRows) break;
+    const char* sev = SeverityName(f.severity);
+    h << "<tr class=\"finding\"><td><span class=\"badge " << sev << "\">" << sev
+      << "</span></td><td>" << E(f.kind) << "</td><td>" << E(f.subject) << "</td><td>"
+      << E(f.message);
+    if (f.run_started_at)
+      h << "<br><small>run " << f.run_id.value_or(0) << ", " << E(*f.run_started_at) << "</small>";
+    h << "<details><summary>evidence</summary><pre>"
+      << E(f.evidence.dump(1, ' ', false, nlohmann::json::error_handler_t::replace))
+      << "</pre></details></td><td class=\"num\">" << OptNum(f.value) << " "
+      << E(f.unit.value_or("")) << "</td><td class=\"num\">" << OptNum(f.baseline) << "</td></tr>";
+  }
+  h << "</table>";
+  if (result.findings.size() > kMaxRows) {
+    h << "<p class=\"more\">" << result.findings.size() - kMaxRows << " more in --format json</p>";
+  }
+}
+
+// Newest judged run of each series, in series order.
+std::vector<const RunView*> NewestJudged(const InputIndex& input) {
+  std::map<std::string, const RunView*> newest;
+  for (const RunView* r : input.judged()) newest[SeriesName(*r)] = r;
+  std::vector<const RunView*> out;
+  for (const auto& [name, r] : newest) out.push_back(r);
+  std::sort(out.begin(), out.end(), [](const RunView* a, const RunView* b) {
+    return std::make_pair(ScalingFamilyName(*a), a->nodes.value_or(0)) <
+           std::make_pair(ScalingFamilyName(*b), b->nodes.value_or(0));
+  });
+  return out;
+}
+
+void BusbwCurves(std::ostringstream& h, const InputIndex& input,
+                 const std::vector<const RunView*>& tonight) {
+  h << "<h2>Bus bandwidth by message size: tonight against the history</h2><div class=\"charts\">";
+  size_t charts = 0;
+  for (const RunView* run : tonight) {
+    if (charts++ == kMaxCharts) break;
+    LineChart c;
+    c.title = SeriesName(*run);
+    c.x_label = "message size";
+    c.y_label = "busbw (GB/s)";
+    c.log2_x = true;
+    c.x_is_bytes = true;
+    ChartSeries now{"tonight (run " + std::to_string(run->id) + ")", kTonight, {}, false};
+    for (const ResultPoint& p : input.Results(run->id)) {
+      if (p.busbw_gbps && p.size_bytes > 0)
+        now.points.push_back({double(p.size_bytes), *p.busbw_gbps});
+    }
+    // History: every earlier run of the series, per size.
+    std::map<int64_t, std::vector<double>> by_size;
+    for (const RunView* earlier : input.series().at(SeriesName(*run))) {
+      if (earlier->started_at >= run->started_at) break;
+      for (const ResultPoint& p : input.Results(earlier->id)) {
+        if (p.busbw_gbps && p.size_bytes > 0) by_size[p.size_bytes].push_back(*p.busbw_gbps);
+      }
+    }
+    ChartBand band{"history p10–p90", kBand, {}, {}, {}};
+    ChartSeries median{"history median", kMedian, {}, true};
+    for (auto& [size, values] : by_size) {
+      band.x.push_back(double(size));
+      band.lower.push_back(*stats::Quantile(values, 0.1));
+      band.upper.push_back(*stats::Quantile(values, 0.9));
+      median.points.push_back({double(size), *stats::Median(values)});
+    }
+    c.series.push_back(std::move(now));
+    if (!median.points.empty()) {
+      c.series.push_back(std::move(median));
+      c.bands.push_back(std::move(band));
+    }
+    h << RenderSvg(c);
+  }
+  h << "</div>";
+}
+
+void Trends(std::ostringstream& h, const InputIndex& input,
+            const std::vector<const RunView*>& tonight,
+            const std::map<std::string, std::vector<ChangePoint>>& change_points) {
+  h << "<h2>Trend: large-message busbw per night, change points marked</h2><div class=\"charts\">";
+  size_t charts = 0;
+  for (const RunView* run : tonight) {
+    if (charts++ == kMaxCharts) break;
+    const std::string name = SeriesName(*run);
+    LineChart c;
+    c.title = name;
+    c.x_label = "night (UTC)";
+    c.y_label = "busbw, large messages (GB/s)";
+    c.x_is_time = true;
+    ChartSeries s{"busbw", kMedian, {}, false};
+    for (const RunView* r : input.series().at(name)) {
+      if (auto v = LargeBusbw(input, r->id)) s.points.push_back({r->started_at, *v});
+    }
+    if (s.points.size() > 400) s.points.erase(s.points.begin(), s.points.end() - 400);
+    c.series.push_back(std::move(s));
+    if (auto it = change_points.find(name); it != change_points.end()) {
+      for (const ChangePoint& cp : it->second) c.markers.push_back({cp.at, cp.label});
+    }
+    h << RenderSvg(c);
+  }
+  h << "</div>";
+}
+
+void Scaling(std::ostringstream& h, const InputIndex& input,
+             const std::vector<const RunView*>& tonight) {
+  // Tonight's efficiency per scaling family, against the median of earlier
+  // nights' efficiencies at each node count.
+  std::map<std::string, std::map<int, double>> busbw_tonight;
+  for (const RunView* r : tonight) {
+    if (!r->nodes || *r->nodes < 2) continue;
+    if (auto v = LargeBusbw(input, r->id)) busbw_tonight[ScalingFamilyName(*r)][*r->nodes] = *v;
+  }
+  h << "<h2>Scaling efficiency E(N) = busbw(N) / busbw(N<sub>ref</sub>)</h2><div class=\"charts\">";
+  for (const auto& [family, by_nodes] : busbw_tonight) {
+    if (by_nodes.size() < 2) continue;
+    const double ref = by_nodes.begin()->second;
+    LineChart c;
+    c.title = family;
+    c.x_label = "nodes";
+    c.y_label = "efficiency";
+    c.log2_x = true;
+    ChartSeries s{"tonight", kTonight, {}, false};
+    for (auto [n, v] : by_nodes) s.points.push_back({double(n), ref > 0 ? v / ref : 0});
+    // History: per night, the same ratio.
+    std::map<int64_t, std::map<int, double>> nights;
+    for (const RunView& r : input.runs()) {
+      if (input.Judged(r) || !r.nodes || *r.nodes < 2 || ScalingFamilyName(r) != family) continue;
+      if (auto v = LargeBusbw(input, r.id)) nights[NightOf(r.started_at)][*r.nodes] = *v;
+    }
+    std::map<int, std::vector<double>> eff;
+    for (auto& [night, m] : nights) {
+      if (m.size() < 2 || m.begin()->second <= 0) continue;
+      for (auto [n, v] : m) eff[n].push_back(v / m.begin()->second);
+    }
+    ChartSeries hist{"history median", kMedian, {}, true};
+    for (auto& [n, values] : eff) hist.points.push_back({double(n), *stats::Median(values)});
+    c.series.push_back(std::move(s));
+    if (!hist.points.empty()) c.series.push_back(std::move(hist));
+    h << RenderSvg(c);
+  }
+  h << "</div>";
+}
+
+void Latency(std::ostringstream& h, const InputIndex& input,
+             const std::vector<const RunView*>& tonight) {
+  h << "<h2>Latency: p50 and p99 per iteration (time where no per-iteration data)</h2>"
+       "<div class=\"charts\">";
+  size_t charts = 0;
+  for (const RunView* run : tonight) {
+    if (charts++ == kMaxCharts) break;
+    LineChart c;
+    c.title = SeriesName(*run);
+    c.x_label = "message size";
+    c.y_label = "latency (µs)";
+    c.log2_x = true;
+    c.x_is_bytes = true;
+    ChartSeries p50{"p50", kMedian, {}, false}, p99{"p99", kP99, {}, false};
+    double cv_sum = 0;
+    int cv_n = 0;
+    for (const ResultPoint& p : input.Results(run->id)) {
+      if (p.size_bytes <= 0 || p.size_bytes > (int64_t{1} << 20)) continue;
+      if (auto v = p.lat_p50_us ? p.lat_p50_us : p.time_us)
+        p50.points.push_back({double(p.size_bytes), *v});
+      if (p.lat_p99_us) p99.points.push_back({double(p.size_bytes), *p.lat_p99_us});
+      if (p.lat_cv) {
+        cv_sum += *p.lat_cv;
+        ++cv_n;
+      }
+    }
+    if (cv_n) c.title += " (mean CV " + Fixed(cv_sum / cv_n) + ")";
+    c.series.push_back(std::move(p50));
+    if (!p99.points.empty()) c.series.push_back(std::move(p99));
+    h << RenderSvg(c);
+  }
+  h << "</div>";
+}
+
+void Ports(std::ostringstream& h, const InputIndex& input) {
+  static const std::set<std::string> kErrors = {
+      "symbol_error",       "link_error_recovery", "link_downed",       "port_rcv_errors",
+      "port_xmit_discards", "hw:out_of_sequence",  "hw:packet_seq_err", "hw:local_ack_timeout_err"};
+  struct Row {
+    std::string state;
+    std::optional<double> rate;
+    int64_t errors = 0;
+    double xmit_wait = 0, cnp = 0, pause = 0;
+    bool saturated = false;
+  };
+  std::map<std::string, Row> rows;
+  for (const RunView* run : input.judged()) {
+    for (const PortStateView& p : input.PortStates(run->id)) {
+      Row& r = rows[p.host + " " + p.device + "/" + std::to_string(p.port)];
+      r.state = p.state.value_or("?");
+      r.rate = p.rate_gbps;
+    }
+    for (const PortDeltaView& d : input.PortDeltas(run->id)) {
+      Row& r = rows[d.host + " " + d.device + "/" + std::to_string(d.port)];
+      r.saturated |= d.saturated;
+      if (kErrors.contains(d.counter) && d.delta) r.errors += *d.delta;
+      const double rate = d.per_second.value_or(0);
+      if (d.counter == "port_xmit_wait") r.xmit_wait = std::max(r.xmit_wait, rate);
+      if (d.counter == "hw:np_cnp_sent" || d.counter == "hw:rp_cnp_handled") r.cnp += rate;
+      if (d.counter.rfind("ethtool:", 0) == 0 && d.counter.find("pause") != std::string::npos) {
+        r.pause += rate;
+      }
+    }
+  }
+  h << "<h2>Port health in the judged runs' windows</h2>";
+  if (rows.empty()) {
+    h << "<p>No port counters were bracketed with these runs.</p>";
+    return;
+  }
+  std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    auto badness = [](const Row& r) {
+      return (r.state != "ACTIVE" && !r.state.empty() ? 1e18 : 0) + double(r.errors) +
+             (r.saturated ? 1e9 : 0) + r.xmit_wait / 1e3 + r.cnp + r.pause;
+    };
+    return badness(a.second) > badness(b.second);
+  });
+  h << "<table class=\"ports\"><tr><th>host port</th><th>state</th><th>rate (Gb/s)</th>"
+       "<th>errors</th><th>xmit_wait/s</th><th>CNP/s</th><th>PFC pause/s</th></tr>";
+  for (size_t i = 0; i < sorted.size() && i < kMaxRows; ++i) {
+    const auto& [name, r] = sorted[i];
+    const bool bad_state = !r.state.empty() && r.state != "ACTIVE";
+    h << "<tr><td>" << E(name) << "</td><td" << (bad_state ? " class=\"bad\"" : "") << ">"
+      << E(r.state) << "</td><td class=\"num\">" << OptNum(r.rate) << "</td><td class=\"num"
+      << (r.errors || r.saturated ? " bad" : "") << "\">" << r.errors
+      << (r.saturated ? " (saturated)" : "") << "</td><td class=\"num\">" << Fixed(r.xmit_wait, 0)
+      << "</td><td class=\"num\">" << Fixed(r.cnp, 0) << "</td><td class=\"num\">"
+      << Fixed(r.pause, 0) << "</td></tr>";
+  }
+  h << "</table>";
+  if (sorted.size() > kMaxRows) {
+    h << "<p class=\"more\">" << sorted.size() - kMaxRows << " more ports, all quieter</p>";
+  }
+}
+
+}  // namespace
+
+std::string RenderHtmlReport(const InputIndex& input, const AnalysisResult& result) {
+  std::ostringstream h;
+  h << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>fabtrack: "
+    << E(result.cluster) << "</title><style>" << kStyle << "</style></head><body>";
+  Header(h, input, result);
+  Findings(h, result);
+  const std::vector<const RunView*> tonight = NewestJudged(input);
+  BusbwCurves(h, input, tonight);
+  Trends(h, input, tonight, ChangePoints(input, result));
+  Scaling(h, input, tonight);
+  Latency(h, input, tonight);
+  Ports(h, input);
+  h << "<p class=\"sub\">fabtrack analyze --format html; busbw as nccl-tests defines it "
+       "(algbw·2(n−1)/n), GB/s = 10<sup>9</sup> bytes/s.</p></body></html>\n";
+  return h.str();
+}
+
+}  // namespace fabtrack::analyzer

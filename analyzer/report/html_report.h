@@ -1,0 +1,17 @@
+// `fabtrack analyze --format html`: one self-contained page (inline CSS and
+// SVG, no script, nothing fetched) for the morning check: the findings with
+// their evidence, tonight's busbw curve against the history band per node
+// count, each series' trend with its change points, the scaling-efficiency
+// curve, latency percentiles, and a port health table. Pure.
+#pragma once
+
+#include <string>
+
+#include "analyzer/analyze.h"
+#include "analyzer/input_index.h"
+
+namespace fabtrack::analyzer {
+
+std::string RenderHtmlReport(const InputIndex& input, const AnalysisResult& result);
+
+}  // namespace fabtrack::analyzer

@@ -1,0 +1,123 @@
+// The HTML report: self-contained, escaped, every section drawn from data.
+// With FABTRACK_REPORT_OUT set, ScenarioReport also writes the page there for
+// html_report_render_test.sh (headless Chromium).
+#include "analyzer/report/html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+
+#include "analyzer/report/svg_chart.h"
+#include "tests/analyzer/input_builder.h"
+#include "tests/analyzer/scenario.h"
+
+namespace fabtrack::analyzer {
+namespace {
+
+using testing::Fault;
+using testing::MakeScenario;
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// 35 nights of 1..16 nodes, busbw 15% down at 8 nodes from night 30, port
+// errors on one host; the last night judged.
+std::string ScenarioHtml() {
+  auto s = MakeScenario({.fault = Fault::kBusbwDrop, .magnitude = 0.15, .nights = 34});
+  AnalysisInput input = s.input;
+  input.judge_from = testing::kFirstNight + 33 * testing::kDay - 3600;
+  for (const RunView& r : input.runs) {
+    if (r.nodes == 8 && input.Judged(r)) {
+      input.port_deltas.push_back({r.id, "node03", "mlx5_2", 1, "symbol_error", 4242, 14.1, false});
+      input.port_states.push_back(
+          {r.id, r.started_at + 300, "node03", "mlx5_2", 1, "InfiniBand", "ACTIVE", "LinkUp", 200});
+    }
+  }
+  InputIndex index(std::move(input));
+  return RenderHtmlReport(index, Analyze(index, AnalyzerConfig{}));
+}
+
+TEST(HtmlReport, ScenarioReport) {
+  const std::string html = ScenarioHtml();
+  if (const char* out = std::getenv("FABTRACK_REPORT_OUT")) std::ofstream(out) << html;
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  // Self-contained: nothing to fetch (the SVG namespace is a name, not a fetch).
+  std::string without_ns = std::regex_replace(html, std::regex("xmlns=\"[^\"]*\""), "");
+  EXPECT_EQ(without_ns.find("http"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  for (const char* section : {"Findings", "Bus bandwidth by message size",
+                              "Trend:", "Scaling efficiency", "Latency: p50", "Port health"}) {
+    EXPECT_NE(html.find(section), std::string::npos) << section;
+  }
+  EXPECT_NE(html.find("busbw_regression"), std::string::npos);
+  EXPECT_NE(html.find("port_errors"), std::string::npos);
+  EXPECT_NE(html.find("badge warning"), std::string::npos);
+  // One busbw curve, one trend and one latency chart per node count, one
+  // scaling chart; tonight's line and the history band in the curves.
+  EXPECT_GE(Count(html, "<svg"), 3 * 5 + 1u);
+  EXPECT_GE(Count(html, "class=\"band\""), 4u);
+  EXPECT_NE(html.find("tonight (run"), std::string::npos);
+  EXPECT_NE(html.find("node03 mlx5_2/1"), std::string::npos);
+  EXPECT_NE(html.find(">4242<"), std::string::npos);
+}
+
+TEST(HtmlReport, ChangePointIsMarkedOnTheTrend) {
+  testing::InputBuilder b;
+  for (int night = 0; night < 3; ++night) {
+    RunView& r = b.AddRun(night, 2);
+    b.AddResult(r, int64_t{1} << 30, 5000, night == 2 ? 150 : 200);
+  }
+  b.JudgeFrom(2);
+  InputIndex index(b.Build());
+  AnalysisResult result;
+  result.cluster = "c";
+  Finding f;
+  f.kind = "busbw_regression";
+  f.subject = SeriesName(index.runs()[1]);
+  f.evidence = {{"change_point", {{"run_id", index.runs()[2].id}, {"p_value", 0.001}}}};
+  result.findings.push_back(f);
+  const std::string html = RenderHtmlReport(index, result);
+  EXPECT_EQ(Count(html, "class=\"marker\""), 1u);
+  EXPECT_NE(html.find("change " + index.runs()[2].started_at_iso.substr(5, 5)), std::string::npos);
+}
+
+TEST(HtmlReport, HostileNamesAreEscaped) {
+  testing::InputBuilder b;
+  b.input().cluster.name = "<b>c</b>";
+  RunView& run = b.AddRun(0, 2);
+  run.hosts = {"<script>alert(1)</script>"};
+  b.AddResult(run, 1024, 10, 0.1);
+  b.AddPortDelta(run, "<script>alert(1)</script>", "mlx5_0", "symbol_error", 99);
+  InputIndex index(b.Build());
+  AnalysisResult result = Analyze(index, AnalyzerConfig{});
+  ASSERT_FALSE(result.findings.empty());
+  const std::string html = RenderHtmlReport(index, result);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<b>c</b>"), std::string::npos);
+}
+
+TEST(SvgChart, AxesSeriesBandAndMarker) {
+  LineChart c;
+  c.title = "t";
+  c.log2_x = true;
+  c.x_is_bytes = true;
+  c.series.push_back({"s", "#123456", {{1024, 1}, {1 << 20, 3}}, false});
+  c.bands.push_back({"b", "#654321", {1024, 1 << 20}, {0.5, 2}, {1.5, 4}});
+  c.markers.push_back({1 << 15, "m"});
+  const std::string svg = RenderSvg(c);
+  EXPECT_NE(svg.find("stroke=\"#123456\""), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"#654321\""), std::string::npos);
+  EXPECT_NE(svg.find("1 KiB"), std::string::npos);
+  EXPECT_NE(svg.find("1 MiB"), std::string::npos);
+  EXPECT_EQ(Count(svg, "class=\"marker\""), 1u);
+  EXPECT_NE(RenderSvg(LineChart{.title = "empty"}).find("no data"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabtrack::analyzer

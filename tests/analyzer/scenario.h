@@ -1,0 +1,60 @@
+// Labelled scenarios for measuring detection quality: a cluster's nightly
+// sweeps with realistic noise, and optionally one fault of a known kind
+// injected from a known night at a known node count. Used by the detection
+// quality test and by bench/analyzer/detection_quality (BENCHMARKS.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/model.h"
+
+namespace fabtrack::analyzer::testing {
+
+enum class Fault {
+  kNone,
+  kBusbwDrop,        // large-message busbw falls by `magnitude`
+  kLatencyRise,      // small-message latency rises by `magnitude`
+  kSocketFallback,   // one host's ranks go NET/Socket
+  kGdrdmaLost,       // one host's NET/IB channels lose GDRDMA
+  kSharedNic,        // one host's ranks pile on one NIC
+  kScalingCollapse,  // busbw at the largest node count only falls by `magnitude`
+  kJitter,           // per-iteration CV and p99/p50 rise at small sizes
+  kPortErrors,       // one port counts symbol errors and link recoveries
+};
+
+struct ScenarioSpec {
+  Fault fault = Fault::kNone;
+  double magnitude = 0.1;  // relative change for busbw/latency/scaling faults
+  int nights = 45;
+  int fault_night = 30;  // first faulty night
+  int fault_nodes = 8;   // node count whose runs carry the fault
+  uint64_t seed = 1;
+  double busbw_noise = 0.01;    // night-to-night σ of busbw (relative)
+  double latency_noise = 0.02;  // night-to-night σ of small-message latency
+};
+
+struct Scenario {
+  AnalysisInput input;  // every night, judge_from unset
+  ScenarioSpec spec;
+  std::vector<std::string> expected_kinds;  // detectors that should flag the fault
+  std::string fault_host;                   // the host a host-level fault is on
+};
+
+Scenario MakeScenario(const ScenarioSpec& spec);
+const char* FaultName(Fault fault);
+// Node counts of every night's sweep.
+const std::vector<int>& ScenarioNodeCounts();
+
+// Replays the scenario night by night (each night judged against all before
+// it) and scores the warning-or-worse findings.
+struct Score {
+  int run_nights = 0;       // runs judged
+  int false_alarms = 0;     // findings not explained by the injected fault
+  int detected_night = -1;  // first night the fault was flagged (-1: never)
+  std::vector<std::string> false_alarm_examples;
+};
+Score Evaluate(const Scenario& scenario, int first_judged_night = 10);
+
+}  // namespace fabtrack::analyzer::testing
