@@ -219,7 +219,9 @@ bool IsRunFile(const nlohmann::json& document) {
          document["format"] == kRunFileFormat;
 }
 
-std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& doc, std::string* error) {
+namespace {
+
+std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* error) {
   Reader r(error);
   int version = 0;
   r.Req(doc, "version", &version);
@@ -388,6 +390,19 @@ std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& doc, std::strin
   }
   if (!r.ok()) return std::nullopt;
   return run;
+}
+
+}  // namespace
+
+std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& doc, std::string* error) {
+  // The field readers check types; this catches what slips past them (a
+  // number where value() expects text), found by fuzzing.
+  try {
+    return ReadRunRecord(doc, error);
+  } catch (const nlohmann::json::exception& e) {
+    *error = std::string("malformed result file: ") + e.what();
+    return std::nullopt;
+  }
 }
 
 }  // namespace fabtrack
