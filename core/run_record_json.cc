@@ -1,5 +1,7 @@
 #include "core/run_record_json.h"
 
+#include <limits>
+
 #include "core/json_optional.h"
 
 namespace fabtrack {
@@ -14,6 +16,22 @@ json MeasurementJson(const std::optional<Measurement>& m) {
           {"busbw", OptionalJson(m->busbw_gbps)},
           {"wrong", OptionalJson(m->wrong)},
           {"max_error", OptionalJson(m->max_error)}};
+}
+
+// Whether a JSON integer fits T (converting one that does not is undefined
+// behaviour for floats and wraps for integers).
+template <typename T>
+bool IntegerFits(const json& v) {
+  if (v.is_number_unsigned()) {
+    return v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+  }
+  const int64_t x = v.get<int64_t>();
+  if constexpr (std::is_unsigned_v<T>) {
+    return x >= 0;
+  } else {
+    return x >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+           x <= static_cast<int64_t>(std::numeric_limits<T>::max());
+  }
 }
 
 // Reading: every accessor checks the type and names the field on mismatch.
@@ -46,6 +64,11 @@ class Reader {
     try {
       if constexpr (std::is_same_v<T, bool>) {
         if (!v.is_boolean()) return Fail(key, "expected true/false");
+      } else if constexpr (std::is_integral_v<T>) {
+        // A float or an out-of-range integer converted to T is undefined
+        // behaviour (UBSan found it): check before converting.
+        if (!v.is_number_integer()) return Fail(key, "expected an integer");
+        if (!IntegerFits<T>(v)) return Fail(key, "integer out of range");
       } else if constexpr (std::is_arithmetic_v<T>) {
         if (!v.is_number()) return Fail(key, "expected a number");
       } else if constexpr (std::is_same_v<T, std::string>) {

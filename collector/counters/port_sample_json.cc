@@ -1,5 +1,9 @@
 #include "collector/counters/port_sample_json.h"
 
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
+
 #include "core/json_optional.h"
 
 namespace fabtrack {
@@ -43,7 +47,40 @@ template <typename T>
 std::optional<T> Field(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::nullopt;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // Converting a float or an out-of-range number to an integer is
+    // undefined behaviour (UBSan found it by fuzzing): refuse it.
+    if (!it->is_number_integer())
+      throw std::invalid_argument(std::string(key) + ": not an integer");
+    if (std::is_unsigned_v<T> && !it->is_number_unsigned() && it->get<int64_t>() < 0) {
+      throw std::invalid_argument(std::string(key) + ": negative");
+    }
+    if (!std::is_unsigned_v<T> && it->is_number_unsigned() &&
+        it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+      throw std::invalid_argument(std::string(key) + ": out of range");
+    }
+    if (!std::is_unsigned_v<T> && !it->is_number_unsigned() &&
+        (it->get<int64_t>() < std::numeric_limits<T>::min() ||
+         it->get<int64_t>() > std::numeric_limits<T>::max())) {
+      throw std::invalid_argument(std::string(key) + ": out of range");
+    }
+  }
   return it->get<T>();
+}
+
+// A map of counter name to a non-negative integer.
+std::map<std::string, uint64_t> Counters(const nlohmann::json& j, const char* key) {
+  std::map<std::string, uint64_t> out;
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return out;
+  if (!it->is_object()) throw std::invalid_argument(std::string(key) + ": not an object");
+  for (const auto& [name, value] : it->items()) {
+    if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<int64_t>() >= 0)) {
+      throw std::invalid_argument(std::string(key) + "." + name + ": not a counter value");
+    }
+    out[name] = value.get<uint64_t>();
+  }
+  return out;
 }
 
 }  // namespace
@@ -55,7 +92,8 @@ std::optional<HostPorts> HostPortsFromJson(const nlohmann::json& doc, std::strin
     for (const nlohmann::json& port : doc.at("ports")) {
       PortSample p;
       p.device = port.at("device").get<std::string>();
-      p.port = port.at("port").get<int>();
+      p.port = Field<int>(port, "port").value_or(-1);
+      if (p.port < 0) throw std::invalid_argument("port: missing or negative");
       p.link_layer = Field<std::string>(port, "link_layer");
       p.state = Field<std::string>(port, "state");
       p.state_code = Field<int>(port, "state_code");
@@ -68,9 +106,9 @@ std::optional<HostPorts> HostPortsFromJson(const nlohmann::json& doc, std::strin
       p.node_guid = Field<std::string>(port, "node_guid");
       p.fw_version = Field<std::string>(port, "fw_version");
       p.board_id = Field<std::string>(port, "board_id");
-      p.counters = port.value("counters", std::map<std::string, uint64_t>{});
-      p.hw_counters = port.value("hw_counters", std::map<std::string, uint64_t>{});
-      p.ethtool = port.value("ethtool", std::map<std::string, uint64_t>{});
+      p.counters = Counters(port, "counters");
+      p.hw_counters = Counters(port, "hw_counters");
+      p.ethtool = Counters(port, "ethtool");
       p.xmit_bytes = Field<uint64_t>(port, "xmit_bytes");
       p.rcv_bytes = Field<uint64_t>(port, "rcv_bytes");
       p.saturated = port.value("saturated", std::vector<std::string>{});
@@ -81,7 +119,7 @@ std::optional<HostPorts> HostPortsFromJson(const nlohmann::json& doc, std::strin
           {problem.at("path").get<std::string>(), problem.at("message").get<std::string>()});
     }
     return host;
-  } catch (const nlohmann::json::exception& e) {
+  } catch (const std::exception& e) {  // json type errors and the range checks above
     if (why) *why = e.what();
     return std::nullopt;
   }
