@@ -2,7 +2,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <iomanip>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "analyzer/detector.h"
@@ -16,6 +17,17 @@ std::string_view Trim(std::string_view s) {
   if (b == std::string_view::npos) return {};
   size_t e = s.find_last_not_of(ws);
   return s.substr(b, e - b + 1);
+}
+
+// The shortest decimal text that reads back as exactly `v` (0.05, not
+// 0.050000000000000003; 67108864, not 6.71089e+07).
+std::string ShortestText(double v) {
+  char buf[40];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
 }
 
 const DetectorInfo* FindDetector(std::string_view name) {
@@ -100,12 +112,11 @@ AnalyzerConfig ParseAnalyzerConfig(std::string_view text, const std::string& pat
 
 std::string DefaultConfigText() {
   std::ostringstream out;
-  out << std::setprecision(17);  // 64 MiB must read back as 67108864, not 6.71089e+07
   out << "# fabtrack analyzer settings (defaults). Copy, edit, pass with --config.\n";
   for (const DetectorInfo& d : Detectors()) {
     out << "\n# " << d.summary << "\n[" << d.name << "]\n# enabled = true\n";
     for (const Param& p : d.params) {
-      out << "# " << p.help << "\n" << p.key << " = " << p.default_value << "\n";
+      out << "# " << p.help << "\n" << p.key << " = " << ShortestText(p.default_value) << "\n";
     }
   }
   return out.str();
