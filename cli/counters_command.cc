@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <mutex>
 #include <pqxx/pqxx>
 #include <thread>
 
@@ -162,8 +163,16 @@ void RunServe(const ServeOptions& o) {
               << "\n";
     throw CommandExit{kExitUsage};
   }
-  auto collector =
-      std::make_shared<PortCollector>([sysfs = o.sysfs] { return ReadForScrape(sysfs); });
+  // Scrapes pread the counter files kept open by one sampler (prometheus-cpp
+  // may call Collect from several server threads: they take turns).
+  auto sampler = std::make_shared<SysfsPortSampler>(o.sysfs);
+  auto mutex = std::make_shared<std::mutex>();
+  auto collector = std::make_shared<PortCollector>([sampler, mutex, sysfs = o.sysfs] {
+    std::lock_guard<std::mutex> lock(*mutex);
+    HostPorts host = sampler->Sample();
+    if (sysfs == "/sys") AddFlowControl(&host);
+    return host;
+  });
   exposer->RegisterCollectable(collector);
   std::signal(SIGINT, RequestStop);
   std::signal(SIGTERM, RequestStop);
@@ -240,6 +249,7 @@ void RunWatch(const WatchOptions& o) {
       throw CommandExit{kExitDatabaseError};
     }
   };
+  SysfsPortSampler sampler(o.sysfs);  // file descriptors kept open between samples
   const auto start = std::chrono::steady_clock::now();
   auto next = start;
   for (int taken = 0; !stop_requested; ++taken) {
@@ -249,7 +259,7 @@ void RunWatch(const WatchOptions& o) {
             *o.duration) {
       break;
     }
-    HostPorts sample = ReadSysfsPorts(o.sysfs);
+    HostPorts sample = sampler.Sample();
     sample.host = host;
     if (taken == 0) {
       for (const PortProblem& p : sample.problems) {

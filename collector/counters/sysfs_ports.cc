@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -424,6 +425,176 @@ HostPorts ReadSysfsPorts(const std::string& sysfs_root) {
   std::sort(names.begin(), names.end(), NaturalLess);
   for (const std::string& name : names) ReadDevice(cls.fd(), class_path, name, &out);
   return out;
+}
+
+namespace {
+
+double MonotonicSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// pread of a small attribute, trailing whitespace trimmed; false on failure.
+bool PreadAttr(int fd, char* buf, size_t size, std::string_view* out) {
+  ssize_t n;
+  do {
+    n = ::pread(fd, buf, size - 1, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return false;
+  size_t len = static_cast<size_t>(n);
+  while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ')) --len;
+  *out = std::string_view(buf, len);
+  return true;
+}
+
+int OpenFile(const std::string& path) { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); }
+
+// Assigns only when different, so that an unchanged value never allocates.
+void SetIfChanged(std::optional<std::string>* field, std::string_view value) {
+  if (!*field || **field != value) *field = std::string(value);
+}
+
+}  // namespace
+
+SysfsPortSampler::SysfsPortSampler(std::string sysfs_root, double rediscover_after_s)
+    : root_(std::move(sysfs_root)), rediscover_after_s_(rediscover_after_s) {}
+
+SysfsPortSampler::~SysfsPortSampler() { CloseAll(); }
+
+void SysfsPortSampler::CloseAll() {
+  for (const CounterFd& c : counters_) ::close(c.fd);
+  for (const PortFds& p : ports_) {
+    for (int fd : {p.state, p.phys_state, p.rate}) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  counters_.clear();
+  ports_.clear();
+  fast_ = false;
+}
+
+void SysfsPortSampler::Discover() {
+  CloseAll();
+  host_ = ReadSysfsPorts(root_);
+  ++full_reads_;
+  discovered_at_ = MonotonicSeconds();
+  // Only a clean tree gets the fast path: problems and saturated counters
+  // need the full walk's judgement every time.
+  if (!host_.problems.empty()) return;
+  for (const PortSample& p : host_.ports) {
+    if (!p.saturated.empty()) return;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < host_.ports.size() && ok; ++i) {
+    PortSample& p = host_.ports[i];
+    const std::string dir =
+        root_ + "/class/infiniband/" + p.device + "/ports/" + std::to_string(p.port) + "/";
+    PortFds fds{i};
+    if (p.state) ok &= (fds.state = OpenFile(dir + "state")) >= 0;
+    if (p.phys_state) ok &= (fds.phys_state = OpenFile(dir + "phys_state")) >= 0;
+    if (p.rate_text) ok &= (fds.rate = OpenFile(dir + "rate")) >= 0;
+    ports_.push_back(fds);
+    for (auto& [key, value] : p.counters) {
+      // Where ReadSysfsPorts took the value from: counters_ext's 64-bit
+      // file when it exists, else counters/, else counters_ext/ by name.
+      int fd = -1;
+      for (const ExtName& x : kExtNames) {
+        if (key == x.key) fd = OpenFile(dir + "counters_ext/" + std::string(x.file));
+      }
+      if (fd < 0) fd = OpenFile(dir + "counters/" + key);
+      if (fd < 0) fd = OpenFile(dir + "counters_ext/" + key);
+      if (fd < 0) {
+        ok = false;
+        break;
+      }
+      uint64_t legacy_max = 0;
+      for (const LegacyCounter& c : kLegacyCounters) {
+        if (key == c.name) legacy_max = c.max;
+      }
+      counters_.push_back({fd, &value, legacy_max});
+    }
+    for (auto& [key, value] : p.hw_counters) {
+      int fd = OpenFile(dir + "hw_counters/" + key);
+      if (fd < 0) {
+        ok = false;
+        break;
+      }
+      counters_.push_back({fd, &value, 0});
+    }
+  }
+  if (!ok) {
+    CloseAll();
+    return;
+  }
+  fast_ = true;
+}
+
+bool SysfsPortSampler::FastSample() {
+  char buf[256];
+  std::string_view v;
+  for (const PortFds& fds : ports_) {
+    PortSample& p = host_.ports[fds.index];
+    if (fds.state >= 0) {
+      if (!PreadAttr(fds.state, buf, sizeof buf, &v)) return false;
+      std::optional<std::string> text;
+      std::optional<int> code;
+      size_t colon = v.find(':');
+      std::string_view name = colon == std::string_view::npos ? v : v.substr(colon + 1);
+      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+      int parsed = 0;
+      if (colon == std::string_view::npos ||
+          std::from_chars(v.data(), v.data() + colon, parsed).ec != std::errc() || name.empty()) {
+        return false;
+      }
+      p.state_code = parsed;
+      SetIfChanged(&p.state, name);
+    }
+    if (fds.phys_state >= 0) {
+      if (!PreadAttr(fds.phys_state, buf, sizeof buf, &v)) return false;
+      size_t colon = v.find(':');
+      std::string_view name = colon == std::string_view::npos ? v : v.substr(colon + 1);
+      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+      int parsed = 0;
+      if (colon == std::string_view::npos ||
+          std::from_chars(v.data(), v.data() + colon, parsed).ec != std::errc() || name.empty()) {
+        return false;
+      }
+      p.phys_state_code = parsed;
+      SetIfChanged(&p.phys_state, name);
+    }
+    if (fds.rate >= 0) {
+      if (!PreadAttr(fds.rate, buf, sizeof buf, &v) || v.empty()) return false;
+      if (!p.rate_text || *p.rate_text != v) {
+        p.rate_text = std::string(v);
+        p.rate_gbps = ParseRateGbps(v);
+      }
+    }
+  }
+  for (const CounterFd& c : counters_) {
+    if (!PreadAttr(c.fd, buf, sizeof buf, &v)) return false;
+    std::optional<uint64_t> value = ParseU64(v);
+    // Absent now ("N/A"), or a legacy counter at its maximum: the full walk
+    // decides what that means.
+    if (!value || (c.legacy_max != 0 && *value == c.legacy_max)) return false;
+    *c.value = *value;
+  }
+  for (PortSample& p : host_.ports) {
+    auto bytes = [&](const char* name) -> std::optional<uint64_t> {
+      auto it = p.counters.find(name);
+      if (it == p.counters.end() || it->second > std::numeric_limits<uint64_t>::max() / 4) {
+        return std::nullopt;
+      }
+      return it->second * 4;
+    };
+    p.xmit_bytes = bytes("port_xmit_data");
+    p.rcv_bytes = bytes("port_rcv_data");
+  }
+  return true;
+}
+
+const HostPorts& SysfsPortSampler::Sample() {
+  const bool stale = MonotonicSeconds() - discovered_at_ >= rediscover_after_s_;
+  if (!fast_ || stale || !FastSample()) Discover();
+  return host_;
 }
 
 }  // namespace fabtrack

@@ -22,4 +22,47 @@ namespace fabtrack {
 // `host` is left empty: the caller fills it.
 HostPorts ReadSysfsPorts(const std::string& sysfs_root);
 
+// ReadSysfsPorts for repeated sampling (the exporter's scrapes, `counters
+// watch`): the first sample walks the tree and keeps a file descriptor open
+// for every counter, state and rate file; later samples pread(2) them into
+// the kept HostPorts in place — one syscall per value, no directory walk, no
+// heap allocation. Any surprise — a read failing, a value no longer a number
+// ("N/A"), a legacy counter at its maximum (saturation), a tree that had
+// problems — and every `rediscover_after_s` seconds (new devices), the sample
+// is a full ReadSysfsPorts again, so the result always equals it.
+class SysfsPortSampler {
+ public:
+  explicit SysfsPortSampler(std::string sysfs_root, double rediscover_after_s = 60);
+  ~SysfsPortSampler();
+  SysfsPortSampler(const SysfsPortSampler&) = delete;
+  SysfsPortSampler& operator=(const SysfsPortSampler&) = delete;
+
+  const HostPorts& Sample();
+  // Samples that walked the whole tree (tests, diagnostics).
+  size_t full_reads() const { return full_reads_; }
+
+ private:
+  struct CounterFd {
+    int fd;
+    uint64_t* value;      // a node of the kept HostPorts' maps (stable)
+    uint64_t legacy_max;  // 0: not a saturating legacy counter
+  };
+  struct PortFds {
+    size_t index;  // into host_.ports
+    int state = -1, phys_state = -1, rate = -1;
+  };
+  void Discover();
+  bool FastSample();
+  void CloseAll();
+
+  std::string root_;
+  double rediscover_after_s_;
+  double discovered_at_ = 0;
+  bool fast_ = false;
+  size_t full_reads_ = 0;
+  HostPorts host_;
+  std::vector<CounterFd> counters_;
+  std::vector<PortFds> ports_;
+};
+
 }  // namespace fabtrack
