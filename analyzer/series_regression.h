@@ -1,0 +1,92 @@
+// What busbw_regression and latency_regression share: each judges every
+// benchmark series (InputIndex::series()) over one band of message sizes, so
+// that one run is one test rather than thirty.
+//
+// Band metric. For one run, the median over the band's sizes of (value / that
+// size's baseline median): sizes of different magnitudes combine, a size the
+// run lacks is skipped, and one odd size does not move it. busbw uses the
+// large-message band (sizes >= min_size_bytes; a run with none uses its
+// largest 25% of sizes), latency the small one (0 < size <= max_size_bytes;
+// else the smallest 25%).
+//
+// Every run of a judged series gets a robust verdict, oldest first (history
+// runs too, so that nightly and full analyses agree):
+//  (a) against the last `baseline_runs` runs before it (at least
+//      `min_history`): per-size medians of that window; the window's band
+//      values give a median and a scale, the scaled MAD floored at
+//      `noise_floor` of the median and at the night-to-night noise of the
+//      last `noise_runs` runs (median absolute successive difference: a short
+//      window's MAD is too noisy a scale and makes z heavy-tailed).
+//      - one run: worse by >= min_magnitude with robust z >= z_threshold;
+//      - two runs: tonight and the run before both worse by >= min_magnitude
+//        with z >= confirm_z against the window before both;
+//      - held: the run before was flagged and tonight is still z >= hold_z.
+//      A drop seen on one run only is reported as info until the next run
+//      confirms it (confirm_runs = 2): a one-night outlier raises no alarm,
+//      a lasting drop is a warning on its second night.
+//  (b) change points: E-divisive (stats/e_divisive.h) over the series' band
+//      values up to and including the judged run, each run normalised by the
+//      median of that size's first `baseline_runs` numbers (the same reference
+//      for the whole history). A change point with p <= max_pvalue and
+//      magnitude >= min_magnitude that made things worse keeps the finding
+//      open while the level holds (the median of the newest three runs at
+//      least 40% and the mean since the newest change point a third of the
+//      way from the level before it to the level after it, tonight no better
+//      than before: a fix releases it within two nights), provided the
+//      robust check confirmed the drop near it, or the shift is
+//      unseen_change_z times the night-to-night noise after an established
+//      level; a shift under change_noise_z times the noise keeps nothing open.
+//      "What changed" compares the run at the change point with the one
+//      before: NCCL version, hosts, network, transports, GDRDMA.
+// Improvements pass the same tests in the other direction and are info, never
+// regressions; coming back to an earlier level (a fault fixed) is no
+// improvement: tonight, the newest three runs and the level since the change
+// point must also beat by min_magnitude the best level (median of
+// baseline_runs runs) the series held before.
+//
+// Cost: per series O(runs x band sizes x baseline_runs) for the robust
+// verdicts and O(runs^2) per distinct change point start for E-divisive over
+// every judged prefix (stats::PrefixEDivisive), whether one night or the whole
+// history is judged.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/config.h"
+#include "analyzer/finding.h"
+#include "analyzer/input_index.h"
+
+namespace fabtrack::analyzer {
+
+struct SeriesRegressionSpec {
+  enum class Band {
+    kLargest,   // sizes >= the band bound (busbw)
+    kSmallest,  // 0 < sizes <= the band bound (latency)
+  };
+  std::string kind;          // "busbw_regression"
+  std::string metric_label;  // "busbw", used in messages
+  std::string metric_field;  // "busbw_gbps", named in evidence
+  std::string unit;          // "GB/s"
+  std::optional<double> ResultPoint::*metric = nullptr;
+  bool higher_is_better = true;
+  Band band = Band::kLargest;
+  std::string band_key;  // the setting holding the band bound: "min_size_bytes"
+
+  // Defaults of the settings that differ by metric (SeriesRegressionParams).
+  double band_bytes = 0;
+  double min_magnitude = 0.05;
+  double z_threshold = 4;
+  double confirm_z = 2;
+  double noise_floor = 0.01;
+};
+
+// The settings a series regression detector declares, with `spec`'s defaults.
+std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec);
+
+// Judges every judged run of every series; at most one finding per run.
+void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& settings,
+                             const SeriesRegressionSpec& spec, std::vector<Finding>* findings);
+
+}  // namespace fabtrack::analyzer
