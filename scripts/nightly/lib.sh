@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Shared by fabtrack-nightly.sbatch and fabtrack-nightly-cron.sh: reading the
+# config (strictly: unknown keys and malformed lines are errors naming
+# file:line) and the night itself (sweep, then analyze, exit with the
+# analyzer's status).
+# Exit codes: the analyzer's (0 ok, 1 warning, 2 critical, 3 could not
+# analyze); 3 also for a bad config or a sweep that failed (after analyzing
+# what was stored).
+
+NIGHTLY_KEYS=(CLUSTER NODE_COUNTS RANKS_PER_NODE BACKEND MIN_BYTES MAX_BYTES STEP_FACTOR ITERS WARMUP
+  EXTRA_HARNESS_FLAGS DB OUTPUT_DIR REPORT_DIR TEXTFILE PORTS SYSFS ANALYZE_CONFIG FABTRACK LAUNCHER
+  HOSTFILE LOG_DIR LOG_KEEP_DAYS)
+
+nightly_die() {
+  echo "fabtrack-nightly: $*" >&2
+  exit 3
+}
+
+# nightly_load_config FILE: sets the NIGHTLY_* variables (defaults first).
+nightly_load_config() {
+  local file=$1 line n=0 key value k known
+  [[ -r $file ]] || nightly_die "cannot read config $file"
+  NIGHTLY_NODE_COUNTS=1-2 NIGHTLY_RANKS_PER_NODE=1 NIGHTLY_BACKEND=mpi NIGHTLY_MIN_BYTES=8
+  NIGHTLY_MAX_BYTES=128M NIGHTLY_STEP_FACTOR=2 NIGHTLY_ITERS=20 NIGHTLY_WARMUP=5
+  NIGHTLY_EXTRA_HARNESS_FLAGS= NIGHTLY_DB= NIGHTLY_OUTPUT_DIR=/tmp/fabtrack-nightly
+  NIGHTLY_REPORT_DIR=/tmp/fabtrack-nightly NIGHTLY_TEXTFILE= NIGHTLY_PORTS=auto NIGHTLY_SYSFS=/sys
+  NIGHTLY_ANALYZE_CONFIG= NIGHTLY_FABTRACK=fabtrack NIGHTLY_LAUNCHER=hostfile NIGHTLY_HOSTFILE=
+  NIGHTLY_LOG_DIR=/var/log/fabtrack NIGHTLY_LOG_KEEP_DAYS=14 NIGHTLY_CLUSTER=
+  while IFS= read -r line || [[ -n $line ]]; do
+    n=$((n + 1))
+    line=${line%%#*}
+    [[ $line =~ ^[[:space:]]*$ ]] && continue
+    [[ $line =~ ^[[:space:]]*([A-Z_]+)=(.*)$ ]] || nightly_die "$file:$n: expected KEY=VALUE"
+    key=${BASH_REMATCH[1]}
+    value=${BASH_REMATCH[2]}
+    value=${value%"${value##*[![:space:]]}"}
+    known=0
+    for k in "${NIGHTLY_KEYS[@]}"; do [[ $k == "$key" ]] && known=1; done
+    ((known)) || nightly_die "$file:$n: unknown setting $key"
+    printf -v "NIGHTLY_$key" '%s' "$value"
+  done <"$file"
+  [[ -n $NIGHTLY_CLUSTER ]] || nightly_die "$file: CLUSTER is required"
+  [[ $NIGHTLY_RANKS_PER_NODE =~ ^[1-9][0-9]*$ ]] || nightly_die "$file: RANKS_PER_NODE must be a positive integer"
+  [[ $NIGHTLY_ITERS =~ ^[1-9][0-9]*$ && $NIGHTLY_WARMUP =~ ^[0-9]+$ ]] ||
+    nightly_die "$file: ITERS and WARMUP must be integers"
+  [[ $NIGHTLY_BACKEND == nccl || $NIGHTLY_BACKEND == mpi ]] || nightly_die "$file: BACKEND must be nccl or mpi"
+  if [[ $NIGHTLY_DB == *password=* ]]; then
+    nightly_die "$file: DB carries a password; use ~/.pgpass or PGPASSFILE instead"
+  fi
+}
+
+# nightly_run LAUNCHER_FLAGS...: the sweep with the given launcher flags
+# (--slurm, --hostfile F, --mpirun "...", or none for local ranks), then the
+# analysis. Returns the night's exit status.
+nightly_run() {
+  local fab=$NIGHTLY_FABTRACK db=() sweep_status=0 status=0 night
+  [[ -n $NIGHTLY_DB ]] && db=(--db "$NIGHTLY_DB")
+  night=$(date -u +%Y-%m-%d)
+  local since
+  since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  mkdir -p "$NIGHTLY_OUTPUT_DIR" "$NIGHTLY_REPORT_DIR"
+  echo "fabtrack-nightly: $NIGHTLY_CLUSTER, node counts $NIGHTLY_NODE_COUNTS x $NIGHTLY_RANKS_PER_NODE, backend $NIGHTLY_BACKEND"
+  # shellcheck disable=SC2086  # EXTRA_HARNESS_FLAGS is a list of flags
+  "$fab" sweep "${db[@]}" --cluster "$NIGHTLY_CLUSTER" --nodes "$NIGHTLY_NODE_COUNTS" \
+    --ranks-per-node "$NIGHTLY_RANKS_PER_NODE" --output-dir "$NIGHTLY_OUTPUT_DIR" \
+    --ports "$NIGHTLY_PORTS" --sysfs "$NIGHTLY_SYSFS" "$@" -- \
+    --backend "$NIGHTLY_BACKEND" -b "$NIGHTLY_MIN_BYTES" -e "$NIGHTLY_MAX_BYTES" \
+    -f "$NIGHTLY_STEP_FACTOR" -n "$NIGHTLY_ITERS" -w "$NIGHTLY_WARMUP" $NIGHTLY_EXTRA_HARNESS_FLAGS ||
+    sweep_status=$?
+  ((sweep_status == 0)) || echo "fabtrack-nightly: sweep exited $sweep_status; analyzing what was stored"
+  local analyze=("$fab" analyze "${db[@]}" --cluster "$NIGHTLY_CLUSTER" --since "$since")
+  [[ -n $NIGHTLY_ANALYZE_CONFIG ]] && analyze+=(--config "$NIGHTLY_ANALYZE_CONFIG")
+  local textfile=()
+  [[ -n $NIGHTLY_TEXTFILE ]] && textfile=(--textfile "$NIGHTLY_TEXTFILE")
+  "${analyze[@]}" "${textfile[@]}" || status=$?
+  "${analyze[@]}" --no-store --format html --out "$NIGHTLY_REPORT_DIR/$NIGHTLY_CLUSTER-$night.html" ||
+    true
+  echo "fabtrack-nightly: analysis exit $status; report $NIGHTLY_REPORT_DIR/$NIGHTLY_CLUSTER-$night.html"
+  if ((sweep_status != 0 && status < 3)); then status=3; fi
+  return "$status"
+}
