@@ -535,8 +535,6 @@ bool SysfsPortSampler::FastSample() {
     PortSample& p = host_.ports[fds.index];
     if (fds.state >= 0) {
       if (!PreadAttr(fds.state, buf, sizeof buf, &v)) return false;
-      std::optional<std::string> text;
-      std::optional<int> code;
       size_t colon = v.find(':');
       std::string_view name = colon == std::string_view::npos ? v : v.substr(colon + 1);
       while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
