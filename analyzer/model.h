@@ -35,6 +35,10 @@ struct RunView {
   std::optional<std::string> sweep_id;
   std::optional<std::string> link_straggler_host;
   std::string status;  // "complete" | "partial" | "failed"
+  // More ranks than CPUs on one physical machine (harness runs only): its
+  // small-message latency measures the scheduler, so latency is not judged.
+  bool oversubscribed = false;
+  std::optional<int> max_ranks_per_machine, cpus_per_machine;
 };
 
 // One size of one run (out-of-place figures, the ones nccl-tests users quote).

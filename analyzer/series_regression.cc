@@ -767,7 +767,15 @@ void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& se
   const Settings s = ReadSettings(settings, spec);
   for (const auto& [name, runs] : input.series()) {
     if (runs.empty() || !input.Judged(*runs.back())) continue;  // judged runs are the newest
-    JudgeSeries(input, runs, s, spec, findings);
+    if (!spec.skip_oversubscribed) {
+      JudgeSeries(input, runs, s, spec, findings);
+      continue;
+    }
+    std::vector<const RunView*> kept;
+    for (const RunView* run : runs) {
+      if (!run->oversubscribed) kept.push_back(run);
+    }
+    if (!kept.empty() && input.Judged(*kept.back())) JudgeSeries(input, kept, s, spec, findings);
   }
 }
 

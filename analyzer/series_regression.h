@@ -73,6 +73,9 @@ struct SeriesRegressionSpec {
   bool higher_is_better = true;
   Band band = Band::kLargest;
   std::string band_key;  // the setting holding the band bound: "min_size_bytes"
+  // Leave out runs with more ranks than CPUs on a machine (RunView::oversubscribed):
+  // their small-message latency is the scheduler's.
+  bool skip_oversubscribed = false;
 
   // Defaults of the settings that differ by metric (SeriesRegressionParams).
   double band_bytes = 0;

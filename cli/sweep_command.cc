@@ -143,13 +143,6 @@ std::vector<HostPorts> SampleNodes(const sweep::SweepSpec& spec, const sweep::Pl
   return hosts;
 }
 
-const HostPorts* FindHost(const std::vector<HostPorts>& hosts, const std::string& name) {
-  for (const HostPorts& h : hosts) {
-    if (h.host == name) return &h;
-  }
-  return nullptr;
-}
-
 std::string NewSweepId() {
   auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};

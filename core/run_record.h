@@ -98,6 +98,9 @@ struct RunRecord {
   std::vector<LinkProbeResult> link_probes;
   // The node whose link is slow per the probe (needs 3+ nodes to tell).
   std::optional<std::string> link_straggler_host;
+  // Physical machines under the ranks (by kernel boot id; see
+  // harness/machine_placement.h), the most crowded one's ranks and its CPUs.
+  std::optional<int> machines, max_ranks_per_machine, cpus_per_machine;
 };
 
 }  // namespace fabtrack

@@ -223,6 +223,9 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
             {"oob_ok", OptionalJson(run.oob_ok)},
             {"oob_count", OptionalJson(run.oob_count)},
             {"link_straggler_host", OptionalJson(run.link_straggler_host)},
+            {"machines", OptionalJson(run.machines)},
+            {"max_ranks_per_machine", OptionalJson(run.max_ranks_per_machine)},
+            {"cpus_per_machine", OptionalJson(run.cpus_per_machine)},
             {"content_hash", run.content_hash},
             {"table_index", run.table_index},
             {"source_file", OptionalJson(run.source_file)},
@@ -284,6 +287,9 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
   r.Opt(j, "oob_ok", &run.oob_ok);
   r.Opt(j, "oob_count", &run.oob_count);
   r.Opt(j, "link_straggler_host", &run.link_straggler_host);
+  r.Opt(j, "machines", &run.machines);
+  r.Opt(j, "max_ranks_per_machine", &run.max_ranks_per_machine);
+  r.Opt(j, "cpus_per_machine", &run.cpus_per_machine);
   r.Req(j, "content_hash", &run.content_hash);
   r.Opt(j, "source_file", &run.source_file);
   r.Opt(j, "nccl_tests_version", &run.nccl_tests_version);

@@ -90,6 +90,13 @@ Commands:
   load NODE [--prefix NAME] [--cpus N] [--seconds S]
         Start N (default 1) CPU burners in NODE for S seconds (default 30, max 3600).
         They stop by themselves; destroy stops them too.
+  cpulimit NODE PERCENT [--prefix NAME] [--period-us P]
+        Give NODE's MPI processes (orted and its ranks, started after this) only
+        PERCENT of one CPU per period (cgroup CPU quota, P default 5000 us; the kernel wants a quota of at least 1000 us): the
+        node is throttled for the rest of every period, as a node whose CPUs
+        are taken by other work, or a container at its CPU limit. Not node 1
+        (mpirun runs there). destroy removes the cgroup; so does
+  uncpulimit NODE [--prefix NAME]
 
 NAME: 1-10 characters [a-z0-9], default "ft". NODE: 1..K or NAME-nodeI.
 EOF
@@ -286,6 +293,11 @@ done
 host=$1
 shift
 [ -e "/run/netns/$host" ] || { echo "rsh-agent: no network namespace '$host'" >&2; exit 255; }
+# A CPU-limited node (netns-fabric.sh cpulimit): its processes join the cgroup.
+limit="$(dirname "$0")/cgroup/$host"
+if [ -f "$limit" ]; then
+  echo $$ >"$(cat "$limit")" || { echo "rsh-agent: cannot join $(cat "$limit")" >&2; exit 255; }
+fi
 exec ip netns exec "$host" unshare --uts sh -c "hostname '$host'; exec $*"
 AGENT
   chmod 0755 "$1"
@@ -321,6 +333,13 @@ destroy_all() {
       kill -KILL $pids 2>/dev/null || true
     fi
   done
+  # CPU limits: their processes are gone by now, so the cgroups can go.
+  if [[ -d $sd/cgroup ]]; then
+    for f in "$sd"/cgroup/*; do
+      [[ -e $f ]] || continue
+      remove_cpulimit "$(basename "$f")"
+    done
+  fi
   # Links in the root namespace (deleting one veth end deletes its peer and qdiscs).
   for l in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^${prefix}-h[0-9]+$" || true); do
     ip link del "$l" 2>/dev/null || true
@@ -335,6 +354,7 @@ destroy_all() {
   for d in "$NETNS_ETC/$prefix"-node*; do
     [[ -d $d && $d =~ /${prefix}-node[0-9]+$ ]] && rm -rf "$d"
   done
+  if mountpoint -q "$sd/cgroup-fs" 2>/dev/null; then umount "$sd/cgroup-fs"; fi
   rm -rf "${sd:?}"
   rmdir "$STATE_ROOT" 2>/dev/null || true
   rmdir "$NETNS_ETC" 2>/dev/null || true
@@ -550,6 +570,98 @@ cmd_load() {
   log "$cpus CPU burner(s) in $ns for ${secs}s"
 }
 
+# Mounts the cgroup hierarchy holding the CPU controller (v1 cpu, else v2)
+# at $1 and prints the hierarchy's kind. `ip netns exec` remounts /sys, so
+# the rsh agent (running inside node 1) cannot reach /sys/fs/cgroup: it
+# joins the cgroup through this mount under the state directory.
+mount_cpu_cgroup() {
+  local at=$1
+  mkdir -p "$at"
+  if mountpoint -q "$at"; then :
+  elif [[ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]]; then
+    mount -t cgroup -o cpu cgroup "$at" || die "cpulimit: cannot mount the cgroup v1 cpu hierarchy"
+  elif [[ -f /sys/fs/cgroup/cgroup.controllers ]] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+    mount -t cgroup2 cgroup2 "$at" || die "cpulimit: cannot mount cgroup2"
+  else
+    die "cpulimit: no cgroup CPU controller (neither v1 /sys/fs/cgroup/cpu nor v2 with cpu)"
+  fi
+  if [[ -f $at/cpu.cfs_quota_us ]]; then echo v1; else echo v2; fi
+}
+
+cmd_cpulimit() {
+  local node="" percent="" period=5000
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      --period-us) period=${2:?--period-us needs a value}; shift 2 ;;
+      -*) die "cpulimit: unknown option '$1'" ;;
+      *)
+        if [[ -z $node ]]; then node=$1; elif [[ -z $percent ]]; then percent=$1; else
+          die "cpulimit: extra argument '$1'"; fi
+        shift ;;
+    esac
+  done
+  [[ -n $node && -n $percent ]] || die "cpulimit: usage: $PROG cpulimit NODE PERCENT [--prefix NAME]"
+  [[ $percent =~ ^[1-9][0-9]?$ ]] || die "cpulimit: bad PERCENT '$percent' (1..99)"
+  [[ $period =~ ^[0-9]+$ ]] && ((period >= 1000 && period <= 1000000)) ||
+    die "cpulimit: bad --period-us '$period' (1000..1000000)"
+  need_root
+  local ns sd dir quota
+  ns=$(resolve_node "$node")
+  [[ $ns != "$(ns_name 1)" ]] || die "cpulimit: not node 1 (mpirun and its ranks run there)"
+  sd=$(state_dir)
+  quota=$((period * percent / 100))
+  ((quota >= 1000)) || die "cpulimit: $percent% of $period us is under the kernel's 1000 us minimum quota"
+  local kind
+  kind=$(mount_cpu_cgroup "$sd/cgroup-fs")
+  dir=$sd/cgroup-fs/fabtrack-$ns
+  mkdir -p "$dir" "$sd/cgroup"
+  if [[ $kind == v1 ]]; then
+    echo "$period" >"$dir/cpu.cfs_period_us"
+    echo "$quota" >"$dir/cpu.cfs_quota_us"
+  else
+    grep -qw cpu "$sd/cgroup-fs/cgroup.subtree_control" ||
+      echo +cpu >"$sd/cgroup-fs/cgroup.subtree_control"
+    echo "$quota $period" >"$dir/cpu.max"
+  fi
+  echo "$dir/cgroup.procs" >"$sd/cgroup/$ns"
+  log "$ns limited to $percent% of a CPU (${quota} of every ${period} us)"
+}
+
+# Ends $1's CPU limit: processes go back to the root cgroup, the cgroup goes.
+remove_cpulimit() {
+  local ns=$1 sd procs root pid
+  sd=$(state_dir)
+  [[ -f $sd/cgroup/$ns ]] || return 0
+  procs=$(cat "$sd/cgroup/$ns")
+  root=$(dirname "$(dirname "$procs")")/cgroup.procs
+  if [[ -f $procs ]]; then
+    while read -r pid; do echo "$pid" >"$root" 2>/dev/null || true; done <"$procs"
+    rmdir "$(dirname "$procs")" 2>/dev/null || true
+  fi
+  rm -f "$sd/cgroup/$ns"
+  if ! compgen -G "$sd/cgroup/*" >/dev/null && mountpoint -q "$sd/cgroup-fs"; then
+    umount "$sd/cgroup-fs" && rmdir "$sd/cgroup-fs"
+  fi
+}
+
+cmd_uncpulimit() {
+  local node=""
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      -*) die "uncpulimit: unknown option '$1'" ;;
+      *) [[ -z $node ]] || die "uncpulimit: extra argument '$1'"; node=$1; shift ;;
+    esac
+  done
+  [[ -n $node ]] || die "uncpulimit: usage: $PROG uncpulimit NODE [--prefix NAME]"
+  need_root
+  local ns
+  ns=$(resolve_node "$node")
+  remove_cpulimit "$ns"
+  log "$ns CPU limit removed"
+}
+
 main() {
   (($#)) || { usage >&2; exit 2; }
   local cmd=$1
@@ -564,6 +676,8 @@ main() {
     throttle) cmd_throttle "$@" ;;
     unthrottle) cmd_unthrottle "$@" ;;
     load) cmd_load "$@" ;;
+    cpulimit) cmd_cpulimit "$@" ;;
+    uncpulimit) cmd_uncpulimit "$@" ;;
     help | -h | --help) usage ;;
     *) usage >&2; die "unknown command '$cmd'" ;;
   esac

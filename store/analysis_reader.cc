@@ -96,8 +96,9 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
                   "ZONE 'UTC', ") +
           kIso +
           "), source, backend, collective, dtype, nodes, ranks, ranks_per_node, hosts, network, "
-          "transports, gdrdma, nccl_version, sweep_id, link_straggler_host, status "
-          "FROM runs WHERE cluster = $1 ORDER BY started_at, id",
+          "transports, gdrdma, nccl_version, sweep_id, link_straggler_host, status, "
+          "oversubscribed, max_ranks_per_machine, cpus_per_machine FROM runs WHERE cluster = $1 "
+          "ORDER BY started_at, id",
       query.cluster);
   input.runs.reserve(runs.size());
   for (const pqxx::row& row : runs) {
@@ -120,6 +121,9 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
     r.sweep_id = Get<std::string>(row[15]);
     r.link_straggler_host = Get<std::string>(row[16]);
     r.status = row[17].as<std::string>();
+    r.oversubscribed = Get<bool>(row[18]).value_or(false);
+    r.max_ranks_per_machine = Get<int>(row[19]);
+    r.cpus_per_machine = Get<int>(row[20]);
     input.runs.push_back(std::move(r));
   }
   if (query.since) {

@@ -48,7 +48,10 @@ const std::vector<std::string> kRunColumns = {"cluster",
                                               "source_file",
                                               "content_hash",
                                               "table_index",
-                                              "status"};
+                                              "status",
+                                              "machines",
+                                              "max_ranks_per_machine",
+                                              "cpus_per_machine"};
 
 std::string RunInsertSql() {
   std::string cols, vals;
@@ -109,7 +112,10 @@ CopyRow RunParameters(const RunRecord& r) {
       .Text(r.source_file)
       .Text(r.content_hash)
       .Int(static_cast<int64_t>(r.table_index))
-      .Text(std::string(RunStatusName(r.status)));
+      .Text(std::string(RunStatusName(r.status)))
+      .Int(r.machines)
+      .Int(r.max_ranks_per_machine)
+      .Int(r.cpus_per_machine);
   return row;
 }
 

@@ -11,7 +11,8 @@
 // show as single 4 ms iterations): it has its own, looser thresholds. When
 // the harness names the same straggler host (the rank the others wait for) at
 // a majority of the band's sizes and its lead is a material share of the
-// median latency, the finding names it.
+// median latency, the finding names it. Runs with more ranks than CPUs on one
+// machine (RunView::oversubscribed) are neither judged nor history.
 //
 // nccl-tests tables have no per-iteration figures: there the judged runs of
 // one series in one night (repeated cycles, at least min_cycles) stand in for
@@ -195,6 +196,7 @@ void JudgeHarnessRun(const InputIndex& input, const RunView& run, const Jitter& 
   if (auto it = input.series().find(SeriesName(run)); it != input.series().end()) {
     for (const RunView* earlier : it->second) {
       if (earlier->started_at >= run.started_at || earlier->id == run.id) continue;
+      if (earlier->oversubscribed) continue;
       const Jitter& j = cache->Of(*earlier);
       if (j.cv) cv_history.push_back(*j.cv);
       if (j.p99_p50) ratio_history.push_back(*j.p99_p50);
@@ -357,6 +359,8 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
   std::vector<const RunView*> no_distribution;
   for (const RunView* run : input.judged()) {
     if (run->status == "failed" || run->ranks == 1) continue;
+    // More busy-polling ranks than CPUs: the jitter is the scheduler's.
+    if (run->oversubscribed) continue;
     const Jitter& jitter = cache.Of(*run);
     if (jitter.cv || jitter.p99_p50) {
       JudgeHarnessRun(input, *run, jitter, s, &cache, findings);

@@ -20,6 +20,7 @@ const SeriesRegressionSpec& Spec() {
     s.band = SeriesRegressionSpec::Band::kSmallest;
     s.band_key = "max_size_bytes";
     s.band_bytes = 64.0 * 1024;
+    s.skip_oversubscribed = true;
     s.min_magnitude = 0.05;
     s.z_threshold = 3.5;
     s.confirm_z = 2;

@@ -174,7 +174,11 @@ std::optional<Curve> CurveOf(const InputIndex& input, const Sweep& sweep, const 
       c.efficiency[n] = p->other / p->ref;
       c.busbw_gbps[n] = p->other;
     }
-    if (auto p = Compare(ref, other, small, latency, false)) {
+    // Oversubscribed runs (more ranks than CPUs on a machine) time the
+    // scheduler at small sizes; their busbw at large sizes still counts.
+    const bool latency_judgeable =
+        !sweep.by_nodes.at(n)->oversubscribed && !sweep.by_nodes.at(c.ref_nodes)->oversubscribed;
+    if (auto p = Compare(ref, other, small, latency, false); p && latency_judgeable) {
       c.latency_ratio[n] = p->other / p->ref;
       c.latency_us[n] = p->other;
     }

@@ -60,8 +60,8 @@ std::optional<T> Field(const nlohmann::json& j, const char* key) {
       throw std::invalid_argument(std::string(key) + ": out of range");
     }
     if (!std::is_unsigned_v<T> && !it->is_number_unsigned() &&
-        (it->get<int64_t>() < std::numeric_limits<T>::min() ||
-         it->get<int64_t>() > std::numeric_limits<T>::max())) {
+        (it->get<int64_t>() < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+         it->get<int64_t>() > static_cast<int64_t>(std::numeric_limits<T>::max()))) {
       throw std::invalid_argument(std::string(key) + ": out of range");
     }
   }

@@ -31,6 +31,23 @@ int RoundRobinPartner(int n, int round, int i) {
   return partner >= n ? -1 : partner;
 }
 
+std::vector<PairProbe> BestOfProbes(const std::vector<PairProbe>& first,
+                                    const std::vector<PairProbe>& second) {
+  std::vector<PairProbe> best = first;
+  for (const PairProbe& p : second) {
+    auto same = std::find_if(best.begin(), best.end(), [&](const PairProbe& b) {
+      return (b.node_a == p.node_a && b.node_b == p.node_b) ||
+             (b.node_a == p.node_b && b.node_b == p.node_a);
+    });
+    if (same == best.end()) {
+      best.push_back(p);
+    } else if (p.gbps > same->gbps) {
+      *same = p;
+    }
+  }
+  return best;
+}
+
 LinkVerdict JudgeLinks(int nodes, const std::vector<PairProbe>& probes, double threshold) {
   LinkVerdict v;
   std::vector<std::vector<double>> per_node(nodes);

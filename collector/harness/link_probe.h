@@ -29,6 +29,11 @@ struct LinkVerdict {
   double slow_ratio = 1.0;               // its median / median of the pairs without it
 };
 
+// Per pair, the faster of its two probes (`first` and `second` cover the
+// same pairs; pairs only in one are kept as they are). Pure.
+std::vector<PairProbe> BestOfProbes(const std::vector<PairProbe>& first,
+                                    const std::vector<PairProbe>& second);
+
 // Needs at least 3 nodes to say which end of a slow link is slow.
 // A node is slow when its median pair bandwidth is below `threshold` times
 // the median of the pairs it is not part of.

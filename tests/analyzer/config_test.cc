@@ -29,8 +29,7 @@ TEST(AnalyzerConfig, ErrorsNameFileAndLine) {
   EXPECT_EQ(error("[nope]\n").substr(0, 9), "x.conf:1:");
   EXPECT_NE(error("\n[scaling_drop]\nmin_effiency = 1\n").find("x.conf:3: unknown setting"),
             std::string::npos);
-  EXPECT_NE(error("[scaling_drop]\nmin_efficiency = high\n").find("x.conf:2:"),
-            std::string::npos);
+  EXPECT_NE(error("[scaling_drop]\nmin_efficiency = high\n").find("x.conf:2:"), std::string::npos);
   EXPECT_NE(error("min_efficiency = 1\n").find("outside a [detector]"), std::string::npos);
   EXPECT_NE(error("[scaling_drop]\nenabled = maybe\n").find("true or false"), std::string::npos);
 }

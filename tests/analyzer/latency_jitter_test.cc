@@ -123,6 +123,19 @@ TEST(LatencyJitter, MpiBackendHasItsOwnLooserThresholds) {
   EXPECT_DOUBLE_EQ(*findings[0].baseline, 0.8);
 }
 
+// More ranks than CPUs on a machine: the jitter is the scheduler's, so the
+// run is not judged (the same run with a CPU per rank is).
+TEST(LatencyJitter, OversubscribedRunsAreNotJudged) {
+  InputBuilder b;
+  RunView& run = AddHarnessRun(b, 0, 1.5, 12, "mpi");
+  run.oversubscribed = true;
+  run.max_ranks_per_machine = 4;
+  run.cpus_per_machine = 2;
+  EXPECT_TRUE(FindingsOf(b).empty());
+  b.input().runs.back().oversubscribed = false;
+  EXPECT_EQ(FindingsOf(b).size(), 1u);
+}
+
 TEST(LatencyJitter, WellAboveItsOwnHistoryIsFlagged) {
   InputBuilder b;
   for (int night = 0; night < 6; ++night) AddHarnessRun(b, night, 0.1, 1.5);

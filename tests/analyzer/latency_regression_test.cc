@@ -91,6 +91,20 @@ TEST(LatencyRegression, NoisyHealthyNightsRaiseAtMostOneAlarmInAHundred) {
   EXPECT_LE(alarms * 100, judged) << alarms << " alarms in " << judged << " run-nights";
 }
 
+// Oversubscribed runs (more ranks than CPUs on a machine) are neither judged
+// nor history: a 60x "rise" on such a night says nothing about the fabric.
+TEST(LatencyRegression, OversubscribedRunsAreLeftOut) {
+  std::mt19937_64 rng(3);
+  InputBuilder b;
+  for (int night = 0; night < 30; ++night) AddNight(b, rng, night, kQuiet);
+  AddNight(b, rng, 30, kQuiet, {.latency = 59}).oversubscribed = true;
+  AddNight(b, rng, 31, kQuiet, {.latency = 59}).oversubscribed = true;
+  b.JudgeFrom(30);
+  EXPECT_TRUE(Detect(b).empty());
+  for (RunView& run : b.input().runs) run.oversubscribed = false;
+  EXPECT_FALSE(Detect(b).empty()) << "the same nights with a CPU per rank are flagged";
+}
+
 TEST(LatencyRegression, ImprovementIsInfo) {
   std::mt19937_64 rng(2);
   InputBuilder b;

@@ -115,6 +115,21 @@ TEST(ScalingDrop, LatencyGrowingFasterThanTheNodeCount) {
       << f.message;
 }
 
+// A run with more ranks than CPUs on one machine (a one-machine fabric past
+// its CPU count) times the scheduler at small sizes: its latency is not
+// compared; its large-message busbw still is.
+TEST(ScalingDrop, OversubscribedRunsKeepBusbwButNotLatency) {
+  InputBuilder b;
+  auto runs = AddSweep(b, 0, {{2, {1, 1}}, {3, {0.5, 60}}, {4, {0.04, 80}}}, "mpi");
+  runs[3]->oversubscribed = true;
+  runs[4]->oversubscribed = true;
+  auto findings = FindingsOf(b);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].subject, ScalingFamilyName(*runs[4]) + "/busbw");
+  EXPECT_EQ(findings[0].nodes, 4);
+  EXPECT_FALSE(findings[0].evidence["latency_ratio"].contains("4"));
+}
+
 TEST(ScalingDrop, BothCurvesBreakingGiveTwoFindings) {
   InputBuilder b;
   AddSweep(b, 0, {{2, {1, 1}}, {4, {0.6, 6}}});

@@ -119,6 +119,33 @@ TEST(AllreduceMpiTest, StoresIntoTheDatabase) {
       db.Scalar("SELECT bool_and(oop_wrong = 0 AND lat_p99_us >= lat_p50_us) FROM run_results"),
       "t");
   EXPECT_EQ(db.Scalar("SELECT ended_at > started_at FROM runs"), "t");
+  // Both ranks on this machine (one boot id), each seeing its CPUs.
+  const int cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  EXPECT_EQ(db.Scalar("SELECT machines || '/' || max_ranks_per_machine FROM runs"), "1/2");
+  EXPECT_EQ(db.Scalar("SELECT cpus_per_machine FROM runs"), std::to_string(cpus));
+  EXPECT_EQ(db.Scalar("SELECT oversubscribed FROM runs"), cpus < 2 ? "t" : "f");
+}
+
+// More ranks than this machine has CPUs: recorded, and said in the table.
+TEST(AllreduceMpiTest, OversubscriptionIsRecordedAndShown) {
+  const int cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  const int ranks = cpus + 1;
+  std::string file = TempPath("oversubscribed") + ".json";
+  Result r = MpiRun(ranks, "-b 8 -e 8 -n 3 -w 1 --link-probe 0 --output " + file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("#  Oversubscribed: " + std::to_string(ranks) + " ranks on " +
+                       std::to_string(cpus) + " CPUs of one machine"),
+            std::string::npos)
+      << r.out;
+  nlohmann::json doc = nlohmann::json::parse(ReadFileOrEmpty(file));
+  EXPECT_EQ(doc["run"]["machines"], 1);
+  EXPECT_EQ(doc["run"]["max_ranks_per_machine"], ranks);
+  EXPECT_EQ(doc["run"]["cpus_per_machine"], cpus);
+  ParsedFile parsed = ParseText(r.out, "stdout");  // the extra header line is a comment
+  ASSERT_EQ(parsed.tests.size(), 1u) << r.out;
+  EXPECT_TRUE(parsed.errors.empty()) << parsed.errors[0].message;
+  EXPECT_EQ(parsed.tests[0].rows.size(), 1u);
+  std::filesystem::remove(file);
 }
 
 TEST(AllreduceMpiTest, BadFlagsFailBeforeAnyWork) {

@@ -13,3 +13,4 @@ target_compile_definitions(allreduce_mpi_test PRIVATE
   FABTRACK_MPIEXEC="${MPIEXEC_EXECUTABLE}")
 fabtrack_test(nccl_support_test harness/nccl_support_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(link_probe_test harness/link_probe_test.cc LIBS fabtrack::harness_core)
+fabtrack_test(machine_placement_test harness/machine_placement_test.cc LIBS fabtrack::harness_core)

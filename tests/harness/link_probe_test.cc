@@ -20,7 +20,9 @@ TEST(RoundRobinTest, EveryPairOnceAndRoundsAreDisjoint) {
         EXPECT_NE(p, i);
         EXPECT_EQ(RoundRobinPartner(n, round, p), i) << "n=" << n << " round=" << round;
         EXPECT_TRUE(busy.insert(i).second);
-        if (i < p) EXPECT_TRUE(pairs.insert({i, p}).second) << "pair met twice";
+        if (i < p) {
+          EXPECT_TRUE(pairs.insert({i, p}).second) << "pair met twice";
+        }
       }
     }
     EXPECT_EQ(pairs.size(), static_cast<size_t>(n * (n - 1) / 2)) << "n=" << n;
@@ -56,6 +58,28 @@ TEST(JudgeLinksTest, QuietOnNoiseAndOnTwoNodes) {
   EXPECT_FALSE(JudgeLinks(4, noisy).slow_node.has_value());
   // With two nodes the slow end of the one link cannot be told.
   EXPECT_FALSE(JudgeLinks(2, AllPairs(2, 1, 10.0, 0.1)).slow_node.has_value());
+}
+
+// A pair slowed once by a busy host recovers on the second probe; a slow
+// link stays slow in both.
+TEST(LinkProbeTest, BestOfTwoProbesClearsANoisyPairButNotASlowLink) {
+  std::vector<PairProbe> first = AllPairs(3, -1, 10, 10);
+  first[0].gbps = 4;  // pairs (0, 1) and (0, 2) unlucky once: node 0 looks slow
+  first[1].gbps = 4;
+  EXPECT_TRUE(JudgeLinks(3, first).slow_node.has_value())
+      << "one noisy pass looks like a slow node";
+  std::vector<PairProbe> second = AllPairs(3, -1, 10, 10);
+  std::swap(second[0].node_a, second[0].node_b);  // the same pair, named the other way round
+  second[2].gbps = 6;                             // and another pair unlucky this time
+  std::vector<PairProbe> best = BestOfProbes(first, second);
+  ASSERT_EQ(best.size(), 3u);
+  EXPECT_FALSE(JudgeLinks(3, best).slow_node.has_value());
+
+  std::vector<PairProbe> slow = BestOfProbes(AllPairs(3, 2, 10, 0.3), AllPairs(3, 2, 9, 0.4));
+  LinkVerdict verdict = JudgeLinks(3, slow);
+  ASSERT_TRUE(verdict.slow_node.has_value());
+  EXPECT_EQ(*verdict.slow_node, 2);
+  EXPECT_NEAR(verdict.slow_ratio, 0.04, 1e-9);
 }
 
 }  // namespace
