@@ -57,6 +57,39 @@ struct LinkProbeResult {
 // secret) and is never stored.
 bool IsRecordedEnvironmentVariable(const std::string& name);
 
+// A simulated data-parallel training step (harness step mode): gradients of
+// `model_params` parameters in `grad_dtype`, reduced in buckets while the
+// backward pass produces them, as DistributedDataParallel does. Per-step
+// figures are the slowest rank's (the step ends for everyone when the last
+// reduction completes).
+struct StepSample {
+  int step = 0;
+  double step_ms = 0;     // forward + backward + exposed communication
+  double compute_ms = 0;  // forward + backward as run
+  double exposed_ms = 0;  // reduction time not hidden behind the backward pass
+};
+
+struct StepSummary {
+  int64_t model_params = 0;
+  std::string grad_dtype;  // "fp32" | "bf16" | "fp16"
+  int64_t grad_bytes = 0;
+  int64_t bucket_bytes = 0;
+  int buckets = 0;
+  double forward_ms = 0, backward_ms = 0;
+  int steps = 0;
+  double step_ms_p50 = 0, step_ms_p90 = 0, step_ms_p99 = 0, step_ms_max = 0, step_ms_mean = 0;
+  double compute_ms_p50 = 0;
+  double exposed_ms_p50 = 0, exposed_ms_p99 = 0, exposed_ms_mean = 0;
+  // Share of the step the GPUs wait on the network: exposed / step.
+  double idle_share_p50 = 0, idle_share_mean = 0;
+};
+
+// What exposed communication costs: GPU-hours lost per 1000 steps when `gpus`
+// GPUs wait `exposed_ms` each step.
+inline double LostGpuHoursPer1000Steps(double exposed_ms, int gpus) {
+  return exposed_ms * 1000.0 * gpus / 3.6e6;
+}
+
 enum class RunStatus { kComplete, kPartial, kFailed };
 const char* RunStatusName(RunStatus status);
 
@@ -101,6 +134,9 @@ struct RunRecord {
   // Physical machines under the ranks (by kernel boot id; see
   // harness/machine_placement.h), the most crowded one's ranks and its CPUs.
   std::optional<int> machines, max_ranks_per_machine, cpus_per_machine;
+  // Step mode only (collective "ddp_step", no per-size results).
+  std::optional<StepSummary> step;
+  std::vector<StepSample> step_samples;
 };
 
 }  // namespace fabtrack

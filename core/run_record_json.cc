@@ -96,7 +96,39 @@ std::optional<Measurement> ReadMeasurement(Reader& r, const json& j) {
 
 }  // namespace
 
+namespace {
+
+json StepJson(const std::optional<StepSummary>& step) {
+  if (!step) return nullptr;
+  const StepSummary& s = *step;
+  return {{"model_params", s.model_params},
+          {"grad_dtype", s.grad_dtype},
+          {"grad_bytes", s.grad_bytes},
+          {"bucket_bytes", s.bucket_bytes},
+          {"buckets", s.buckets},
+          {"forward_ms", s.forward_ms},
+          {"backward_ms", s.backward_ms},
+          {"steps", s.steps},
+          {"step_ms_p50", s.step_ms_p50},
+          {"step_ms_p90", s.step_ms_p90},
+          {"step_ms_p99", s.step_ms_p99},
+          {"step_ms_max", s.step_ms_max},
+          {"step_ms_mean", s.step_ms_mean},
+          {"compute_ms_p50", s.compute_ms_p50},
+          {"exposed_ms_p50", s.exposed_ms_p50},
+          {"exposed_ms_p99", s.exposed_ms_p99},
+          {"exposed_ms_mean", s.exposed_ms_mean},
+          {"idle_share_p50", s.idle_share_p50},
+          {"idle_share_mean", s.idle_share_mean}};
+}
+
+}  // namespace
+
 nlohmann::json RunRecordToJson(const RunRecord& run) {
+  json step_samples = json::array();
+  for (const StepSample& s : run.step_samples) {
+    step_samples.push_back({s.step, s.step_ms, s.compute_ms, s.exposed_ms});
+  }
   json results = json::array();
   for (const ResultRow& r : run.results) {
     const LatencySummary& l = r.latency;
@@ -237,7 +269,9 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
           {"results", results},
           {"latency_samples", samples},
           {"rank_timings", timings},
-          {"link_probes", probes}};
+          {"link_probes", probes},
+          {"step", StepJson(run.step)},
+          {"step_samples", step_samples}};
 }
 
 bool IsRunFile(const nlohmann::json& document) {
@@ -377,6 +411,40 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     r.Opt(t, "max_us", &timing.max_us);
     r.Opt(t, "lateness_us", &timing.lateness_us);
     run.rank_timings.push_back(timing);
+  }
+  if (const json& s = doc.value("step", json()); s.is_object()) {
+    StepSummary step;
+    r.Req(s, "model_params", &step.model_params);
+    r.Req(s, "grad_dtype", &step.grad_dtype);
+    r.Req(s, "grad_bytes", &step.grad_bytes);
+    r.Req(s, "bucket_bytes", &step.bucket_bytes);
+    r.Req(s, "buckets", &step.buckets);
+    r.Req(s, "forward_ms", &step.forward_ms);
+    r.Req(s, "backward_ms", &step.backward_ms);
+    r.Req(s, "steps", &step.steps);
+    r.Req(s, "step_ms_p50", &step.step_ms_p50);
+    r.Req(s, "step_ms_p90", &step.step_ms_p90);
+    r.Req(s, "step_ms_p99", &step.step_ms_p99);
+    r.Req(s, "step_ms_max", &step.step_ms_max);
+    r.Req(s, "step_ms_mean", &step.step_ms_mean);
+    r.Req(s, "compute_ms_p50", &step.compute_ms_p50);
+    r.Req(s, "exposed_ms_p50", &step.exposed_ms_p50);
+    r.Req(s, "exposed_ms_p99", &step.exposed_ms_p99);
+    r.Req(s, "exposed_ms_mean", &step.exposed_ms_mean);
+    r.Req(s, "idle_share_p50", &step.idle_share_p50);
+    r.Req(s, "idle_share_mean", &step.idle_share_mean);
+    if (!r.ok()) return std::nullopt;
+    run.step = step;
+  }
+  for (const json& s : doc.value("step_samples", json::array())) {
+    if (!s.is_array() || s.size() != 4 || !s[0].is_number_integer() || !s[1].is_number() ||
+        !s[2].is_number() || !s[3].is_number() || s[0].get<int64_t>() < 0 ||
+        s[0].get<int64_t>() > 100000000) {
+      r.Fail("step_samples", "expected [step, step_ms, compute_ms, exposed_ms]");
+      return std::nullopt;
+    }
+    run.step_samples.push_back(
+        {s[0].get<int>(), s[1].get<double>(), s[2].get<double>(), s[3].get<double>()});
   }
   for (const json& p : doc.value("link_probes", json::array())) {
     LinkProbeResult probe;

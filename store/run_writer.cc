@@ -273,8 +273,51 @@ size_t WriteResultRows(pqxx::transaction_base& txn, int64_t id, const RunRecord&
   return written;
 }
 
+// Step mode's summary and per-step rows.
+void WriteSteps(pqxx::transaction_base& txn, int64_t id, const RunRecord& run) {
+  if (!run.step) return;
+  const StepSummary& s = *run.step;
+  CopyRow params;
+  params.Int(id)
+      .Int(s.model_params)
+      .Text(s.grad_dtype)
+      .Int(s.grad_bytes)
+      .Int(s.bucket_bytes)
+      .Int(static_cast<int64_t>(s.buckets))
+      .Real(s.forward_ms)
+      .Real(s.backward_ms)
+      .Int(static_cast<int64_t>(s.steps))
+      .Real(s.step_ms_p50)
+      .Real(s.step_ms_p90)
+      .Real(s.step_ms_p99)
+      .Real(s.step_ms_max)
+      .Real(s.step_ms_mean)
+      .Real(s.compute_ms_p50)
+      .Real(s.exposed_ms_p50)
+      .Real(s.exposed_ms_p99)
+      .Real(s.exposed_ms_mean)
+      .Real(s.idle_share_p50)
+      .Real(s.idle_share_mean);
+  txn.exec_params0(
+      "INSERT INTO step_results (run_id, model_params, grad_dtype, grad_bytes, bucket_bytes, "
+      "buckets, forward_ms, backward_ms, steps, step_ms_p50, step_ms_p90, step_ms_p99, "
+      "step_ms_max, step_ms_mean, compute_ms_p50, exposed_ms_p50, exposed_ms_p99, "
+      "exposed_ms_mean, idle_share_p50, idle_share_mean) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
+      "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) ON CONFLICT (run_id) DO NOTHING",
+      pqxx::prepare::make_dynamic_params(params.fields()));
+  CopyInto<5>(txn, "step_samples", {{"run_id", "step", "step_ms", "compute_ms", "exposed_ms"}},
+              run.step_samples, [&](CopyRow& row, const StepSample& x) {
+                row.Int(id)
+                    .Int(static_cast<int64_t>(x.step))
+                    .Real(x.step_ms)
+                    .Real(x.compute_ms)
+                    .Real(x.exposed_ms);
+              });
+}
+
 void WriteChildren(pqxx::transaction_base& txn, int64_t id, const RunRecord& run,
                    WriteRunResult* result) {
+  WriteSteps(txn, id, run);
   CopyInto<8>(txn, "run_ranks",
               {{"run_id", "rank", "host", "local_rank", "pid", "device", "bus_id", "gpu_model"}},
               run.rank_devices, [&](CopyRow& row, const RankDevice& d) {
@@ -366,6 +409,8 @@ int64_t BeginRun(pqxx::transaction_base& txn, const RunRecord& run) {
   metadata_only.results.clear();
   metadata_only.latency_samples.clear();
   metadata_only.rank_timings.clear();
+  metadata_only.step.reset();  // known at the end (FinishRun)
+  metadata_only.step_samples.clear();
   WriteRunResult ignored;
   WriteChildren(txn, id, metadata_only, &ignored);
   return id;
@@ -396,6 +441,10 @@ void FinishRun(pqxx::transaction_base& txn, int64_t run_id, const RunRecord& run
       "gdrdma = coalesce($9::boolean, gdrdma), nccl_version = coalesce($10, nccl_version), "
       "link_straggler_host = coalesce($11, link_straggler_host) WHERE id = $1::bigint",
       pqxx::prepare::make_dynamic_params(params.fields()));
+  if (run.step && txn.exec_params1("SELECT count(*) FROM step_results WHERE run_id = $1", run_id)[0]
+                          .as<int64_t>() == 0) {
+    WriteSteps(txn, run_id, run);
+  }
   // Transport evidence known only at the end (NCCL logs gathered from all
   // ranks after the sweep), unless BeginRun already had it.
   if (!run.net_devices.empty() || !run.channels.empty() || !run.link_probes.empty()) {

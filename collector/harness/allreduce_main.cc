@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "collector/harness/latency_stats.h"
 #include "collector/harness/link_probe.h"
 #include "collector/harness/machine_placement.h"
+#include "collector/harness/mpi_steps.h"
 #include "collector/harness/result_recorder.h"
 #include "collector/harness/run_metadata.h"
 #include "collector/harness/table_printer.h"
@@ -71,6 +73,29 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   std::string link_probe = "1M";
   app.add_option("--link-probe", link_probe,
                  "bytes each pair of nodes exchanges after the sweep to find a slow link (0: off)");
+  // Step mode: a simulated data-parallel training step (see step_plan.h).
+  bool step = false;
+  StepOptions step_options;
+  std::string model_params, bucket = "25M";
+  app.add_flag("--step", step, "step mode: a data-parallel training step instead of a size sweep")
+      ->group("Step mode");
+  app.add_option("--model-params", model_params, "parameters of the model (7B, 350M, 70e9)")
+      ->group("Step mode");
+  app.add_option("--grad-dtype", step_options.grad_dtype, "gradient type: fp32, bf16, fp16")
+      ->group("Step mode");
+  app.add_option("--bucket", bucket, "gradient bucket size (DDP's bucket_cap_mb: 25M)")
+      ->group("Step mode");
+  app.add_option("--forward-ms", step_options.forward_ms, "forward pass compute time")
+      ->group("Step mode");
+  app.add_option("--backward-ms", step_options.backward_ms,
+                 "backward pass compute time, over which the buckets fill")
+      ->group("Step mode");
+  app.add_option("--steps", step_options.steps, "measured steps")->group("Step mode");
+  app.add_option("--warmup-steps", step_options.warmup_steps, "steps before measuring")
+      ->group("Step mode");
+  app.add_option("--max-buckets-in-flight", step_options.max_buckets_in_flight,
+                 "MPI backend: bucket buffers in host memory")
+      ->group("Step mode");
   app.add_option("--fault-exit-after-sizes", fault->exit_after_sizes)->group("");
   app.add_option("--fault-rank", fault->rank)->group("");
   try {
@@ -111,6 +136,22 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   }
   o->db = db;
   if (data_dir) o->tags["_data_dir"] = *data_dir;  // carried to the recorder below
+  if (step) {
+    if (!model_params.empty()) {
+      auto params = ParseParameterCount(model_params);
+      if (!params) return "--model-params " + model_params + ": not a parameter count (7B, 350M)";
+      step_options.model_params = *params;
+    }
+    if (auto e = size("--bucket", bucket, &step_options.bucket_bytes); !e.empty()) return e;
+    if (auto e = ValidateStep(step_options); !e.empty()) return e;
+    if (o->backend != "mpi") {
+      return "--step: only the MPI backend has a step mode so far (the NCCL one needs device "
+             "GEMMs as compute)";
+    }
+    o->step = step_options;
+  } else if (!model_params.empty()) {
+    return "--model-params: only with --step";
+  }
   return Validate(*o, NcclBackendCompiled());
 }
 
@@ -279,6 +320,59 @@ Half MeasureHalf(AllReduceBackend& backend, const HarnessOptions& o, int64_t cou
   return half;
 }
 
+std::string Fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+// Step mode: warmup and measured steps on every rank, then rank 0 prints the
+// summary in the table's style and records the run.
+int RunStepMode(const HarnessOptions& o, RunRecord& run, std::optional<ResultRecorder>& recorder,
+                int rank, int ranks) {
+  const StepOptions& s = *o.step;
+  const std::vector<Bucket> buckets = PlanBuckets(s);
+  if (rank == 0 && !o.quiet) {
+    const int64_t grad_bytes = s.model_params * GradientElementSize(s.grad_dtype);
+    std::cout << "# fabtrack-allreduce step mode: " << s.model_params << " parameters, "
+              << s.grad_dtype << " gradients = " << grad_bytes << " bytes in " << buckets.size()
+              << " buckets of " << s.bucket_bytes << " bytes\n"
+              << "#  forward " << s.forward_ms << " ms, backward " << s.backward_ms << " ms; "
+              << s.steps << " steps after " << s.warmup_steps << " warmup; " << ranks
+              << " ranks on " << run.nodes.value_or(0) << " nodes\n";
+    std::cout << "#  steps  step_p50  step_p99  compute  exposed_p50  exposed_p99  idle  "
+                 "GPU-h/1000\n"
+              << "#           (ms)      (ms)      (ms)       (ms)         (ms)      (%)   steps\n"
+              << std::flush;
+  }
+  std::vector<StepSample> samples = RunMpiSteps(s, rank, ranks);
+  if (rank != 0) return 0;
+  run.step = SummarizeSteps(s, samples);
+  run.step_samples = std::move(samples);
+  const StepSummary& sum = *run.step;
+  if (!o.quiet) {
+    std::printf("%8d %9s %9s %9s %12s %12s %5s %7s\n", sum.steps, Fixed(sum.step_ms_p50, 2).c_str(),
+                Fixed(sum.step_ms_p99, 2).c_str(), Fixed(sum.compute_ms_p50, 2).c_str(),
+                Fixed(sum.exposed_ms_p50, 2).c_str(), Fixed(sum.exposed_ms_p99, 2).c_str(),
+                Fixed(sum.idle_share_p50 * 100, 1).c_str(),
+                Fixed(LostGpuHoursPer1000Steps(sum.exposed_ms_p50, ranks), 3).c_str());
+    std::fflush(stdout);
+  }
+  run.ended_at = UtcNowIso();
+  run.status = RunStatus::kComplete;
+  try {
+    recorder->Finish(run);
+  } catch (const std::exception& e) {
+    std::cerr << "fabtrack-allreduce: cannot record the run's end: " << e.what() << "\n";
+    return kExitDatabase;
+  }
+  if (recorder->run_id()) {
+    std::cerr << "fabtrack-allreduce: stored run " << *recorder->run_id() << " (" << sum.steps
+              << " steps, " << ranks << " ranks on " << run.nodes.value_or(0) << " nodes)\n";
+  }
+  return 0;
+}
+
 int Run(int argc, char** argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -317,7 +411,7 @@ int Run(int argc, char** argv) {
   }
   const std::vector<int64_t> sizes = SweepSizes(o);
   try {
-    backend->Prepare(sizes.empty() ? 0 : sizes.back());
+    backend->Prepare(sizes.empty() || o.step ? 0 : sizes.back());
     ok = 1;
   } catch (const std::exception& e) {
     std::cerr << "fabtrack-allreduce: rank " << rank << ": cannot allocate buffers: " << e.what()
@@ -373,6 +467,7 @@ int Run(int argc, char** argv) {
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!ok) return kExitDatabase;
+  if (o.step) return RunStepMode(o, run, recorder, rank, ranks);
 
   if (rank == 0 && !o.quiet) {
     TestParameters p;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "collector/harness/step_plan.h"
+
 namespace fabtrack::harness {
 
 enum class DataType {
@@ -44,6 +46,7 @@ struct HarnessOptions {
   std::optional<std::string> sweep_id;  // groups the runs of one `fabtrack sweep`
   bool quiet = false;
   int64_t link_probe_bytes = 1 << 20;  // point-to-point probe between nodes; 0: off
+  std::optional<StepOptions> step;     // step mode (--step) instead of a size sweep
 };
 
 // "8", "1K", "64M", "2G" (powers of 1024, as nccl-tests). nullopt if malformed

@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -40,6 +42,21 @@ std::string ShellJoin(int argc, char** argv) {
   }
   return out;
 }
+
+namespace {
+
+// Shortest text that reads back as the same number ("200", "12.5").
+std::string FormatMs(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", ms);
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(text, sizeof text, "%.*g", precision, ms);
+    if (std::strtod(text, nullptr) == ms) break;
+  }
+  return text;
+}
+
+}  // namespace
 
 RunRecord DescribeRun(const HarnessOptions& o, const std::vector<std::string>& hosts,
                       const BackendInfo& info, int argc, char** argv) {
@@ -90,6 +107,21 @@ RunRecord DescribeRun(const HarnessOptions& o, const std::vector<std::string>& h
     run.parameters["step_bytes"] = std::to_string(o.step_bytes);
   }
   run.parameters["check"] = o.check ? "1" : "0";
+  if (o.step) {
+    // A series of its own: one "collective" per training-step shape.
+    const StepOptions& s = *o.step;
+    run.collective = "ddp_step";
+    run.dtype = s.grad_dtype;
+    run.warmup_iters = s.warmup_steps;
+    run.iters = s.steps;
+    run.parameters = {{"mode", "step"},
+                      {"model_params", std::to_string(s.model_params)},
+                      {"grad_dtype", s.grad_dtype},
+                      {"bucket_bytes", std::to_string(s.bucket_bytes)},
+                      {"forward_ms", FormatMs(s.forward_ms)},
+                      {"backward_ms", FormatMs(s.backward_ms)},
+                      {"max_buckets_in_flight", std::to_string(s.max_buckets_in_flight)}};
+  }
   return run;
 }
 

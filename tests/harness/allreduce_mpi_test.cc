@@ -126,6 +126,48 @@ TEST(AllreduceMpiTest, StoresIntoTheDatabase) {
   EXPECT_EQ(db.Scalar("SELECT oversubscribed FROM runs"), cpus < 2 ? "t" : "f");
 }
 
+// Step mode with real ranks: the same gradients either hide behind a long
+// backward pass or are mostly exposed after a short one; stored and written.
+TEST(AllreduceMpiTest, StepModeMeasuresExposedCommunication) {
+  TestDatabase db;
+  std::string file = TempPath("step") + ".json";
+  const std::string model = "--step --model-params 10M --grad-dtype fp32 --bucket 4M ";
+  Result hidden = MpiRun(2, model + "--backward-ms 300 --steps 4 --warmup-steps 1 --output " +
+                                file + " --cluster ci --db '" + db.conninfo() + "'");
+  ASSERT_EQ(hidden.exit_code, 0) << hidden.err;
+  EXPECT_NE(hidden.out.find("in 10 buckets of 4194304 bytes"), std::string::npos) << hidden.out;
+  Result exposed = MpiRun(2, model +
+                                 "--backward-ms 1 --steps 4 --warmup-steps 1 -q --cluster ci "
+                                 "--db '" +
+                                 db.conninfo() + "'");
+  ASSERT_EQ(exposed.exit_code, 0) << exposed.err;
+
+  nlohmann::json doc = nlohmann::json::parse(ReadFileOrEmpty(file));
+  std::string error;
+  std::optional<RunRecord> run = RunRecordFromJson(doc, &error);
+  ASSERT_TRUE(run && run->step) << error;
+  EXPECT_EQ(run->collective, "ddp_step");
+  EXPECT_EQ(run->step->grad_bytes, 40'000'000);
+  EXPECT_EQ(run->step->buckets, 10);
+  ASSERT_EQ(run->step_samples.size(), 4u);
+  for (const StepSample& s : run->step_samples) {
+    EXPECT_GE(s.compute_ms, 300 * 0.99);  // the backward pass ran its time
+    EXPECT_NEAR(s.step_ms, s.compute_ms + s.exposed_ms, 0.05 * s.step_ms);
+  }
+  // 40 MB over loopback TCP takes tens of ms: hidden behind 300 ms of compute,
+  // exposed after 1 ms.
+  EXPECT_LT(run->step->idle_share_p50, 0.2);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM step_results"), "2");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM step_samples"), "8");
+  EXPECT_EQ(db.Scalar("SELECT bool_and(collective = 'ddp_step' AND status = 'complete') FROM runs"),
+            "t");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM step_results WHERE backward_ms = 1 AND "
+                      "idle_share_p50 > 0.5 AND exposed_ms_p50 > 5"),
+            "1");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results"), "0");
+  std::filesystem::remove(file);
+}
+
 // More ranks than this machine has CPUs: recorded, and said in the table.
 TEST(AllreduceMpiTest, OversubscriptionIsRecordedAndShown) {
   const int cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
@@ -164,6 +206,12 @@ TEST(AllreduceMpiTest, BadFlagsFailBeforeAnyWork) {
       {"-c 2", "-c 2"},
       {"--tag oops", "--tag oops"},
       {"--no-such-flag", "no-such-flag"},
+      {"--step --backward-ms 10", "--model-params: required"},
+      {"--step --model-params 7Q --backward-ms 10", "--model-params 7Q"},
+      {"--step --model-params 1M", "--backward-ms"},
+      {"--step --model-params 1M --backward-ms 5 --grad-dtype int8", "--grad-dtype int8"},
+      {"--model-params 1M", "--model-params: only with --step"},
+      {"--step --model-params 1M --backward-ms 5 --backend nccl", "only the MPI backend"},
   };
   for (const Case& c : cases) {
     Result r = MpiRun(2, c.args);

@@ -14,3 +14,4 @@ target_compile_definitions(allreduce_mpi_test PRIVATE
 fabtrack_test(nccl_support_test harness/nccl_support_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(link_probe_test harness/link_probe_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(machine_placement_test harness/machine_placement_test.cc LIBS fabtrack::harness_core)
+fabtrack_test(step_plan_test harness/step_plan_test.cc LIBS fabtrack::harness_core)

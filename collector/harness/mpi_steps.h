@@ -1,0 +1,17 @@
+// Step mode on the MPI backend: gradients in host memory, each bucket reduced
+// with MPI_Iallreduce while a compute loop stands in for the backward pass.
+#pragma once
+
+#include <vector>
+
+#include "collector/harness/step_plan.h"
+#include "core/run_record.h"
+
+namespace fabtrack::harness {
+
+// Runs warmup and measured steps on every rank of MPI_COMM_WORLD (collective).
+// Rank 0 gets one sample per measured step, each figure the slowest rank's;
+// the others get an empty vector.
+std::vector<StepSample> RunMpiSteps(const StepOptions& options, int rank, int ranks);
+
+}  // namespace fabtrack::harness
