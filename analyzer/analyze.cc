@@ -4,6 +4,8 @@
 
 #include "analyzer/detector.h"
 #include "analyzer/input_index.h"
+#include "analyzer/run_facts.h"
+#include "core/run_record.h"
 
 namespace fabtrack::analyzer {
 
@@ -26,6 +28,22 @@ AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
     result.detectors_run.push_back(detector.name);
   }
   std::stable_sort(result.findings.begin(), result.findings.end(), FindingBefore);
+  for (const RunView* run : index.judged()) {
+    const StepView* step = index.Step(run->id);
+    if (!step) continue;
+    TrainingLine line;
+    line.run_id = run->id;
+    line.run_started_at = run->started_at_iso;
+    line.family = StepFamilyName(*run, *step);
+    line.nodes = run->nodes.value_or(1);
+    line.gpus = run->ranks.value_or(1);
+    line.step_ms_p50 = step->step_ms_p50;
+    line.compute_ms_p50 = step->compute_ms_p50;
+    line.exposed_ms_p50 = step->exposed_ms_p50;
+    line.idle_share_p50 = step->idle_share_p50;
+    line.gpu_hours_per_1000_steps = LostGpuHoursPer1000Steps(step->exposed_ms_p50, line.gpus);
+    result.training.push_back(std::move(line));
+  }
   return result;
 }
 

@@ -11,9 +11,20 @@
 
 namespace fabtrack::analyzer {
 
+// What the network costs a judged step-mode run, findings or not: the
+// report's training view.
+struct TrainingLine {
+  int64_t run_id = 0;
+  std::string run_started_at, family;
+  int nodes = 0, gpus = 0;
+  double step_ms_p50 = 0, compute_ms_p50 = 0, exposed_ms_p50 = 0, idle_share_p50 = 0;
+  double gpu_hours_per_1000_steps = 0;
+};
+
 struct AnalysisResult {
   std::string cluster;
-  std::vector<Finding> findings;  // ordered by FindingBefore
+  std::vector<Finding> findings;       // ordered by FindingBefore
+  std::vector<TrainingLine> training;  // judged step-mode runs, oldest first
   std::vector<std::string> detectors_run;
   int judged_runs = 0;
 };

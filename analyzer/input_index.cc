@@ -92,12 +92,18 @@ InputIndex::InputIndex(AnalysisInput input) : input_(std::move(input)) {
       [](const PortStateView& a, const PortStateView& b) {
         return std::tie(a.host, a.device, a.port) < std::tie(b.host, b.device, b.port);
       });
+  for (const StepView& s : input_.steps) step_by_run_[s.run_id] = &s;
 }
 
 const RunView* InputIndex::Run(int64_t id) const {
   auto it = run_by_id_.find(id);
   return it == run_by_id_.end() ? nullptr : it->second;
 }
+const StepView* InputIndex::Step(int64_t id) const {
+  auto it = step_by_run_.find(id);
+  return it == step_by_run_.end() ? nullptr : it->second;
+}
+
 std::span<const ResultPoint> InputIndex::Results(int64_t id) const {
   return Lookup(results_by_run_, id);
 }

@@ -44,6 +44,8 @@ class InputIndex {
   std::span<const NetDeviceView> NetDevices(int64_t run_id) const;
   std::span<const PortDeltaView> PortDeltas(int64_t run_id) const;
   std::span<const PortStateView> PortStates(int64_t run_id) const;
+  // The run's step-mode summary; nullptr when it has none.
+  const StepView* Step(int64_t run_id) const;
 
   // Runs per SeriesName, oldest first (completed and partial runs; failed
   // runs carry no usable numbers).
@@ -63,6 +65,7 @@ class InputIndex {
   ByRun<PortDeltaView> port_deltas_by_run_;
   ByRun<PortStateView> port_states_by_run_;
   std::map<std::string, std::vector<const RunView*>> series_;
+  std::unordered_map<int64_t, const StepView*> step_by_run_;
 };
 
 }  // namespace fabtrack::analyzer

@@ -93,6 +93,18 @@ struct PortStateView {
   std::optional<double> rate_gbps;
 };
 
+// A step-mode run's summary (simulated data-parallel training step).
+struct StepView {
+  int64_t run_id = 0;
+  int64_t model_params = 0;
+  std::string grad_dtype;
+  int64_t bucket_bytes = 0;
+  double forward_ms = 0, backward_ms = 0;
+  double step_ms_p50 = 0, step_ms_p99 = 0, compute_ms_p50 = 0;
+  double exposed_ms_p50 = 0;  // communication not hidden behind compute
+  double idle_share_p50 = 0;  // exposed / step
+};
+
 struct AnalysisInput {
   ClusterInfo cluster;
   // Every run of the cluster known to the analysis, oldest first; the runs
@@ -109,6 +121,8 @@ struct AnalysisInput {
   // Ports known to the inventory (any time), to tell that the cluster has
   // active RDMA ports at all.
   std::vector<PortStateView> port_inventory;
+  // Step-mode summaries of the runs above that have one.
+  std::vector<StepView> steps;
 
   bool Judged(const RunView& run) const { return run.started_at >= judge_from; }
 };

@@ -55,4 +55,32 @@ std::optional<double> BandMedian(std::span<const ResultPoint> results, int64_t m
   return stats::Median(std::move(values));
 }
 
+std::string FormatFixed(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  return buf;
+}
+
+std::string FormatParams(int64_t params) {
+  static const std::pair<double, const char*> kScales[] = {
+      {1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+  for (const auto& [scale, suffix] : kScales) {
+    if (static_cast<double>(params) >= scale) {
+      double v = static_cast<double>(params) / scale;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, v == static_cast<int64_t>(v) ? "%.0f%s" : "%.1f%s", v, suffix);
+      return buf;
+    }
+  }
+  return std::to_string(params);
+}
+
+std::string StepFamilyName(const RunView& run, const StepView& step) {
+  return "ddp_step/" + FormatParams(step.model_params) + " " + step.grad_dtype + "/bucket " +
+         FormatBytes(step.bucket_bytes) + "/fwd " + FormatFixed(step.forward_ms, 1) + " ms bwd " +
+         FormatFixed(step.backward_ms, 1) + " ms/" +
+         (run.ranks_per_node ? std::to_string(*run.ranks_per_node) + " per node/" : "") +
+         run.source + (run.backend ? ":" + *run.backend : "");
+}
+
 }  // namespace fabtrack::analyzer

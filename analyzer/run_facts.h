@@ -20,6 +20,15 @@ bool MultiNode(const RunView& run);
 
 // "1 KiB", "256 MiB": sizes as people write them.
 std::string FormatBytes(int64_t bytes);
+// `value` with `digits` decimals ("12.50").
+std::string FormatFixed(double value, int digits);
+// "7B", "350M", "1.3B": parameter counts as model sizes are quoted.
+std::string FormatParams(int64_t params);
+
+// A step-mode run's shape (model, gradient type, bucket, compute times,
+// ranks per node, backend), without the node count: runs of one family are
+// comparable across node counts and nights.
+std::string StepFamilyName(const RunView& run, const StepView& step);
 
 // Median over the results of one run within [min_bytes, max_bytes] of
 // `metric` (a pointer to an optional<double> member); nullopt when none.

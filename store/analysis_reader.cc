@@ -240,6 +240,27 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
            query.cluster)) {
     input.port_inventory.push_back(port_state(row));
   }
+  // Step-mode summaries of every run (the history is their baseline too).
+  for (const pqxx::row& row : txn.exec_params(
+           "SELECT s.run_id, s.model_params, s.grad_dtype, s.bucket_bytes, s.forward_ms, "
+           "s.backward_ms, s.step_ms_p50, s.step_ms_p99, s.compute_ms_p50, s.exposed_ms_p50, "
+           "s.idle_share_p50 FROM step_results s JOIN runs r ON r.id = s.run_id "
+           "WHERE r.cluster = $1",
+           query.cluster)) {
+    StepView v;
+    v.run_id = Must<int64_t>(row[0]);
+    v.model_params = Must<int64_t>(row[1]);
+    v.grad_dtype = row[2].as<std::string>();
+    v.bucket_bytes = Must<int64_t>(row[3]);
+    v.forward_ms = Must<double>(row[4]);
+    v.backward_ms = Must<double>(row[5]);
+    v.step_ms_p50 = Must<double>(row[6]);
+    v.step_ms_p99 = Must<double>(row[7]);
+    v.compute_ms_p50 = Must<double>(row[8]);
+    v.exposed_ms_p50 = Must<double>(row[9]);
+    v.idle_share_p50 = Must<double>(row[10]);
+    input.steps.push_back(std::move(v));
+  }
   return input;
 }
 

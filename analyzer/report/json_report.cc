@@ -31,11 +31,22 @@ nlohmann::json FindingJson(const Finding& f) {
 nlohmann::json AnalysisJson(const AnalysisResult& result) {
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : result.findings) findings.push_back(FindingJson(f));
-  return {{"cluster", result.cluster},
-          {"judged_runs", result.judged_runs},
-          {"exit_status", ExitStatusOf(result)},
-          {"detectors", result.detectors_run},
-          {"findings", std::move(findings)}};
+  nlohmann::json training = nlohmann::json::array();
+  for (const TrainingLine& t : result.training) {
+    training.push_back({{"run_id", t.run_id},
+                        {"run_started_at", t.run_started_at},
+                        {"family", t.family},
+                        {"nodes", t.nodes},
+                        {"gpus", t.gpus},
+                        {"step_ms_p50", t.step_ms_p50},
+                        {"compute_ms_p50", t.compute_ms_p50},
+                        {"exposed_ms_p50", t.exposed_ms_p50},
+                        {"idle_share_p50", t.idle_share_p50},
+                        {"gpu_hours_per_1000_steps", t.gpu_hours_per_1000_steps}});
+  }
+  return {{"cluster", result.cluster},           {"judged_runs", result.judged_runs},
+          {"exit_status", ExitStatusOf(result)}, {"detectors", result.detectors_run},
+          {"findings", std::move(findings)},     {"training", std::move(training)}};
 }
 
 }  // namespace fabtrack::analyzer

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "analyzer/run_facts.h"
+
 namespace fabtrack::analyzer {
 
 std::string TextReport(const AnalysisResult& result, const std::string& judged_from_iso) {
@@ -22,6 +24,17 @@ std::string TextReport(const AnalysisResult& result, const std::string& judged_f
     out << "\n";
   }
   if (result.findings.empty() && result.judged_runs > 0) out << "OK: nothing to report\n";
+  if (!result.training.empty()) {
+    out << "Training step (simulated data-parallel), what the network costs:\n";
+    for (const TrainingLine& t : result.training) {
+      out << "  " << t.family << ", " << t.nodes << " node" << (t.nodes == 1 ? "" : "s") << " ("
+          << t.gpus << " GPUs): step " << FormatFixed(t.step_ms_p50, 1) << " ms, exposed "
+          << FormatFixed(t.exposed_ms_p50, 1) << " ms, GPUs idle "
+          << FormatFixed(t.idle_share_p50 * 100, 1)
+          << "%: " << FormatFixed(t.gpu_hours_per_1000_steps, 3)
+          << " GPU-hours lost per 1000 steps\n";
+    }
+  }
   return out.str();
 }
 
