@@ -57,6 +57,21 @@ for combo in "half sum" "bfloat16 sum" "half avg" "float avg" "int8 max" "double
   verify "$out/nccl_${dtype}_$op.json" || status=1
 done
 
+# Step mode on the GPU: GEMM compute on its own stream, bucket all-reduces
+# overlapping it. With one rank there is nothing to reduce across nodes, so
+# the exposed time must stay small and the step must last the compute asked.
+run nccl_step --step --model-params 1B --grad-dtype bf16 --backward-ms 200 --forward-ms 50 \
+  --steps 10 --warmup-steps 2 || status=1
+python3 - "$out/nccl_step.json" <<'PY' || status=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["step"]
+print(f"gpu-check: step {s['step_ms_p50']:.1f} ms, compute {s['compute_ms_p50']:.1f} ms, "
+      f"exposed {s['exposed_ms_p50']:.1f} ms, {s['buckets']} buckets")
+ok = s["buckets"] == 77 and 200 <= s["compute_ms_p50"] <= 300 and s["idle_share_p50"] < 0.2
+sys.exit(0 if ok else 1)
+PY
+
 # Side by side with nccl-tests (the peer), same sizes, 1 rank: algbw within 2%
 # (busbw = algbw x 2(n-1)/n is 0 on one rank).
 # nccl-tests is built from source carried in the ignored folder

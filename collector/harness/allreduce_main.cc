@@ -19,7 +19,6 @@
 #include "collector/harness/latency_stats.h"
 #include "collector/harness/link_probe.h"
 #include "collector/harness/machine_placement.h"
-#include "collector/harness/mpi_steps.h"
 #include "collector/harness/result_recorder.h"
 #include "collector/harness/run_metadata.h"
 #include "collector/harness/table_printer.h"
@@ -144,10 +143,6 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
     }
     if (auto e = size("--bucket", bucket, &step_options.bucket_bytes); !e.empty()) return e;
     if (auto e = ValidateStep(step_options); !e.empty()) return e;
-    if (o->backend != "mpi") {
-      return "--step: only the MPI backend has a step mode so far (the NCCL one needs device "
-             "GEMMs as compute)";
-    }
     o->step = step_options;
   } else if (!model_params.empty()) {
     return "--model-params: only with --step";
@@ -328,8 +323,8 @@ std::string Fixed(double value, int digits) {
 
 // Step mode: warmup and measured steps on every rank, then rank 0 prints the
 // summary in the table's style and records the run.
-int RunStepMode(const HarnessOptions& o, RunRecord& run, std::optional<ResultRecorder>& recorder,
-                int rank, int ranks) {
+int RunStepMode(const HarnessOptions& o, AllReduceBackend& backend, RunRecord& run,
+                std::optional<ResultRecorder>& recorder, int rank, int ranks) {
   const StepOptions& s = *o.step;
   const std::vector<Bucket> buckets = PlanBuckets(s);
   if (rank == 0 && !o.quiet) {
@@ -345,7 +340,7 @@ int RunStepMode(const HarnessOptions& o, RunRecord& run, std::optional<ResultRec
               << "#           (ms)      (ms)      (ms)       (ms)         (ms)      (%)   steps\n"
               << std::flush;
   }
-  std::vector<StepSample> samples = RunMpiSteps(s, rank, ranks);
+  std::vector<StepSample> samples = backend.RunSteps(s, rank, ranks);
   if (rank != 0) return 0;
   run.step = SummarizeSteps(s, samples);
   run.step_samples = std::move(samples);
@@ -467,7 +462,7 @@ int Run(int argc, char** argv) {
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!ok) return kExitDatabase;
-  if (o.step) return RunStepMode(o, run, recorder, rank, ranks);
+  if (o.step) return RunStepMode(o, *backend, run, recorder, rank, ranks);
 
   if (rank == 0 && !o.quiet) {
     TestParameters p;

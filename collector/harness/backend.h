@@ -7,6 +7,8 @@
 #include <string>
 
 #include "collector/harness/harness_options.h"
+#include "collector/harness/step_plan.h"
+#include "core/run_record.h"
 
 namespace fabtrack::harness {
 
@@ -31,6 +33,10 @@ class AllReduceBackend {
   // Output elements that differ from the expected reduction of the pattern.
   virtual int64_t CountWrong(int64_t count, bool in_place) = 0;
   virtual BackendInfo Info() const = 0;
+  // Step mode (step_plan.h): warmup and measured steps on every rank
+  // (collective); rank 0 gets one sample per measured step, each figure the
+  // slowest rank's, the others an empty vector.
+  virtual std::vector<StepSample> RunSteps(const StepOptions& options, int rank, int ranks) = 0;
   // This rank's NCCL_DEBUG output so far (the NCCL backend sends it to a
   // private per-rank file unless NCCL_DEBUG_FILE is set); "" when none.
   // Read at call time: call it after the sweep to get the whole log.

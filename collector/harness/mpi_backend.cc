@@ -10,6 +10,7 @@
 
 #include "collector/harness/backend.h"
 #include "collector/harness/check_pattern.h"
+#include "collector/harness/mpi_steps.h"
 
 namespace fabtrack::harness {
 namespace {
@@ -107,6 +108,10 @@ class MpiBackend : public AllReduceBackend {
       }
     });
     return wrong;
+  }
+
+  std::vector<StepSample> RunSteps(const StepOptions& options, int rank, int ranks) override {
+    return RunMpiSteps(options, rank, ranks);
   }
 
   BackendInfo Info() const override {

@@ -80,16 +80,21 @@ std::vector<StepSample> RunMpiSteps(const StepOptions& o, int rank, int ranks) {
     RankStep r = OneStep(o, buckets, pool, type, width);
     mine.insert(mine.end(), {r.step_ms, r.compute_ms, r.exposed_ms});
   }
+  return SlowestPerStep(mine, o.steps, rank, ranks);
+}
+
+std::vector<StepSample> SlowestPerStep(const std::vector<double>& mine, int steps, int rank,
+                                       int ranks) {
   std::vector<double> all(rank == 0 ? mine.size() * static_cast<size_t>(ranks) : 0);
   MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
              static_cast<int>(mine.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
   std::vector<StepSample> samples;
   if (rank != 0) return samples;
-  for (int s = 0; s < o.steps; ++s) {
+  for (int s = 0; s < steps; ++s) {
     StepSample x;
     x.step = s;
     for (int r = 0; r < ranks; ++r) {
-      const double* at = &all[(static_cast<size_t>(r) * o.steps + s) * 3];
+      const double* at = &all[(static_cast<size_t>(r) * steps + s) * 3];
       x.step_ms = std::max(x.step_ms, at[0]);
       x.compute_ms = std::max(x.compute_ms, at[1]);
       x.exposed_ms = std::max(x.exposed_ms, at[2]);

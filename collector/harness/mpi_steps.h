@@ -14,4 +14,10 @@ namespace fabtrack::harness {
 // the others get an empty vector.
 std::vector<StepSample> RunMpiSteps(const StepOptions& options, int rank, int ranks);
 
+// `mine` holds this rank's (step_ms, compute_ms, exposed_ms) per measured
+// step; rank 0 gets the slowest rank's figure of each (collective; both
+// backends use it).
+std::vector<StepSample> SlowestPerStep(const std::vector<double>& mine, int steps, int rank,
+                                       int ranks);
+
 }  // namespace fabtrack::harness

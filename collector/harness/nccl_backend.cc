@@ -1,7 +1,10 @@
 // The NCCL backend: ncclAllReduce on device buffers, one GPU per rank
 // (local rank modulo the visible devices), timed with CUDA events on the
 // communicator's stream. The check pattern is written and checked on the host
-// and copied with cudaMemcpy, so no kernels of our own are needed.
+// and copied with cudaMemcpy, so no kernels of our own are needed. Step mode
+// computes with cuBLAS GEMMs on its own stream while the communicator's
+// stream reduces each gradient bucket once the compute stream has produced it.
+#include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -22,6 +25,7 @@
 
 #include "collector/harness/backend.h"
 #include "collector/harness/check_pattern.h"
+#include "collector/harness/mpi_steps.h"
 #include "collector/harness/nccl_support.h"
 
 namespace fabtrack::harness {
@@ -118,6 +122,76 @@ std::string CaptureNcclDebug(int rank) {
   }
   return file;
 }
+
+// Device state of step mode: the gradients, a compute stream with cuBLAS and
+// a 4096x4096 fp32 GEMM as the unit of compute, events per bucket.
+struct StepDevice {
+  static constexpr int kN = 4096;
+  void* gradients = nullptr;
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  cudaStream_t compute = nullptr;
+  cublasHandle_t blas = nullptr;
+  cudaEvent_t start = nullptr, backward_end = nullptr, comm_end = nullptr;
+  std::vector<cudaEvent_t> ready;
+
+  StepDevice(size_t gradient_bytes, size_t buckets) : ready(buckets, nullptr) {
+    CheckCuda(cudaMalloc(&gradients, gradient_bytes), "cudaMalloc (gradients)");
+    const size_t matrix = sizeof(float) * kN * kN;
+    CheckCuda(cudaMalloc(&a, matrix), "cudaMalloc");
+    CheckCuda(cudaMalloc(&b, matrix), "cudaMalloc");
+    CheckCuda(cudaMalloc(&c, matrix), "cudaMalloc");
+    CheckCuda(cudaMemset(a, 0, matrix), "cudaMemset");
+    CheckCuda(cudaMemset(b, 0, matrix), "cudaMemset");
+    CheckCuda(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking), "cudaStreamCreate");
+    if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) {
+      throw std::runtime_error("NCCL backend: cublasCreate failed");
+    }
+    cublasSetStream(blas, compute);
+    for (cudaEvent_t* e : {&start, &backward_end, &comm_end}) {
+      CheckCuda(cudaEventCreate(e), "cudaEventCreate");
+    }
+    for (cudaEvent_t& e : ready) {
+      CheckCuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    }
+  }
+  ~StepDevice() {
+    for (cudaEvent_t e : ready) {
+      if (e != nullptr) cudaEventDestroy(e);
+    }
+    for (cudaEvent_t e : {start, backward_end, comm_end}) {
+      if (e != nullptr) cudaEventDestroy(e);
+    }
+    if (blas != nullptr) cublasDestroy(blas);
+    if (compute != nullptr) cudaStreamDestroy(compute);
+    for (void* p :
+         {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), gradients}) {
+      if (p != nullptr) cudaFree(p);
+    }
+  }
+  StepDevice(const StepDevice&) = delete;
+  StepDevice& operator=(const StepDevice&) = delete;
+
+  void Gemm() {
+    const float one = 1.0f, zero = 0.0f;
+    if (cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, kN, kN, kN, &one, a, kN, b, kN, &zero, c, kN) !=
+        CUBLAS_STATUS_SUCCESS) {
+      throw std::runtime_error("NCCL backend: cublasSgemm failed");
+    }
+  }
+
+  // Milliseconds per GEMM on this GPU, from a timed batch after a warmup.
+  double CalibrateGemmMs() {
+    for (int i = 0; i < 3; ++i) Gemm();
+    CheckCuda(cudaEventRecord(start, compute), "cudaEventRecord");
+    constexpr int kBatch = 20;
+    for (int i = 0; i < kBatch; ++i) Gemm();
+    CheckCuda(cudaEventRecord(backward_end, compute), "cudaEventRecord");
+    CheckCuda(cudaEventSynchronize(backward_end), "cudaEventSynchronize");
+    float ms = 0;
+    CheckCuda(cudaEventElapsedTime(&ms, start, backward_end), "cudaEventElapsedTime");
+    return std::max(1e-3, static_cast<double>(ms) / kBatch);
+  }
+};
 
 class NcclBackend : public AllReduceBackend {
  public:
@@ -260,6 +334,59 @@ class NcclBackend : public AllReduceBackend {
   }
 
   BackendInfo Info() const override { return info_; }
+
+  // Step mode on the GPU: the backward pass is real GEMM work on a compute
+  // stream, calibrated to the requested milliseconds; each bucket's
+  // ncclAllReduce waits (cudaStreamWaitEvent) for the compute that produced
+  // it and runs on the communicator's stream, overlapping the rest of the
+  // backward pass as DDP's does. Times come from CUDA events.
+  std::vector<StepSample> RunSteps(const StepOptions& o, int rank, int ranks) override {
+    std::vector<double> mine;
+    Guard([&] {
+      const std::vector<Bucket> buckets = PlanBuckets(o);
+      const int64_t grad_bytes = o.model_params * GradientElementSize(o.grad_dtype);
+      const ncclDataType_t type = o.grad_dtype == "fp32"   ? ncclFloat32
+                                  : o.grad_dtype == "bf16" ? ncclBfloat16
+                                                           : ncclFloat16;
+      const int width = GradientElementSize(o.grad_dtype);
+      StepDevice d(static_cast<size_t>(grad_bytes), buckets.size());
+      CheckCuda(cudaMemset(d.gradients, 0, static_cast<size_t>(grad_bytes)), "cudaMemset");
+      const double gemm_ms = d.CalibrateGemmMs();
+      auto launch_compute = [&](double ms) {
+        for (int64_t g = std::llround(ms / gemm_ms); g > 0; --g) d.Gemm();
+      };
+      for (int s = -o.warmup_steps; s < o.steps; ++s) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        CheckCuda(cudaEventRecord(d.start, d.compute), "cudaEventRecord");
+        launch_compute(o.forward_ms);
+        double produced_ms = 0;
+        int64_t offset = 0;
+        for (size_t b = 0; b < buckets.size(); ++b) {
+          launch_compute(buckets[b].ready_ms - produced_ms);
+          produced_ms = buckets[b].ready_ms;
+          CheckCuda(cudaEventRecord(d.ready[b], d.compute), "cudaEventRecord");
+          CheckCuda(cudaStreamWaitEvent(stream_, d.ready[b], 0), "cudaStreamWaitEvent");
+          char* at = static_cast<char*>(d.gradients) + offset;
+          CheckNccl(ncclAllReduce(at, at, static_cast<size_t>(buckets[b].bytes / width), type,
+                                  ncclSum, comm_, stream_),
+                    "ncclAllReduce", comm_);
+          offset += buckets[b].bytes;
+        }
+        CheckCuda(cudaEventRecord(d.backward_end, d.compute), "cudaEventRecord");
+        CheckCuda(cudaEventRecord(d.comm_end, stream_), "cudaEventRecord");
+        CheckCuda(cudaEventSynchronize(d.backward_end), "cudaEventSynchronize");
+        CheckCuda(cudaEventSynchronize(d.comm_end), "cudaEventSynchronize");
+        float compute_ms = 0, comm_ms = 0;
+        CheckCuda(cudaEventElapsedTime(&compute_ms, d.start, d.backward_end),
+                  "cudaEventElapsedTime");
+        CheckCuda(cudaEventElapsedTime(&comm_ms, d.start, d.comm_end), "cudaEventElapsedTime");
+        if (s < 0) continue;
+        const double step_ms = std::max(compute_ms, comm_ms);
+        mine.insert(mine.end(), {step_ms, static_cast<double>(compute_ms), step_ms - compute_ms});
+      }
+    });
+    return SlowestPerStep(mine, o.steps, rank, ranks);
+  }
 
   std::string DebugLog() override {
     if (debug_file_.empty()) return "";

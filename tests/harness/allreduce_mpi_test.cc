@@ -211,7 +211,6 @@ TEST(AllreduceMpiTest, BadFlagsFailBeforeAnyWork) {
       {"--step --model-params 1M", "--backward-ms"},
       {"--step --model-params 1M --backward-ms 5 --grad-dtype int8", "--grad-dtype int8"},
       {"--model-params 1M", "--model-params: only with --step"},
-      {"--step --model-params 1M --backward-ms 5 --backend nccl", "only the MPI backend"},
   };
   for (const Case& c : cases) {
     Result r = MpiRun(2, c.args);
