@@ -229,24 +229,52 @@ void RunWatch(const WatchOptions& o) {
     std::cerr << "fabtrack counters watch: needs --cluster (or FABTRACK_CLUSTER)\n";
     throw CommandExit{kExitUsage};
   }
-  auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  // A database that is down at the start or goes away later is waited out:
+  // samples are spooled and the next batch tries to reconnect (which replays
+  // the spool first), so a long watch never loses what it sampled.
+  auto connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
   std::signal(SIGINT, RequestStop);
   std::signal(SIGTERM, RequestStop);
   const std::string host = o.host.value_or(Hostname());
   std::vector<std::pair<std::string, HostPorts>> pending;
-  size_t stored = 0;
+  size_t stored = 0, spooled = 0;
+  auto spool_pending = [&] {
+    for (const auto& [at, sample] : pending) {
+      store::SpoolBatch batch;
+      batch.kind = store::SpoolBatch::Kind::kHostSample;
+      batch.cluster = *cluster;
+      batch.sampled_at = at;
+      batch.phase = "watch";
+      batch.run_id = o.run_id;
+      batch.host = sample;
+      SpoolOrExit(batch, std::cerr);
+      spooled += sample.ports.size();
+    }
+    pending.clear();
+  };
   auto flush = [&] {
     if (pending.empty()) return;
+    if (!connection) {
+      connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+    }
+    if (!connection) return spool_pending();
     try {
       pqxx::work txn(*connection);  // one transaction per batch
+      size_t written = 0;
       for (const auto& [at, sample] : pending) {
-        stored += store::WriteHostSample(txn, *cluster, sample, at, o.run_id, "watch");
+        written += store::WriteHostSample(txn, *cluster, sample, at, o.run_id, "watch");
       }
       txn.commit();
+      stored += written;
       pending.clear();
     } catch (const std::exception& e) {
-      std::cerr << "fabtrack counters watch: the database refused a batch: " << e.what() << "\n";
-      throw CommandExit{kExitDatabaseError};
+      if (!store::IsDatabaseOutage(e)) {
+        std::cerr << "fabtrack counters watch: the database refused a batch: " << e.what() << "\n";
+        throw CommandExit{kExitDatabaseError};
+      }
+      std::cerr << "fabtrack counters watch: database connection lost: " << e.what() << "\n";
+      connection.reset();
+      spool_pending();
     }
   };
   SysfsPortSampler sampler(o.sysfs);  // file descriptors kept open between samples
@@ -277,8 +305,9 @@ void RunWatch(const WatchOptions& o) {
     }
   }
   flush();
-  std::cerr << "fabtrack counters watch: stored " << stored << " port sample(s) for " << host
-            << "\n";
+  std::cerr << "fabtrack counters watch: stored " << stored << " port sample(s) for " << host;
+  if (spooled) std::cerr << ", spooled " << spooled << " while the database was away";
+  std::cerr << "\n";
 }
 
 struct VerbsOptions {

@@ -53,6 +53,7 @@ nlohmann::json BatchPayload(const SpoolBatch& b) {
     return {{"cluster", b.cluster},
             {"sampled_at", b.sampled_at},
             {"phase", b.phase},
+            {"run_id", b.run_id ? json(*b.run_id) : json(nullptr)},
             {"host", HostPortsToJson(b.host)}};
   }
   json payload = {{"run", RunRecordToJson(b.run)}, {"bracket", nullptr}};
@@ -173,6 +174,9 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
       batch.cluster = doc.at("cluster").get<std::string>();
       batch.sampled_at = doc.at("sampled_at").get<std::string>();
       batch.phase = doc.at("phase").get<std::string>();
+      if (doc.contains("run_id") && doc["run_id"].is_number_integer()) {
+        batch.run_id = doc["run_id"].get<int64_t>();
+      }
       std::optional<HostPorts> host = HostPortsFromJson(doc.at("host"), why);
       if (!host) throw SpoolError(*why);
       batch.host = std::move(*host);
@@ -217,7 +221,7 @@ AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
   AppliedBatch applied;
   if (batch.kind == SpoolBatch::Kind::kHostSample) {
     applied.samples = WriteHostSample(txn, batch.cluster, batch.host, batch.sampled_at,
-                                      std::nullopt, batch.phase);
+                                      batch.run_id, batch.phase);
     return applied;
   }
   WriteRunResult result = WriteRun(txn, batch.run);

@@ -40,6 +40,7 @@ struct SpoolBatch {
   // kHostSample
   std::string cluster, sampled_at, phase;
   HostPorts host;
+  std::optional<int64_t> run_id;  // `counters watch --run-id`
 };
 
 class SpoolError : public std::runtime_error {
