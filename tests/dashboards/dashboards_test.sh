@@ -93,6 +93,13 @@ timeout 300 "$fabtrack" sweep --data-dir "$work/db" --cluster local --nodes 1,2 
 grep -q "port counters of 1 node" "$work/sweep2.log" ||
   { cat "$work/sweep2.log"; fail "the second sweep did not bracket its runs with port counters"; }
 
+# A step-mode sweep (the training view): a simulated data-parallel step on 1
+# and 2 ranks.
+timeout 300 "$fabtrack" sweep --data-dir "$work/db" --cluster training --nodes 1,2 --ports off \
+  --output-dir "$work/sweep3" -- --step --model-params 2M --grad-dtype fp32 --bucket 1M \
+  --backward-ms 50 --steps 4 --warmup-steps 1 --link-probe 0 >"$work/sweep3.log" 2>&1 ||
+  { cat "$work/sweep3.log"; fail "step sweep failed"; }
+
 # Two snapshots per host, so that counter increases exist.
 snapshot() {
   "$fabtrack" counters snapshot --store --data-dir "$work/db" --sysfs "$repo/tests/fixtures/sysfs/$1" \
@@ -113,7 +120,7 @@ echo "stored: $(q "SELECT string_agg(cluster || ' ' || n || ' runs', ', ' ORDER 
 
 step "analysis"
 "$fabtrack" analyze --help >/dev/null 2>&1 || fail "this fabtrack has no analyze command"
-for cluster in lab local; do
+for cluster in lab local training; do
   rc=0
   "$fabtrack" analyze --data-dir "$work/db" --cluster "$cluster" --textfile "$work/$cluster.prom" \
     >"$work/analyze-$cluster.txt" 2>&1 || rc=$?
