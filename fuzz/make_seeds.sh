@@ -8,10 +8,13 @@ fabtrack=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 fx=$here/tests/fixtures
 rm -rf "$out"
-mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz}
+mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz,inspector_fuzz}
 cp "$fx"/nccl_tests/*.txt "$out/nccl_tests_text_fuzz/"
 cp "$fx"/nccl_tests/*.json "$out/nccl_tests_json_fuzz/"
 cp "$fx"/nccl_logs/* "$out/nccl_log_fuzz/"
+# Inspector fixtures share file names across folders (the plugin names files by host and pid).
+find "$fx/inspector" -type f \( -name "*.log" -o -name "*.prom" \) | sort | cat -n |
+  while read -r n f; do cp "$f" "$out/inspector_fuzz/$n-$(basename "$f")"; done
 find "$fx" -name "*.json" -exec grep -l "\"fabtrack-allreduce-result\"" {} + 2>/dev/null |
   while read -r f; do cp "$f" "$out/run_file_fuzz/"; done
 for tree in "$fx"/sysfs/*/; do
