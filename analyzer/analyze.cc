@@ -17,6 +17,7 @@ AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
   AnalysisResult result;
   result.cluster = index.cluster().name;
   result.judged_runs = static_cast<int>(index.judged().size());
+  result.judged_jobs = static_cast<int>(index.input().inspector_jobs.size());
   for (const DetectorInfo& detector : Detectors()) {
     if (!config.Enabled(detector.name)) continue;
     std::vector<Finding> found;

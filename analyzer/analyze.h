@@ -27,6 +27,7 @@ struct AnalysisResult {
   std::vector<TrainingLine> training;  // judged step-mode runs, oldest first
   std::vector<std::string> detectors_run;
   int judged_runs = 0;
+  int judged_jobs = 0;  // NCCL Inspector jobs (real training jobs)
 };
 
 AnalysisResult Analyze(const InputIndex& input, const AnalyzerConfig& config);

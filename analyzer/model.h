@@ -105,6 +105,29 @@ struct StepView {
   double idle_share_p50 = 0;  // exposed / step
 };
 
+// A real training job's collectives (NCCL Inspector), per collective and
+// size: what `fabtrack inspector ingest` stored.
+struct InspectorGroupView {
+  std::string communicator, collective;
+  int64_t message_bytes = 0;  // per rank, as the plugin reports it
+  std::optional<int> nranks;
+  int64_t count = 0;
+  double median_us = 0;
+  std::optional<double> median_busbw_gbps;
+  std::optional<int> slowest_rank;
+  std::optional<std::string> slowest_rank_host, slowest_host;
+  std::optional<double> slowest_rank_ratio, slowest_host_ratio;
+};
+
+struct InspectorJobView {
+  int64_t id = 0;
+  std::string job_id;
+  std::optional<double> started_at, ended_at;  // epoch seconds
+  double ingested_at = 0;
+  std::optional<int> nnodes, nranks;
+  std::vector<InspectorGroupView> groups;
+};
+
 struct AnalysisInput {
   ClusterInfo cluster;
   // Every run of the cluster known to the analysis, oldest first; the runs
@@ -123,6 +146,8 @@ struct AnalysisInput {
   std::vector<PortStateView> port_inventory;
   // Step-mode summaries of the runs above that have one.
   std::vector<StepView> steps;
+  // Inspector jobs to judge: ended or ingested at or after judge_from.
+  std::vector<InspectorJobView> inspector_jobs;
 
   bool Judged(const RunView& run) const { return run.started_at >= judge_from; }
 };

@@ -134,7 +134,7 @@ void RunAnalyze(const AnalyzeOptions& o) {
   const analyzer::InputIndex index(std::move(input));
   const analyzer::AnalysisResult result = analyzer::Analyze(index, config);
   timer.Mark("detect");
-  if (result.judged_runs == 0) {
+  if (result.judged_runs == 0 && result.judged_jobs == 0) {
     CannotAnalyze("cluster " + cluster + " has no run started at or after " + IsoOf(judge_from) +
                   ": nothing to judge (did the nightly sweep run?)");
   }

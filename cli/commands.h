@@ -35,5 +35,6 @@ void SetupSweep(CLI::App& app);
 void SetupCounters(CLI::App& app);
 void SetupAnalyze(CLI::App& app);
 void SetupSpool(CLI::App& app);
+void SetupInspector(CLI::App& app);
 
 }  // namespace fabtrack::cli

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   SetupCounters(app);
   SetupAnalyze(app);
   SetupSpool(app);
+  SetupInspector(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

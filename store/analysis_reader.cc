@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <pqxx/pqxx>
 #include <sstream>
 #include <type_traits>
@@ -239,6 +240,50 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
            "WHERE p.cluster = $1",
            query.cluster)) {
     input.port_inventory.push_back(port_state(row));
+  }
+  // Inspector jobs ended or ingested since judge_from, with their groups.
+  {
+    std::map<int64_t, size_t> at;
+    for (const pqxx::row& row : txn.exec_params(
+             "SELECT id, job_id, extract(epoch FROM started_at)::float8, "
+             "extract(epoch FROM ended_at)::float8, extract(epoch FROM ingested_at)::float8, "
+             "nnodes, nranks FROM inspector_jobs WHERE cluster = $1 AND "
+             "greatest(ended_at, ingested_at) >= to_timestamp($2::float8) ORDER BY id",
+             query.cluster, input.judge_from)) {
+      InspectorJobView job;
+      job.id = Must<int64_t>(row[0]);
+      job.job_id = row[1].as<std::string>();
+      job.started_at = Get<double>(row[2]);
+      job.ended_at = Get<double>(row[3]);
+      job.ingested_at = Must<double>(row[4]);
+      job.nnodes = Get<int>(row[5]);
+      job.nranks = Get<int>(row[6]);
+      at[job.id] = input.inspector_jobs.size();
+      input.inspector_jobs.push_back(std::move(job));
+    }
+    std::vector<int64_t> job_ids;
+    for (const auto& [id, i] : at) job_ids.push_back(id);
+    for (const pqxx::row& row : txn.exec_params(
+             "SELECT job_id, communicator, collective, message_bytes, nranks, count, median_us, "
+             "median_busbw_gbps, slowest_rank, slowest_rank_host, slowest_rank_ratio, "
+             "slowest_host, slowest_host_ratio FROM inspector_collectives "
+             "WHERE job_id = ANY($1::bigint[]) ORDER BY job_id, collective, message_bytes",
+             IdArray(job_ids))) {
+      InspectorGroupView g;
+      g.communicator = row[1].as<std::string>();
+      g.collective = row[2].as<std::string>();
+      g.message_bytes = Must<int64_t>(row[3]);
+      g.nranks = Get<int>(row[4]);
+      g.count = Must<int64_t>(row[5]);
+      g.median_us = Must<double>(row[6]);
+      g.median_busbw_gbps = Get<double>(row[7]);
+      g.slowest_rank = Get<int>(row[8]);
+      g.slowest_rank_host = Get<std::string>(row[9]);
+      g.slowest_rank_ratio = Get<double>(row[10]);
+      g.slowest_host = Get<std::string>(row[11]);
+      g.slowest_host_ratio = Get<double>(row[12]);
+      input.inspector_jobs[at.at(Must<int64_t>(row[0]))].groups.push_back(std::move(g));
+    }
   }
   // Step-mode summaries of every run (the history is their baseline too).
   for (const pqxx::row& row : txn.exec_params(

@@ -107,7 +107,7 @@ StoredFindings StoreAnalysis(pqxx::connection_base& connection,
 
   // Conditions that cleared: open findings of the detectors that ran, not
   // raised again by an analysis that judged newer runs.
-  if (result.judged_runs > 0) {
+  if (result.judged_runs > 0 || result.judged_jobs > 0) {
     pqxx::result resolved = txn.exec_params(
         "UPDATE findings f SET state = 'resolved', "
         "resolved_at = greatest(f.last_seen, $3::timestamptz) "

@@ -66,7 +66,8 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
           peers.push_back(*q.rate_gbps);
         }
       }
-      std::optional<double> expected = peers.empty() ? std::nullopt : ModeRate(peers);
+      std::optional<double> expected;
+      if (!peers.empty()) expected = ModeRate(peers);
       std::string from = "its peers on " + p.host;
       if (!expected || *expected <= *p.rate_gbps) {
         auto it = cluster_rates.find(p.link_layer.value_or(""));

@@ -44,9 +44,10 @@ nlohmann::json AnalysisJson(const AnalysisResult& result) {
                         {"idle_share_p50", t.idle_share_p50},
                         {"gpu_hours_per_1000_steps", t.gpu_hours_per_1000_steps}});
   }
-  return {{"cluster", result.cluster},           {"judged_runs", result.judged_runs},
-          {"exit_status", ExitStatusOf(result)}, {"detectors", result.detectors_run},
-          {"findings", std::move(findings)},     {"training", std::move(training)}};
+  return {{"cluster", result.cluster},         {"judged_runs", result.judged_runs},
+          {"judged_jobs", result.judged_jobs}, {"exit_status", ExitStatusOf(result)},
+          {"detectors", result.detectors_run}, {"findings", std::move(findings)},
+          {"training", std::move(training)}};
 }
 
 }  // namespace fabtrack::analyzer

@@ -10,8 +10,10 @@ std::string TextReport(const AnalysisResult& result, const std::string& judged_f
   std::ostringstream out;
   int by_severity[3] = {0, 0, 0};
   for (const Finding& f : result.findings) ++by_severity[static_cast<int>(f.severity)];
-  out << "fabtrack analyze: cluster " << result.cluster << ", " << result.judged_runs
-      << " run(s) judged since " << judged_from_iso << ": " << by_severity[2] << " critical, "
+  out << "fabtrack analyze: cluster " << result.cluster << ", " << result.judged_runs << " run(s) "
+      << (result.judged_jobs ? "and " + std::to_string(result.judged_jobs) + " Inspector job(s) "
+                             : "")
+      << "judged since " << judged_from_iso << ": " << by_severity[2] << " critical, "
       << by_severity[1] << " warning, " << by_severity[0] << " info\n";
   if (result.judged_runs == 0) out << "  (no run to judge in that window)\n";
   for (const Finding& f : result.findings) {

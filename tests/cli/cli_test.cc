@@ -395,5 +395,60 @@ TEST(CliTest, SweepAttachesPortCounterDeltasToTheRun) {
   std::filesystem::remove_all(dir);
 }
 
+// A real job's collectives (NCCL Inspector dump directory) stored once, bad
+// files refused with file:line, and the job judged against the nightly
+// benchmarks of its node count: 2 nodes x 8 GPUs, all_reduce 8 MiB at ~80
+// GB/s where the lab's nccl-tests run measured ~134.
+TEST(CliTest, InspectorJobIsStoredOnceAndJudgedAgainstTheNightlyBenchmarks) {
+  TestDatabase db;
+  const std::string job = std::string(FABTRACK_FIXTURE_DIR) + "/inspector/nccl-inspector-48213";
+  const std::string nightly =
+      std::string(FABTRACK_SOURCE_DIR) + "/examples/lab-cluster/2026-11-28_allreduce_2node.txt";
+  ASSERT_EQ(
+      Fabtrack("ingest " + nightly + " --cluster lab --at 2025-10-15T02:00:00Z", db.conninfo())
+          .exit_code,
+      0);
+  CommandResult first = Fabtrack("inspector ingest " + job + " --cluster lab", db.conninfo());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("stored job 48213 (160 records in 5 collective/size groups, 16 ranks "
+                           "on 2 nodes)"),
+            std::string::npos)
+      << first.err;
+  CommandResult again = Fabtrack("inspector ingest " + job + " --cluster lab", db.conninfo());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("already stored"), std::string::npos) << again.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM inspector_jobs"), "1");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM inspector_collectives"), "5");
+  EXPECT_EQ(db.Scalar("SELECT DISTINCT slowest_rank || '@' || slowest_rank_host FROM "
+                      "inspector_collectives"),
+            "11@gpu-h100-a018");
+
+  CommandResult bad = Fabtrack("inspector ingest " + std::string(FABTRACK_FIXTURE_DIR) +
+                                   "/inspector/errors --cluster lab --job broken",
+                               db.conninfo());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("gpu-h100-a017-pid73104.log:4: not a record"), std::string::npos)
+      << bad.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM inspector_jobs"), "1") << "nothing of a bad job";
+
+  CommandResult analyze =
+      Fabtrack("analyze --cluster lab --since 2025-10-16T00:00:00Z --format json", db.conninfo());
+  EXPECT_EQ(analyze.exit_code, 1) << analyze.out << analyze.err;
+  nlohmann::json report = nlohmann::json::parse(analyze.out);
+  EXPECT_EQ(report["judged_jobs"], 1);
+  bool found = false;
+  for (const auto& f : report["findings"]) {
+    if (f["kind"] != "job_fabric") continue;
+    found = true;
+    EXPECT_EQ(f["subject"], "job 48213");
+    EXPECT_EQ(f["host"], "gpu-h100-a018");
+    EXPECT_EQ(f["size_bytes"], 8388608);
+    EXPECT_NE(f["message"].get<std::string>().find("on 2 nodes (-40%, median of 1 runs)"),
+              std::string::npos)
+        << f["message"];
+  }
+  EXPECT_TRUE(found) << analyze.out;
+}
+
 }  // namespace
 }  // namespace fabtrack
