@@ -22,6 +22,7 @@ build_packages=(
   ansible-core   # deployment roles in ansible/ (tested locally by ctest)
   prometheus-node-exporter  # the peer the port-counter benchmark is measured against
   chromium       # headless rendering test of the analyzer HTML report
+  slurm-wlm munge  # the sbatch nightly job's test runs a throwaway single-host Slurm
 )
 runtime_packages=(
   libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3

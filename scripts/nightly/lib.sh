@@ -73,6 +73,10 @@ nightly_run() {
   local textfile=()
   [[ -n $NIGHTLY_TEXTFILE ]] && textfile=(--textfile "$NIGHTLY_TEXTFILE")
   "${analyze[@]}" "${textfile[@]}" || status=$?
+  if ((status > 3)); then # not the analyzer's verdict: it could not run (126/127, a signal)
+    echo "fabtrack-nightly: $fab analyze exited $status; could not analyze"
+    status=3
+  fi
   "${analyze[@]}" --no-store --format html --out "$NIGHTLY_REPORT_DIR/$NIGHTLY_CLUSTER-$night.html" ||
     true
   echo "fabtrack-nightly: analysis exit $status; report $NIGHTLY_REPORT_DIR/$NIGHTLY_CLUSTER-$night.html"

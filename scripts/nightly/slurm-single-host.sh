@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# A throwaway single-host Slurm (Debian's slurmctld/slurmd/munge packages) in
+# one directory, for testing the sbatch job end to end: its own munge key and
+# socket, slurm.conf with this host as the only node (CPUs from nproc), free
+# high ports, state and spool under DIR, no cgroups (proctrack/linuxproc,
+# task/none), MpiDefault=pmix when Slurm has it (Open MPI direct launch under
+# srun), no accounting. Needs root (slurmd starts jobs as their user). Nothing
+# outside DIR is touched; the daemons run in the background with their PIDs
+# in DIR/*.pid.
+#   scripts/nightly/slurm-single-host.sh start DIR   # prints SLURM_CONF=...; waits for an idle node
+#   export SLURM_CONF=DIR/slurm.conf
+#   sbatch --wait ...
+#   scripts/nightly/slurm-single-host.sh logs DIR    # the daemons' logs
+#   scripts/nightly/slurm-single-host.sh stop DIR    # kills the daemons (by their PIDs)
+# Exit status of start: 0 when the node is idle, 1 otherwise (logs printed).
+set -euo pipefail
+
+usage() {
+  sed -n '2,15s/^# \{0,1\}//p' "$0" >&2
+  exit 2
+}
+(($# == 2)) || usage
+cmd=$1
+dir=$2
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'
+}
+
+print_logs() {
+  local f
+  for f in "$dir"/log/munged.log "$dir"/log/slurmctld.log "$dir"/log/slurmd.log; do
+    [[ -e $f ]] || continue
+    echo "----- $f (last 60 lines)" >&2
+    tail -n 60 "$f" >&2
+  done
+}
+
+# stop_pid NAME: TERM the daemon whose PID is in DIR/NAME.pid, then KILL it
+# after 10 s; removes the PID file.
+stop_pid() {
+  local file=$dir/$1.pid pid i
+  [[ -r $file ]] || return 0
+  pid=$(<"$file")
+  if [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$file"
+}
+
+start() {
+  [[ $(id -u) -eq 0 ]] || { echo "slurm-single-host: needs root" >&2; return 1; }
+  local tool
+  for tool in munged slurmctld slurmd sinfo sbatch srun python3; do
+    command -v "$tool" >/dev/null ||
+      { echo "slurm-single-host: $tool not found (apt-get install slurm-wlm munge)" >&2; return 1; }
+  done
+  mkdir -p "$dir"/{munge,state,spool,log,run}
+  chmod 700 "$dir/munge"
+  # munged insists on a key readable by its user only and a socket directory
+  # that others cannot write to.
+  dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
+  chmod 400 "$dir/munge/munge.key"
+  munged --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
+    --pid-file="$dir/munge.pid" --log-file="$dir/log/munged.log" \
+    --seed-file="$dir/munge/munged.seed" --force ||
+    { echo "slurm-single-host: munged did not start" >&2; print_logs; return 1; }
+
+  local host cpus mpi ctld_port slurmd_port
+  host=$(hostname -s)
+  cpus=$(nproc)
+  ctld_port=$(free_port)
+  slurmd_port=$(free_port)
+  while [[ $slurmd_port == "$ctld_port" ]]; do slurmd_port=$(free_port); done
+  # Open MPI 4.1 (Debian) is built with PMIx: ranks started by srun find
+  # each other through Slurm's mpi/pmix plugin. Without it, none.
+  mpi=none
+  [[ -n $(find /usr/lib/*/slurm-wlm /usr/lib/slurm* -maxdepth 1 -name 'mpi_pmix.so' 2>/dev/null) ]] && mpi=pmix
+  cat >"$dir/slurm.conf" <<CONF
+# Throwaway single-host Slurm written by slurm-single-host.sh
+ClusterName=fabtrack-test
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$dir/munge/munge.socket
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/run/slurmctld.pid
+SlurmdPidFile=$dir/run/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+PlugStackConfig=$dir/plugstack.conf
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+MpiDefault=$mpi
+ReturnToService=2
+MailProg=/bin/true
+SlurmdTimeout=60
+InactiveLimit=0
+MinJobAge=600
+KillWait=5
+NodeName=$host NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$cpus State=UNKNOWN
+PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
+CONF
+  : >"$dir/plugstack.conf"
+  export SLURM_CONF=$dir/slurm.conf
+  # -D: foreground, so the PID we record is the daemon's; -c: no old state.
+  slurmctld -D -c -f "$dir/slurm.conf" >>"$dir/log/slurmctld.out" 2>&1 &
+  echo $! >"$dir/slurmctld.pid"
+  slurmd -D -f "$dir/slurm.conf" -N "$host" >>"$dir/log/slurmd.out" 2>&1 &
+  echo $! >"$dir/slurmd.pid"
+
+  local i state=
+  for ((i = 0; i < 300; i++)); do
+    state=$(sinfo -h -N -n "$host" -o '%T' 2>/dev/null || true)
+    [[ $state == idle ]] && break
+    sleep 0.2
+  done
+  if [[ $state != idle ]]; then
+    echo "slurm-single-host: node $host is '${state:-unknown}', not idle after 60 s" >&2
+    print_logs
+    return 1
+  fi
+  echo "SLURM_CONF=$dir/slurm.conf"
+}
+
+case $cmd in
+  start) start ;;
+  stop)
+    # Jobs first: slurmstepd and a job's processes outlive slurmd.
+    if [[ -r $dir/slurmctld.pid && -r $dir/slurm.conf ]]; then
+      export SLURM_CONF=$dir/slurm.conf
+      jobs=$(squeue -h -o %A 2>/dev/null || true)
+      if [[ -n $jobs ]]; then
+        # shellcheck disable=SC2086  # one job id per word
+        scancel --full $jobs 2>/dev/null || true
+        for ((i = 0; i < 100; i++)); do
+          [[ -z $(squeue -h -o %A 2>/dev/null) ]] && break
+          sleep 0.2
+        done
+      fi
+    fi
+    stop_pid slurmd
+    stop_pid slurmctld
+    stop_pid munge
+    ;;
+  logs) print_logs 2>&1 ;;
+  *) usage ;;
+esac
