@@ -20,6 +20,7 @@ build_packages=(
   curl           # tests scrape the exporter
   openssl        # the TLS test makes a self-signed CA
   ansible-core   # deployment roles in ansible/ (tested locally by ctest)
+  ansible-lint   # tests/ansible/site_test.sh lints the roles
   prometheus-node-exporter  # the peer the port-counter benchmark is measured against
   chromium       # headless rendering test of the analyzer HTML report
   slurm-wlm munge  # the sbatch nightly job's test runs a throwaway single-host Slurm
