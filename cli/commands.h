@@ -36,5 +36,6 @@ void SetupCounters(CLI::App& app);
 void SetupAnalyze(CLI::App& app);
 void SetupSpool(CLI::App& app);
 void SetupInspector(CLI::App& app);
+void SetupCheck(CLI::App& app);
 
 }  // namespace fabtrack::cli

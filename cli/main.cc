@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   SetupAnalyze(app);
   SetupSpool(app);
   SetupInspector(app);
+  SetupCheck(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -45,9 +46,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    // analyze speaks the monitoring-plugin convention, where 2 means
+    // analyze and check speak the monitoring-plugin convention, where 2 means
     // critical: a usage error there is "could not analyze" (3).
-    if (argc > 1 && std::string(argv[1]) == "analyze") return 3;
+    if (argc > 1 && (std::string(argv[1]) == "analyze" || std::string(argv[1]) == "check"))
+      return 3;
     return kExitUsage;
   } catch (const CommandExit& e) {
     return e.code;

@@ -1,0 +1,116 @@
+// fabtrack check node [--sysfs ROOT] [--proc ROOT] [--expect-rate GBPS]
+//                     [--rail-optimized] [--no-verbs] [--format text|json]
+// Is this node ready for RDMA collectives? Monitoring-plugin output and exit
+// status (0 ok, 1 warning, 2 critical, 3 unknown: also a usage error or an
+// unreadable root), so Nagios, Slurm's HealthCheckProgram or a prolog
+// (scripts/slurm/fabtrack-node-check.sh) can act on it.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "collector/counters/verbs_ports.h"
+#include "collector/readiness/node_readiness.h"
+
+extern char** environ;
+
+namespace fabtrack::cli {
+namespace {
+
+struct CheckNodeOptions {
+  NodeCheckOptions node;
+  std::string format = "text";
+};
+
+std::string Hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+Environment ProcessEnvironment() {
+  Environment env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string kv(*e);
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+// Why a root cannot be read, or empty.
+std::string UnreadableRoot(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) {
+    return ec ? ec.message() : std::string(std::strerror(ENOTDIR));
+  }
+  if (::access(path.c_str(), R_OK | X_OK) != 0) return std::strerror(errno);
+  return "";
+}
+
+void RunCheckNode(const CheckNodeOptions& o) {
+  const std::string host = Hostname();
+  for (const auto& [what, path] :
+       {std::pair<const char*, const std::string&>{"sysfs", o.node.sysfs_root},
+        {"proc", o.node.proc_root}}) {
+    std::string why = UnreadableRoot(path);
+    if (why.empty()) continue;
+    std::string message = std::string("cannot read ") + what + " root " + path + ": " + why;
+    if (o.format == "json") {
+      std::cout << nlohmann::json{{"host", host},
+                                  {"status", "unknown"},
+                                  {"message", message},
+                                  {"checks", nlohmann::json::array()}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::cout << "FABTRACK NODE UNKNOWN - " << message << "\n";
+    }
+    throw CommandExit{static_cast<int>(CheckStatus::kUnknown)};
+  }
+
+  NodeFacts facts = GatherNodeFacts(o.node);
+  facts.ports.host = host;
+  facts.env = ProcessEnvironment();
+  // libibverbs always sees the real machine, whatever --sysfs says.
+  if (o.node.verbs) facts.verbs = QueryVerbsPorts();
+  NodeReport report = EvaluateNode(facts, o.node);
+  if (o.format == "json") {
+    std::cout << NodeReportToJson(report).dump(2) << "\n";
+  } else {
+    std::cout << FormatNodeReportText(report);
+  }
+  if (report.status != CheckStatus::kOk) throw CommandExit{static_cast<int>(report.status)};
+}
+
+}  // namespace
+
+void SetupCheck(CLI::App& app) {
+  CLI::App* check = app.add_subcommand(
+      "check", "Health checks in the monitoring-plugin convention (exit 0/1/2/3)");
+  check->require_subcommand(1);
+  auto o = std::make_shared<CheckNodeOptions>();
+  CLI::App* node = check->add_subcommand(
+      "node",
+      "Is this node ready for RDMA collectives? HCA ports, rails, GPUDirect RDMA, "
+      "libibverbs, NCCL environment");
+  node->add_option("--sysfs", o->node.sysfs_root,
+                   "sysfs root (default /sys; tests use fake trees)");
+  node->add_option("--proc", o->node.proc_root, "procfs root (default /proc)");
+  node->add_option("--expect-rate", o->node.expect_rate_gbps,
+                   "expected port rate in Gb/s; slower active ports are a warning")
+      ->check(CLI::PositiveNumber);
+  node->add_flag("--rail-optimized", o->node.rail_optimized,
+                 "check one NIC per GPU under the same PCIe switch");
+  node->add_flag(
+      "--no-verbs", [o](int64_t) { o->node.verbs = false; },
+      "skip the libibverbs check (it reads the real machine, not --sysfs)");
+  node->add_option("--format", o->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  node->callback([o] { RunCheckNode(*o); });
+}
+
+}  // namespace fabtrack::cli

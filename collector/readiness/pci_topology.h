@@ -1,0 +1,82 @@
+// Where GPUs and RDMA NICs sit in the PCIe tree, read from sysfs: every
+// function of <root>/bus/pci/devices/<bdf> (a symlink into
+// <root>/devices/pciDDDD:BB/<root port>/.../<bdf>) and the PCI function behind
+// each <root>/class/infiniband/<dev>/device. The resolved path below
+// devices/ is the chain of bridges from the root complex down, so two
+// functions share a PCIe switch exactly when their chains share a bridge.
+// The reader is the only I/O; pairing GPUs with NICs is pure.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fabtrack {
+
+struct PciFunction {
+  std::string bdf;  // "0000:1a:00.0"
+  // Components of the resolved path below <root>/devices, root complex
+  // first: {"pci0000:15", "0000:15:01.0", ..., "0000:1a:00.0"}.
+  std::vector<std::string> chain;
+  std::optional<int> numa_node;  // absent: no numa_node file, or -1
+  std::string vendor;            // "0x10de"
+  std::string device_class;      // "0x030200"
+
+  friend bool operator==(const PciFunction&, const PciFunction&) = default;
+};
+
+struct PciHca {
+  std::string name;  // "mlx5_0"
+  PciFunction pci;
+
+  friend bool operator==(const PciHca&, const PciHca&) = default;
+};
+
+struct PciTopology {
+  std::vector<PciFunction> gpus;  // sorted by BDF
+  std::vector<PciHca> hcas;       // natural order of names
+  // Paths that could not be resolved (dangling device links, a link that
+  // leaves the tree), with why.
+  std::vector<std::string> problems;
+
+  friend bool operator==(const PciTopology&, const PciTopology&) = default;
+};
+
+// NVIDIA GPUs are vendor 0x10de with class 0x0300xx (VGA) or 0x0302xx (3D
+// controller); NVSwitches (0x0680xx) and audio functions are not GPUs.
+bool IsNvidiaGpu(const PciFunction& f);
+
+PciTopology ReadPciTopology(const std::string& sysfs_root);
+
+// How a GPU reaches a NIC, in nvidia-smi topo / NCCL path terms.
+enum class PciPath {
+  kPix,   // through a single PCIe switch
+  kPxb,   // through several PCIe switches, not the host bridge
+  kPhb,   // through the host bridge of one root complex (the CPU)
+  kNode,  // between root complexes of one NUMA node
+  kSys,   // across NUMA nodes (the SMP interconnect)
+};
+const char* PciPathName(PciPath p);  // "PIX", "PXB", "PHB", "NODE", "SYS"
+PciPath ClassifyPath(const PciFunction& a, const PciFunction& b);
+
+// Length of the common prefix of two chains: the depth of the deepest shared
+// bridge (0: different root complexes).
+size_t CommonDepth(const PciFunction& a, const PciFunction& b);
+
+struct GpuNicPair {
+  std::string gpu;  // BDF
+  std::optional<int> gpu_numa;
+  std::string nic;  // HCA name; empty when there is no NIC at all
+  PciPath path = PciPath::kSys;
+
+  friend bool operator==(const GpuNicPair&, const GpuNicPair&) = default;
+};
+
+// Each GPU's nearest NIC among `nics`: the deepest common ancestor in the
+// PCIe tree; ties go to a NIC on the GPU's NUMA node, then to the NIC with the
+// fewest GPUs already paired (so a board with one NIC per switch pair splits
+// evenly), then to name order. In GPU order.
+std::vector<GpuNicPair> PairGpusWithNics(const std::vector<PciFunction>& gpus,
+                                         const std::vector<PciHca>& nics);
+
+}  // namespace fabtrack

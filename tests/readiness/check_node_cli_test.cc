@@ -1,0 +1,113 @@
+// `fabtrack check node`, the real binary on the fake hosts: exit codes in the
+// monitoring-plugin convention and the JSON shape. Each run gets a clean
+// environment (env -i) so that NCCL_* settings of whoever runs the tests do
+// not leak in; --no-verbs because libibverbs would read this machine.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/readiness/node_fixtures.h"
+#include "tests/support/run_command.h"
+
+namespace fabtrack {
+namespace {
+
+using fabtrack::testing::CommandOutput;
+using fabtrack::testing::NodeFixtures;
+
+CommandOutput Check(const std::string& args, const std::string& env = "") {
+  return fabtrack::testing::RunCommand("env -i " + env + " " + FABTRACK_CLI +
+                                       std::string(" check node ") + args);
+}
+
+std::string On(const std::string& host) {
+  return "--no-verbs --sysfs " + NodeFixtures::Sys(host) + " --proc " + NodeFixtures::Proc(host);
+}
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+TEST(CheckNodeCliTest, HealthyHostExitsZero) {
+  CommandOutput r = Check(On("healthy") + " --rail-optimized --expect-rate 400");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(FirstLine(r.out), "FABTRACK NODE OK - 4 checks ok");
+}
+
+TEST(CheckNodeCliTest, SharedNicsExitOne) {
+  CommandOutput r = Check(On("gpu8_hca2") + " --rail-optimized");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(FirstLine(r.out).rfind("FABTRACK NODE WARNING - rail: 8 GPUs but 2 active HCA(s)", 0),
+            0u)
+      << r.out;
+  // Without --rail-optimized the same host is fine.
+  EXPECT_EQ(Check(On("gpu8_hca2")).exit_code, 0);
+}
+
+TEST(CheckNodeCliTest, PortDownExitsTwo) {
+  CommandOutput r = Check(On("port_faults"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(
+      FirstLine(r.out).rfind("FABTRACK NODE CRITICAL - hca_ports: mlx5_3/1 is DOWN/Polling", 0), 0u)
+      << r.out;
+  EXPECT_NE(r.out.find("\nCRITICAL hca_ports: "), std::string::npos) << r.out;
+}
+
+TEST(CheckNodeCliTest, TheEnvironmentIsChecked) {
+  CommandOutput r = Check(On("healthy"), "NCCL_IB_DISABLE=1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("CRITICAL nccl_env: NCCL_IB_DISABLE=1"), std::string::npos) << r.out;
+  EXPECT_EQ(Check(On("healthy"), "NCCL_P2P_DISABLE=1").exit_code, 1);
+}
+
+TEST(CheckNodeCliTest, OldKernelWithoutPeermemWarns) {
+  CommandOutput r = Check(On("old_kernel") + " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["checks"][1]["name"], "gpudirect_rdma");
+  EXPECT_EQ(j["checks"][1]["status"], "warning");
+}
+
+TEST(CheckNodeCliTest, UnreadableRootOrBadUsageExitsThree) {
+  CommandOutput r = Check("--no-verbs --sysfs /nonexistent/sys");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(FirstLine(r.out),
+            "FABTRACK NODE UNKNOWN - cannot read sysfs root /nonexistent/sys: No such file or "
+            "directory");
+  r = Check("--no-verbs --sysfs " + NodeFixtures::Sys("healthy") +
+            " --proc /nonexistent/proc --format json");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["status"], "unknown");
+  EXPECT_EQ(Check(On("healthy") + " --format xml").exit_code, 3);
+  EXPECT_EQ(Check(On("healthy") + " --expect-rate -5").exit_code, 3);
+  EXPECT_EQ(Check(On("healthy") + " --no-such-flag").exit_code, 3);
+  EXPECT_EQ(fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " check").exit_code, 3);
+}
+
+TEST(CheckNodeCliTest, JsonHasTheDocumentedShape) {
+  CommandOutput r = Check(On("port_faults") + " --rail-optimized --expect-rate 400 --format json");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_TRUE(j["host"].is_string());
+  EXPECT_FALSE(j["host"].get<std::string>().empty());
+  EXPECT_EQ(j["status"], "critical");
+  ASSERT_TRUE(j["checks"].is_array());
+  std::vector<std::string> names;
+  for (const nlohmann::json& c : j["checks"]) {
+    names.push_back(c["name"]);
+    EXPECT_TRUE(c["status"].is_string());
+    EXPECT_TRUE(c["message"].is_string());
+    EXPECT_TRUE(c["details"].is_object());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"hca_ports", "rail", "gpudirect_rdma", "nccl_env"}));
+  const nlohmann::json& ports = j["checks"][0];
+  EXPECT_EQ(ports["status"], "critical");
+  EXPECT_EQ(ports["message"], "mlx5_3/1 is DOWN/Polling; mlx5_5/1 at 200 Gb/s, expected 400");
+  EXPECT_EQ(ports["details"]["expect_rate_gbps"], 400.0);
+  EXPECT_EQ(ports["details"]["ports"][3]["state"], "DOWN");
+  const nlohmann::json& rail = j["checks"][1];
+  EXPECT_EQ(rail["status"], "warning");
+  EXPECT_EQ(rail["details"]["gpus"][3]["nic"], "mlx5_2");
+}
+
+}  // namespace
+}  // namespace fabtrack
