@@ -145,6 +145,16 @@ Read ReadAttr(int dirfd, const char* name, char (&buf)[N], std::string_view* out
     if (n <= 0) break;
     len += static_cast<size_t>(n);
   }
+  // A value that fills the buffer and goes on is not one sysfs writes: the
+  // part read would parse as something it is not (found by fuzzing).
+  if (!failed && len == N) {
+    char extra;
+    ssize_t n;
+    do {
+      n = ::read(fd, &extra, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 0) failed = true;
+  }
   ::close(fd);
   if (failed) return Read::kFailed;
   while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t' ||
