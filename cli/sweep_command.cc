@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -232,6 +233,7 @@ void RunSweep(const SweepOptions& o) {
       bracket.started_at = UtcNowIso();
       bracket.before = SampleNodes(spec, run, o.sysfs, "before", local_ports);
     }
+    const std::string launched_at = UtcNowIso();
     try {
       code = RunAttached(run.argv);
     } catch (const std::exception& e) {
@@ -239,6 +241,7 @@ void RunSweep(const SweepOptions& o) {
       throw CommandExit{kExitInputError};
     }
     worst = std::max(worst, code);
+    const std::string returned_at = UtcNowIso();
     if (bracketing) {
       bracket.after = SampleNodes(spec, run, o.sysfs, "after", local_ports);
       bracket.ended_at = UtcNowIso();
@@ -267,6 +270,18 @@ void RunSweep(const SweepOptions& o) {
     }
     record->cluster = o.cluster;
     record->source_file = *run.output_file;
+    // Rank 0 may run on a node whose clock is off: the run is placed in the
+    // window this host launched it in (nights and baselines are by time).
+    RunClock clock =
+        ReconcileRunClock(record->started_at, record->ended_at, launched_at, returned_at);
+    if (clock.skew_s) {
+      std::cerr << "fabtrack sweep: " << run.nodes << " node(s): rank 0's clock is "
+                << static_cast<long long>(std::llround(*clock.skew_s))
+                << " s off this host's; the run is recorded at this host's time\n";
+      record->started_at = clock.started_at;
+      record->ended_at = clock.ended_at;
+      record->tags["clock_skew_s"] = std::to_string(std::llround(*clock.skew_s));
+    }
     store::SpoolBatch batch;
     batch.run = std::move(*record);
     if (bracketing) {

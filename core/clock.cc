@@ -1,6 +1,8 @@
 #include "core/clock.h"
 
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 
@@ -19,6 +21,106 @@ std::string UtcNowIso() {
   char out[64];
   std::snprintf(out, sizeof out, "%s.%06lldZ", date, us);
   return out;
+}
+
+namespace {
+
+bool Digits(std::string_view s, size_t at, size_t n, int* out) {
+  if (at + n > s.size()) return false;
+  int v = 0;
+  for (size_t i = at; i < at + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+// days_from_civil).
+long long DaysFromCivil(int y, int m, int d) {
+  y -= m <= 2;
+  const long long era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<long long>(doe) - 719468;
+}
+
+}  // namespace
+
+std::optional<double> ParseIsoSeconds(std::string_view s) {
+  int y, mo, d, h, mi, sec;
+  if (!Digits(s, 0, 4, &y) || s.size() < 19 || s[4] != '-' || !Digits(s, 5, 2, &mo) ||
+      s[7] != '-' || !Digits(s, 8, 2, &d) || (s[10] != 'T' && s[10] != ' ') ||
+      !Digits(s, 11, 2, &h) || s[13] != ':' || !Digits(s, 14, 2, &mi) || s[16] != ':' ||
+      !Digits(s, 17, 2, &sec)) {
+    return std::nullopt;
+  }
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  size_t at = 19;
+  double fraction = 0;
+  if (at < s.size() && s[at] == '.') {
+    size_t end = at + 1;
+    while (end < s.size() && s[end] >= '0' && s[end] <= '9') ++end;
+    if (end == at + 1) return std::nullopt;
+    std::from_chars(s.data() + at, s.data() + end, fraction);
+    at = end;
+  }
+  int offset = 0;
+  if (at < s.size() && (s[at] == 'Z' || s[at] == 'z')) {
+    ++at;
+  } else if (at < s.size() && (s[at] == '+' || s[at] == '-')) {
+    int oh, om;
+    if (!Digits(s, at + 1, 2, &oh) || at + 3 >= s.size() || s[at + 3] != ':' ||
+        !Digits(s, at + 4, 2, &om) || oh > 23 || om > 59) {
+      return std::nullopt;
+    }
+    offset = (s[at] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+    at += 6;
+  } else {
+    return std::nullopt;  // a time without its zone is ambiguous
+  }
+  if (at != s.size()) return std::nullopt;
+  return static_cast<double>(DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset) +
+         fraction;
+}
+
+std::string IsoFromSeconds(double seconds) {
+  double whole = std::floor(seconds);
+  long long us = std::llround((seconds - whole) * 1e6);
+  if (us >= 1000000) {
+    whole += 1;
+    us -= 1000000;
+  }
+  std::time_t t = static_cast<std::time_t>(whole);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char date[40];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[64];
+  std::snprintf(out, sizeof out, "%s.%06lldZ", date, us);
+  return out;
+}
+
+RunClock ReconcileRunClock(const std::string& run_started_at,
+                           const std::optional<std::string>& run_ended_at,
+                           const std::string& launched_at, const std::string& returned_at,
+                           double tolerance_s) {
+  RunClock c{run_started_at, run_ended_at, std::nullopt};
+  const auto start = ParseIsoSeconds(run_started_at);
+  const auto launch = ParseIsoSeconds(launched_at);
+  const auto back = ParseIsoSeconds(returned_at);
+  if (!start || !launch || !back || *back < *launch) return c;
+  if (*start >= *launch - tolerance_s && *start <= *back + tolerance_s) return c;
+  c.skew_s = *start - *launch;
+  c.started_at = IsoFromSeconds(*launch);
+  std::optional<double> end = run_ended_at ? ParseIsoSeconds(*run_ended_at) : std::nullopt;
+  const double duration = end ? *end - *start : -1;
+  // The run's own duration when it fits the launch window, else the window.
+  c.ended_at = IsoFromSeconds(
+      duration >= 0 && duration <= *back - *launch + tolerance_s ? *launch + duration : *back);
+  return c;
 }
 
 }  // namespace fabtrack

@@ -24,6 +24,7 @@ build_packages=(
   prometheus-node-exporter  # the peer the port-counter benchmark is measured against
   chromium       # headless rendering test of the analyzer HTML report
   slurm-wlm munge  # the sbatch nightly job's test runs a throwaway single-host Slurm
+  faketime       # the clock-skew test runs rank 0 on a clock an hour ahead / a day behind
 )
 runtime_packages=(
   libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3
