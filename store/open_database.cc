@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <pqxx/pqxx>
 #include <random>
 #include <thread>
-#include <pqxx/pqxx>
 
 #include "store/connection.h"
 #include "store/migrations.h"

@@ -22,8 +22,8 @@
 
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
-#include "core/run_record.h"
 #include "analyzer/stats/robust.h"
+#include "core/run_record.h"
 
 namespace fabtrack::analyzer {
 namespace {

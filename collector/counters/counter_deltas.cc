@@ -65,8 +65,8 @@ PortDeltas ComputeDeltas(const HostPorts& before, const HostPorts& after, double
     // hw_counters and the RoCE netdev's ethtool statistics (PFC pauses) are
     // 64-bit and never saturate; prefixed so their names cannot clash with
     // counters/ files.
-    for (const auto& [prefix, member] :
-         {std::pair{"hw:", &PortSample::hw_counters}, std::pair{"ethtool:", &PortSample::ethtool}}) {
+    for (const auto& [prefix, member] : {std::pair{"hw:", &PortSample::hw_counters},
+                                         std::pair{"ethtool:", &PortSample::ethtool}}) {
       std::set<std::string> extra;
       for (const auto& [k, v] : a.*member) extra.insert(k);
       for (const auto& [k, v] : b->*member) extra.insert(k);
