@@ -215,13 +215,19 @@ for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/metrics" >"$tmp/metrics"
 grep -q '^node_infiniband_info{device="mlx5_0"' "$tmp/metrics" || { cat "$tmp/exporter.log"; fail "exporter did not serve the fixture's ports"; }
 kill "$exporter_pid" 2>/dev/null; wait "$exporter_pid" 2>/dev/null || true; exporter_pid=
 
+# Cron's bare environment, plus the sanitizer settings when this suite runs
+# under scripts/sanitize.sh (they are the test's, not the deployment's).
+sanitizer_env=()
+for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS OMPI_MCA_mca_base_component_disable_dlclose; do
+  if [[ -n ${!v:-} ]]; then sanitizer_env+=("$v=${!v}"); fi
+done
 echo "--- the deployed nightly job, as cron would start it"
 line=$(grep -E '^[0-9*]' "$cron")
 read -r m h dom mon dow user cmd <<<"$line"
 [[ "$m $h $dom $mon $dow $user" == "30 1 * * * root" ]] || fail "cron schedule: $line"
 [[ $cmd == *"$prefix/share/nightly/fabtrack-nightly-cron.sh" ]] || fail "cron command: $cmd"
 status=0
-env -i HOME="$tmp" LOGNAME=root SHELL=/bin/sh PATH=/usr/local/bin:/usr/bin:/bin \
+env -i HOME="$tmp" LOGNAME=root SHELL=/bin/sh PATH=/usr/local/bin:/usr/bin:/bin "${sanitizer_env[@]}" \
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 /bin/sh -c "$cmd" >"$tmp/night.out" 2>&1 || status=$?
 tail -3 "$tmp/night.out"
 ((status <= 2)) || { cat "$tmp/night.out"; fail "the night exited $status"; }
@@ -288,7 +294,7 @@ PGPASSFILE=/dev/null psql "host=$pg/sock dbname=fabtrack user=fabtrack_nightly" 
 line=$(grep -E '^[0-9*]' "$cron")
 read -r m h dom mon dow user cmd <<<"$line"
 status=0
-env -i HOME="$tmp" LOGNAME=root SHELL=/bin/sh PATH=/usr/local/bin:/usr/bin:/bin \
+env -i HOME="$tmp" LOGNAME=root SHELL=/bin/sh PATH=/usr/local/bin:/usr/bin:/bin "${sanitizer_env[@]}" \
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 /bin/sh -c "$cmd" >"$tmp/night2.out" 2>&1 || status=$?
 tail -1 "$tmp/night2.out"
 ((status <= 2)) || { cat "$tmp/night2.out"; fail "the night against the system PostgreSQL exited $status"; }
