@@ -1,22 +1,11 @@
 #include "collector/ingest/inspector_job.h"
 
 #include <algorithm>
-#include <ctime>
 #include <set>
 
+#include "core/clock.h"
+
 namespace fabtrack {
-namespace {
-
-std::string IsoFromMicros(int64_t us) {
-  std::time_t seconds = static_cast<std::time_t>(us / 1000000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
-}  // namespace
 
 std::string InspectorJobId(const std::vector<InspectorRecord>& records, const std::string& path,
                            const std::optional<std::string>& explicit_id) {
@@ -58,8 +47,8 @@ InspectorJob BuildInspectorJob(const std::vector<InspectorRecord>& records, std:
     }
   }
   job.hosts.assign(hosts.begin(), hosts.end());
-  if (first) job.started_at = IsoFromMicros(*first);
-  if (last) job.ended_at = IsoFromMicros(*last);
+  if (first) job.started_at = IsoFromSeconds(static_cast<double>(*first) / 1e6);
+  if (last) job.ended_at = IsoFromSeconds(static_cast<double>(*last) / 1e6);
   for (const InspectorGroupSummary& g : SummarizeInspector(records)) {
     InspectorCollective c;
     c.communicator = g.communicator;
