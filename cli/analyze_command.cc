@@ -1,10 +1,19 @@
 // fabtrack analyze [--cluster NAME] [--since ISO8601] [--format text|json|html]
 //                  [--out FILE] [--config FILE] [--textfile FILE] [--no-store]
+//                  [--pushgateway URL [--pushgateway-job NAME]
+//                   [--pushgateway-label NAME=VALUE]... [--pushgateway-auth-file FILE]]
 // Judges the newest night (or the runs since --since) against the history,
 // stores the findings, prints or writes the report. Exit status as monitoring
 // plugins have it, so cron and Slurm can act on it: 0 nothing at warning or
-// above, 1 warning, 2 critical, 3 could not analyze (database, config, no run).
+// above, 1 warning, 2 critical, 3 could not analyze (database, config, no run)
+// or could not deliver an output (report, textfile, Pushgateway push). A
+// failed output never loses the analysis: the findings are stored before any
+// output, a failed textfile or push does not stop the other, and stderr says
+// what the analysis found.
+#include <sys/stat.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -15,6 +24,7 @@
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_report.h"
 #include "analyzer/report/prometheus_textfile.h"
+#include "analyzer/report/pushgateway.h"
 #include "analyzer/report/text_report.h"
 #include "cli/commands.h"
 #include "cli/database_access.h"
@@ -34,6 +44,10 @@ struct AnalyzeOptions {
   std::optional<std::string> out;
   std::optional<std::string> config;
   std::optional<std::string> textfile;
+  std::optional<std::string> pushgateway;
+  std::string pushgateway_job = "fabtrack_analyze";
+  std::vector<std::string> pushgateway_labels;  // NAME=VALUE, grouping labels after the cluster
+  std::optional<std::string> pushgateway_auth_file;
   bool no_store = false;
   bool list_detectors = false;
   bool print_config = false;
@@ -57,6 +71,52 @@ analyzer::AnalyzerConfig LoadConfig(const std::optional<std::string>& path) {
   } catch (const analyzer::ConfigError& e) {
     CannotAnalyze(e.what());
   }
+}
+
+// --pushgateway, checked before any work so that a typo costs no analysis.
+struct PushPlan {
+  analyzer::PushgatewayGroup group;  // the cluster label is added once it is known
+  std::optional<analyzer::BasicAuth> auth;
+};
+
+std::optional<PushPlan> PlanPush(const AnalyzeOptions& o) {
+  if (!o.pushgateway) return std::nullopt;
+  PushPlan plan;
+  try {
+    const analyzer::PushgatewayEndpoint endpoint = analyzer::CheckPushgatewayUrl(*o.pushgateway);
+    plan.group.base_url = *o.pushgateway;
+    if (o.pushgateway_job.empty()) throw analyzer::PushgatewayError("the job name is empty");
+    plan.group.job = o.pushgateway_job;
+    for (const std::string& label : o.pushgateway_labels) {
+      const size_t eq = label.find('=');
+      if (eq == std::string::npos) {
+        throw analyzer::PushgatewayError("--pushgateway-label wants NAME=VALUE, not " + label);
+      }
+      const std::string name = label.substr(0, eq);
+      // The metrics carry the cluster; as a grouping label it keeps each
+      // cluster's push from replacing another's.
+      analyzer::CheckGroupingLabelName(name, {"cluster"});
+      for (const auto& [seen, value] : plan.group.labels) {
+        if (seen == name) throw analyzer::PushgatewayError("label " + name + " given twice");
+      }
+      plan.group.labels.emplace_back(name, label.substr(eq + 1));
+    }
+    plan.auth = analyzer::PushgatewayCredentials(o.pushgateway_auth_file, &std::getenv);
+    if (o.pushgateway_auth_file) {
+      struct stat st {};
+      if (stat(o.pushgateway_auth_file->c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
+        std::cerr << "fabtrack analyze: warning: " << *o.pushgateway_auth_file
+                  << " is readable by other users; chmod 600 it\n";
+      }
+    }
+    if (plan.auth && endpoint.scheme == "http" && !endpoint.loopback) {
+      std::cerr << "fabtrack analyze: warning: basic auth over http:// sends the password in "
+                   "clear text; use https://\n";
+    }
+  } catch (const analyzer::PushgatewayError& e) {
+    CannotAnalyze(std::string("--pushgateway: ") + e.what());
+  }
+  return plan;
 }
 
 std::string IsoOf(double epoch) {
@@ -97,6 +157,7 @@ void RunAnalyze(const AnalyzeOptions& o) {
     return;
   }
   const analyzer::AnalyzerConfig config = LoadConfig(o.config);
+  std::optional<PushPlan> push = PlanPush(o);
   PhaseTimer timer(o.timing);
 
   std::unique_ptr<pqxx::connection> connection;
@@ -166,21 +227,57 @@ void RunAnalyze(const AnalyzeOptions& o) {
     } else {
       std::cout << report;
     }
-    if (o.textfile) {
-      const double now =
-          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-              .count();
-      WriteFileAtomically(*o.textfile,
-                          analyzer::PrometheusTextfile(
-                              index, result, now, [&](const std::string& k, const std::string& s) {
-                                return store::FindingFingerprint(cluster, k, s);
-                              }));
-    }
   } catch (const std::runtime_error& e) {
     CannotAnalyze(e.what());
   }
+
+  // The textfile and the push carry the same exposition, rendered once: one
+  // renderer, and both say the same analysis time.
+  bool delivered = true;
+  if (o.textfile || push) {
+    const double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const std::string metrics = analyzer::PrometheusTextfile(
+        index, result, now, [&](const std::string& k, const std::string& s) {
+          return store::FindingFingerprint(cluster, k, s);
+        });
+    // Each output is tried even when the one before failed: the textfile and
+    // the push are alternative routes to Alertmanager.
+    if (o.textfile) {
+      try {
+        WriteFileAtomically(*o.textfile, metrics);
+      } catch (const std::runtime_error& e) {
+        std::cerr << "fabtrack analyze: " << e.what() << "\n";
+        delivered = false;
+      }
+    }
+    if (push) {
+      push->group.labels.insert(push->group.labels.begin(), {"cluster", cluster});
+      try {
+        analyzer::PushToGateway(push->group, push->auth, metrics);
+        std::cerr << "fabtrack analyze: pushed to " << analyzer::PushgatewayGroupUrl(push->group)
+                  << "\n";
+      } catch (const analyzer::PushgatewayError& e) {
+        std::cerr << "fabtrack analyze: Pushgateway push failed: " << e.what() << "\n";
+        delivered = false;
+      }
+    }
+  }
   timer.Mark("report");
-  throw CommandExit{analyzer::ExitStatusOf(result)};
+  const int status = analyzer::ExitStatusOf(result);
+  if (!delivered) {
+    // 3, as for a report that could not be written: the job did not do all it
+    // was asked. The analysis itself is not lost, and the log says so.
+    std::cerr << "fabtrack analyze: "
+              << (o.no_store ? "findings not stored (--no-store)" : "the findings are stored")
+              << " and the report is written; the analysis status is " << status << " ("
+              << (status == 0   ? "ok"
+                  : status == 1 ? "warning"
+                                : "critical")
+              << "), but an output failed: exit 3\n";
+    throw CommandExit{kCouldNotAnalyze};
+  }
+  throw CommandExit{status};
 }
 
 }  // namespace
@@ -190,7 +287,7 @@ void SetupAnalyze(CLI::App& app) {
   CLI::App* analyze = app.add_subcommand(
       "analyze",
       "Judge the newest night against the history; exit 0 ok, 1 warning, 2 critical, 3 could "
-      "not analyze");
+      "not analyze or an output (report, textfile, Pushgateway) failed");
   analyze->add_option("--cluster", o->cluster, "cluster to analyze (default: the only one)");
   analyze->add_option("--since", o->since,
                       "judge runs started at or after this ISO 8601 time (default: the newest "
@@ -205,6 +302,29 @@ void SetupAnalyze(CLI::App& app) {
   analyze->add_option("--textfile", o->textfile,
                       "also write the findings and headline figures for node_exporter's "
                       "textfile collector (e.g. /var/lib/prometheus/node-exporter/fabtrack.prom)");
+  CLI::Option* pushgateway =
+      analyze->add_option("--pushgateway", o->pushgateway,
+                          "also PUT the textfile's metrics to this Prometheus Pushgateway "
+                          "(http[s]://HOST:PORT), as the group job/cluster[/labels]: each push "
+                          "replaces the group, so resolved findings disappear. A failed push "
+                          "exits 3; the findings are stored all the same. Basic auth: from the "
+                          "environment (FABTRACK_PUSHGATEWAY_USER and "
+                          "FABTRACK_PUSHGATEWAY_PASSWORD) or --pushgateway-auth-file, never the "
+                          "URL");
+  analyze
+      ->add_option("--pushgateway-job", o->pushgateway_job,
+                   "the Pushgateway job label (default: fabtrack_analyze)")
+      ->needs(pushgateway);
+  analyze
+      ->add_option("--pushgateway-label", o->pushgateway_labels,
+                   "NAME=VALUE: a further grouping label after job and cluster (repeatable), "
+                   "e.g. instance=$(hostname) or site=dc1")
+      ->needs(pushgateway);
+  analyze
+      ->add_option("--pushgateway-auth-file", o->pushgateway_auth_file,
+                   "basic-auth credentials for the Pushgateway: a file (mode 600) whose first "
+                   "line is USER:PASSWORD; overrides the environment variables")
+      ->needs(pushgateway);
   analyze->add_flag("--no-store", o->no_store, "do not record findings in the database");
   analyze->add_flag("--list-detectors", o->list_detectors, "list the detectors and exit");
   analyze->add_flag("--print-config", o->print_config, "print every setting with its default");

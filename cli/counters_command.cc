@@ -1,5 +1,4 @@
 // fabtrack counters snapshot [--sysfs ROOT] [--format json|table] [--db ... --cluster NAME]
-#include <prometheus/exposer.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -7,14 +6,14 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
-#include <mutex>
 #include <pqxx/pqxx>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/database_access.h"
 #include "collector/counters/ethtool_stats.h"
-#include "collector/counters/port_metrics.h"
+#include "collector/counters/metrics_http_server.h"
+#include "collector/counters/port_exposition.h"
 #include "collector/counters/port_sample_json.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/counters/verbs_ports.h"
@@ -149,31 +148,53 @@ HostPorts ReadForScrape(const std::string& sysfs) {
   return host;
 }
 
+// Times one reading for fabtrack_scrape_collector_*: a reading that throws
+// exports no ports and success 0, as node_exporter does for a failed collector.
+template <typename ReadPorts>
+const std::string& RenderScrape(PortExposition* exposition, ReadPorts read_ports) {
+  static const HostPorts kNoPorts;
+  auto start = std::chrono::steady_clock::now();
+  const HostPorts* host = &kNoPorts;
+  bool ok = true;
+  try {
+    host = &read_ports();
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return exposition->Render(*host, {.duration_seconds = seconds, .success = ok});
+}
+
 void RunMetrics(const ServeOptions& o) {
-  PortCollector collector([&] { return ReadForScrape(o.sysfs); });
-  std::cout << RenderText(collector.Collect());
+  PortExposition exposition;
+  HostPorts host;
+  std::cout << RenderScrape(&exposition, [&]() -> const HostPorts& {
+    host = ReadForScrape(o.sysfs);
+    return host;
+  });
 }
 
 void RunServe(const ServeOptions& o) {
-  std::unique_ptr<prometheus::Exposer> exposer;
+  // Scrapes pread the counter files one sampler keeps open and render into
+  // one reused buffer; the server lets one scrape in at a time.
+  SysfsPortSampler sampler(o.sysfs);
+  PortExposition exposition;
+  HostPorts with_flow_control;
+  const bool real_sysfs = o.sysfs == "/sys";
+  std::unique_ptr<MetricsHttpServer> server;
   try {
-    exposer = std::make_unique<prometheus::Exposer>(o.listen);
+    server = std::make_unique<MetricsHttpServer>(o.listen, [&]() -> const std::string& {
+      return RenderScrape(&exposition, [&]() -> const HostPorts& {
+        if (!real_sysfs) return sampler.Sample();
+        with_flow_control = sampler.Sample();
+        AddFlowControl(&with_flow_control);
+        return with_flow_control;
+      });
+    });
   } catch (const std::exception& e) {
-    std::cerr << "fabtrack counters serve: cannot listen on " << o.listen << ": " << e.what()
-              << "\n";
+    std::cerr << "fabtrack counters serve: " << e.what() << "\n";
     throw CommandExit{kExitUsage};
   }
-  // Scrapes pread the counter files kept open by one sampler (prometheus-cpp
-  // may call Collect from several server threads: they take turns).
-  auto sampler = std::make_shared<SysfsPortSampler>(o.sysfs);
-  auto mutex = std::make_shared<std::mutex>();
-  auto collector = std::make_shared<PortCollector>([sampler, mutex, sysfs = o.sysfs] {
-    std::lock_guard<std::mutex> lock(*mutex);
-    HostPorts host = sampler->Sample();
-    if (sysfs == "/sys") AddFlowControl(&host);
-    return host;
-  });
-  exposer->RegisterCollectable(collector);
   std::signal(SIGINT, RequestStop);
   std::signal(SIGTERM, RequestStop);
   std::cerr << "fabtrack counters serve: metrics on http://" << o.listen << "/metrics\n";

@@ -7,7 +7,9 @@ set -euo pipefail
 build_packages=(
   build-essential cmake pkg-config git
   libpqxx-dev libpq-dev
-  prometheus-cpp-dev
+  libcivetweb-dev  # the exporter's HTTP server (counters serve)
+  prometheus-cpp-dev  # tests: prometheus-cpp's serializer is the exposition oracle
+  libcurl4-openssl-dev  # analyze --pushgateway (the push is plain HTTP PUT through libcurl)
   libcli11-dev
   nlohmann-json3-dev
   libgtest-dev googletest
@@ -17,6 +19,8 @@ build_packages=(
   clang-format
   python3        # test scripts read result files
   prometheus     # promtool: lints the exporter output (and alert rules later)
+  prometheus-pushgateway  # tests/cli/pushgateway_test.sh pushes to a real gateway
+  apache2-utils  # htpasswd: the bcrypt hash of that gateway's basic-auth test
   curl           # tests scrape the exporter
   openssl        # the TLS test makes a self-signed CA
   ansible-core   # deployment roles in ansible/ (tested locally by ctest)
@@ -27,7 +31,7 @@ build_packages=(
   faketime       # the clock-skew test runs rank 0 on a clock an hour ahead / a day behind
 )
 runtime_packages=(
-  libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3
+  libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3 libcurl4 libcivetweb1
   postgresql-15 postgresql-client-15
 )
 

@@ -9,3 +9,7 @@ add_test(NAME ethtool_netns
 add_test(NAME exporter_golden_and_scrape
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/counters/exporter_test.sh $<TARGET_FILE:fabtrack>
           ${CMAKE_CURRENT_SOURCE_DIR}/fixtures)
+# prometheus-cpp's serializer is the reference the exporter's text must match.
+find_package(prometheus-cpp CONFIG REQUIRED)
+fabtrack_test(port_exposition_test counters/port_exposition_test.cc
+  LIBS fabtrack::counters prometheus-cpp::core)

@@ -31,7 +31,7 @@ grep -q 'fabtrack_rdma_hw_stat_total{device="mlx5_0",port="1",counter="np_cnp_se
 
 # A real scrape over HTTP on loopback.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-"$fabtrack" counters serve --listen "127.0.0.1:$port" --sysfs "$fixtures/sysfs/ndr_8hca" --duration 30 \
+"$fabtrack" counters serve --listen "127.0.0.1:$port" --sysfs "$fixtures/sysfs/ndr_8hca" --duration 300 \
   2>"$work/serve.err" &
 server=$!
 for _ in $(seq 50); do
@@ -42,4 +42,36 @@ done
 promtool check metrics <"$work/scrape.prom" || { echo "FAIL: promtool on the scrape"; exit 1; }
 [[ $(grep -c '^node_infiniband_port_data_transmitted_bytes_total{' "$work/scrape.prom") == 8 ]]
 grep -q '^fabtrack_scrape_collector_success{collector="infiniband"} 1' "$work/scrape.prom"
+# Apart from the scrape's own duration, a live scrape says what `counters metrics` says.
+diff <(grep -v '^fabtrack_scrape_collector_duration_seconds{' "$work/scrape.prom") \
+  <(grep -v '^fabtrack_scrape_collector_duration_seconds{' "$work/ndr_8hca.prom") ||
+  { echo "FAIL: the live scrape differs from counters metrics"; exit 1; }
+curl -sfD "$work/headers" -o /dev/null "http://127.0.0.1:$port/metrics"
+grep -qi '^Content-Type: text/plain; version=0.0.4' "$work/headers" ||
+  { cat "$work/headers"; echo "FAIL: exposition content type"; exit 1; }
+# HEAD announces the body GET sends; other methods are refused; / links to /metrics.
+head_length=$(curl -sfI "http://127.0.0.1:$port/metrics" | tr -d '\r' | awk -F': ' 'tolower($1) == "content-length" {print $2}')
+[[ $head_length == $(curl -sf "http://127.0.0.1:$port/metrics" | wc -c) ]] ||
+  { echo "FAIL: HEAD Content-Length $head_length does not match the body"; exit 1; }
+[[ $(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics") == 405 ]] ||
+  { echo "FAIL: POST /metrics was not refused"; exit 1; }
+curl -sf "http://127.0.0.1:$port/" | grep -q 'href="/metrics"' || { echo "FAIL: landing page"; exit 1; }
+# Scrapes from several clients at once all get whole answers.
+# Wait for the clients only: a bare `wait` would also wait for the server.
+clients=()
+for i in 1 2 3 4 5 6 7 8; do
+  curl -sf "http://127.0.0.1:$port/metrics" >"$work/parallel.$i" &
+  clients+=($!)
+done
+wait "${clients[@]}"
+for i in 1 2 3 4 5 6 7 8; do
+  [[ $(grep -c '^node_infiniband_port_data_transmitted_bytes_total{' "$work/parallel.$i") == 8 ]] ||
+    { echo "FAIL: concurrent scrape $i incomplete"; exit 1; }
+  promtool check metrics <"$work/parallel.$i" >/dev/null || { echo "FAIL: promtool on concurrent scrape $i"; exit 1; }
+done
+# A second server on a port already taken fails clearly.
+if "$fabtrack" counters serve --listen "127.0.0.1:$port" --sysfs "$fixtures/sysfs/ndr_8hca" --duration 5 2>"$work/busy.err"; then
+  echo "FAIL: serve on a busy port succeeded"; exit 1
+fi
+grep -q "cannot listen on 127.0.0.1:$port" "$work/busy.err" || { cat "$work/busy.err"; echo "FAIL: busy-port message"; exit 1; }
 echo "exporter: golden files, promtool and a live scrape agree"
