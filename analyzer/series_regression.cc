@@ -48,7 +48,7 @@ struct Settings {
 
 Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spec) {
   Settings r;
-  r.band_bytes = static_cast<int64_t>(s[spec.band_key]);
+  if (!spec.band_key.empty()) r.band_bytes = static_cast<int64_t>(s[spec.band_key]);
   r.baseline_runs = std::max(1, static_cast<int>(s["baseline_runs"]));
   r.min_history = std::max(2, static_cast<int>(s["min_history"]));
   r.min_magnitude = s["min_magnitude"];
@@ -68,6 +68,10 @@ Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spe
 
 // One series' numbers: runs (oldest first) by sizes.
 struct SeriesTable {
+  std::string subject;
+  // Message sizes (a benchmark series), or one column of per-run numbers (a
+  // RunSeries) whose "size" means nothing.
+  bool sized = true;
   std::vector<const RunView*> runs;
   std::vector<int64_t> sizes;  // ascending
   std::vector<double> values;  // runs x sizes; NaN where the run has no number
@@ -77,9 +81,11 @@ struct SeriesTable {
   double At(int run, int size) const { return values[run * sizes.size() + size]; }
 };
 
-SeriesTable BuildTable(const InputIndex& input, const std::vector<const RunView*>& runs,
-                       const SeriesRegressionSpec& spec, int64_t band_bytes) {
+SeriesTable BuildTable(const InputIndex& input, std::string subject,
+                       const std::vector<const RunView*>& runs, const SeriesRegressionSpec& spec,
+                       int64_t band_bytes) {
   SeriesTable t;
+  t.subject = std::move(subject);
   t.runs = runs;
   std::set<int64_t> sizes;
   for (const RunView* run : runs) {
@@ -115,6 +121,25 @@ SeriesTable BuildTable(const InputIndex& input, const std::vector<const RunView*
         band.assign(have.begin(), have.begin() + static_cast<std::ptrdiff_t>(quarter));
       }
     }
+  }
+  return t;
+}
+
+// A RunSeries as a table of one column: every run with a number has it in
+// its band.
+SeriesTable BuildRunTable(const RunSeries& series) {
+  SeriesTable t;
+  t.subject = series.subject;
+  t.sized = false;
+  t.runs = series.runs;
+  t.sizes = {0};
+  t.values.assign(series.runs.size(), kNaN);
+  t.bands.resize(series.runs.size());
+  for (size_t i = 0; i < series.runs.size() && i < series.values.size(); ++i) {
+    const double v = series.values[i];
+    if (!std::isfinite(v) || v <= 0) continue;
+    t.values[i] = v;
+    t.bands[i] = {0};
   }
   return t;
 }
@@ -312,19 +337,8 @@ std::optional<RobustResult> RobustCheck(const SeriesTable& t, const ChangeSeries
       const double worse = std::min(Worse(spec, change_prev), Worse(spec, change));
       const double better = std::min(-Worse(spec, change_prev), -Worse(spec, change));
       int direction = 0;
-      static const int kRule = getenv("RULE") ? atoi(getenv("RULE")) : 0;
-      static const double kPairZ = getenv("PAIRZ") ? atof(getenv("PAIRZ")) : 2.75;
-      if (kRule == 0) {
-        if (worse >= s.min_magnitude && std::min(z_prev, z) >= s.confirm_z) direction = 1;
-        if (better >= s.min_magnitude && std::max(z_prev, z) <= -s.confirm_z) direction = -1;
-      } else {
-        const double mean_worse = (Worse(spec, change_prev) + Worse(spec, change)) / 2;
-        const double pair_z = (z_prev + z) / std::sqrt(2.0);
-        if (mean_worse >= s.min_magnitude && pair_z >= kPairZ && std::min(z_prev, z) >= s.hold_z)
-          direction = 1;
-        if (-mean_worse >= s.min_magnitude && pair_z <= -kPairZ && std::max(z_prev, z) <= -s.hold_z)
-          direction = -1;
-      }
+      if (worse >= s.min_magnitude && std::min(z_prev, z) >= s.confirm_z) direction = 1;
+      if (better >= s.min_magnitude && std::max(z_prev, z) <= -s.confirm_z) direction = -1;
       if (direction != 0) {
         RobustResult r;
         r.direction = direction;
@@ -541,6 +555,7 @@ std::string Number(double v) {
 
 std::string BandLabel(const SeriesRegressionSpec& spec, const SeriesTable& t,
                       const std::vector<int>& band, int64_t band_bytes) {
+  if (!t.sized) return spec.metric_label;
   const bool largest = spec.band == SeriesRegressionSpec::Band::kLargest;
   const bool in_band =
       largest ? t.sizes[band.front()] >= band_bytes : t.sizes[band.back()] <= band_bytes;
@@ -591,7 +606,7 @@ Finding MakeFinding(const SeriesTable& t, const ChangeSeries& c, int i, int dire
                      {"baseline", size_baseline},
                      {"ratio", ratio}});
     const double how_far = direction * Worse(spec, ratio - 1);
-    if (how_far > extreme) {
+    if (t.sized && how_far > extreme) {
       extreme = how_far;
       extreme_size = t.sizes[k];
     }
@@ -603,7 +618,7 @@ Finding MakeFinding(const SeriesTable& t, const ChangeSeries& c, int i, int dire
   if (direction > 0 && !unconfirmed) {
     severity = worse >= s.critical_magnitude ? Severity::kCritical : Severity::kWarning;
   }
-  Finding f = FindingForRun(run, SeriesName(run), severity);
+  Finding f = FindingForRun(run, t.subject, severity);
   f.kind = spec.kind;
   f.size_bytes = extreme_size;
   f.value = value;
@@ -619,15 +634,17 @@ Finding MakeFinding(const SeriesTable& t, const ChangeSeries& c, int i, int dire
       {"metric", spec.metric_field},
       {"direction", direction > 0 ? "regression" : "improvement"},
       {"confirmed", direction > 0 && !unconfirmed},
-      {"band",
-       {{"min_bytes", t.sizes[band.front()]},
+      {"change", shown_change},
+  };
+  if (t.sized) {
+    evidence["band"] = {
+        {"min_bytes", t.sizes[band.front()]},
         {"max_bytes", t.sizes[band.back()]},
         {"rule", spec.band == SeriesRegressionSpec::Band::kLargest
                      ? "sizes >= " + FormatBytes(s.band_bytes) + ", else the largest 25%"
-                     : "sizes <= " + FormatBytes(s.band_bytes) + ", else the smallest 25%"}}},
-      {"change", shown_change},
-      {"sizes", sizes},
-  };
+                     : "sizes <= " + FormatBytes(s.band_bytes) + ", else the smallest 25%"}};
+    evidence["sizes"] = std::move(sizes);
+  }
   if (robust) {
     const Window& w = robust->window;
     nlohmann::json r = {{"baseline_runs", w.end - w.begin},
@@ -679,10 +696,9 @@ Finding MakeFinding(const SeriesTable& t, const ChangeSeries& c, int i, int dire
   return f;
 }
 
-void JudgeSeries(const InputIndex& input, const std::vector<const RunView*>& runs,
-                 const Settings& s, const SeriesRegressionSpec& spec,
-                 std::vector<Finding>* findings) {
-  const SeriesTable t = BuildTable(input, runs, spec, s.band_bytes);
+void JudgeSeries(const InputIndex& input, const SeriesTable& t, const Settings& s,
+                 const SeriesRegressionSpec& spec, std::vector<Finding>* findings) {
+  const std::vector<const RunView*>& runs = t.runs;
   const ChangeSeries c = BuildChangeSeries(t, s);
   stats::EDivisiveOptions options;
   options.max_pvalue = s.max_pvalue;
@@ -697,12 +713,6 @@ void JudgeSeries(const InputIndex& input, const std::vector<const RunView*>& run
   for (int i = 0; i < static_cast<int>(runs.size()); ++i) {
     std::optional<RobustResult> r = RobustCheck(t, c, i, i > 0 ? verdicts[i - 1] : 0, s, spec);
     verdicts[i] = static_cast<int8_t>(Verdict(r));
-    if (getenv("DBG") && r)
-      fprintf(stderr,
-              "%s %s v=%d rule=%d chg=%.3f z=%.2f prevz=%.2f scale=%.4f mad=%.4f noise=%.4f\n",
-              runs[i]->started_at_iso.c_str(), SeriesName(*runs[i]).c_str(), verdicts[i],
-              (int)r->rule, r->change, r->z, r->previous_z, r->window.band.scale, 0.0,
-              c.noise_before_run[i].value_or(-1));
     if (input.Judged(*runs[i])) judged[i] = std::move(r);
   }
   for (int i = 0; i < static_cast<int>(runs.size()); ++i) {
@@ -729,11 +739,7 @@ void JudgeSeries(const InputIndex& input, const std::vector<const RunView*>& run
 }  // namespace
 
 std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
-  const bool largest = spec.band == SeriesRegressionSpec::Band::kLargest;
-  return {
-      {spec.band_key, spec.band_bytes,
-       largest ? "band: sizes >= this many bytes (a run with none: its largest 25% of sizes)"
-               : "band: sizes <= this many bytes, > 0 (a run with none: its smallest 25%)"},
+  std::vector<Param> params = {
       {"baseline_runs", 14, "runs of the series before the judged one that form its baseline"},
       {"min_history", 5, "fewest baseline runs (per size and in all) for the robust check"},
       {"min_magnitude", spec.min_magnitude,
@@ -760,6 +766,15 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
       {"min_segment", 5, "change points: fewest runs on either side"},
       {"critical_magnitude", 0.25, "a regression at least this large is critical"},
   };
+  if (!spec.band_key.empty()) {
+    const bool largest = spec.band == SeriesRegressionSpec::Band::kLargest;
+    params.insert(
+        params.begin(),
+        {spec.band_key, spec.band_bytes,
+         largest ? "band: sizes >= this many bytes (a run with none: its largest 25% of sizes)"
+                 : "band: sizes <= this many bytes, > 0 (a run with none: its smallest 25%)"});
+  }
+  return params;
 }
 
 void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& settings,
@@ -768,15 +783,24 @@ void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& se
   for (const auto& [name, runs] : input.series()) {
     if (runs.empty() || !input.Judged(*runs.back())) continue;  // judged runs are the newest
     if (!spec.skip_oversubscribed) {
-      JudgeSeries(input, runs, s, spec, findings);
+      JudgeSeries(input, BuildTable(input, name, runs, spec, s.band_bytes), s, spec, findings);
       continue;
     }
     std::vector<const RunView*> kept;
     for (const RunView* run : runs) {
       if (!run->oversubscribed) kept.push_back(run);
     }
-    if (!kept.empty() && input.Judged(*kept.back())) JudgeSeries(input, kept, s, spec, findings);
+    if (!kept.empty() && input.Judged(*kept.back())) {
+      JudgeSeries(input, BuildTable(input, name, kept, spec, s.band_bytes), s, spec, findings);
+    }
   }
+}
+
+void DetectRunSeriesRegressions(const InputIndex& input, const DetectorSettings& settings,
+                                const SeriesRegressionSpec& spec, const RunSeries& series,
+                                std::vector<Finding>* findings) {
+  if (series.runs.empty() || !input.Judged(*series.runs.back())) return;
+  JudgeSeries(input, BuildRunTable(series), ReadSettings(settings, spec), spec, findings);
 }
 
 }  // namespace fabtrack::analyzer

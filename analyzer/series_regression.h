@@ -44,6 +44,11 @@
 // point must also beat by min_magnitude the best level (median of
 // baseline_runs runs) the series held before.
 //
+// Series of one number per run (RunSeries: the step mode's step time or
+// exposed communication per step family and node count) go through the same
+// tests with a single "size": the band is that number, the finding names no
+// size and its subject is the series' own.
+//
 // Cost: per series O(runs x band sizes x baseline_runs) for the robust
 // verdicts and O(runs^2) per distinct change point start for E-divisive over
 // every judged prefix (stats::PrefixEDivisive), whether one night or the whole
@@ -72,7 +77,9 @@ struct SeriesRegressionSpec {
   std::optional<double> ResultPoint::*metric = nullptr;
   bool higher_is_better = true;
   Band band = Band::kLargest;
-  std::string band_key;  // the setting holding the band bound: "min_size_bytes"
+  // The setting holding the band bound: "min_size_bytes". Empty for run
+  // series, which have no sizes (and then no such setting).
+  std::string band_key;
   // Leave out runs with more ranks than CPUs on a machine (RunView::oversubscribed):
   // their small-message latency is the scheduler's.
   bool skip_oversubscribed = false;
@@ -91,5 +98,19 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec);
 // Judges every judged run of every series; at most one finding per run.
 void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& settings,
                              const SeriesRegressionSpec& spec, std::vector<Finding>* findings);
+
+// A series of one number per run, grouped by the caller.
+struct RunSeries {
+  std::string subject;               // the findings' subject
+  std::vector<const RunView*> runs;  // oldest first
+  std::vector<double> values;        // per run; not finite or <= 0: no number
+};
+
+// Judges the judged runs of `series` with spec's kind, labels and direction
+// (spec.metric and the band fields are not used); at most one finding per
+// run, subject series.subject, no size.
+void DetectRunSeriesRegressions(const InputIndex& input, const DetectorSettings& settings,
+                                const SeriesRegressionSpec& spec, const RunSeries& series,
+                                std::vector<Finding>* findings);
 
 }  // namespace fabtrack::analyzer

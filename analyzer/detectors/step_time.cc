@@ -1,6 +1,6 @@
 // step_time (warning; critical from critical_growth): the simulated
 // data-parallel training step (harness step mode) costs more as nodes are
-// added, or more than it used to. Data parallelism scales weakly: every GPU
+// added. Data parallelism scales weakly: every GPU
 // does the same compute per step whatever the node count, so an ideal fabric
 // keeps the step time flat from 1 to N nodes; what grows is the gradient
 // all-reduce that the backward pass cannot hide ("exposed" communication,
@@ -11,9 +11,9 @@
 // each node count against the smallest count's; flagged at the first node
 // count where it grew by more than max_growth while the idle share there is
 // at least min_idle_share (growth without idle time is compute noise, not
-// the network). Against history: a run's exposed time above the median of
-// the same family and node count's earlier runs by min_rise and by z scaled
-// MADs. Every finding says what it costs: GPU-hours lost per 1000 steps.
+// the network). Every finding says what it costs: GPU-hours lost per 1000
+// steps. Night-over-night changes of one node count (step or exposed time
+// against its own history) are step_regression's, with change points.
 // Oversubscribed runs (more ranks than CPUs on a machine) are not judged:
 // their compute loops share CPUs.
 #include <algorithm>
@@ -22,24 +22,19 @@
 
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
-#include "analyzer/stats/robust.h"
 #include "core/run_record.h"
 
 namespace fabtrack::analyzer {
 namespace {
 
 struct Settings {
-  double max_growth, critical_growth, min_idle_share, min_rise, z, min_history, noise_floor;
+  double max_growth, critical_growth, min_idle_share;
 };
 
 Settings Read(const DetectorSettings& s) {
   return {.max_growth = s["max_growth"],
           .critical_growth = s["critical_growth"],
-          .min_idle_share = s["min_idle_share"],
-          .min_rise = s["min_rise"],
-          .z = s["z"],
-          .min_history = s["min_history"],
-          .noise_floor = s["noise_floor"]};
+          .min_idle_share = s["min_idle_share"]};
 }
 
 struct StepRun {
@@ -94,37 +89,6 @@ void JudgeScaling(const std::vector<StepRun>& sweep, const std::string& family, 
   }
 }
 
-void JudgeHistory(const StepRun& r, const std::vector<StepRun>& earlier, const std::string& family,
-                  const Settings& s, std::vector<Finding>* findings) {
-  std::vector<double> history;
-  for (const StepRun& e : earlier) history.push_back(e.step->exposed_ms_p50);
-  auto base = stats::Baseline(history, static_cast<int>(s.min_history), s.noise_floor);
-  if (!base) return;
-  // A floor in milliseconds too: a step whose communication is all hidden
-  // has an exposed time of a few scheduler ticks.
-  const double scale = std::max(base->scale, 0.5);
-  const double value = r.step->exposed_ms_p50;
-  if (value <= base->median * (1 + s.min_rise) || value <= base->median + s.z * scale) return;
-  Finding f =
-      FindingForRun(*r.run, family + "/" + std::to_string(r.run->nodes.value_or(1)) + " nodes",
-                    Severity::kWarning);
-  f.value = value;
-  f.baseline = base->median;
-  f.unit = "ms exposed communication per step (p50)";
-  f.message = "exposed gradient all-reduce per step rose to " + FormatFixed(value, 1) +
-              " ms from a median of " + FormatFixed(base->median, 1) + " ms over " +
-              std::to_string(base->count) + " earlier runs on " +
-              std::to_string(r.run->nodes.value_or(1)) + " nodes (step " +
-              FormatFixed(r.step->step_ms_p50, 1) + " ms, GPUs idle " +
-              FormatFixed(r.step->idle_share_p50 * 100, 1) + "%): " + CostText(r);
-  f.evidence = {{"history_median_ms", base->median},
-                {"history_scale_ms", base->scale},
-                {"history_runs", base->count},
-                {"step_ms_p50", r.step->step_ms_p50},
-                {"idle_share_p50", r.step->idle_share_p50}};
-  findings->push_back(std::move(f));
-}
-
 void Detect(const InputIndex& input, const DetectorSettings& settings,
             std::vector<Finding>* findings) {
   const Settings s = Read(settings);
@@ -152,23 +116,15 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
         JudgeScaling(sweep, family, s, findings);
       }
     }
-    // Each judged run against the same node count's earlier runs.
-    for (size_t i = 0; i < runs.size(); ++i) {
-      if (!input.Judged(*runs[i].run)) continue;
-      std::vector<StepRun> earlier;
-      for (size_t j = 0; j < i; ++j) {
-        if (runs[j].run->nodes == runs[i].run->nodes) earlier.push_back(runs[j]);
-      }
-      JudgeHistory(runs[i], earlier, family, s, findings);
-    }
   }
 }
 
 const DetectorRegistrar kRegistered({
     .name = "step_time",
-    .summary = "the simulated data-parallel training step (harness step mode) grows with the "
-               "node count or its exposed communication rose against history; cost in GPU-hours "
-               "per 1000 steps (warning)",
+    .summary =
+        "the simulated data-parallel training step (harness step mode) grows with the "
+        "node count while the GPUs wait on exposed communication; cost in GPU-hours per 1000 "
+        "steps (warning)",
     .params =
         {
             {"max_growth", 0.25,
@@ -176,11 +132,6 @@ const DetectorRegistrar kRegistered({
             {"critical_growth", 1.0, "a growth at least this large is critical"},
             {"min_idle_share", 0.05,
              "only when the GPUs wait on the network at least this share of the step"},
-            {"min_rise", 0.2,
-             "history: flag exposed time this much above the median of earlier runs"},
-            {"z", 4, "history: and this many scaled MADs above it"},
-            {"min_history", 5, "history: earlier runs of the same family and node count needed"},
-            {"noise_floor", 0.05, "history: MAD floor as a share of the median"},
         },
     .detect = Detect,
 });

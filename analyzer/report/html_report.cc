@@ -19,8 +19,12 @@ constexpr const char* kTonight = "#d62728";
 constexpr const char* kMedian = "#1f77b4";
 constexpr const char* kBand = "#1f77b4";
 constexpr const char* kP99 = "#ff7f0e";
+// The training step: compute, the communication the GPUs wait on, the ideal.
+constexpr const char* kCompute = "#2ca02c";
+constexpr const char* kExposed = "#d62728";
+constexpr const char* kIdeal = "#7f7f7f";
 constexpr size_t kMaxCharts = 12;  // a 1024-node cluster has ~11 node counts
-constexpr size_t kMaxRows = 60;    // findings and ports tables
+constexpr size_t kMaxRows = 60;    // findings, training and ports tables
 constexpr int64_t kLargeBand = int64_t{64} << 20;
 
 const char* kStyle = R"(
@@ -130,10 +134,13 @@ void Findings(std::ostringstream& h, const AnalysisResult& result) {
   }
 }
 
-// Newest judged run of each series, in series order.
+// Newest judged run of each benchmark series, in series order. Step-mode
+// runs have no per-size results: the training section shows them.
 std::vector<const RunView*> NewestJudged(const InputIndex& input) {
   std::map<std::string, const RunView*> newest;
-  for (const RunView* r : input.judged()) newest[SeriesName(*r)] = r;
+  for (const RunView* r : input.judged()) {
+    if (!input.Step(r->id)) newest[SeriesName(*r)] = r;
+  }
   std::vector<const RunView*> out;
   for (const auto& [name, r] : newest) out.push_back(r);
   std::sort(out.begin(), out.end(), [](const RunView* a, const RunView* b) {
@@ -287,6 +294,106 @@ void Latency(std::ostringstream& h, const InputIndex& input,
   h << "</div>";
 }
 
+std::string Plural(int n, const char* one) {
+  return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+}
+
+// What the network costs the simulated training step (AnalysisResult's
+// training lines): per step family a chart of the newest step time p50 per
+// node count, stacked as compute and exposed communication against the flat
+// step that weak scaling would keep, the lost GPU-hours at the largest node
+// count, and a row per judged step run with the findings about it. No step
+// run judged, no section.
+void Training(std::ostringstream& h, const AnalysisResult& result) {
+  if (result.training.empty()) return;
+  std::map<int64_t, std::vector<const Finding*>> findings_by_run;
+  for (const Finding& f : result.findings) {
+    if (f.run_id && f.severity >= Severity::kWarning) findings_by_run[*f.run_id].push_back(&f);
+  }
+  // Newest line per family and node count (the lines are oldest first).
+  std::map<std::string, std::map<int, const TrainingLine*>> families;
+  for (const TrainingLine& t : result.training) families[t.family][t.nodes] = &t;
+
+  h << "<h2 id=\"training\">Training step: what the network costs</h2><p class=\"sub\">"
+       "Simulated data-parallel step (harness step mode): the step time p50 split into compute "
+       "and the gradient all-reduce the backward pass did not hide (exposed: the GPUs wait). "
+       "Data parallelism scales weakly: on a healthy fabric the step stays flat as nodes are "
+       "added.</p>";
+  for (const auto& [family, by_nodes] : families) {
+    const TrainingLine& widest = *by_nodes.rbegin()->second;
+    h << "<p class=\"cost\"><b>" << E(family) << "</b>: on " << Plural(widest.nodes, "node") << " ("
+      << widest.gpus << " GPUs) the step takes " << Fixed(widest.step_ms_p50, 1) << " ms, "
+      << Fixed(widest.exposed_ms_p50, 1) << " ms of it exposed communication (GPUs idle "
+      << Fixed(widest.idle_share_p50 * 100, 1) << "%): <b>"
+      << Fixed(widest.gpu_hours_per_1000_steps, 3) << " GPU-hours lost per 1000 steps</b></p>";
+  }
+  h << "<div class=\"charts\">";
+  size_t charts = 0;
+  for (const auto& [family, by_nodes] : families) {
+    if (by_nodes.size() < 2) continue;  // one node count: its row says it all
+    if (charts++ == kMaxCharts) break;
+    LineChart c;
+    // Every family starts so (its heading above says it); the chart is narrower.
+    constexpr std::string_view kCollective = "ddp_step/";
+    c.title = family.starts_with(kCollective) ? family.substr(kCollective.size()) : family;
+    c.x_label = "nodes";
+    c.y_label = "step time p50 (ms)";
+    c.log2_x = true;
+    c.width = 720;
+    ChartBand compute{"compute (step − exposed)", kCompute, {}, {}, {}};
+    ChartBand exposed{"exposed communication", kExposed, {}, {}, {}};
+    ChartSeries step{"step p50", kMedian, {}, false};
+    ChartSeries ideal{
+        "flat: the step on " + Plural(by_nodes.begin()->first, "node"), kIdeal, {}, true};
+    for (const auto& [nodes, t] : by_nodes) {
+      const double x = nodes, waiting = std::max(0.0, t->step_ms_p50 - t->exposed_ms_p50);
+      compute.x.push_back(x);
+      compute.lower.push_back(0);
+      compute.upper.push_back(waiting);
+      exposed.x.push_back(x);
+      exposed.lower.push_back(waiting);
+      exposed.upper.push_back(t->step_ms_p50);
+      step.points.push_back({x, t->step_ms_p50});
+      ideal.points.push_back({x, by_nodes.begin()->second->step_ms_p50});
+    }
+    c.series = {std::move(step), std::move(ideal)};
+    c.bands = {std::move(compute), std::move(exposed)};
+    h << RenderSvg(c);
+  }
+  h << "</div><table class=\"training\"><tr><th>step family</th><th>nodes (GPUs)</th>"
+       "<th>step p50 (ms)</th><th>compute p50 (ms)</th><th>exposed p50 (ms)</th>"
+       "<th>GPUs idle</th><th>GPU-hours lost per 1000 steps</th><th>findings</th></tr>";
+  size_t rows = 0;
+  for (const TrainingLine& t : result.training) {
+    if (rows++ == kMaxRows) break;
+    const auto found = findings_by_run.find(t.run_id);
+    bool flagged = false;  // the step itself, not another finding about the run
+    if (found != findings_by_run.end()) {
+      for (const Finding* f : found->second) {
+        flagged |= f->kind == "step_time" || f->kind == "step_regression";
+      }
+    }
+    h << "<tr class=\"step\"><td>" << E(t.family) << "<br><small>run " << t.run_id << ", "
+      << E(t.run_started_at) << "</small></td><td class=\"num\">" << t.nodes << " (" << t.gpus
+      << ")</td><td class=\"num\">" << Fixed(t.step_ms_p50, 1) << "</td><td class=\"num\">"
+      << Fixed(t.compute_ms_p50, 1) << "</td><td class=\"num" << (flagged ? " bad" : "") << "\">"
+      << Fixed(t.exposed_ms_p50, 1) << "</td><td class=\"num\">" << Fixed(t.idle_share_p50 * 100, 1)
+      << "%</td><td class=\"num\">" << Fixed(t.gpu_hours_per_1000_steps, 3) << "</td><td>";
+    if (found != findings_by_run.end()) {
+      for (const Finding* f : found->second) {
+        const char* sev = SeverityName(f->severity);
+        h << "<span class=\"badge " << sev << "\">" << sev << "</span>" << E(f->kind) << " ";
+      }
+    }
+    h << "</td></tr>";
+  }
+  h << "</table>";
+  if (result.training.size() > kMaxRows) {
+    h << "<p class=\"more\">" << result.training.size() - kMaxRows
+      << " more step runs in --format json</p>";
+  }
+}
+
 void Ports(std::ostringstream& h, const InputIndex& input) {
   static const std::set<std::string> kErrors = {
       "symbol_error",       "link_error_recovery", "link_downed",       "port_rcv_errors",
@@ -356,6 +463,7 @@ std::string RenderHtmlReport(const InputIndex& input, const AnalysisResult& resu
     << E(result.cluster) << "</title><style>" << kStyle << "</style></head><body>";
   Header(h, input, result);
   Findings(h, result);
+  Training(h, result);
   const std::vector<const RunView*> tonight = NewestJudged(input);
   BusbwCurves(h, input, tonight);
   Trends(h, input, tonight, ChangePoints(input, result));

@@ -1,6 +1,6 @@
 // The HTML report: self-contained, escaped, every section drawn from data.
-// With FABTRACK_REPORT_OUT set, ScenarioReport also writes the page there for
-// html_report_render_test.sh (headless Chromium).
+// With FABTRACK_REPORT_OUT set, ScenarioReport and TrainingReport also write
+// their page there for html_report_render_test.sh (headless Chromium).
 #include "analyzer/report/html_report.h"
 
 #include <gtest/gtest.h>
@@ -64,6 +64,65 @@ TEST(HtmlReport, ScenarioReport) {
   EXPECT_NE(html.find("tonight (run"), std::string::npos);
   EXPECT_NE(html.find("node03 mlx5_2/1"), std::string::npos);
   EXPECT_NE(html.find(">4242<"), std::string::npos);
+  // No step-mode run judged: no training section.
+  EXPECT_EQ(html.find("id=\"training\""), std::string::npos);
+  EXPECT_EQ(html.find("Training step"), std::string::npos);
+}
+
+// Ten nights of a step-mode sweep over 1..8 nodes (the newest judged) whose
+// exposed communication breaks at 4 nodes, beside one nccl-tests series.
+std::string TrainingHtml() {
+  testing::InputBuilder b;
+  for (int night = 0; night < 10; ++night) {
+    const bool tonight = night == 9;
+    double offset = 0;
+    for (int nodes : {1, 2, 4, 8}) {
+      const double exposed = tonight && nodes >= 4 ? 50.0 * nodes : 10.0 * nodes;
+      b.AddStep(b.AddRun(night, nodes, offset += 60), 300 + exposed, exposed);
+    }
+    RunView& bench = b.AddRun(night, 2, offset += 60);
+    for (int i = 0; i < 28; i += 3) b.AddResult(bench, int64_t{8} << i, 20 + i, 1.0 + i);
+  }
+  b.JudgeFrom(9);
+  InputIndex index(b.Build());
+  return RenderHtmlReport(index, Analyze(index, AnalyzerConfig{}));
+}
+
+TEST(HtmlReport, TrainingReport) {
+  const std::string html = TrainingHtml();
+  if (const char* out = std::getenv("FABTRACK_REPORT_OUT")) std::ofstream(out) << html;
+  std::string without_ns = std::regex_replace(html, std::regex("xmlns=\"[^\"]*\""), "");
+  EXPECT_EQ(without_ns.find("http"), std::string::npos);
+  ASSERT_NE(html.find("<h2 id=\"training\">Training step: what the network costs</h2>"),
+            std::string::npos);
+  // The lost GPU-hours at the largest node count: 400 ms x 1000 x 64 / 3.6e6.
+  EXPECT_NE(html.find("on 8 nodes (64 GPUs) the step takes 700.0 ms, 400.0 ms of it exposed "
+                      "communication (GPUs idle 57.1%): <b>7.111 GPU-hours lost per 1000 "
+                      "steps</b>"),
+            std::string::npos);
+  // One chart for the step family: compute and exposed stacked under the
+  // step line, the flat step of 1 node dashed.
+  const size_t chart = html.find("<title>7B bf16/bucket 25 MiB");
+  ASSERT_NE(chart, std::string::npos);
+  const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+  EXPECT_EQ(Count(svg, "class=\"band\""), 2u);
+  EXPECT_NE(svg.find("class=\"band\" fill=\"#2ca02c\""), std::string::npos);
+  EXPECT_NE(svg.find("<title>compute (step − exposed)</title>"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"band\" fill=\"#d62728\""), std::string::npos);
+  EXPECT_NE(svg.find("<title>exposed communication</title>"), std::string::npos);
+  EXPECT_NE(svg.find("<title>step p50</title>"), std::string::npos);
+  EXPECT_NE(svg.find("<title>flat: the step on 1 node</title>"), std::string::npos);
+  // A row per judged step run; the one step_time flags (4 nodes, +43%)
+  // carries its badge and its exposed time is marked.
+  EXPECT_EQ(Count(html, "<tr class=\"step\">"), 4u);
+  EXPECT_NE(html.find("<td class=\"num\">4 (32)</td><td class=\"num\">500.0</td><td "
+                      "class=\"num\">300.0</td><td class=\"num bad\">200.0</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("\">warning</span>step_time"), std::string::npos);
+  // The benchmark series keeps its charts; the step runs, which have no
+  // per-size results, get none: 1 training + busbw, trend and latency.
+  EXPECT_EQ(Count(html, "<svg"), 4u);
+  EXPECT_EQ(html.find("no data"), std::string::npos);
 }
 
 TEST(HtmlReport, ChangePointIsMarkedOnTheTrend) {

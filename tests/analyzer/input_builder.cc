@@ -119,6 +119,27 @@ PortStateView& InputBuilder::AddPortState(const RunView& run, const std::string&
   return input_.port_states.back();
 }
 
+StepView& InputBuilder::AddStep(RunView& run, double step_ms, double exposed_ms) {
+  run.source = "fabtrack-allreduce";
+  run.backend = "nccl";
+  run.collective = "ddp_step";
+  run.dtype = "bf16";
+  StepView step;
+  step.run_id = run.id;
+  step.model_params = 7'000'000'000;
+  step.grad_dtype = "bf16";
+  step.bucket_bytes = 25 << 20;
+  step.forward_ms = 100;
+  step.backward_ms = 200;
+  step.step_ms_p50 = step_ms;
+  step.exposed_ms_p50 = exposed_ms;
+  step.compute_ms_p50 = step_ms - exposed_ms;
+  step.step_ms_p99 = step_ms * 1.04;
+  step.idle_share_p50 = exposed_ms / step_ms;
+  input_.steps.push_back(step);
+  return input_.steps.back();
+}
+
 const AnalysisInput& InputBuilder::Build() {
   std::stable_sort(input_.runs.begin(), input_.runs.end(),
                    [](const RunView& a, const RunView& b) { return a.started_at < b.started_at; });

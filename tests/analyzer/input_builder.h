@@ -42,6 +42,11 @@ class InputBuilder {
                               const std::string& device, const std::string& state, double rate_gbps,
                               const std::string& link_layer = "InfiniBand");
 
+  // Makes `run` a step-mode run (fabtrack-allreduce over NCCL: a 7B bf16
+  // DDP step, 25 MiB buckets, 100 ms forward, 200 ms backward) with these
+  // p50s; compute is the rest of the step.
+  StepView& AddStep(RunView& run, double step_ms, double exposed_ms);
+
   // Judges runs from `night` on (the rest is history).
   void JudgeFrom(int night) { input_.judge_from = kFirstNight + night * kDay - 3600; }
   AnalysisInput& input() { return input_; }
