@@ -8,7 +8,10 @@
 #  2. a private PostgreSQL filled for real: the lab history of examples/ with
 #     its dates, two local sweeps (the second bracketed by a fixture RoCE
 #     host's ports), port snapshots of fixture sysfs trees, nccl-tests
-#     fixtures of other collectives, then `fabtrack analyze` (lab and local);
+#     fixtures of other collectives, a real training job's NCCL Inspector
+#     output (both forms) stored by `fabtrack inspector ingest` beside nightly
+#     benchmarks of its node count, then `fabtrack analyze` (lab, local,
+#     training and jobs);
 #  3. as Grafana's login role (dashboards/postgres/grafana-role.sql, member of
 #     fabtrack_reader, read-only): every variable query, panel and annotation
 #     expanded as Grafana expands it and run through psql, its result shaped
@@ -40,7 +43,7 @@ cleanup() {
 trap cleanup EXIT
 helper=(python3 "$here/panel_sql.py")
 dashboards=("$dash"/grafana/dashboards/*.json)
-[[ ${#dashboards[@]} -eq 3 ]] || fail "expected 3 dashboards, found ${#dashboards[@]}"
+[[ ${#dashboards[@]} -eq 4 ]] || fail "expected 4 dashboards, found ${#dashboards[@]}"
 
 step "static checks"
 "${helper[@]}" self-test
@@ -49,7 +52,7 @@ step "static checks"
   "$dash/grafana/provisioning/dashboards/fabtrack.yaml"
 # Every metric the Prometheus rules name exists: in the exporter's golden
 # output, or spelled out in the exporter or the analyzer's textfile writer.
-known=$(cat "$repo"/tests/fixtures/golden/*.prom "$repo/collector/counters/port_metrics.cc" \
+known=$(cat "$repo"/tests/fixtures/golden/*.prom "$repo"/collector/counters/*.cc \
   "$repo/analyzer/report/prometheus_textfile.cc" |
   grep -oE '\b(node_infiniband|fabtrack)_[a-z0-9_]+' | sort -u)
 used=$(grep -v '^ *#' "$dash/prometheus/fabtrack-alerts.yml" |
@@ -100,6 +103,28 @@ timeout 300 "$fabtrack" sweep --data-dir "$work/db" --cluster training --nodes 1
   --backward-ms 50 --steps 4 --warmup-steps 1 --link-probe 0 >"$work/sweep3.log" 2>&1 ||
   { cat "$work/sweep3.log"; fail "step sweep failed"; }
 
+# Real training jobs (NCCL Inspector) beside the nightly benchmarks of their
+# node count: the lab's 1/2/4-node night stored again on 2025-10-15, a 2-node
+# run 45 days before the job (outside job_fabric's 30-day lookback) and one the
+# day after it (not a baseline: it ran later), then job 48213 (2 nodes x 8
+# GPUs, 2025-10-16) as its per-rank JSON dump and, as job 48213-prom, in the
+# Prometheus textfile form (no timestamps: it counts as ended when ingested).
+for n in 1 2 4; do
+  ingest "$repo/examples/lab-cluster/2026-11-28_allreduce_${n}node.txt" --cluster jobs \
+    --at 2025-10-15T02:00:00Z
+done
+ingest "$repo/tests/fixtures/nccl_tests/t06_allreduce_newest_16rank_pci_ids.txt" --cluster jobs \
+  --at 2025-09-01T02:00:00Z
+ingest "$repo/tests/fixtures/nccl_tests/j01_allreduce_complete.json" --cluster jobs \
+  --at 2025-10-17T02:00:00Z
+inspector() { "$fabtrack" inspector ingest --data-dir "$work/db" "$@" >>"$work/inspector.log" 2>&1 ||
+  { cat "$work/inspector.log"; fail "inspector ingest $*"; }; }
+inspector "$repo/tests/fixtures/inspector/nccl-inspector-48213" --cluster jobs
+inspector "$repo/tests/fixtures/inspector/prom" --cluster jobs --job 48213-prom
+[[ $(q "SELECT string_agg(job_id || ':' || nnodes || 'x' || nranks, ' ' ORDER BY job_id)
+        FROM inspector_jobs WHERE cluster = 'jobs'") == "48213:2x16 48213-prom:2x16" ]] ||
+  { cat "$work/inspector.log"; fail "the Inspector jobs were not stored as expected"; }
+
 # Two snapshots per host, so that counter increases exist.
 snapshot() {
   "$fabtrack" counters snapshot --store --data-dir "$work/db" --sysfs "$repo/tests/fixtures/sysfs/$1" \
@@ -116,11 +141,12 @@ done
 echo "stored: $(q "SELECT string_agg(cluster || ' ' || n || ' runs', ', ' ORDER BY cluster)
                    FROM (SELECT cluster, count(*) n FROM runs GROUP BY cluster) c"),
         $(q "SELECT count(*) FROM port_counter_samples") port samples,
-        $(q "SELECT count(*) FROM run_port_deltas") run port deltas"
+        $(q "SELECT count(*) FROM run_port_deltas") run port deltas,
+        $(q "SELECT count(*) FROM inspector_jobs") Inspector jobs"
 
 step "analysis"
 "$fabtrack" analyze --help >/dev/null 2>&1 || fail "this fabtrack has no analyze command"
-for cluster in lab local training; do
+for cluster in lab local training jobs; do
   rc=0
   "$fabtrack" analyze --data-dir "$work/db" --cluster "$cluster" --textfile "$work/$cluster.prom" \
     >"$work/analyze-$cluster.txt" 2>&1 || rc=$?
@@ -132,6 +158,12 @@ for cluster in lab local training; do
     grep -q "^$metric{" "$work/$cluster.prom" || fail "$cluster.prom has no $metric"
   done
 done
+# The job panels compare with what job_fabric concluded: job 48213's all_reduce
+# at 8 MiB ran at ~60 % of the 2-node nightly baseline.
+[[ $(q "SELECT count(*) FROM findings WHERE cluster = 'jobs' AND kind = 'job_fabric'
+        AND subject = 'job 48213'") == 1 ]] ||
+  { cat "$work/analyze-jobs.txt"; fail "job_fabric did not flag job 48213"; }
+
 # The change-point annotation needs a regression finding; this short history
 # may not give the analyzer one. Clearly labelled test data, lab only.
 if [[ $(q "SELECT count(*) FROM findings WHERE cluster = 'lab' AND evidence ? 'change_point'") == 0 ]]; then
@@ -161,6 +193,11 @@ if env -u FABTRACK_GRAFANA_DB_PASSWORD psql "$owner" -X -q -f "$dash/postgres/gr
   >/dev/null 2>&1; then
   fail "grafana-role.sql ran without FABTRACK_GRAFANA_DB_PASSWORD"
 fi
+# Tables of later migrations reach the reader through 004's default privileges.
+for table in step_results inspector_jobs inspector_collectives; do
+  psql "$reader" -X -q -At -c "SELECT count(*) FROM $table" >/dev/null ||
+    fail "Grafana's role cannot read $table"
+done
 echo "fabtrack_grafana reads, and cannot write"
 
 step "panels, variables and annotations as Grafana runs them"

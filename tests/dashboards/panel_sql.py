@@ -47,7 +47,7 @@ SCHEMA_VERSIONS = range(38, 42)
 # Tables that grow with history: a panel must reach them through an index.
 GROWING_TABLES = ("runs", "run_results", "latency_samples", "rank_timings", "link_probes",
                   "run_net_devices", "transport_observations", "run_port_deltas", "findings",
-                  "port_counter_samples", "run_ranks")
+                  "port_counter_samples", "run_ranks", "inspector_jobs", "inspector_collectives")
 NUMERIC_TYPES = ("smallint", "integer", "bigint", "real", "double precision", "numeric")
 TIME_TYPES = ("timestamp with time zone", "timestamp without time zone", "date")
 NULL = object()  # a NULL cell as psql prints it with -P null=...
@@ -976,6 +976,50 @@ class Report:
         self.lines.append(msg)
 
 
+class Computed(str):
+    """An expected value computed by SQL on the test's data (same connection): numbers
+    compare with a relative tolerance of 1e-9, anything else as text."""
+
+
+def resolve_expected(db, values, where):
+    """Expected cell values; {"sql": ...} is replaced by what the query returns, which
+    must be something (an expectation cannot hold vacuously on a missing row)."""
+    out = {}
+    for col, v in values.items():
+        if isinstance(v, dict) and "sql" in v:
+            got = db.scalar(v["sql"])
+            if got == "":
+                raise Failure("%s: expected %s from %s, which returned nothing" %
+                              (where, col, v["sql"]))
+            v = Computed(got)
+        out[col] = v
+    return out
+
+
+def cell(names, row, col, where):
+    if col not in names:
+        raise Failure("%s: no column %s" % (where, col))
+    v = row[names.index(col)]
+    return None if v is NULL else v
+
+
+def row_matches(names, row, want, where):
+    for col, expected in want.items():
+        got = cell(names, row, col, where)
+        if isinstance(expected, Computed) and got is not None:
+            try:
+                a, b = float(got), float(expected)
+            except ValueError:
+                if got != expected:
+                    return False
+                continue
+            if not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12):
+                return False
+        elif got != expected:
+            return False
+    return True
+
+
 def run_query(db, report, kind, sql, where, panel=None, expect=None, scenario=None,
               data=False, must_rows=None):
     """Runs one expanded query and checks it. With data (the full test history and the
@@ -1010,10 +1054,29 @@ def run_query(db, report, kind, sql, where, panel=None, expect=None, scenario=No
             if first:
                 if not rows:
                     raise Failure("%s: no rows; expected a first row %r" % (where, first))
-                got = {c: (None if rows[0][names.index(c)] is NULL else rows[0][names.index(c)])
-                       for c in first}
-                if got != first:
-                    raise Failure("%s: first row %r, expected %r" % (where, got, first))
+                want = resolve_expected(db, first, where)
+                if not row_matches(names, rows[0], want, where):
+                    got = {c: cell(names, rows[0], c, where) for c in first}
+                    raise Failure("%s: first row %r, expected %r" % (where, got, want))
+            row_with = expect.get("row_with", {}).get(scenario, [])
+            for wanted in row_with if isinstance(row_with, list) else [row_with]:
+                want = resolve_expected(db, wanted, where)
+                if not any(row_matches(names, r, want, where) for r in rows):
+                    raise Failure("%s: no row with %r among %d row(s)" % (where, want, len(rows)))
+            for col, (low, high) in expect.get("ranges", {}).items():
+                if col not in names:
+                    raise Failure("%s: no column %s" % (where, col))
+                i = names.index(col)
+                for r in rows:
+                    if r[i] is NULL:
+                        continue
+                    try:
+                        v = float(r[i])
+                    except ValueError:
+                        raise Failure("%s: %s = %r is not a number" % (where, col, r[i]))
+                    if not low <= v <= high:
+                        raise Failure("%s: %s = %s outside its plausible range [%s, %s]" %
+                                      (where, col, r[i], low, high))
         if scans:
             raise Failure("%s: reads %s without an index:\n%s" % (where, ", ".join(scans), sql))
         report.ok("%s: %d row(s), columns %s" % (where, len(rows), names))
