@@ -25,7 +25,10 @@ for dev in "$tree"/class/infiniband/*; do
 done
 ports=$(ls -d "$tree"/class/infiniband/*/ports/* | wc -l)
 
-fport=$((30000 + RANDOM % 10000))
+# Below the ephemeral range (32768-60999 by default): thousands of scrapes
+# leave client sockets in TIME_WAIT on ephemeral ports, which a listener
+# there could collide with.
+fport=$((20000 + RANDOM % 10000))
 nport=$((fport + 1))
 build/cli/fabtrack counters serve --sysfs "$tree" --listen "127.0.0.1:$fport" 2>/dev/null &
 pids+=($!)
@@ -39,7 +42,10 @@ for _ in $(seq 1 50); do
   sleep 0.1
 done
 series() { curl -sf "$1/metrics" | grep -c '^node_infiniband_port_data_transmitted_bytes_total{' || true; }
-echo "ports in the tree: $ports; exported: fabtrack $(series 127.0.0.1:$fport), node_exporter $(series 127.0.0.1:$nport)"
+fseries=$(series 127.0.0.1:$fport)
+nseries=$(series 127.0.0.1:$nport)
+echo "ports in the tree: $ports; exported: fabtrack $fseries, node_exporter $nseries"
+[[ $fseries == "$ports" && $nseries == "$ports" ]] || { echo "an exporter did not start or does not export every port"; exit 1; }
 
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # clock ticks
 tick=$(getconf CLK_TCK)
@@ -48,6 +54,7 @@ for _ in $(seq 1 20); do curl -sf "127.0.0.1:$fport/metrics" >/dev/null; curl -s
 
 f_ms=()
 n_ms=()
+ratios=()
 for r in $(seq 1 "$rounds"); do
   a=$(cpu $fpid); scrape "127.0.0.1:$fport"; b=$(cpu $fpid)
   c=$(cpu $npid); scrape "127.0.0.1:$nport"; d=$(cpu $npid)
@@ -55,9 +62,12 @@ for r in $(seq 1 "$rounds"); do
   n=$(awk -v t=$((d - c)) -v k="$tick" -v n="$scrapes" 'BEGIN {printf "%.3f", t * 1000 / k / n}')
   f_ms+=("$f")
   n_ms+=("$n")
-  echo "round $r: fabtrack $f ms CPU/scrape, node_exporter $n ms CPU/scrape"
+  ratio=$(awk -v a="$n" -v b="$f" 'BEGIN {printf "%.1f", (b > 0 ? a / b : 0)}')
+  ratios+=("$ratio")
+  echo "round $r: fabtrack $f ms CPU/scrape, node_exporter $n ms CPU/scrape ($ratio x)"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 fm=$(median "${f_ms[@]}")
 nm=$(median "${n_ms[@]}")
 echo "median CPU per scrape: fabtrack $fm ms, node_exporter $nm ms; node_exporter/fabtrack = $(awk -v a="$nm" -v b="$fm" 'BEGIN {printf "%.1f", (b > 0 ? a / b : 0)}')x"
+echo "median of the per-round ratios: $(median "${ratios[@]}")x"

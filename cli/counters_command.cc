@@ -176,7 +176,7 @@ void RunMetrics(const ServeOptions& o) {
 
 void RunServe(const ServeOptions& o) {
   // Scrapes pread the counter files one sampler keeps open and render into
-  // one reused buffer; the server lets one scrape in at a time.
+  // one reused buffer; the server's one thread takes scrapes one at a time.
   SysfsPortSampler sampler(o.sysfs);
   PortExposition exposition;
   HostPorts with_flow_control;
@@ -198,15 +198,13 @@ void RunServe(const ServeOptions& o) {
   std::signal(SIGINT, RequestStop);
   std::signal(SIGTERM, RequestStop);
   std::cerr << "fabtrack counters serve: metrics on http://" << o.listen << "/metrics\n";
-  auto start = std::chrono::steady_clock::now();
-  while (!stop_requested) {
-    if (o.duration &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
-            *o.duration) {
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const auto start = std::chrono::steady_clock::now();
+  server->Serve([&] {
+    return stop_requested != 0 ||
+           (o.duration &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+                *o.duration);
+  });
 }
 
 struct EthtoolOptions {

@@ -7,7 +7,6 @@ set -euo pipefail
 build_packages=(
   build-essential cmake pkg-config git
   libpqxx-dev libpq-dev
-  libcivetweb-dev  # the exporter's HTTP server (counters serve)
   prometheus-cpp-dev  # tests: prometheus-cpp's serializer is the exposition oracle
   libcurl4-openssl-dev  # analyze --pushgateway (the push is plain HTTP PUT through libcurl)
   libcli11-dev
@@ -31,7 +30,7 @@ build_packages=(
   faketime       # the clock-skew test runs rank 0 on a clock an hour ahead / a day behind
 )
 runtime_packages=(
-  libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3 libcurl4 libcivetweb1
+  libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3 libcurl4
   postgresql-15 postgresql-client-15
 )
 

@@ -55,6 +55,8 @@ class PortExposition {
   void RenderNodeExporterCounters(const HostPorts& host);
 
   std::string text_;
+  // Per port: device="...",port="..." (index-aligned with host.ports).
+  std::vector<std::string> port_labels_;
   // Per port, the value of each NodeExporterCounters() entry (index-aligned).
   std::vector<std::vector<std::optional<uint64_t>>> counter_values_;
 };

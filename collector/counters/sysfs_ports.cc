@@ -502,6 +502,12 @@ void SysfsPortSampler::Discover() {
     if (p.state) ok &= (fds.state = OpenFile(dir + "state")) >= 0;
     if (p.phys_state) ok &= (fds.phys_state = OpenFile(dir + "phys_state")) >= 0;
     if (p.rate_text) ok &= (fds.rate = OpenFile(dir + "rate")) >= 0;
+    if (auto it = p.counters.find("port_xmit_data"); it != p.counters.end()) {
+      fds.xmit_words = &it->second;
+    }
+    if (auto it = p.counters.find("port_rcv_data"); it != p.counters.end()) {
+      fds.rcv_words = &it->second;
+    }
     ports_.push_back(fds);
     for (auto& [key, value] : p.counters) {
       // Where ReadSysfsPorts took the value from: counters_ext's 64-bit
@@ -585,16 +591,15 @@ bool SysfsPortSampler::FastSample() {
     if (!value || (c.legacy_max != 0 && *value == c.legacy_max)) return false;
     *c.value = *value;
   }
-  for (PortSample& p : host_.ports) {
-    auto bytes = [&](const char* name) -> std::optional<uint64_t> {
-      auto it = p.counters.find(name);
-      if (it == p.counters.end() || it->second > std::numeric_limits<uint64_t>::max() / 4) {
-        return std::nullopt;
-      }
-      return it->second * 4;
-    };
-    p.xmit_bytes = bytes("port_xmit_data");
-    p.rcv_bytes = bytes("port_rcv_data");
+  // The data counters count 4-octet words.
+  auto bytes = [](const uint64_t* words) -> std::optional<uint64_t> {
+    if (!words || *words > std::numeric_limits<uint64_t>::max() / 4) return std::nullopt;
+    return *words * 4;
+  };
+  for (const PortFds& fds : ports_) {
+    PortSample& p = host_.ports[fds.index];
+    p.xmit_bytes = bytes(fds.xmit_words);
+    p.rcv_bytes = bytes(fds.rcv_words);
   }
   return true;
 }

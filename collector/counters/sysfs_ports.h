@@ -50,6 +50,9 @@ class SysfsPortSampler {
   struct PortFds {
     size_t index;  // into host_.ports
     int state = -1, phys_state = -1, rate = -1;
+    // port_xmit_data / port_rcv_data in host_'s maps (null: absent).
+    const uint64_t* xmit_words = nullptr;
+    const uint64_t* rcv_words = nullptr;
   };
   void Discover();
   bool FastSample();

@@ -13,3 +13,5 @@ add_test(NAME exporter_golden_and_scrape
 find_package(prometheus-cpp CONFIG REQUIRED)
 fabtrack_test(port_exposition_test counters/port_exposition_test.cc
   LIBS fabtrack::counters prometheus-cpp::core)
+fabtrack_test(metrics_http_server_test counters/metrics_http_server_test.cc
+  LIBS fabtrack::metrics_http Threads::Threads)

@@ -49,13 +49,34 @@ diff <(grep -v '^fabtrack_scrape_collector_duration_seconds{' "$work/scrape.prom
 curl -sfD "$work/headers" -o /dev/null "http://127.0.0.1:$port/metrics"
 grep -qi '^Content-Type: text/plain; version=0.0.4' "$work/headers" ||
   { cat "$work/headers"; echo "FAIL: exposition content type"; exit 1; }
-# HEAD announces the body GET sends; other methods are refused; / links to /metrics.
+# GET's Content-Length frames its body exactly; HEAD announces what a GET
+# sends (give or take the digits of the scrape's own duration) and no body.
+curl -sfD "$work/get.headers" -o "$work/get.body" "http://127.0.0.1:$port/metrics"
+get_length=$(tr -d '\r' <"$work/get.headers" | awk -F': ' 'tolower($1) == "content-length" {print $2}')
+[[ $get_length == $(wc -c <"$work/get.body") ]] ||
+  { echo "FAIL: GET Content-Length $get_length does not frame the body"; exit 1; }
 head_length=$(curl -sfI "http://127.0.0.1:$port/metrics" | tr -d '\r' | awk -F': ' 'tolower($1) == "content-length" {print $2}')
-[[ $head_length == $(curl -sf "http://127.0.0.1:$port/metrics" | wc -c) ]] ||
-  { echo "FAIL: HEAD Content-Length $head_length does not match the body"; exit 1; }
+(( head_length > 0 && head_length - get_length < 12 && get_length - head_length < 12 )) ||
+  { echo "FAIL: HEAD Content-Length $head_length, GET sends $get_length"; exit 1; }
+[[ $(curl -s -o /dev/null -w '%{size_download}' -I "http://127.0.0.1:$port/metrics") == 0 ]] ||
+  { echo "FAIL: HEAD sent a body"; exit 1; }
 [[ $(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics") == 405 ]] ||
   { echo "FAIL: POST /metrics was not refused"; exit 1; }
 curl -sf "http://127.0.0.1:$port/" | grep -q 'href="/metrics"' || { echo "FAIL: landing page"; exit 1; }
+[[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/debug") == 404 ]] ||
+  { echo "FAIL: an unknown path was not 404"; exit 1; }
+curl -sf "http://127.0.0.1:$port/metrics?collect%5B%5D=infiniband" | grep -q '^node_infiniband_state_id{' ||
+  { echo "FAIL: a query string broke /metrics"; exit 1; }
+[[ $(curl -s -o /dev/null -w '%{http_code}' -H "X-Padding: $(head -c 9000 /dev/zero | tr '\0' a)" \
+  "http://127.0.0.1:$port/metrics") == 431 ]] || { echo "FAIL: oversized headers were not refused"; exit 1; }
+# The server has one thread: a client that connects and says nothing, and one
+# that stops halfway through its request, must not hold up a scrape.
+exec 3<>"/dev/tcp/127.0.0.1/$port"
+exec 4<>"/dev/tcp/127.0.0.1/$port"
+printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&4
+curl -sf --max-time 3 "http://127.0.0.1:$port/metrics" | grep -q '^node_infiniband_state_id{' ||
+  { echo "FAIL: an idle client held up a scrape"; exit 1; }
+exec 3>&- 4>&-
 # Scrapes from several clients at once all get whole answers.
 # Wait for the clients only: a bare `wait` would also wait for the server.
 clients=()

@@ -24,6 +24,9 @@ namespace {
 std::atomic<size_t> allocations{0};
 }  // namespace
 
+// The replacements pair malloc with free; GCC cannot see that new and delete
+// are both replaced and warns where it inlines them.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(size_t size) {
   ++allocations;
   if (void* p = std::malloc(size ? size : 1)) return p;
