@@ -1,5 +1,6 @@
 #include "analyzer/run_facts.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -81,6 +82,25 @@ std::string StepFamilyName(const RunView& run, const StepView& step) {
          FormatFixed(step.backward_ms, 1) + " ms/" +
          (run.ranks_per_node ? std::to_string(*run.ranks_per_node) + " per node/" : "") +
          run.source + (run.backend ? ":" + *run.backend : "");
+}
+
+StepSeriesMap StepSeries(const InputIndex& input) {
+  StepSeriesMap series;
+  for (const RunView& run : input.runs()) {
+    const StepView* step = input.Step(run.id);
+    if (!step || run.status != "complete" || run.oversubscribed) continue;
+    series[{StepFamilyName(run, *step), run.nodes.value_or(1)}].push_back(&run);
+  }
+  for (auto& [key, runs] : series) {
+    std::stable_sort(runs.begin(), runs.end(), [](const RunView* a, const RunView* b) {
+      return a->started_at != b->started_at ? a->started_at < b->started_at : a->id < b->id;
+    });
+  }
+  return series;
+}
+
+std::string StepSeriesName(const std::string& family, int nodes) {
+  return family + "/" + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
 }
 
 }  // namespace fabtrack::analyzer

@@ -1,11 +1,15 @@
 // Small facts about runs that several detectors share.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analyzer/finding.h"
+#include "analyzer/input_index.h"
 #include "analyzer/model.h"
 
 namespace fabtrack::analyzer {
@@ -29,6 +33,14 @@ std::string FormatParams(int64_t params);
 // ranks per node, backend), without the node count: runs of one family are
 // comparable across node counts and nights.
 std::string StepFamilyName(const RunView& run, const StepView& step);
+
+// The step series step_regression judges and the report charts: (family,
+// node count) -> its complete, not oversubscribed step runs (compute loops
+// sharing CPUs time the scheduler), oldest first.
+using StepSeriesMap = std::map<std::pair<std::string, int>, std::vector<const RunView*>>;
+StepSeriesMap StepSeries(const InputIndex& input);
+// "<family>/8 nodes": a step series' name, the prefix of its findings' subjects.
+std::string StepSeriesName(const std::string& family, int nodes);
 
 // Median over the results of one run within [min_bytes, max_bytes] of
 // `metric` (a pointer to an optional<double> member); nullopt when none.

@@ -112,20 +112,8 @@ bool AddStepCost(Metric metric, const StepView& step, const RunView& run,
 
 void Detect(const InputIndex& input, const DetectorSettings& settings,
             std::vector<Finding>* findings) {
-  // step series (family, nodes) -> runs, oldest first
-  std::map<std::pair<std::string, int>, std::vector<const RunView*>> series;
-  for (const RunView& run : input.runs()) {
-    const StepView* step = input.Step(run.id);
-    if (!step || run.status != "complete" || run.oversubscribed) continue;
-    series[{StepFamilyName(run, *step), run.nodes.value_or(1)}].push_back(&run);
-  }
-  for (auto& [key, runs] : series) {
-    std::stable_sort(runs.begin(), runs.end(), [](const RunView* a, const RunView* b) {
-      return a->started_at != b->started_at ? a->started_at < b->started_at : a->id < b->id;
-    });
-    const auto& [family, nodes] = key;
-    const std::string name =
-        family + "/" + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
+  for (const auto& [key, runs] : StepSeries(input)) {
+    const std::string name = StepSeriesName(key.first, key.second);
     for (Metric metric : {Metric::kStep, Metric::kExposed}) {
       RunSeries s{.subject = name + (metric == Metric::kStep ? "/step" : "/exposed"),
                   .runs = runs,

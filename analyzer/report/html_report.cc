@@ -298,13 +298,69 @@ std::string Plural(int n, const char* one) {
   return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
 }
 
+// Per judged step series, its step time and exposed communication p50 night
+// by night, with step_regression's change points marked: is the network's
+// share of the step getting worse, and since when.
+void StepTrends(std::ostringstream& h, const InputIndex& input, const AnalysisResult& result,
+                const std::map<std::string, std::map<int, const TrainingLine*>>& families) {
+  // step_regression subjects are "<family>/<N> node(s)/step|exposed".
+  std::map<std::string, std::vector<ChangePoint>> change_points;
+  for (const Finding& f : result.findings) {
+    if (f.kind != "step_regression") continue;
+    auto cp = f.evidence.find("change_point");
+    if (cp == f.evidence.end() || !cp->is_object() || !cp->contains("run_id") ||
+        !(*cp)["run_id"].is_number_integer()) {
+      continue;
+    }
+    const RunView* run = input.Run((*cp)["run_id"].get<int64_t>());
+    const size_t slash = f.subject.rfind('/');
+    if (run == nullptr || slash == std::string::npos) continue;
+    const std::string metric = f.subject.substr(slash + 1);
+    change_points[f.subject.substr(0, slash)].push_back(
+        {run->started_at, metric + " change " + run->started_at_iso.substr(5, 5)});
+  }
+  const auto series = StepSeries(input);
+  h << "<h3>Step time per night, change points marked</h3><div class=\"charts\">";
+  size_t charts = 0;
+  for (const auto& [family, by_nodes] : families) {
+    for (const auto& [nodes, line] : by_nodes) {
+      auto it = series.find({family, nodes});
+      if (it == series.end() || it->second.size() < 2) continue;
+      if (charts++ >= kMaxCharts) break;
+      const std::string name = StepSeriesName(family, nodes);
+      LineChart c;
+      c.title = name;
+      c.x_label = "night (UTC)";
+      c.y_label = "p50 per step (ms)";
+      c.x_is_time = true;
+      c.width = 720;
+      ChartSeries step{"step time", kMedian, {}, false};
+      ChartSeries exposed{"exposed communication", kExposed, {}, false};
+      for (const RunView* r : it->second) {
+        const StepView& v = *input.Step(r->id);
+        step.points.push_back({r->started_at, v.step_ms_p50});
+        exposed.points.push_back({r->started_at, v.exposed_ms_p50});
+      }
+      for (ChartSeries* s : {&step, &exposed}) {
+        if (s->points.size() > 400) s->points.erase(s->points.begin(), s->points.end() - 400);
+      }
+      c.series = {std::move(step), std::move(exposed)};
+      if (auto cp = change_points.find(name); cp != change_points.end()) {
+        for (const ChangePoint& m : cp->second) c.markers.push_back({m.at, m.label});
+      }
+      h << RenderSvg(c);
+    }
+  }
+  h << "</div>";
+}
+
 // What the network costs the simulated training step (AnalysisResult's
 // training lines): per step family a chart of the newest step time p50 per
 // node count, stacked as compute and exposed communication against the flat
 // step that weak scaling would keep, the lost GPU-hours at the largest node
 // count, and a row per judged step run with the findings about it. No step
 // run judged, no section.
-void Training(std::ostringstream& h, const AnalysisResult& result) {
+void Training(std::ostringstream& h, const InputIndex& input, const AnalysisResult& result) {
   if (result.training.empty()) return;
   std::map<int64_t, std::vector<const Finding*>> findings_by_run;
   for (const Finding& f : result.findings) {
@@ -360,7 +416,9 @@ void Training(std::ostringstream& h, const AnalysisResult& result) {
     c.bands = {std::move(compute), std::move(exposed)};
     h << RenderSvg(c);
   }
-  h << "</div><table class=\"training\"><tr><th>step family</th><th>nodes (GPUs)</th>"
+  h << "</div>";
+  StepTrends(h, input, result, families);
+  h << "<table class=\"training\"><tr><th>step family</th><th>nodes (GPUs)</th>"
        "<th>step p50 (ms)</th><th>compute p50 (ms)</th><th>exposed p50 (ms)</th>"
        "<th>GPUs idle</th><th>GPU-hours lost per 1000 steps</th><th>findings</th></tr>";
   size_t rows = 0;
@@ -463,7 +521,7 @@ std::string RenderHtmlReport(const InputIndex& input, const AnalysisResult& resu
     << E(result.cluster) << "</title><style>" << kStyle << "</style></head><body>";
   Header(h, input, result);
   Findings(h, result);
-  Training(h, result);
+  Training(h, input, result);
   const std::vector<const RunView*> tonight = NewestJudged(input);
   BusbwCurves(h, input, tonight);
   Trends(h, input, tonight, ChangePoints(input, result));

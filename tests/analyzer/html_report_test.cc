@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "analyzer/report/svg_chart.h"
+#include "analyzer/run_facts.h"
 #include "tests/analyzer/input_builder.h"
 #include "tests/analyzer/scenario.h"
 
@@ -119,9 +120,25 @@ TEST(HtmlReport, TrainingReport) {
                       "class=\"num\">300.0</td><td class=\"num bad\">200.0</td>"),
             std::string::npos);
   EXPECT_NE(html.find("\">warning</span>step_time"), std::string::npos);
+  // A trend chart per judged step series (node count): step time and
+  // exposed communication over the ten nights; tonight's 4-node point is
+  // the rise.
+  EXPECT_NE(html.find("<h3>Step time per night, change points marked</h3>"), std::string::npos);
+  const size_t trend = html.find("<title>ddp_step/7B bf16/bucket 25 MiB");
+  ASSERT_NE(trend, std::string::npos);
+  for (int nodes : {1, 2, 4, 8}) {
+    const std::string title =
+        "/" + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes") + "</title>";
+    const size_t at = html.find(title, trend);
+    ASSERT_NE(at, std::string::npos) << title;
+    const std::string svg = html.substr(at, html.find("</svg>", at) - at);
+    EXPECT_NE(svg.find("<title>step time</title>"), std::string::npos);
+    EXPECT_NE(svg.find("<title>exposed communication</title>"), std::string::npos);
+  }
   // The benchmark series keeps its charts; the step runs, which have no
-  // per-size results, get none: 1 training + busbw, trend and latency.
-  EXPECT_EQ(Count(html, "<svg"), 4u);
+  // per-size results, get none: 1 training + 4 step trends + busbw, trend
+  // and latency.
+  EXPECT_EQ(Count(html, "<svg"), 8u);
   EXPECT_EQ(html.find("no data"), std::string::npos);
 }
 
@@ -143,6 +160,34 @@ TEST(HtmlReport, ChangePointIsMarkedOnTheTrend) {
   const std::string html = RenderHtmlReport(index, result);
   EXPECT_EQ(Count(html, "class=\"marker\""), 1u);
   EXPECT_NE(html.find("change " + index.runs()[2].started_at_iso.substr(5, 5)), std::string::npos);
+}
+
+TEST(HtmlReport, StepChangePointIsMarkedOnTheStepTrend) {
+  testing::InputBuilder b;
+  for (int night = 0; night < 3; ++night) {
+    b.AddStep(b.AddRun(night, 2), night == 2 ? 400 : 300, night == 2 ? 120 : 20);
+  }
+  b.JudgeFrom(2);
+  InputIndex index(b.Build());
+  AnalysisResult result = Analyze(index, AnalyzerConfig{});
+  ASSERT_EQ(result.training.size(), 1u);
+  const RunView& changed = index.runs()[2];
+  const std::string series = StepSeriesName(result.training[0].family, 2);
+  for (const char* metric : {"/step", "/exposed"}) {
+    Finding f;
+    f.kind = "step_regression";
+    f.subject = series + metric;
+    f.evidence = {{"change_point", {{"run_id", changed.id}, {"p_value", 0.001}}}};
+    result.findings.push_back(f);
+  }
+  const std::string html = RenderHtmlReport(index, result);
+  const size_t at = html.find("<title>" + series + "</title>");
+  ASSERT_NE(at, std::string::npos) << series;
+  const std::string svg = html.substr(at, html.find("</svg>", at) - at);
+  EXPECT_EQ(Count(svg, "class=\"marker\""), 2u);
+  const std::string day = changed.started_at_iso.substr(5, 5);
+  EXPECT_NE(svg.find("step change " + day), std::string::npos);
+  EXPECT_NE(svg.find("exposed change " + day), std::string::npos);
 }
 
 TEST(HtmlReport, HostileNamesAreEscaped) {

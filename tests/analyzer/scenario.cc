@@ -204,7 +204,7 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
   return s;
 }
 
-Score Evaluate(const Scenario& scenario, int first_judged_night) {
+Score Evaluate(const Scenario& scenario, int first_judged_night, const AnalyzerConfig& config) {
   Score score;
   const AnalysisInput& all = scenario.input;
   for (int night = first_judged_night; night < scenario.spec.nights; ++night) {
@@ -244,7 +244,7 @@ Score Evaluate(const Scenario& scenario, int first_judged_night) {
       if (judged_run(d.run_id)) input.port_deltas.push_back(d);
     }
     score.run_nights += static_cast<int>(judged.size());
-    AnalysisResult result = Analyze(input, AnalyzerConfig{});
+    AnalysisResult result = Analyze(input, config);
     for (const Finding& f : result.findings) {
       if (f.severity == Severity::kInfo) continue;
       const bool fault_live =

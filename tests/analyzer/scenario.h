@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/config.h"
 #include "analyzer/model.h"
 
 namespace fabtrack::analyzer::testing {
@@ -48,13 +49,14 @@ const char* FaultName(Fault fault);
 const std::vector<int>& ScenarioNodeCounts();
 
 // Replays the scenario night by night (each night judged against all before
-// it) and scores the warning-or-worse findings.
+// it) with `config`'s thresholds and scores the warning-or-worse findings.
 struct Score {
   int run_nights = 0;       // runs judged
   int false_alarms = 0;     // findings not explained by the injected fault
   int detected_night = -1;  // first night the fault was flagged (-1: never)
   std::vector<std::string> false_alarm_examples;
 };
-Score Evaluate(const Scenario& scenario, int first_judged_night = 10);
+Score Evaluate(const Scenario& scenario, int first_judged_night = 10,
+               const AnalyzerConfig& config = {});
 
 }  // namespace fabtrack::analyzer::testing
