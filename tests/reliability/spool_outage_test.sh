@@ -95,12 +95,26 @@ echo "$pending"
 echo "--- outage in the middle of a large ingest transaction"
 restart_server
 "$fabtrack" spool replay --db "$db" >/dev/null 2>&1 || fail "replay after the first outage"
-"$fabtrack" ingest --db "$db" "$big" --cluster lab --at $at >"$work/big.log" 2>&1 &
+# Under ASan (scripts/sanitize.sh) every allocation normally records a full
+# stack for the leak report; the large run's parse and spool are millions of
+# allocations, which took that build over 6 minutes here. This one command
+# takes the fast unwinder (leak checking stays on).
+big_asan=${ASAN_OPTIONS:+$ASAN_OPTIONS:fast_unwind_on_malloc=1}
+ASAN_OPTIONS=$big_asan "$fabtrack" ingest --db "$db" "$big" --cluster lab --at $at >"$work/big.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do  # wait until the COPY is running, then kill the server
-  [[ $(psql "$db" -Atc "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY%'" 2>/dev/null) -gt 0 ]] && break
+# Kill the server only once the COPY runs, however long a sanitizer build
+# takes to parse the file (up to 10 minutes); an ingest that never got there
+# would test a different outage.
+copy_seen=0
+for _ in $(seq 1 12000); do
+  if [[ $(psql "$db" -Atc "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY%'" 2>/dev/null) -gt 0 ]]; then
+    copy_seen=1
+    break
+  fi
+  kill -0 $pid 2>/dev/null || { cat "$work/big.log"; fail "the large ingest ended before its COPY was seen"; }
   sleep 0.05
 done
+((copy_seen)) || fail "the large ingest's COPY did not start within 10 minutes"
 kill_server
 wait $pid || { cat "$work/big.log"; fail "large ingest exited non-zero after losing the database"; }
 grep -q "spooled to" "$work/big.log" || { cat "$work/big.log"; fail "large ingest was not spooled"; }
@@ -110,7 +124,18 @@ restart_server
 "$fabtrack" sweep --db "$db" --cluster sweep --nodes 1-3 --ports off -- -b 8 -e 64K -f 4 -n 5 -w 1 \
   >"$work/sweep.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 600); do grep -q "stored run" "$work/sweep.log" && break; sleep 0.1; done
+# Kill the server only after the first run is stored; a sanitizer build may
+# take minutes to get there, so wait up to 10 minutes and fail if it never does.
+stored_first=0
+for _ in $(seq 1 6000); do
+  if grep -q "stored run" "$work/sweep.log"; then
+    stored_first=1
+    break
+  fi
+  kill -0 $pid 2>/dev/null || { cat "$work/sweep.log"; fail "the sweep ended before its first run was stored"; }
+  sleep 0.1
+done
+((stored_first)) || { cat "$work/sweep.log"; fail "the sweep stored no run within 10 minutes"; }
 kill_server
 wait $pid || { cat "$work/sweep.log"; fail "sweep exited non-zero after losing the database"; }
 grep -q "2 spooled" "$work/sweep.log" || { cat "$work/sweep.log"; fail "sweep did not spool its last 2 runs"; }
