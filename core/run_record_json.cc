@@ -124,154 +124,215 @@ json StepJson(const std::optional<StepSummary>& step) {
 
 }  // namespace
 
+namespace {
+
+// One element of each of the record's lists, and the run's own fields: what
+// the whole document and the streaming writer share.
+json StepSampleJson(const StepSample& s) { return {s.step, s.step_ms, s.compute_ms, s.exposed_ms}; }
+
+json ResultJson(const ResultRow& r) {
+  const LatencySummary& l = r.latency;
+  return {{"size_bytes", r.row.size_bytes},
+          {"count", OptionalJson(r.row.count)},
+          {"type", OptionalJson(r.row.type)},
+          {"redop", OptionalJson(r.row.redop)},
+          {"root", OptionalJson(r.row.root)},
+          {"oop", MeasurementJson(r.row.oop)},
+          {"ip", MeasurementJson(r.row.ip)},
+          {"latency",
+           {{"mean_us", OptionalJson(l.mean_us)},
+            {"p50_us", OptionalJson(l.p50_us)},
+            {"p90_us", OptionalJson(l.p90_us)},
+            {"p99_us", OptionalJson(l.p99_us)},
+            {"min_us", OptionalJson(l.min_us)},
+            {"max_us", OptionalJson(l.max_us)},
+            {"stddev_us", OptionalJson(l.stddev_us)},
+            {"cv", OptionalJson(l.cv)},
+            {"ip_p50_us", OptionalJson(l.ip_p50_us)},
+            {"ip_p99_us", OptionalJson(l.ip_p99_us)},
+            {"ip_cv", OptionalJson(l.ip_cv)},
+            {"straggler_host", OptionalJson(l.straggler_host)},
+            {"straggler_rank", OptionalJson(l.straggler_rank)},
+            {"straggler_excess_us", OptionalJson(l.straggler_excess_us)}}}};
+}
+
+json LatencySampleJson(const LatencySample& s) {
+  return {s.row_index, s.in_place, s.iteration, s.latency_us};
+}
+
+json RankTimingJson(const RankTiming& t) {
+  return {{"row_index", t.row_index},
+          {"in_place", t.in_place},
+          {"rank", t.rank},
+          {"host", OptionalJson(t.host)},
+          {"mean_us", OptionalJson(t.mean_us)},
+          {"p50_us", OptionalJson(t.p50_us)},
+          {"p99_us", OptionalJson(t.p99_us)},
+          {"max_us", OptionalJson(t.max_us)},
+          {"lateness_us", OptionalJson(t.lateness_us)}};
+}
+
+json LinkProbeJson(const LinkProbeResult& p) {
+  return {{"host_a", p.host_a},
+          {"host_b", p.host_b},
+          {"bytes", p.bytes},
+          {"seconds", p.seconds},
+          {"gbps", p.gbps}};
+}
+
+json RankDeviceJson(const RankDevice& d) {
+  return {{"rank", d.rank},
+          {"host", d.host},
+          {"pid", OptionalJson(d.pid)},
+          {"device", OptionalJson(d.device)},
+          {"bus_id", d.bus_id},
+          {"gpu_model", d.gpu_model}};
+}
+
+// Transport evidence from NCCL logs: absent from harness files (the harness
+// records it at the end), present when a spooled ingest is kept.
+json NetDeviceJson(const NetDevice& d) {
+  return {{"host", d.host}, {"index", d.index}, {"name", d.name}, {"port", OptionalJson(d.port)},
+          {"link", d.link}, {"sharp", d.sharp}};
+}
+
+json ChannelJson(const ChannelObservation& c) {
+  return {{"host", c.host},
+          {"pid", OptionalJson(c.pid)},
+          {"cuda_device", OptionalJson(c.cuda_device)},
+          {"channel", c.channel},
+          {"conn_index", OptionalJson(c.conn_index)},
+          {"from_rank", c.from_rank},
+          {"to_rank", c.to_rank},
+          {"from_bus_id", c.from_bus_id},
+          {"to_bus_id", c.to_bus_id},
+          {"direction", OptionalJson(c.direction)},
+          {"family", c.family},
+          {"detail", c.detail},
+          {"nic_index", OptionalJson(c.nic_index)},
+          {"gdrdma", c.gdrdma},
+          {"is_ring_line", c.is_ring_line},
+          {"line", c.line}};
+}
+
+json RunFieldsJson(const RunRecord& run) {
+  return {{"cluster", run.cluster},
+          {"started_at", run.started_at},
+          {"ended_at", OptionalJson(run.ended_at)},
+          {"source", run.source},
+          {"backend", OptionalJson(run.backend)},
+          {"collective", OptionalJson(run.collective)},
+          {"dtype", OptionalJson(run.dtype)},
+          {"redop", OptionalJson(run.redop)},
+          {"ranks", OptionalJson(run.ranks)},
+          {"nodes", OptionalJson(run.nodes)},
+          {"gpus_per_node", OptionalJson(run.gpus_per_node)},
+          {"ranks_per_node", OptionalJson(run.ranks_per_node)},
+          {"hosts", run.hosts},
+          {"gpu_model", OptionalJson(run.gpu_model)},
+          {"nccl_version", OptionalJson(run.nccl_version)},
+          {"cuda_version", OptionalJson(run.cuda_version)},
+          {"driver_version", OptionalJson(run.driver_version)},
+          {"mpi_version", OptionalJson(run.mpi_version)},
+          {"network", OptionalJson(run.network)},
+          {"transports", run.transports},
+          {"gdrdma", OptionalJson(run.gdrdma)},
+          {"command_line", OptionalJson(run.command_line)},
+          {"nccl_env", run.nccl_env},
+          {"slurm_job_id", OptionalJson(run.slurm_job_id)},
+          {"slurm_step_id", OptionalJson(run.slurm_step_id)},
+          {"tags", run.tags},
+          {"sweep_id", OptionalJson(run.sweep_id)},
+          {"parameters", run.parameters},
+          {"warmup_iters", OptionalJson(run.warmup_iters)},
+          {"iters", OptionalJson(run.iters)},
+          {"avg_busbw_gbps", OptionalJson(run.avg_busbw_gbps)},
+          {"oob_ok", OptionalJson(run.oob_ok)},
+          {"oob_count", OptionalJson(run.oob_count)},
+          {"link_straggler_host", OptionalJson(run.link_straggler_host)},
+          {"machines", OptionalJson(run.machines)},
+          {"max_ranks_per_machine", OptionalJson(run.max_ranks_per_machine)},
+          {"cpus_per_machine", OptionalJson(run.cpus_per_machine)},
+          {"content_hash", run.content_hash},
+          {"table_index", run.table_index},
+          {"source_file", OptionalJson(run.source_file)},
+          {"nccl_tests_version", OptionalJson(run.nccl_tests_version)},
+          {"status", RunStatusName(run.status)}};
+}
+
+template <typename T>
+json ArrayJson(const std::vector<T>& items, json (*element)(const T&)) {
+  json out = json::array();
+  for (const T& item : items) out.push_back(element(item));
+  return out;
+}
+
+// Appends `"key":[...]` with one element's document alive at a time.
+template <typename T>
+void AppendArray(const char* key, const std::vector<T>& items, json (*element)(const T&),
+                 std::string* out) {
+  *out += '"';
+  *out += key;
+  *out += "\":[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) *out += ',';
+    *out += element(items[i]).dump();
+  }
+  *out += ']';
+}
+
+void AppendMember(const char* key, const json& value, std::string* out) {
+  *out += '"';
+  *out += key;
+  *out += "\":";
+  *out += value.dump();
+}
+
+}  // namespace
+
 nlohmann::json RunRecordToJson(const RunRecord& run) {
-  json step_samples = json::array();
-  for (const StepSample& s : run.step_samples) {
-    step_samples.push_back({s.step, s.step_ms, s.compute_ms, s.exposed_ms});
-  }
-  json results = json::array();
-  for (const ResultRow& r : run.results) {
-    const LatencySummary& l = r.latency;
-    results.push_back({{"size_bytes", r.row.size_bytes},
-                       {"count", OptionalJson(r.row.count)},
-                       {"type", OptionalJson(r.row.type)},
-                       {"redop", OptionalJson(r.row.redop)},
-                       {"root", OptionalJson(r.row.root)},
-                       {"oop", MeasurementJson(r.row.oop)},
-                       {"ip", MeasurementJson(r.row.ip)},
-                       {"latency",
-                        {{"mean_us", OptionalJson(l.mean_us)},
-                         {"p50_us", OptionalJson(l.p50_us)},
-                         {"p90_us", OptionalJson(l.p90_us)},
-                         {"p99_us", OptionalJson(l.p99_us)},
-                         {"min_us", OptionalJson(l.min_us)},
-                         {"max_us", OptionalJson(l.max_us)},
-                         {"stddev_us", OptionalJson(l.stddev_us)},
-                         {"cv", OptionalJson(l.cv)},
-                         {"ip_p50_us", OptionalJson(l.ip_p50_us)},
-                         {"ip_p99_us", OptionalJson(l.ip_p99_us)},
-                         {"ip_cv", OptionalJson(l.ip_cv)},
-                         {"straggler_host", OptionalJson(l.straggler_host)},
-                         {"straggler_rank", OptionalJson(l.straggler_rank)},
-                         {"straggler_excess_us", OptionalJson(l.straggler_excess_us)}}}});
-  }
-  json samples = json::array();
-  for (const LatencySample& s : run.latency_samples) {
-    samples.push_back({s.row_index, s.in_place, s.iteration, s.latency_us});
-  }
-  json timings = json::array();
-  for (const RankTiming& t : run.rank_timings) {
-    timings.push_back({{"row_index", t.row_index},
-                       {"in_place", t.in_place},
-                       {"rank", t.rank},
-                       {"host", OptionalJson(t.host)},
-                       {"mean_us", OptionalJson(t.mean_us)},
-                       {"p50_us", OptionalJson(t.p50_us)},
-                       {"p99_us", OptionalJson(t.p99_us)},
-                       {"max_us", OptionalJson(t.max_us)},
-                       {"lateness_us", OptionalJson(t.lateness_us)}});
-  }
-  json probes = json::array();
-  for (const LinkProbeResult& p : run.link_probes) {
-    probes.push_back({{"host_a", p.host_a},
-                      {"host_b", p.host_b},
-                      {"bytes", p.bytes},
-                      {"seconds", p.seconds},
-                      {"gbps", p.gbps}});
-  }
-  json ranks = json::array();
-  for (const RankDevice& d : run.rank_devices) {
-    ranks.push_back({{"rank", d.rank},
-                     {"host", d.host},
-                     {"pid", OptionalJson(d.pid)},
-                     {"device", OptionalJson(d.device)},
-                     {"bus_id", d.bus_id},
-                     {"gpu_model", d.gpu_model}});
-  }
-  // Transport evidence from NCCL logs: absent from harness files (the
-  // harness records it at the end), present when a spooled ingest is kept.
-  json net_devices = json::array();
-  for (const NetDevice& d : run.net_devices) {
-    net_devices.push_back({{"host", d.host},
-                           {"index", d.index},
-                           {"name", d.name},
-                           {"port", OptionalJson(d.port)},
-                           {"link", d.link},
-                           {"sharp", d.sharp}});
-  }
-  json channels = json::array();
-  for (const ChannelObservation& c : run.channels) {
-    channels.push_back({{"host", c.host},
-                        {"pid", OptionalJson(c.pid)},
-                        {"cuda_device", OptionalJson(c.cuda_device)},
-                        {"channel", c.channel},
-                        {"conn_index", OptionalJson(c.conn_index)},
-                        {"from_rank", c.from_rank},
-                        {"to_rank", c.to_rank},
-                        {"from_bus_id", c.from_bus_id},
-                        {"to_bus_id", c.to_bus_id},
-                        {"direction", OptionalJson(c.direction)},
-                        {"family", c.family},
-                        {"detail", c.detail},
-                        {"nic_index", OptionalJson(c.nic_index)},
-                        {"gdrdma", c.gdrdma},
-                        {"is_ring_line", c.is_ring_line},
-                        {"line", c.line}});
-  }
   return {{"format", kRunFileFormat},
           {"version", kRunFileVersion},
-          {"run",
-           {{"cluster", run.cluster},
-            {"started_at", run.started_at},
-            {"ended_at", OptionalJson(run.ended_at)},
-            {"source", run.source},
-            {"backend", OptionalJson(run.backend)},
-            {"collective", OptionalJson(run.collective)},
-            {"dtype", OptionalJson(run.dtype)},
-            {"redop", OptionalJson(run.redop)},
-            {"ranks", OptionalJson(run.ranks)},
-            {"nodes", OptionalJson(run.nodes)},
-            {"gpus_per_node", OptionalJson(run.gpus_per_node)},
-            {"ranks_per_node", OptionalJson(run.ranks_per_node)},
-            {"hosts", run.hosts},
-            {"gpu_model", OptionalJson(run.gpu_model)},
-            {"nccl_version", OptionalJson(run.nccl_version)},
-            {"cuda_version", OptionalJson(run.cuda_version)},
-            {"driver_version", OptionalJson(run.driver_version)},
-            {"mpi_version", OptionalJson(run.mpi_version)},
-            {"network", OptionalJson(run.network)},
-            {"transports", run.transports},
-            {"gdrdma", OptionalJson(run.gdrdma)},
-            {"command_line", OptionalJson(run.command_line)},
-            {"nccl_env", run.nccl_env},
-            {"slurm_job_id", OptionalJson(run.slurm_job_id)},
-            {"slurm_step_id", OptionalJson(run.slurm_step_id)},
-            {"tags", run.tags},
-            {"sweep_id", OptionalJson(run.sweep_id)},
-            {"parameters", run.parameters},
-            {"warmup_iters", OptionalJson(run.warmup_iters)},
-            {"iters", OptionalJson(run.iters)},
-            {"avg_busbw_gbps", OptionalJson(run.avg_busbw_gbps)},
-            {"oob_ok", OptionalJson(run.oob_ok)},
-            {"oob_count", OptionalJson(run.oob_count)},
-            {"link_straggler_host", OptionalJson(run.link_straggler_host)},
-            {"machines", OptionalJson(run.machines)},
-            {"max_ranks_per_machine", OptionalJson(run.max_ranks_per_machine)},
-            {"cpus_per_machine", OptionalJson(run.cpus_per_machine)},
-            {"content_hash", run.content_hash},
-            {"table_index", run.table_index},
-            {"source_file", OptionalJson(run.source_file)},
-            {"nccl_tests_version", OptionalJson(run.nccl_tests_version)},
-            {"status", RunStatusName(run.status)}}},
-          {"net_devices", net_devices},
-          {"channels", channels},
-          {"ranks", ranks},
-          {"results", results},
-          {"latency_samples", samples},
-          {"rank_timings", timings},
-          {"link_probes", probes},
+          {"run", RunFieldsJson(run)},
+          {"net_devices", ArrayJson(run.net_devices, NetDeviceJson)},
+          {"channels", ArrayJson(run.channels, ChannelJson)},
+          {"ranks", ArrayJson(run.rank_devices, RankDeviceJson)},
+          {"results", ArrayJson(run.results, ResultJson)},
+          {"latency_samples", ArrayJson(run.latency_samples, LatencySampleJson)},
+          {"rank_timings", ArrayJson(run.rank_timings, RankTimingJson)},
+          {"link_probes", ArrayJson(run.link_probes, LinkProbeJson)},
           {"step", StepJson(run.step)},
-          {"step_samples", step_samples}};
+          {"step_samples", ArrayJson(run.step_samples, StepSampleJson)}};
+}
+
+void AppendRunRecordJson(const RunRecord& run, std::string* out) {
+  // The members in the order nlohmann::json's sorted object dumps them, so
+  // that the text is RunRecordToJson(run).dump()'s, byte for byte.
+  *out += '{';
+  AppendArray("channels", run.channels, ChannelJson, out);
+  *out += ',';
+  AppendMember("format", kRunFileFormat, out);
+  *out += ',';
+  AppendArray("latency_samples", run.latency_samples, LatencySampleJson, out);
+  *out += ',';
+  AppendArray("link_probes", run.link_probes, LinkProbeJson, out);
+  *out += ',';
+  AppendArray("net_devices", run.net_devices, NetDeviceJson, out);
+  *out += ',';
+  AppendArray("rank_timings", run.rank_timings, RankTimingJson, out);
+  *out += ',';
+  AppendArray("ranks", run.rank_devices, RankDeviceJson, out);
+  *out += ',';
+  AppendArray("results", run.results, ResultJson, out);
+  *out += ',';
+  AppendMember("run", RunFieldsJson(run), out);
+  *out += ',';
+  AppendMember("step", StepJson(run.step), out);
+  *out += ',';
+  AppendArray("step_samples", run.step_samples, StepSampleJson, out);
+  *out += ',';
+  AppendMember("version", kRunFileVersion, out);
+  *out += '}';
 }
 
 bool IsRunFile(const nlohmann::json& document) {

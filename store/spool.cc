@@ -47,27 +47,34 @@ void WriteAll(int fd, const std::string& data, const std::string& path) {
   }
 }
 
-nlohmann::json BatchPayload(const SpoolBatch& b) {
+// The batch's JSON text. A run's record is streamed (AppendRunRecordJson):
+// as one document a large run would take ten times its text in memory just
+// when the database is down and the node may be short of it.
+std::string BatchPayload(const SpoolBatch& b) {
   using nlohmann::json;
   if (b.kind == SpoolBatch::Kind::kHostSample) {
-    return {{"cluster", b.cluster},
-            {"sampled_at", b.sampled_at},
-            {"phase", b.phase},
-            {"run_id", b.run_id ? json(*b.run_id) : json(nullptr)},
-            {"host", HostPortsToJson(b.host)}};
+    return json{{"cluster", b.cluster},
+                {"sampled_at", b.sampled_at},
+                {"phase", b.phase},
+                {"run_id", b.run_id ? json(*b.run_id) : json(nullptr)},
+                {"host", HostPortsToJson(b.host)}}
+        .dump();
   }
-  json payload = {{"run", RunRecordToJson(b.run)}, {"bracket", nullptr}};
+  json bracket = nullptr;
   if (b.bracket) {
     json before = json::array(), after = json::array();
     for (const HostPorts& h : b.bracket->before) before.push_back(HostPortsToJson(h));
     for (const HostPorts& h : b.bracket->after) after.push_back(HostPortsToJson(h));
-    payload["bracket"] = {{"started_at", b.bracket->started_at},
-                          {"ended_at", b.bracket->ended_at},
-                          {"seconds", b.bracket->seconds},
-                          {"before", before},
-                          {"after", after}};
+    bracket = {{"started_at", b.bracket->started_at},
+               {"ended_at", b.bracket->ended_at},
+               {"seconds", b.bracket->seconds},
+               {"before", before},
+               {"after", after}};
   }
-  return payload;
+  std::string text = "{\"bracket\":" + bracket.dump() + ",\"run\":";
+  AppendRunRecordJson(b.run, &text);
+  text += '}';
+  return text;
 }
 
 std::vector<HostPorts> HostsFromJson(const nlohmann::json& list, std::string* why) {
@@ -96,7 +103,7 @@ std::string Spool::Put(const SpoolBatch& batch) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) throw SpoolError("cannot create spool " + dir_ + ": " + ec.message());
-  const std::string payload = BatchPayload(batch).dump();
+  const std::string payload = BatchPayload(batch);
   const nlohmann::json header = {
       {"format", kFormat},
       {"version", kVersion},
@@ -115,7 +122,9 @@ std::string Spool::Put(const SpoolBatch& batch) {
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) throw SpoolError("cannot write " + tmp + ": " + std::strerror(errno));
   try {
-    WriteAll(fd, header.dump() + "\n" + payload + "\n", tmp);
+    WriteAll(fd, header.dump() + "\n", tmp);
+    WriteAll(fd, payload, tmp);
+    WriteAll(fd, "\n", tmp);
     if (fsync(fd) != 0) throw SpoolError("cannot sync " + tmp + ": " + std::strerror(errno));
   } catch (...) {
     close(fd);

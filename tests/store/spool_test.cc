@@ -1,0 +1,191 @@
+// The spool's batches on disk, without a database: a run is written as a
+// stream (AppendRunRecordJson) that must be the document's text byte for
+// byte, and read back whole; a damaged batch is refused.
+#include "store/spool.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/run_record_json.h"
+
+namespace fabtrack::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every list of the record filled, strings that need escaping, optionals both
+// set and unset.
+RunRecord RichRun() {
+  RunRecord run;
+  run.cluster = "lab \"quoted\" \\ tab\t";
+  run.started_at = "2026-12-04T02:00:00Z";
+  run.ended_at = "2026-12-04T02:01:00Z";
+  run.source = "fabtrack-allreduce";
+  run.backend = "mpi";
+  run.collective = "all_reduce";
+  run.dtype = "float";
+  run.ranks = 4;
+  run.nodes = 2;
+  run.hosts = {"node01", "nöde02 ✓"};
+  run.transports = {"NET/IB", "P2P"};
+  run.nccl_env = {{"NCCL_IB_HCA", "mlx5_0,mlx5_1"}};
+  run.tags = {{"owner", "<script>"}};
+  run.content_hash = "abc123";
+  run.status = RunStatus::kPartial;
+  for (int i = 0; i < 3; ++i) {
+    ResultRow r;
+    r.row.size_bytes = int64_t{8} << (10 * i);
+    r.row.count = r.row.size_bytes / 4;
+    r.row.type = "float";
+    if (i != 1) r.row.oop = Measurement{.time_us = 10.5 + i, .algbw_gbps = 1.25, .busbw_gbps = 2.5};
+    r.latency.p50_us = 11.0 * (i + 1);
+    r.latency.straggler_host = "node01";
+    r.row.line = 30 + i;
+    run.results.push_back(r);
+    run.latency_samples.push_back({i, i % 2 == 1, i, 9.75 + i});
+    run.rank_timings.push_back({.row_index = i,
+                                .in_place = false,
+                                .rank = i,
+                                .host = "node01",
+                                .mean_us = 3.0,
+                                .p50_us = std::nullopt,
+                                .p99_us = 5.0,
+                                .max_us = 6.0,
+                                .lateness_us = 0.25});
+    run.step_samples.push_back({i, 100.0 + i, 80.0, 20.0 + i});
+  }
+  run.link_probes.push_back({"node01", "node02", 1 << 20, 0.001, 8.39});
+  run.rank_devices.push_back(
+      {.rank = 0, .host = "node01", .bus_id = "0x0f", .gpu_model = "NVIDIA H100 80GB HBM3"});
+  NetDevice nic;
+  nic.host = "node01";
+  nic.index = 0;
+  nic.name = "mlx5_0";
+  nic.port = 1;
+  nic.link = "IB";
+  run.net_devices.push_back(nic);
+  ChannelObservation channel;
+  channel.host = "node01";
+  channel.channel = 2;
+  channel.from_rank = 0;
+  channel.to_rank = 4;
+  channel.family = "NET/IB";
+  channel.detail = "NET/IB/0/GDRDMA";
+  channel.gdrdma = true;
+  channel.line = 120;
+  run.channels.push_back(channel);
+  StepSummary step;
+  step.model_params = 7'000'000'000;
+  step.grad_dtype = "bf16";
+  step.step_ms_p50 = 101.5;
+  run.step = step;
+  return run;
+}
+
+TEST(RunRecordJson, StreamedTextIsTheDocumentsByteForByte) {
+  for (const RunRecord& run : {RunRecord{}, RichRun()}) {
+    std::string streamed = "prefix:";
+    AppendRunRecordJson(run, &streamed);
+    EXPECT_EQ(streamed, "prefix:" + RunRecordToJson(run).dump());
+  }
+}
+
+TEST(RunRecordJson, StreamedTextReadsBackAsTheSameRun) {
+  const RunRecord run = RichRun();
+  std::string text;
+  AppendRunRecordJson(run, &text);
+  std::string error;
+  auto back = RunRecordFromJson(nlohmann::json::parse(text), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(RunRecordToJson(*back), RunRecordToJson(run));
+  EXPECT_EQ(back->results.size(), 3u);
+  EXPECT_EQ(back->hosts[1], "nöde02 ✓");
+}
+
+class SpoolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fabtrack-spool-test-" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(SpoolTest, RunBatchWithBracketRoundTrips) {
+  Spool spool(dir_.string());
+  SpoolBatch batch;
+  batch.run = RichRun();
+  SpooledBracket bracket;
+  bracket.started_at = batch.run.started_at;
+  bracket.ended_at = *batch.run.ended_at;
+  bracket.seconds = 60;
+  HostPorts host;
+  host.host = "node01";
+  PortSample port;
+  port.device = "mlx5_0";
+  port.port = 1;
+  port.state = "ACTIVE";
+  host.ports.push_back(port);
+  bracket.before = {host};
+  bracket.after = {host};
+  batch.bracket = bracket;
+  const std::string path = spool.Put(batch);
+  ASSERT_EQ(spool.Pending(), std::vector<std::string>{path});
+  // Header line, payload line, nothing else; no temporary file left.
+  std::ifstream in(path);
+  std::string header, payload, rest;
+  ASSERT_TRUE(std::getline(in, header));
+  ASSERT_TRUE(std::getline(in, payload));
+  EXPECT_FALSE(std::getline(in, rest));
+  EXPECT_EQ(payload.rfind("{\"bracket\":{", 0), 0u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+
+  std::string why;
+  auto back = spool.Read(path, &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->kind, SpoolBatch::Kind::kRun);
+  EXPECT_EQ(RunRecordToJson(back->run), RunRecordToJson(batch.run));
+  ASSERT_TRUE(back->bracket);
+  EXPECT_EQ(back->bracket->before, bracket.before);
+  EXPECT_EQ(back->bracket->after, bracket.after);
+  EXPECT_EQ(back->bracket->seconds, 60);
+}
+
+TEST_F(SpoolTest, RunBatchWithoutBracketRoundTrips) {
+  Spool spool(dir_.string());
+  SpoolBatch batch;
+  batch.run = RichRun();
+  const std::string path = spool.Put(batch);
+  std::string why;
+  auto back = spool.Read(path, &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_FALSE(back->bracket);
+  EXPECT_EQ(RunRecordToJson(back->run), RunRecordToJson(batch.run));
+}
+
+TEST_F(SpoolTest, AlteredPayloadFailsItsChecksum) {
+  Spool spool(dir_.string());
+  SpoolBatch batch;
+  batch.run = RichRun();
+  const std::string path = spool.Put(batch);
+  std::string text;
+  {
+    std::ifstream in(path);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t at = text.find("node01");
+  ASSERT_NE(at, std::string::npos);
+  text[at] = 'N';
+  std::ofstream(path, std::ios::trunc) << text;
+  std::string why;
+  EXPECT_FALSE(spool.Read(path, &why));
+  EXPECT_NE(why.find(":2: checksum mismatch"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace fabtrack::store
