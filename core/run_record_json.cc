@@ -342,6 +342,27 @@ bool IsRunFile(const nlohmann::json& document) {
 
 namespace {
 
+namespace {
+
+const json kNull;
+const json kEmptyArray = json::array();
+const json kEmptyObject = json::object();
+
+// object.value(key, fallback) without its copy: value() returns the member by
+// value, which for a spooled run's results array is a second copy of the
+// largest part of the document. The same errors as value() (a non-object
+// throws its type_error).
+const json& Member(const json& object, const char* key, const json& fallback) {
+  if (!object.is_object()) {
+    (void)object.value(key, fallback);  // throws
+    return fallback;
+  }
+  auto it = object.find(key);
+  return it == object.end() ? fallback : *it;
+}
+
+}  // namespace
+
 std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* error) {
   Reader r(error);
   int version = 0;
@@ -351,7 +372,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
                           std::to_string(kRunFileVersion) + ")");
   }
   if (!r.ok()) return std::nullopt;
-  const json& j = doc.value("run", json::object());
+  const json& j = Member(doc, "run", kEmptyObject);
   RunRecord run;
   r.Req(j, "cluster", &run.cluster);
   r.Req(j, "started_at", &run.started_at);
@@ -412,7 +433,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     r.Fail("run", e.what());
     return std::nullopt;
   }
-  for (const json& d : doc.value("ranks", json::array())) {
+  for (const json& d : Member(doc, "ranks", kEmptyArray)) {
     RankDevice dev;
     r.Req(d, "rank", &dev.rank);
     r.Req(d, "host", &dev.host);
@@ -422,7 +443,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     dev.gpu_model = d.value("gpu_model", "");
     run.rank_devices.push_back(dev);
   }
-  for (const json& x : doc.value("results", json::array())) {
+  for (const json& x : Member(doc, "results", kEmptyArray)) {
     ResultRow row;
     r.Req(x, "size_bytes", &row.row.size_bytes);
     r.Opt(x, "count", &row.row.count);
@@ -430,9 +451,9 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     r.Opt(x, "redop", &row.row.redop);
     r.Opt(x, "root", &row.row.root);
     if (!r.ok()) return std::nullopt;
-    row.row.oop = ReadMeasurement(r, x.value("oop", json()));
-    row.row.ip = ReadMeasurement(r, x.value("ip", json()));
-    const json& l = x.value("latency", json::object());
+    row.row.oop = ReadMeasurement(r, Member(x, "oop", kNull));
+    row.row.ip = ReadMeasurement(r, Member(x, "ip", kNull));
+    const json& l = Member(x, "latency", kEmptyObject);
     LatencySummary& s = row.latency;
     r.Opt(l, "mean_us", &s.mean_us);
     r.Opt(l, "p50_us", &s.p50_us);
@@ -451,7 +472,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     if (!r.ok()) return std::nullopt;
     run.results.push_back(std::move(row));
   }
-  for (const json& s : doc.value("latency_samples", json::array())) {
+  for (const json& s : Member(doc, "latency_samples", kEmptyArray)) {
     if (!s.is_array() || s.size() != 4 || !s[0].is_number_integer() || !s[1].is_boolean() ||
         !s[2].is_number_integer() || !s[3].is_number()) {
       r.Fail("latency_samples", "expected [row_index, in_place, iteration, latency_us]");
@@ -460,7 +481,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     run.latency_samples.push_back(
         {s[0].get<int>(), s[1].get<bool>(), s[2].get<int>(), s[3].get<double>()});
   }
-  for (const json& t : doc.value("rank_timings", json::array())) {
+  for (const json& t : Member(doc, "rank_timings", kEmptyArray)) {
     RankTiming timing;
     r.Req(t, "row_index", &timing.row_index);
     r.Req(t, "in_place", &timing.in_place);
@@ -473,7 +494,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     r.Opt(t, "lateness_us", &timing.lateness_us);
     run.rank_timings.push_back(timing);
   }
-  if (const json& s = doc.value("step", json()); s.is_object()) {
+  if (const json& s = Member(doc, "step", kNull); s.is_object()) {
     StepSummary step;
     r.Req(s, "model_params", &step.model_params);
     r.Req(s, "grad_dtype", &step.grad_dtype);
@@ -497,7 +518,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     if (!r.ok()) return std::nullopt;
     run.step = step;
   }
-  for (const json& s : doc.value("step_samples", json::array())) {
+  for (const json& s : Member(doc, "step_samples", kEmptyArray)) {
     if (!s.is_array() || s.size() != 4 || !s[0].is_number_integer() || !s[1].is_number() ||
         !s[2].is_number() || !s[3].is_number() || s[0].get<int64_t>() < 0 ||
         s[0].get<int64_t>() > 100000000) {
@@ -507,7 +528,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     run.step_samples.push_back(
         {s[0].get<int>(), s[1].get<double>(), s[2].get<double>(), s[3].get<double>()});
   }
-  for (const json& p : doc.value("link_probes", json::array())) {
+  for (const json& p : Member(doc, "link_probes", kEmptyArray)) {
     LinkProbeResult probe;
     r.Req(p, "host_a", &probe.host_a);
     r.Req(p, "host_b", &probe.host_b);
@@ -516,7 +537,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     r.Req(p, "gbps", &probe.gbps);
     run.link_probes.push_back(probe);
   }
-  for (const json& d : doc.value("net_devices", json::array())) {
+  for (const json& d : Member(doc, "net_devices", kEmptyArray)) {
     NetDevice dev;
     r.Req(d, "host", &dev.host);
     r.Req(d, "index", &dev.index);
@@ -526,7 +547,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     r.Req(d, "sharp", &dev.sharp);
     run.net_devices.push_back(dev);
   }
-  for (const json& x : doc.value("channels", json::array())) {
+  for (const json& x : Member(doc, "channels", kEmptyArray)) {
     ChannelObservation c;
     r.Req(x, "host", &c.host);
     r.Opt(x, "pid", &c.pid);
