@@ -1,6 +1,8 @@
 #include "core/run_record_json.h"
 
 #include <limits>
+#include <string_view>
+#include <vector>
 
 #include "core/json_optional.h"
 
@@ -361,6 +363,58 @@ const json& Member(const json& object, const char* key, const json& fallback) {
   return it == object.end() ? fallback : *it;
 }
 
+// One element of the record's three long lists (the rest is read in
+// ReadRunRecord). false: *r holds the error.
+bool ReadResultRow(Reader& r, const json& x, ResultRow* row) {
+  r.Req(x, "size_bytes", &row->row.size_bytes);
+  r.Opt(x, "count", &row->row.count);
+  r.Opt(x, "type", &row->row.type);
+  r.Opt(x, "redop", &row->row.redop);
+  r.Opt(x, "root", &row->row.root);
+  if (!r.ok()) return false;
+  row->row.oop = ReadMeasurement(r, Member(x, "oop", kNull));
+  row->row.ip = ReadMeasurement(r, Member(x, "ip", kNull));
+  const json& l = Member(x, "latency", kEmptyObject);
+  LatencySummary& s = row->latency;
+  r.Opt(l, "mean_us", &s.mean_us);
+  r.Opt(l, "p50_us", &s.p50_us);
+  r.Opt(l, "p90_us", &s.p90_us);
+  r.Opt(l, "p99_us", &s.p99_us);
+  r.Opt(l, "min_us", &s.min_us);
+  r.Opt(l, "max_us", &s.max_us);
+  r.Opt(l, "stddev_us", &s.stddev_us);
+  r.Opt(l, "cv", &s.cv);
+  r.Opt(l, "ip_p50_us", &s.ip_p50_us);
+  r.Opt(l, "ip_p99_us", &s.ip_p99_us);
+  r.Opt(l, "ip_cv", &s.ip_cv);
+  r.Opt(l, "straggler_host", &s.straggler_host);
+  r.Opt(l, "straggler_rank", &s.straggler_rank);
+  r.Opt(l, "straggler_excess_us", &s.straggler_excess_us);
+  return r.ok();
+}
+
+bool ReadLatencySample(Reader& r, const json& s, LatencySample* sample) {
+  if (!s.is_array() || s.size() != 4 || !s[0].is_number_integer() || !s[1].is_boolean() ||
+      !s[2].is_number_integer() || !s[3].is_number()) {
+    r.Fail("latency_samples", "expected [row_index, in_place, iteration, latency_us]");
+    return false;
+  }
+  *sample = {s[0].get<int>(), s[1].get<bool>(), s[2].get<int>(), s[3].get<double>()};
+  return true;
+}
+
+void ReadRankTiming(Reader& r, const json& t, RankTiming* timing) {
+  r.Req(t, "row_index", &timing->row_index);
+  r.Req(t, "in_place", &timing->in_place);
+  r.Req(t, "rank", &timing->rank);
+  r.Opt(t, "host", &timing->host);
+  r.Opt(t, "mean_us", &timing->mean_us);
+  r.Opt(t, "p50_us", &timing->p50_us);
+  r.Opt(t, "p99_us", &timing->p99_us);
+  r.Opt(t, "max_us", &timing->max_us);
+  r.Opt(t, "lateness_us", &timing->lateness_us);
+}
+
 }  // namespace
 
 std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* error) {
@@ -445,53 +499,17 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
   }
   for (const json& x : Member(doc, "results", kEmptyArray)) {
     ResultRow row;
-    r.Req(x, "size_bytes", &row.row.size_bytes);
-    r.Opt(x, "count", &row.row.count);
-    r.Opt(x, "type", &row.row.type);
-    r.Opt(x, "redop", &row.row.redop);
-    r.Opt(x, "root", &row.row.root);
-    if (!r.ok()) return std::nullopt;
-    row.row.oop = ReadMeasurement(r, Member(x, "oop", kNull));
-    row.row.ip = ReadMeasurement(r, Member(x, "ip", kNull));
-    const json& l = Member(x, "latency", kEmptyObject);
-    LatencySummary& s = row.latency;
-    r.Opt(l, "mean_us", &s.mean_us);
-    r.Opt(l, "p50_us", &s.p50_us);
-    r.Opt(l, "p90_us", &s.p90_us);
-    r.Opt(l, "p99_us", &s.p99_us);
-    r.Opt(l, "min_us", &s.min_us);
-    r.Opt(l, "max_us", &s.max_us);
-    r.Opt(l, "stddev_us", &s.stddev_us);
-    r.Opt(l, "cv", &s.cv);
-    r.Opt(l, "ip_p50_us", &s.ip_p50_us);
-    r.Opt(l, "ip_p99_us", &s.ip_p99_us);
-    r.Opt(l, "ip_cv", &s.ip_cv);
-    r.Opt(l, "straggler_host", &s.straggler_host);
-    r.Opt(l, "straggler_rank", &s.straggler_rank);
-    r.Opt(l, "straggler_excess_us", &s.straggler_excess_us);
-    if (!r.ok()) return std::nullopt;
+    if (!ReadResultRow(r, x, &row)) return std::nullopt;
     run.results.push_back(std::move(row));
   }
-  for (const json& s : Member(doc, "latency_samples", kEmptyArray)) {
-    if (!s.is_array() || s.size() != 4 || !s[0].is_number_integer() || !s[1].is_boolean() ||
-        !s[2].is_number_integer() || !s[3].is_number()) {
-      r.Fail("latency_samples", "expected [row_index, in_place, iteration, latency_us]");
-      return std::nullopt;
-    }
-    run.latency_samples.push_back(
-        {s[0].get<int>(), s[1].get<bool>(), s[2].get<int>(), s[3].get<double>()});
+  for (const json& x : Member(doc, "latency_samples", kEmptyArray)) {
+    LatencySample sample;
+    if (!ReadLatencySample(r, x, &sample)) return std::nullopt;
+    run.latency_samples.push_back(sample);
   }
-  for (const json& t : Member(doc, "rank_timings", kEmptyArray)) {
+  for (const json& x : Member(doc, "rank_timings", kEmptyArray)) {
     RankTiming timing;
-    r.Req(t, "row_index", &timing.row_index);
-    r.Req(t, "in_place", &timing.in_place);
-    r.Req(t, "rank", &timing.rank);
-    r.Opt(t, "host", &timing.host);
-    r.Opt(t, "mean_us", &timing.mean_us);
-    r.Opt(t, "p50_us", &timing.p50_us);
-    r.Opt(t, "p99_us", &timing.p99_us);
-    r.Opt(t, "max_us", &timing.max_us);
-    r.Opt(t, "lateness_us", &timing.lateness_us);
+    ReadRankTiming(r, x, &timing);
     run.rank_timings.push_back(timing);
   }
   if (const json& s = Member(doc, "step", kNull); s.is_object()) {
@@ -572,6 +590,83 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
 }
 
 }  // namespace
+
+namespace {
+
+// Thrown out of the parser callback by an element that does not read.
+struct ElementError {};
+
+}  // namespace
+
+std::optional<RunRecord> ParseRunRecordText(std::string_view text, const std::string& run_key,
+                                            nlohmann::json* document, std::string* error) {
+  // nlohmann's callback depths: members of the top object are at 1; the run
+  // object's members at 1 (the run is the document) or 2 (it is run_key's
+  // value); a member array's elements one deeper.
+  const int member_depth = run_key.empty() ? 1 : 2;
+  std::string top_key, list_key;
+  std::vector<ResultRow> results;
+  std::vector<LatencySample> samples;
+  std::vector<RankTiming> timings;
+  Reader r(error);
+  const json::parser_callback_t keep = [&](int depth, json::parse_event_t event,
+                                           json& parsed) -> bool {
+    using Event = json::parse_event_t;
+    if (event == Event::key) {
+      if (depth == 1) top_key = parsed.get<std::string>();
+      if (depth == member_depth) list_key = parsed.get<std::string>();
+      return true;
+    }
+    if (depth != member_depth + 1 || (!run_key.empty() && top_key != run_key)) return true;
+    if (event != Event::object_end && event != Event::array_end && event != Event::value) {
+      return true;
+    }
+    // A whole element of a long list: read it now, keep no document of it.
+    if (list_key == "results") {
+      ResultRow row;
+      if (!ReadResultRow(r, parsed, &row)) throw ElementError{};
+      results.push_back(std::move(row));
+      return false;
+    }
+    if (list_key == "latency_samples") {
+      LatencySample sample;
+      if (!ReadLatencySample(r, parsed, &sample)) throw ElementError{};
+      samples.push_back(sample);
+      return false;
+    }
+    if (list_key == "rank_timings") {
+      RankTiming timing;
+      ReadRankTiming(r, parsed, &timing);
+      if (!r.ok()) throw ElementError{};
+      timings.push_back(timing);
+      return false;
+    }
+    return true;
+  };
+  try {
+    *document = json::parse(text.begin(), text.end(), keep);
+  } catch (const ElementError&) {
+    return std::nullopt;
+  } catch (const json::exception& e) {
+    *error = std::string("not JSON: ") + e.what();
+    return std::nullopt;
+  }
+  const json* run_json = document;
+  if (!run_key.empty()) {
+    if (!document->is_object() || !document->contains(run_key)) {
+      *error = "field \"" + run_key + "\": missing";
+      return std::nullopt;
+    }
+    run_json = &(*document)[run_key];
+  }
+  std::optional<RunRecord> run = RunRecordFromJson(*run_json, error);
+  if (!run) return std::nullopt;
+  // The document's lists are empty now: their elements were read above.
+  run->results = std::move(results);
+  run->latency_samples = std::move(samples);
+  run->rank_timings = std::move(timings);
+  return run;
+}
 
 std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& doc, std::string* error) {
   // The field readers check types; this catches what slips past them (a

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/run_record.h"
 
@@ -26,5 +27,14 @@ bool IsRunFile(const nlohmann::json& document);
 // Reads a result file; on a missing or mistyped field returns nullopt and
 // sets *error to a message naming the field.
 std::optional<RunRecord> RunRecordFromJson(const nlohmann::json& document, std::string* error);
+
+// RunRecordFromJson(json::parse(text)[run_key]) (run_key empty: the whole
+// document) without ever holding the record's long lists (results, latency
+// samples, rank timings) as a document: each element is read as soon as it
+// is parsed and dropped, so a 300k-row run takes its records' memory, not
+// ten times that. *document receives the rest of the document (those lists
+// empty). Errors as RunRecordFromJson's, or "not JSON: ...".
+std::optional<RunRecord> ParseRunRecordText(std::string_view text, const std::string& run_key,
+                                            nlohmann::json* document, std::string* error);
 
 }  // namespace fabtrack

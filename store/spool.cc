@@ -171,14 +171,26 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
     *why = path + ":2: checksum mismatch (damaged batch)";
     return std::nullopt;
   }
-  nlohmann::json doc = nlohmann::json::parse(payload, nullptr, false);
+  const bool host_sample = header.value("kind", "") == "host_sample";
+  nlohmann::json doc;
+  SpoolBatch batch;
+  if (host_sample) {
+    doc = nlohmann::json::parse(payload, nullptr, false);
+  } else {
+    // A run's long lists are read element by element, never held whole.
+    std::optional<RunRecord> run = ParseRunRecordText(payload, "run", &doc, why);
+    if (!run) {
+      *why = path + ":2: " + (why->starts_with("not JSON") ? "payload is " + *why : *why);
+      return std::nullopt;
+    }
+    batch.run = std::move(*run);
+  }
   if (doc.is_discarded()) {
     *why = path + ":2: payload is not JSON";
     return std::nullopt;
   }
-  SpoolBatch batch;
   try {
-    if (header.value("kind", "") == "host_sample") {
+    if (host_sample) {
       batch.kind = SpoolBatch::Kind::kHostSample;
       batch.cluster = doc.at("cluster").get<std::string>();
       batch.sampled_at = doc.at("sampled_at").get<std::string>();
@@ -191,9 +203,6 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
       batch.host = std::move(*host);
       return batch;
     }
-    std::optional<RunRecord> run = RunRecordFromJson(doc.at("run"), why);
-    if (!run) throw SpoolError(*why);
-    batch.run = std::move(*run);
     if (const nlohmann::json& b = doc.at("bracket"); !b.is_null()) {
       SpooledBracket bracket;
       bracket.started_at = b.at("started_at").get<std::string>();

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "core/run_record_json.h"
 
@@ -104,6 +106,56 @@ TEST(RunRecordJson, StreamedTextReadsBackAsTheSameRun) {
   EXPECT_EQ(RunRecordToJson(*back), RunRecordToJson(run));
   EXPECT_EQ(back->results.size(), 3u);
   EXPECT_EQ(back->hosts[1], "nöde02 ✓");
+}
+
+TEST(RunRecordJson, ParsedElementByElementAsTheDocumentReadsIt) {
+  const RunRecord run = RichRun();
+  const std::string record = RunRecordToJson(run).dump();
+  for (const auto& [text, key] :
+       {std::pair{record, std::string()},
+        std::pair{"{\"a\":[1,{\"results\":[2]}],\"run\":" + record + ",\"z\":{\"results\":[3]}}",
+                  std::string("run")}}) {
+    nlohmann::json rest;
+    std::string error;
+    auto parsed = ParseRunRecordText(text, key, &rest, &error);
+    ASSERT_TRUE(parsed) << error;
+    EXPECT_EQ(RunRecordToJson(*parsed), RunRecordToJson(run));
+    // The long lists were dropped from the document as they were read; the
+    // same names outside the run were left alone.
+    const nlohmann::json& in_rest = key.empty() ? rest : rest["run"];
+    EXPECT_TRUE(in_rest["results"].empty());
+    EXPECT_TRUE(in_rest["latency_samples"].empty());
+    EXPECT_TRUE(in_rest["rank_timings"].empty());
+    EXPECT_EQ(in_rest["ranks"].size(), 1u);
+    if (!key.empty()) {
+      EXPECT_EQ(rest["a"][1]["results"], nlohmann::json::array({2}));
+      EXPECT_EQ(rest["z"]["results"], nlohmann::json::array({3}));
+    }
+  }
+}
+
+TEST(RunRecordJson, ABadElementGivesTheDocumentReadersError) {
+  nlohmann::json doc = RunRecordToJson(RichRun());
+  for (const auto& [list, field, value] :
+       {std::tuple{"results", "size_bytes", nlohmann::json("eight")},
+        std::tuple{"rank_timings", "rank", nlohmann::json(1.5)}}) {
+    nlohmann::json bad = doc;
+    bad[list][1][field] = value;
+    std::string whole_error, streamed_error;
+    EXPECT_FALSE(RunRecordFromJson(bad, &whole_error));
+    nlohmann::json rest;
+    EXPECT_FALSE(ParseRunRecordText(bad.dump(), "", &rest, &streamed_error));
+    EXPECT_FALSE(streamed_error.empty());
+    EXPECT_EQ(streamed_error, whole_error);
+  }
+  nlohmann::json bad = doc;
+  bad["latency_samples"][0] = nlohmann::json::array({1, 2});
+  std::string error;
+  nlohmann::json rest;
+  EXPECT_FALSE(ParseRunRecordText(bad.dump(), "", &rest, &error));
+  EXPECT_NE(error.find("latency_samples"), std::string::npos) << error;
+  EXPECT_FALSE(ParseRunRecordText(R"({"run": {"results": [)", "run", &rest, &error));
+  EXPECT_EQ(error.rfind("not JSON: ", 0), 0u) << error;
 }
 
 class SpoolTest : public ::testing::Test {
