@@ -615,6 +615,17 @@ std::optional<RunRecord> ParseRunRecordText(std::string_view text, const std::st
     if (event == Event::key) {
       if (depth == 1) top_key = parsed.get<std::string>();
       if (depth == member_depth) list_key = parsed.get<std::string>();
+      // A repeated name replaces the earlier member in the document: here too.
+      const bool in_run = run_key.empty() || top_key == run_key;
+      if (depth == 1 && !run_key.empty() && top_key == run_key) {
+        results.clear();
+        samples.clear();
+        timings.clear();
+      } else if (depth == member_depth && in_run) {
+        if (list_key == "results") results.clear();
+        if (list_key == "latency_samples") samples.clear();
+        if (list_key == "rank_timings") timings.clear();
+      }
       return true;
     }
     if (depth != member_depth + 1 || (!run_key.empty() && top_key != run_key)) return true;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "core/run_record_json.h"
 
@@ -14,6 +15,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // What was read must write back and read again the same way.
     std::string again;
     if (!fabtrack::RunRecordFromJson(fabtrack::RunRecordToJson(*run), &again)) __builtin_trap();
+    // The streamed writer is the document's text.
+    std::string streamed;
+    fabtrack::AppendRunRecordJson(*run, &streamed);
+    if (streamed != fabtrack::RunRecordToJson(*run).dump()) __builtin_trap();
+  }
+  // The element-by-element reader agrees with the document reader whenever
+  // both read the input (their errors may differ: it meets a bad element
+  // before the document reader checks the version).
+  nlohmann::json rest;
+  std::string streamed_error;
+  auto streamed_run = fabtrack::ParseRunRecordText(
+      std::string_view(reinterpret_cast<const char*>(data), size), "", &rest, &streamed_error);
+  std::string whole_error;
+  auto whole_run = fabtrack::RunRecordFromJson(doc, &whole_error);
+  if (streamed_run && whole_run &&
+      fabtrack::RunRecordToJson(*streamed_run) != fabtrack::RunRecordToJson(*whole_run)) {
+    __builtin_trap();
   }
   return 0;
 }
