@@ -62,10 +62,14 @@ head_length=$(curl -sfI "http://127.0.0.1:$port/metrics" | tr -d '\r' | awk -F':
   { echo "FAIL: HEAD sent a body"; exit 1; }
 [[ $(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics") == 405 ]] ||
   { echo "FAIL: POST /metrics was not refused"; exit 1; }
-curl -sf "http://127.0.0.1:$port/" | grep -q 'href="/metrics"' || { echo "FAIL: landing page"; exit 1; }
+# Bodies go to a file before grep: with pipefail, `curl | grep -q` fails
+# whenever grep exits before curl has written everything (SIGPIPE).
+curl -sf -o "$work/landing" "http://127.0.0.1:$port/" && grep -q 'href="/metrics"' "$work/landing" ||
+  { echo "FAIL: landing page"; exit 1; }
 [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/debug") == 404 ]] ||
   { echo "FAIL: an unknown path was not 404"; exit 1; }
-curl -sf "http://127.0.0.1:$port/metrics?collect%5B%5D=infiniband" | grep -q '^node_infiniband_state_id{' ||
+curl -sf -o "$work/query" "http://127.0.0.1:$port/metrics?collect%5B%5D=infiniband" &&
+  grep -q '^node_infiniband_state_id{' "$work/query" ||
   { echo "FAIL: a query string broke /metrics"; exit 1; }
 [[ $(curl -s -o /dev/null -w '%{http_code}' -H "X-Padding: $(head -c 9000 /dev/zero | tr '\0' a)" \
   "http://127.0.0.1:$port/metrics") == 431 ]] || { echo "FAIL: oversized headers were not refused"; exit 1; }
@@ -74,7 +78,8 @@ curl -sf "http://127.0.0.1:$port/metrics?collect%5B%5D=infiniband" | grep -q '^n
 exec 3<>"/dev/tcp/127.0.0.1/$port"
 exec 4<>"/dev/tcp/127.0.0.1/$port"
 printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&4
-curl -sf --max-time 3 "http://127.0.0.1:$port/metrics" | grep -q '^node_infiniband_state_id{' ||
+curl -sf --max-time 3 -o "$work/beside_idle" "http://127.0.0.1:$port/metrics" &&
+  grep -q '^node_infiniband_state_id{' "$work/beside_idle" ||
   { echo "FAIL: an idle client held up a scrape"; exit 1; }
 exec 3>&- 4>&-
 # Scrapes from several clients at once all get whole answers.
