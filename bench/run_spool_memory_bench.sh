@@ -20,17 +20,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-python3 - "$work/big.txt" <<'PY'
-import sys
-with open(sys.argv[1], "w") as f:
-    f.write("# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n#\n")
-    f.write("#                                                       out-of-place                       in-place\n")
-    f.write("#       size         count      type   redop     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n")
-    for i in range(300000):
-        size = 8 << (i % 20)
-        f.write("%12d %12d %8s %6s %8.2f %7.2f %7.2f %6d %8.2f %7.2f %7.2f %6d\n" % (size, size // 4, "float", "sum", 30.0 + i % 97, 1.0, 1.75, 0, 30.5, 1.0, 1.75, 0))
-    f.write("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.75\n#\n")
-PY
+tests/support/large_nccl_tests_table.py "$work/big.txt"
 echo "input: $(wc -l <"$work/big.txt") lines, $(du -m "$work/big.txt" | cut -f1) MB"
 for bin in "${binaries[@]}"; do
   n=$((n + 1))

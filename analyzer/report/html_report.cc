@@ -64,17 +64,23 @@ struct ChangePoint {
   std::string label;
 };
 
+// The run at a regression finding's change point (its evidence), if any.
+const RunView* ChangePointRun(const InputIndex& input, const Finding& f) {
+  auto cp = f.evidence.find("change_point");
+  if (cp == f.evidence.end() || !cp->is_object() || !cp->contains("run_id") ||
+      !(*cp)["run_id"].is_number_integer()) {
+    return nullptr;
+  }
+  return input.Run((*cp)["run_id"].get<int64_t>());
+}
+
 // Change points of each series from the regression findings' evidence.
 std::map<std::string, std::vector<ChangePoint>> ChangePoints(const InputIndex& input,
                                                              const AnalysisResult& result) {
   std::map<std::string, std::vector<ChangePoint>> out;
   for (const Finding& f : result.findings) {
     if (f.kind != "busbw_regression" && f.kind != "latency_regression") continue;
-    auto cp = f.evidence.find("change_point");
-    if (cp == f.evidence.end() || !cp->is_object()) continue;
-    const RunView* run = cp->contains("run_id") && (*cp)["run_id"].is_number_integer()
-                             ? input.Run((*cp)["run_id"].get<int64_t>())
-                             : nullptr;
+    const RunView* run = ChangePointRun(input, f);
     if (run == nullptr) continue;
     out[f.subject].push_back({run->started_at, "change " + run->started_at_iso.substr(5, 5)});
   }
@@ -307,12 +313,7 @@ void StepTrends(std::ostringstream& h, const InputIndex& input, const AnalysisRe
   std::map<std::string, std::vector<ChangePoint>> change_points;
   for (const Finding& f : result.findings) {
     if (f.kind != "step_regression") continue;
-    auto cp = f.evidence.find("change_point");
-    if (cp == f.evidence.end() || !cp->is_object() || !cp->contains("run_id") ||
-        !(*cp)["run_id"].is_number_integer()) {
-      continue;
-    }
-    const RunView* run = input.Run((*cp)["run_id"].get<int64_t>());
+    const RunView* run = ChangePointRun(input, f);
     const size_t slash = f.subject.rfind('/');
     if (run == nullptr || slash == std::string::npos) continue;
     const std::string metric = f.subject.substr(slash + 1);

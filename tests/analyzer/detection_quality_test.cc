@@ -21,6 +21,15 @@ TEST(DetectionQuality, HealthyFabricsRaiseAtMostOneFalseAlarmPer100RunNights) {
       << false_alarms << " false alarms in " << run_nights << " run-nights";
 }
 
+// The scenarios run with the thresholds they are given (the bench's config
+// argument): with its detector off, a lost GDRDMA goes unseen.
+TEST(DetectionQuality, ScenariosAreJudgedWithTheGivenConfig) {
+  const Scenario scenario = MakeScenario({.fault = Fault::kGdrdmaLost, .seed = 1});
+  ASSERT_GE(Evaluate(scenario).detected_night, 0);
+  const AnalyzerConfig off = ParseAnalyzerConfig("[gdrdma_disabled]\nenabled = false\n", "t");
+  EXPECT_EQ(Evaluate(scenario, 10, off).detected_night, -1);
+}
+
 class FaultDetection : public ::testing::TestWithParam<std::pair<Fault, double>> {};
 
 TEST_P(FaultDetection, FoundWithinTwoNights) {

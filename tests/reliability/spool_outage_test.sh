@@ -54,17 +54,7 @@ inputs=$work/inputs
 mkdir -p "$inputs"
 cp "$src"/tests/fixtures/nccl_tests/t0[1-9]*.txt "$src"/tests/fixtures/nccl_tests/t1[0-4]*.txt "$inputs/"
 big=$work/big.txt
-python3 - "$big" <<'PY'
-import sys
-with open(sys.argv[1], "w") as f:
-    f.write("# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n#\n")
-    f.write("#                                                       out-of-place                       in-place\n")
-    f.write("#       size         count      type   redop     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n")
-    for i in range(300000):
-        size = 8 << (i % 20)
-        f.write("%12d %12d %8s %6s %8.2f %7.2f %7.2f %6d %8.2f %7.2f %7.2f %6d\n" % (size, size // 4, "float", "sum", 30.0 + i % 97, 1.0, 1.75, 0, 30.5, 1.0, 1.75, 0))
-    f.write("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.75\n#\n")
-PY
+"$src"/tests/support/large_nccl_tests_table.py "$big"
 log=$src/tests/fixtures/nccl_logs/socket_fallback_4node_nccl2.12.log
 at=2026-11-20T02:00:00Z
 
