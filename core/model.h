@@ -146,8 +146,11 @@ struct NcclLogInfo {
   std::vector<std::string> hosts;              // distinct hosts seen in log lines
   std::vector<std::string> gdr_disabled_hcas;  // "GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"
   std::vector<std::string> socket_interfaces;  // "NET/Socket : Using [0]ens3:..."
-  bool ib_no_device = false;                   // "NET/IB : No device found."
-  std::optional<int> nranks;                   // "comm ... nranks 16 ..."
+  // 2.28's "NET/Socket : GPU Direct RDMA Disabled for HCA 0 'eth0'" (no GDR
+  // verdict: the socket transport never has it, and IB jobs print it too).
+  std::vector<std::string> socket_gdr_disabled;
+  bool ib_no_device = false;  // "NET/IB : No device found."
+  std::optional<int> nranks;  // "comm ... nranks 16 ..."
   std::vector<LogMessage> warnings;
   int info_lines = 0;  // how many NCCL log lines were recognised
 };

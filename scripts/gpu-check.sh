@@ -1,117 +1,172 @@
 #!/usr/bin/env bash
-# GPU check of fabtrack-allreduce's NCCL backend on one machine with a GPU:
-# builds with NCCL, runs the nccl-tests style sweep 8 B..1 GiB on one rank,
-# then a few small sweeps over the other data types and reductions, and fails
-# unless every size reports #wrong = 0. Writes JSON results to $OUT
-# (default ./gpu-check-out). Installs nothing; needs CUDA+NCCL in
-# /usr/local/cuda (or FABTRACK_CUDA_ROOT), MPI, and python3.
-# Usage: scripts/gpu-check.sh
-set -euo pipefail
+# GPU check of fabtrack-allreduce's NCCL backend, run on a bare GPU machine
+# from the bundle that scripts/gpu-bundle.sh made here (no build, no install,
+# no network; NCCL is the one the machine has, found by the bundle's env.sh):
+#   1. correctness: the nccl-tests style sweep 8 B..1 GiB, then the other data
+#      types and reductions, back-to-back (default), blocking (-z 1) and
+#      CUDA-graph (-G) timing: every size #wrong 0, every result file whole;
+#   2. provenance: the loaded NCCL version recorded (not the image's
+#      NCCL_VERSION variable), the network read from NCCL's log in sweep and
+#      step mode;
+#   3. side by side with nccl-tests' all_reduce_perf (built from its public
+#      source into the bundle): ROUNDS rounds, the order of the two tools
+#      alternating, every size 8 B..1 GiB, the median per-size ratio of
+#      out-of-place algbw fabtrack/nccl-tests: >= 0.98 over all sizes and
+#      >= 0.95 at every size.
+# Everything lands in ./gpu-check-out (or $GPU_CHECK_DIR), packed into
+# gpu-check.tar.gz; where $OUT is set (the device tool's folder that comes
+# back) the archive and the summaries are copied there. The last lines
+# printed are the comparison table.
+# Usage: scripts/gpu-check.sh            (bundle: .gpu-bundle or $FABTRACK_BUNDLE)
+# Exit: 0 all passed, 1 a check failed, 2 the bundle or the GPU is missing.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-./gpu-check-out}
-mkdir -p "$out"
-build="build-nccl"
-ncpu=$(nproc)
+bundle=${FABTRACK_BUNDLE:-.gpu-bundle}
+out=${GPU_CHECK_DIR:-./gpu-check-out}
+rounds=${ROUNDS:-5}
+iters=${ITERS:-100}
+warmup=${WARMUP:-20}
+mkdir -p "$out/runs"
 
-nvidia-smi -L || echo "gpu-check: nvidia-smi not available" >&2
-config=$(cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFABTRACK_WITH_NCCL=ON \
-  ${FABTRACK_CUDA_ROOT:+-DFABTRACK_CUDA_ROOT="$FABTRACK_CUDA_ROOT"} 2>&1) \
-  || { echo "$config" >&2; exit 1; }
-grep "NCCL backend" <<<"$config"
-grep -q "NCCL backend ON" <<<"$config" || { echo "gpu-check: NCCL backend OFF" >&2; exit 1; }
-cmake --build "$build" --target fabtrack-allreduce fabtrack -j"$ncpu"
-
-harness=$build/collector/harness/fabtrack-allreduce
-fabtrack=$build/cli/fabtrack
-
-# Fails unless the result file parses, is complete and every row has #wrong 0.
-verify() {
-  "$fabtrack" parse "$1" | python3 -c '
-import json, sys
-name = sys.argv[1]
-tests = json.load(sys.stdin)[0]["tests"]
-rows = [r for t in tests for r in t["rows"]]
-bad = [(r["size_bytes"], h) for r in rows for h in ("oop", "ip") if r[h].get("wrong") != 0]
-complete = bool(tests) and all(t.get("complete") and t.get("oob_ok") for t in tests)
-detail = bad or "none"
-print(f"gpu-check: {name}: {len(rows)} sizes, wrong in {detail}, complete={complete}")
-sys.exit(0 if rows and not bad and complete else 1)
-' "$(basename "$1")"
-}
-
-run() {  # run NAME ARGS...: one rank, the result to $out/NAME.json
-  local name=$1
-  shift
-  timeout 300 mpirun -np 1 --allow-run-as-root "$harness" --backend nccl "$@" \
-    --output "$out/$name.json"
-}
+[[ -f $bundle/env.sh ]] || { echo "gpu-check: no bundle at $bundle (run scripts/gpu-bundle.sh here first)" >&2; exit 2; }
+# shellcheck source=/dev/null
+source "$bundle/env.sh" || { echo "gpu-check: $bundle/env.sh failed" >&2; exit 2; }
+harness=$bundle/bin/fabtrack-allreduce
+peer=$bundle/bin/all_reduce_perf
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,temperature.gpu \
+  --format=csv >"$out/gpu.txt" 2>&1 || { echo "gpu-check: no GPU (nvidia-smi failed)" >&2; exit 2; }
+cat "$out/gpu.txt"
+{
+  echo "bundle: $(head -3 "$bundle/MANIFEST" 2>/dev/null | tr '\n' ' ')"
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  echo "image NCCL_VERSION=${NCCL_VERSION:-unset}"
+  ldd "$harness" | grep -E 'nccl|mpi|cudart|pqxx'
+} | tee "$out/environment.txt"
 
 status=0
-run nccl_run -b 8 -e 1G -f 4 -n 20 -w 5 || status=1
-verify "$out/nccl_run.json" || status=1
+fail() { echo "gpu-check: FAIL: $*"; status=1; }
 
-for combo in "half sum" "bfloat16 sum" "half avg" "float avg" "int8 max" "double prod" \
-  "uint64 min"; do
-  read -r dtype op <<<"$combo"
-  run "nccl_${dtype}_$op" -q -d "$dtype" -o "$op" -b 8 -e 64M -f 8 -n 5 -w 2 || status=1
-  verify "$out/nccl_${dtype}_$op.json" || status=1
-done
+# The harness runs as an MPI singleton (no mpirun: the bundle has no
+# launcher daemon to start, and one GPU takes one rank).
+run() {  # run NAME ARGS...: the result file to $out/runs/NAME.json
+  local name=$1
+  shift
+  timeout 600 "$harness" --backend nccl "$@" --output "$out/runs/$name.json" \
+    >"$out/runs/$name.txt" 2>&1 || fail "$name exited $? (see runs/$name.txt)"
+}
 
-# Step mode on the GPU: GEMM compute on its own stream, bucket all-reduces
-# overlapping it. With one rank there is nothing to reduce across nodes, so
-# the exposed time must stay small and the step must last the compute asked.
-run nccl_step --step --model-params 1B --grad-dtype bf16 --backward-ms 200 --forward-ms 50 \
-  --steps 10 --warmup-steps 2 || status=1
-python3 - "$out/nccl_step.json" <<'PY' || status=1
+# Fails unless the run file is complete and every size has #wrong 0, in both
+# placements; prints one line.
+verify() {
+  python3 - "$out/runs/$1.json" "$1" <<'PY' || fail "$1 verification"
 import json, sys
-d = json.load(open(sys.argv[1]))
-s = d["step"]
+path, name = sys.argv[1], sys.argv[2]
+try:
+    doc = json.load(open(path))
+except Exception as e:
+    print(f"gpu-check: {name}: unreadable result file: {e}"); sys.exit(1)
+run, rows = doc["run"], doc["results"]
+bad = [(r["size_bytes"], h) for r in rows for h in ("oop", "ip") if (r.get(h) or {}).get("wrong") != 0]
+ok = rows and not bad and run.get("status") == "complete" and run.get("oob_count") == 0
+print(f"gpu-check: {name}: {len(rows)} sizes, status {run.get('status')}, wrong in {bad or 'none'}, "
+      f"nccl {run.get('nccl_version')}, network {run.get('network')}, timing {run.get('parameters', {}).get('timing')}")
+sys.exit(0 if ok else 1)
+PY
+}
+
+# 1. Correctness.
+run sweep -b 8 -e 1G -f 2 -n 20 -w 5
+verify sweep
+for combo in "half sum" "bfloat16 sum" "half avg" "float avg" "int8 max" "double prod" \
+  "uint64 min" "int32 sum"; do
+  read -r dtype op <<<"$combo"
+  run "${dtype}_$op" -q -d "$dtype" -o "$op" -b 8 -e 64M -f 8 -n 5 -w 2
+  verify "${dtype}_$op"
+done
+run blocking -q -z 1 -b 8 -e 256M -f 8 -n 20 -w 5
+verify blocking
+run cudagraph -q -G 10 -b 8 -e 256M -f 8 -n 20 -w 5
+verify cudagraph
+
+# 2. Provenance, and step mode on the GPU (GEMMs on a compute stream, bucket
+# all-reduces overlapping them): one rank reduces nothing across nodes, so the
+# step must last the compute asked and little must be exposed.
+run step --step --model-params 1B --grad-dtype bf16 --backward-ms 200 --forward-ms 50 \
+  --steps 10 --warmup-steps 2
+python3 - "$out/runs" "${NCCL_VERSION:-}" <<'PY' || fail "provenance or step mode"
+import json, sys
+runs, image_version = sys.argv[1], sys.argv[2]
+ok = True
+sweep = json.load(open(f"{runs}/sweep.json"))["run"]
+step_doc = json.load(open(f"{runs}/step.json"))
+step_run, s = step_doc["run"], step_doc["step"]
+loaded = sweep.get("nccl_version")
+print(f"gpu-check: NCCL loaded {loaded}, image variable NCCL_VERSION={image_version or 'unset'}, "
+      f"recorded env {sorted(sweep.get('nccl_env', {}))}")
+if not loaded: print("gpu-check: no loaded NCCL version recorded"); ok = False
+if "NCCL_VERSION" in sweep.get("nccl_env", {}): print("gpu-check: NCCL_VERSION recorded as a setting"); ok = False
+for name, run in (("sweep", sweep), ("step", step_run)):
+    if not run.get("network"): print(f"gpu-check: {name}: no network recorded"); ok = False
 print(f"gpu-check: step {s['step_ms_p50']:.1f} ms, compute {s['compute_ms_p50']:.1f} ms, "
-      f"exposed {s['exposed_ms_p50']:.1f} ms, {s['buckets']} buckets")
-ok = s["buckets"] == 77 and 200 <= s["compute_ms_p50"] <= 300 and s["idle_share_p50"] < 0.2
+      f"exposed {s['exposed_ms_p50']:.1f} ms, {s['buckets']} buckets, network {step_run.get('network')}")
+ok = ok and s["buckets"] == 77 and 200 <= s["compute_ms_p50"] <= 300 and s["idle_share_p50"] < 0.2
 sys.exit(0 if ok else 1)
 PY
 
-# Side by side with nccl-tests (the peer), same sizes, 1 rank: algbw within 2%
-# (busbw = algbw x 2(n-1)/n is 0 on one rank).
-# nccl-tests is built from source carried in the ignored folder
-# third_party_fetched/nccl-tests (never committed; see the issue note):
-#   git --git-dir=/work/.mirror/NVIDIA+nccl-tests/repo archive HEAD |
-#     (mkdir -p third_party_fetched/nccl-tests && tar -x -C third_party_fetched/nccl-tests)
-# and `carry: ["third_party_fetched"]` in the device run.
-peer=third_party_fetched/nccl-tests
-if [[ -d $peer ]]; then
-  cuda=${FABTRACK_CUDA_ROOT:-/usr/local/cuda}
-  make -C "$peer" -j"$ncpu" CUDA_HOME="$cuda" NCCL_HOME="$cuda" >"$out/nccl-tests-build.log" 2>&1 ||
-    { echo "gpu-check: nccl-tests build failed (see nccl-tests-build.log)"; status=1; }
-  for round in 1 2 3; do
-    "$peer/build/all_reduce_perf" -b 1M -e 1G -f 4 -n 20 -w 5 -g 1 >"$out/peer.$round.txt" || status=1
-    timeout 300 mpirun -np 1 --allow-run-as-root "$harness" --backend nccl -b 1M -e 1G -f 4 \
-      -n 20 -w 5 >"$out/harness.$round.txt" || status=1
+# 3. Side by side with nccl-tests: same sizes, iterations and warmup, one
+# GPU; the order alternates so neither tool always runs on a warmer GPU.
+if [[ -x $peer ]]; then
+  for ((r = 1; r <= rounds; r++)); do
+    order=(peer fabtrack)
+    ((r % 2 == 0)) && order=(fabtrack peer)
+    for side in "${order[@]}"; do
+      if [[ $side == peer ]]; then
+        timeout 600 "$peer" -b 8 -e 1G -f 2 -g 1 -n "$iters" -w "$warmup" \
+          >"$out/runs/peer.$r.txt" 2>&1 || fail "nccl-tests round $r exited $?"
+      else
+        timeout 600 "$harness" --backend nccl -b 8 -e 1G -f 2 -n "$iters" -w "$warmup" \
+          >"$out/runs/fabtrack.$r.txt" 2>&1 || fail "fabtrack round $r exited $?"
+      fi
+    done
   done
-  python3 - "$out" <<'PY' || status=1
-import re, statistics, sys
-out = sys.argv[1]
-def busbw(path):
+  python3 - "$out" "$rounds" <<'PY' | tee "$out/comparison.txt" || fail "side by side below target"
+import statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+def table(path):  # size -> (time us, algbw GB/s, #wrong), out-of-place columns
     rows = {}
     for line in open(path):
         f = line.split()
-        if len(f) >= 8 and f[0].isdigit():
-            rows[int(f[0])] = float(f[6])  # out-of-place algbw (busbw is 0 on one rank)
+        if len(f) >= 9 and f[0].isdigit() and f[1].isdigit():
+            rows[int(f[0])] = (float(f[5]), float(f[6]), f[8])
     return rows
-ratios = []
-for size in sorted(busbw(f"{out}/peer.1.txt")):
-    p = statistics.median(busbw(f"{out}/peer.{r}.txt")[size] for r in (1, 2, 3))
-    h = statistics.median(busbw(f"{out}/harness.{r}.txt")[size] for r in (1, 2, 3))
-    ratios.append(h / p if p else 0)
-    print(f"gpu-check: {size:>11} B  nccl-tests {p:8.2f}  fabtrack {h:8.2f} GB/s algbw  ratio {h / p if p else 0:.3f}")
-median = statistics.median(ratios)
-print(f"gpu-check: median algbw ratio fabtrack/nccl-tests {median:.3f}")
-sys.exit(0 if median >= 0.98 else 1)
+peer = [table(f"{out}/runs/peer.{r}.txt") for r in range(1, rounds + 1)]
+ours = [table(f"{out}/runs/fabtrack.{r}.txt") for r in range(1, rounds + 1)]
+sizes = sorted(set.intersection(*(set(t) for t in peer + ours)))
+wrong = [(s, t[s][2]) for t in peer + ours for s in sizes if t[s][2] not in ("0", "N/A")]
+print(f"{'size (B)':>11} {'nccl-tests us':>14} {'fabtrack us':>12} {'algbw ratio':>12} {'min':>6} {'max':>6}")
+medians = []
+for s in sizes:
+    ratios = [o[s][1] / p[s][1] if p[s][1] > 0 else 0.0 for p, o in zip(peer, ours)]
+    m = statistics.median(ratios)
+    medians.append(m)
+    print(f"{s:>11} {statistics.median(p[s][0] for p in peer):>14.2f} "
+          f"{statistics.median(o[s][0] for o in ours):>12.2f} {m:>12.3f} {min(ratios):>6.3f} {max(ratios):>6.3f}")
+overall = statistics.median(medians) if medians else 0
+print(f"{len(sizes)} sizes, {rounds} rounds: median algbw ratio fabtrack/nccl-tests {overall:.3f}, "
+      f"lowest size {min(medians) if medians else 0:.3f}; #wrong {wrong or 'none'}")
+ok = len(sizes) >= 28 and overall >= 0.98 and min(medians) >= 0.95 and not wrong
+print("side by side:", "PASS" if ok else "FAIL (target: median >= 0.98, every size >= 0.95, 28 sizes)")
+sys.exit(0 if ok else 1)
 PY
 else
-  echo "gpu-check: $peer not present: skipped the nccl-tests comparison (carry it to run it)"
+  fail "no nccl-tests in the bundle ($peer): the comparison did not run"
 fi
 
-echo "gpu-check: $([ $status -eq 0 ] && echo PASSED || echo FAILED); results in $out"
+tar -czf "$out/gpu-check.tar.gz" -C "$out" runs gpu.txt environment.txt \
+  $([[ -f $out/comparison.txt ]] && echo comparison.txt)
+if [[ -n ${OUT:-} ]]; then
+  cp "$out/gpu-check.tar.gz" "$out/gpu.txt" "$out/environment.txt" "$OUT/"
+  [[ -f $out/comparison.txt ]] && cp "$out/comparison.txt" "$OUT/"
+fi
+echo "gpu-check: $([ $status -eq 0 ] && echo PASSED || echo FAILED); results in $out/gpu-check.tar.gz"
 exit $status

@@ -57,6 +57,12 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   app.add_option("-n,--iters", o->iters, "timed iterations per size");
   app.add_option("-w,--warmup_iters", o->warmup_iters, "warmup iterations per size");
   app.add_option("-c,--check", check, "check results (#wrong): 1 or 0");
+  int blocking = 0;
+  app.add_option("-z,--blocking", blocking,
+                 "nccl: 0 times calls launched back to back (nccl-tests' default), 1 waits for "
+                 "each call (launch + completion latency)");
+  app.add_option("-G,--cudagraph", o->timing.graph_launches,
+                 "nccl: capture the timed calls into a CUDA graph and launch it this many times");
   app.add_option("-d,--datatype", dtype,
                  "float, double, int32, uint32, int64, uint64, int8, uint8"
                  " (nccl: also half, bfloat16)");
@@ -122,6 +128,8 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   }
   if (check != 0 && check != 1) return "-c " + std::to_string(check) + ": expected 0 or 1";
   o->check = check == 1;
+  if (blocking != 0 && blocking != 1) return "-z " + std::to_string(blocking) + ": expected 0 or 1";
+  o->timing.blocking = blocking == 1;
   auto t = ParseDataType(dtype);
   if (!t) return "-d " + dtype + ": unknown data type";
   o->dtype = *t;
@@ -194,7 +202,9 @@ void AttachNcclEvidence(const std::vector<std::string>& logs, RunRecord* run) {
   if (!any) return;
   ParsedFile all;
   all.log = merged;
-  if (merged.nccl_version) run->nccl_version = merged.nccl_version;
+  // The library's own answer (ncclGetVersion, set by DescribeRun) wins; the
+  // log's banner is the fallback.
+  if (merged.nccl_version && !run->nccl_version) run->nccl_version = merged.nccl_version;
   run->network = merged.network;
   run->transports = all.Transports();
   run->gdrdma = all.Gdrdma();
@@ -287,12 +297,14 @@ struct Half {
 Half MeasureHalf(AllReduceBackend& backend, const HarnessOptions& o, int64_t count, bool in_place,
                  int rank, int ranks) {
   backend.FillInputs(count, in_place);
-  for (int w = 0; w < o.warmup_iters; ++w) backend.RunOnce(count, in_place);
+  backend.Warmup(count, in_place, o.warmup_iters);
   MPI_Barrier(MPI_COMM_WORLD);
-  std::vector<double> mine(static_cast<size_t>(o.iters));
-  for (int i = 0; i < o.iters; ++i) mine[i] = backend.RunOnce(count, in_place);
-  std::vector<double> all(rank == 0 ? static_cast<size_t>(o.iters) * ranks : 0);
-  MPI_Gather(mine.data(), o.iters, MPI_DOUBLE, all.data(), o.iters, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  // One sample per call, or per graph launch in graph mode; every rank has
+  // the same options, so the same number of samples.
+  std::vector<double> mine = backend.RunTimed(count, in_place, o.iters);
+  const int samples = static_cast<int>(mine.size());
+  std::vector<double> all(rank == 0 ? static_cast<size_t>(samples) * ranks : 0);
+  MPI_Gather(mine.data(), samples, MPI_DOUBLE, all.data(), samples, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   int64_t wrong = 0;
   if (o.check) {
     // A fresh, untimed call on fresh inputs: timed iterations overwrite them.
@@ -307,8 +319,8 @@ Half MeasureHalf(AllReduceBackend& backend, const HarnessOptions& o, int64_t cou
   if (rank == 0) {
     std::vector<std::vector<double>> durations(ranks);
     for (int r = 0; r < ranks; ++r) {
-      durations[r].assign(all.begin() + static_cast<ptrdiff_t>(r) * o.iters,
-                          all.begin() + static_cast<ptrdiff_t>(r + 1) * o.iters);
+      durations[r].assign(all.begin() + static_cast<ptrdiff_t>(r) * samples,
+                          all.begin() + static_cast<ptrdiff_t>(r + 1) * samples);
     }
     half.latency = AnalyzeLatencies(durations);
   }
@@ -341,7 +353,10 @@ int RunStepMode(const HarnessOptions& o, AllReduceBackend& backend, RunRecord& r
               << std::flush;
   }
   std::vector<StepSample> samples = backend.RunSteps(s, rank, ranks);
+  // The transport of the step's all-reduces, as in a sweep.
+  std::vector<std::string> logs = GatherStrings(backend.DebugLog(), rank, ranks);
   if (rank != 0) return 0;
+  AttachNcclEvidence(logs, &run);
   run.step = SummarizeSteps(s, samples);
   run.step_samples = std::move(samples);
   const StepSummary& sum = *run.step;
@@ -478,6 +493,7 @@ int Run(int argc, char** argv) {
     p.warmup_iters = o.warmup_iters;
     p.iters = o.iters;
     p.validation = o.check ? 1 : 0;
+    p.graph = o.timing.graph_launches;
     for (const auto& line : HeaderLines(p, run.rank_devices, program)) std::cout << line << "\n";
     if (run.max_ranks_per_machine > run.cpus_per_machine) {
       std::cout << "#  Oversubscribed: " << *run.max_ranks_per_machine << " ranks on "

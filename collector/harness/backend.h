@@ -2,9 +2,11 @@
 // timing aggregation, output) is shared; a backend only moves and checks data.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "collector/harness/harness_options.h"
 #include "collector/harness/step_plan.h"
@@ -30,6 +32,18 @@ class AllReduceBackend {
   // One all-reduce of `count` elements; blocks until it has completed on this
   // rank and returns its duration in microseconds.
   virtual double RunOnce(int64_t count, bool in_place) = 0;
+  // `iters` untimed calls, then waits for them.
+  virtual void Warmup(int64_t count, bool in_place, int iters) {
+    for (int i = 0; i < iters; ++i) RunOnce(count, in_place);
+  }
+  // The timed iterations of one size: microseconds per sample, one per call
+  // (or per graph launch, timing_plan.h). A blocking backend times its calls
+  // one by one; the NCCL backend launches them back to back as nccl-tests.
+  virtual std::vector<double> RunTimed(int64_t count, bool in_place, int iters) {
+    std::vector<double> samples(static_cast<size_t>(std::max(iters, 0)));
+    for (double& s : samples) s = RunOnce(count, in_place);
+    return samples;
+  }
   // Output elements that differ from the expected reduction of the pattern.
   virtual int64_t CountWrong(int64_t count, bool in_place) = 0;
   virtual BackendInfo Info() const = 0;

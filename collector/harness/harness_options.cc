@@ -149,6 +149,12 @@ std::string Validate(const HarnessOptions& o, bool backend_has_nccl) {
   if (o.iters < 1) return "-n " + std::to_string(o.iters) + ": need at least one iteration";
   if (o.iters > 10000000) return "-n: at most 10000000 iterations";
   if (o.warmup_iters < 0) return "-w: warmup iterations must not be negative";
+  if (o.timing.graph_launches < 0) return "-G: graph launches must not be negative";
+  if (o.timing.graph_launches > kMaxEventsPerChunk * 1000) return "-G: at most 1024000 launches";
+  if (o.backend == "mpi" && o.timing.graph_launches > 0) {
+    return "-G " + std::to_string(o.timing.graph_launches) +
+           ": CUDA graphs need the nccl backend (MPI calls are timed one by one)";
+  }
   if (o.backend == "mpi" && (o.dtype == DataType::kHalf || o.dtype == DataType::kBfloat16)) {
     return std::string("-d ") + DataTypeName(o.dtype) +
            ": MPI has no such type; use the nccl "

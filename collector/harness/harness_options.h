@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collector/harness/step_plan.h"
+#include "collector/harness/timing_plan.h"
 
 namespace fabtrack::harness {
 
@@ -36,6 +37,7 @@ struct HarnessOptions {
   int iters = 20;
   int warmup_iters = 5;
   bool check = true;
+  TimingOptions timing;  // -z, -G: how the NCCL backend times its calls (timing_plan.h)
   DataType dtype = DataType::kFloat;
   ReduceOp op = ReduceOp::kSum;
   // Where results go.

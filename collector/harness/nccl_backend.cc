@@ -1,9 +1,10 @@
 // The NCCL backend: ncclAllReduce on device buffers, one GPU per rank
 // (local rank modulo the visible devices), timed with CUDA events on the
-// communicator's stream. The check pattern is written and checked on the host
-// and copied with cudaMemcpy, so no kernels of our own are needed. Step mode
-// computes with cuBLAS GEMMs on its own stream while the communicator's
-// stream reduces each gradient bucket once the compute stream has produced it.
+// communicator's stream: calls launched back to back with an event between
+// neighbours, as nccl-tests, or one by one / as a CUDA graph (timing_plan.h). The check pattern is
+// written and checked on the host and copied with cudaMemcpy, so no kernels of our own are needed.
+// Step mode computes with cuBLAS GEMMs on its own stream while the communicator's stream reduces
+// each gradient bucket once the compute stream has produced it.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -27,6 +28,7 @@
 #include "collector/harness/check_pattern.h"
 #include "collector/harness/mpi_steps.h"
 #include "collector/harness/nccl_support.h"
+#include "collector/harness/timing_plan.h"
 
 namespace fabtrack::harness {
 namespace {
@@ -207,6 +209,7 @@ class NcclBackend : public AllReduceBackend {
     if (pinned_) cudaFreeHost(host_);
     if (start_ != nullptr) cudaEventDestroy(start_);
     if (stop_ != nullptr) cudaEventDestroy(stop_);
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
     // After a failure the NCCL log stays for diagnosis (errors name it).
     if (!debug_file_.empty() && !failed_) {
@@ -294,18 +297,70 @@ class NcclBackend : public AllReduceBackend {
     });
   }
 
+  // One call timed on its own (launch and completion): the check's call.
   double RunOnce(int64_t count, bool in_place) override {
     float ms = 0;
     Guard([&] {
       CheckCuda(cudaEventRecord(start_, stream_), "cudaEventRecord");
-      CheckNccl(ncclAllReduce(in_place ? recv_ : send_, recv_, static_cast<size_t>(count),
-                              ToNccl(options_.dtype), ToNccl(options_.op), comm_, stream_),
-                "ncclAllReduce", comm_);
+      Enqueue(count, in_place);
       CheckCuda(cudaEventRecord(stop_, stream_), "cudaEventRecord");
       WaitFor(stop_);
       CheckCuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
     });
     return static_cast<double>(ms) * 1e3;
+  }
+
+  // As nccl-tests: the warmup calls back to back, then one wait.
+  void Warmup(int64_t count, bool in_place, int iters) override {
+    Guard([&] {
+      for (int i = 0; i < iters; ++i) Enqueue(count, in_place);
+      WaitForStream();
+    });
+  }
+
+  // Carries out timing_plan.h's plan on the communicator's stream.
+  std::vector<double> RunTimed(int64_t count, bool in_place, int iters) override {
+    std::vector<double> samples;
+    Guard([&] {
+      const TimingOptions& timing = options_.timing;
+      EnsureEvents(EventPoolSize(timing, iters));
+      GraphExec graph;
+      if (timing.graph_launches > 0) graph.exec = Capture(count, in_place, iters);
+      const int chunks = TimedChunkCount(timing, iters);
+      std::vector<double> event_ms;
+      for (int c = 0; c < chunks; ++c) {
+        const TimedChunk chunk = PlanTimedChunk(timing, iters, c);
+        for (const StreamStep& step : chunk.steps) {
+          switch (step.kind) {
+            case StreamStep::Kind::kRecordEvent:
+              CheckCuda(cudaEventRecord(events_[static_cast<size_t>(step.index)], stream_),
+                        "cudaEventRecord");
+              break;
+            case StreamStep::Kind::kCollective:
+              Enqueue(count, in_place);
+              break;
+            case StreamStep::Kind::kGraphLaunch:
+              CheckCuda(cudaGraphLaunch(graph.exec, stream_), "cudaGraphLaunch");
+              break;
+            case StreamStep::Kind::kWaitForStream:
+              WaitForStream();
+              break;
+          }
+        }
+        // Times from one origin, so the deltas telescope: their mean is
+        // exactly (last - first) / calls, nccl-tests' figure.
+        event_ms.assign(static_cast<size_t>(chunk.events), 0.0);
+        for (int e = 1; e < chunk.events; ++e) {
+          float ms = 0;
+          CheckCuda(cudaEventElapsedTime(&ms, events_[0], events_[static_cast<size_t>(e)]),
+                    "cudaEventElapsedTime");
+          event_ms[static_cast<size_t>(e)] = ms;
+        }
+        std::vector<double> times = IntervalTimesUs(chunk, event_ms);
+        samples.insert(samples.end(), times.begin(), times.end());
+      }
+    });
+    return samples;
   }
 
   int64_t CountWrong(int64_t count, bool /*in_place*/) override {
@@ -407,6 +462,59 @@ class NcclBackend : public AllReduceBackend {
     return block;
   }
 
+  void Enqueue(int64_t count, bool in_place) {
+    CheckNccl(ncclAllReduce(in_place ? recv_ : send_, recv_, static_cast<size_t>(count),
+                            ToNccl(options_.dtype), ToNccl(options_.op), comm_, stream_),
+              "ncclAllReduce", comm_);
+  }
+
+  void WaitForStream() {
+    CheckCuda(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+    WaitFor(stop_);
+  }
+
+  void EnsureEvents(int count) {
+    while (static_cast<int>(events_.size()) < count) {
+      cudaEvent_t e = nullptr;
+      CheckCuda(cudaEventCreate(&e), "cudaEventCreate");
+      events_.push_back(e);
+    }
+  }
+
+  struct GraphExec {
+    cudaGraphExec_t exec = nullptr;
+    GraphExec() = default;
+    GraphExec(const GraphExec&) = delete;
+    GraphExec& operator=(const GraphExec&) = delete;
+    ~GraphExec() {
+      if (exec != nullptr) cudaGraphExecDestroy(exec);
+    }
+  };
+
+  // `iters` calls captured into one graph, as nccl-tests -G (thread-local
+  // capture mode, as it uses). A failed capture is ended before the throw,
+  // so the stream is usable for the error path.
+  cudaGraphExec_t Capture(int64_t count, bool in_place, int iters) {
+    CheckCuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
+              "cudaStreamBeginCapture");
+    cudaGraph_t graph = nullptr;
+    try {
+      for (const StreamStep& step : GraphCapture(options_.timing, iters)) {
+        if (step.kind == StreamStep::Kind::kCollective) Enqueue(count, in_place);
+      }
+    } catch (...) {
+      cudaStreamEndCapture(stream_, &graph);
+      if (graph != nullptr) cudaGraphDestroy(graph);
+      throw;
+    }
+    CheckCuda(cudaStreamEndCapture(stream_, &graph), "cudaStreamEndCapture");
+    cudaGraphExec_t exec = nullptr;
+    cudaError_t rc = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    CheckCuda(rc, "cudaGraphInstantiate");
+    return exec;
+  }
+
   // Waits for `event`, watching the communicator: a peer that failed or
   // vanished shows as an asynchronous NCCL error instead of a hang.
   void WaitFor(cudaEvent_t event) {
@@ -440,6 +548,7 @@ class NcclBackend : public AllReduceBackend {
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  std::vector<cudaEvent_t> events_;  // the timed loop's pool (timing_plan.h)
   void* send_ = nullptr;
   void* recv_ = nullptr;
   void* host_ = nullptr;

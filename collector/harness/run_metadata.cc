@@ -107,6 +107,17 @@ RunRecord DescribeRun(const HarnessOptions& o, const std::vector<std::string>& h
     run.parameters["step_bytes"] = std::to_string(o.step_bytes);
   }
   run.parameters["check"] = o.check ? "1" : "0";
+  if (o.backend == "nccl") {
+    // Back-to-back calls and per-call waits differ by NCCL's launch cost
+    // (1-2.5 us): a series' small-message latency is only comparable within
+    // one timing method.
+    run.parameters["timing"] = o.timing.graph_launches > 0 ? "cudagraph"
+                               : o.timing.blocking         ? "blocking"
+                                                           : "back_to_back";
+    if (o.timing.graph_launches > 0) {
+      run.parameters["cudagraph"] = std::to_string(o.timing.graph_launches);
+    }
+  }
   if (o.step) {
     // A series of its own: one "collective" per training-step shape.
     const StepOptions& s = *o.step;

@@ -34,11 +34,11 @@ std::vector<std::string> HeaderLines(const TestParameters& p,
                          : Printf("%lld(bytes)", static_cast<long long>(p.step_bytes.value_or(0)));
   lines.push_back(Printf(
       "# nThread %d nGpus %d minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d "
-      "agg iters: 1 validation: %d graph: 0",
+      "agg iters: 1 validation: %d graph: %d",
       p.threads.value_or(1), p.gpus_per_thread.value_or(1),
       static_cast<long long>(p.min_bytes.value_or(0)),
       static_cast<long long>(p.max_bytes.value_or(0)), step.c_str(), p.warmup_iters.value_or(0),
-      p.iters.value_or(0), p.validation.value_or(1)));
+      p.iters.value_or(0), p.validation.value_or(1), p.graph.value_or(0)));
   lines.push_back("#");
   lines.push_back("# Using devices");
   for (const RankDevice& d : devices) {

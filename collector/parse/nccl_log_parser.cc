@@ -225,6 +225,18 @@ void TakeGdrDisabled(std::string_view message, NcclLogInfo* info) {
   AddDistinct(&info->gdr_disabled_hcas, message.substr(open + 1, close - open - 1));
 }
 
+// 2.28's "NET/Socket : GPU Direct RDMA Disabled for HCA 0 'eth0'": the socket
+// transport never has GDR, and NCCL 2.28 imports every network into its
+// topology, so an IB job prints it too. Kept apart from the HCAs: it must not
+// turn an IB run's GDR verdict to false.
+void TakeSocketGdrDisabled(std::string_view message, NcclLogInfo* info) {
+  size_t open = message.find('\'');
+  if (open == std::string_view::npos) return;
+  size_t close = message.find('\'', open + 1);
+  if (close == std::string_view::npos) return;
+  AddDistinct(&info->socket_gdr_disabled, message.substr(open + 1, close - open - 1));
+}
+
 // "[ncclCommInitRank ]comm 0x55cc8aa86c70 rank 0 nranks 16 cudaDev 0 ...".
 std::optional<int> CommSize(std::string_view message) {
   std::vector<std::string_view> words = SplitWords(message);
@@ -474,6 +486,8 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
       // interface; only the bracketed list does.
       if (StartsWith(*socket, "Using") && socket->find('[') != std::string_view::npos) {
         TakeSocketInterfaces(socket->substr(5), clean.number, &info, errors);
+      } else if (socket->find("GPU Direct RDMA Disabled for") != std::string_view::npos) {
+        TakeSocketGdrDisabled(*socket, &info);
       }
     } else if (message.find("GPU Direct RDMA Disabled for") != std::string::npos) {
       // Plugins print it under their own prefix ("NET/IBext_v8 : ...").
@@ -542,6 +556,7 @@ void MergeNcclLog(NcclLogInfo* into, const NcclLogInfo& from) {
   AppendDistinct(&into->hosts, from.hosts);
   AppendDistinct(&into->gdr_disabled_hcas, from.gdr_disabled_hcas);
   AppendDistinct(&into->socket_interfaces, from.socket_interfaces);
+  AppendDistinct(&into->socket_gdr_disabled, from.socket_gdr_disabled);
   into->ib_no_device = into->ib_no_device || from.ib_no_device;
   if (from.nranks && (!into->nranks || *from.nranks > *into->nranks)) into->nranks = from.nranks;
   into->warnings.insert(into->warnings.end(), from.warnings.begin(), from.warnings.end());

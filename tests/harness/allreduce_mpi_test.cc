@@ -85,6 +85,13 @@ TEST(AllreduceMpiTest, ResultFileHasSamplesRanksAndStraggler) {
   EXPECT_EQ(run->nodes, 1);
   EXPECT_EQ(run->tags.at("night"), "7");
   EXPECT_NE(run->command_line->find("--output"), std::string::npos);
+  // mpirun's plumbing (job ids, daemon URIs, the per-job transport key) is
+  // not a setting and is not kept; the launch did set it.
+  for (const auto& [name, value] : run->nccl_env) {
+    EXPECT_NE(name.rfind("OMPI_MCA_orte_", 0), 0u) << name;
+    EXPECT_NE(name.rfind("OMPI_MCA_ess", 0), 0u) << name;
+  }
+  EXPECT_EQ(run->parameters.count("timing"), 0u) << "MPI calls have one timing method";
   ASSERT_EQ(run->results.size(), 2u);                  // 1K, 4K
   EXPECT_EQ(run->latency_samples.size(), 2u * 2 * 7);  // sizes x placements x iters
   EXPECT_EQ(run->rank_timings.size(), 2u * 2 * 2);     // sizes x placements x ranks

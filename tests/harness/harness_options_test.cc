@@ -67,6 +67,16 @@ TEST(ValidateTest, NamesTheFlag) {
   EXPECT_NE(Validate(o, false).find("--backend gloo"), std::string::npos);
 }
 
+TEST(ValidateTest, CudaGraphsOnlyOnTheNcclBackend) {
+  HarnessOptions o;
+  o.timing.graph_launches = 4;
+  EXPECT_NE(Validate(o, true).find("-G 4: CUDA graphs need the nccl backend"), std::string::npos);
+  o.backend = "nccl";
+  EXPECT_EQ(Validate(o, true), "");
+  o.timing.graph_launches = -1;
+  EXPECT_NE(Validate(o, true).find("-G"), std::string::npos);
+}
+
 TEST(NamesTest, RoundTrip) {
   for (auto t : {DataType::kInt8, DataType::kUint8, DataType::kInt32, DataType::kUint32,
                  DataType::kInt64, DataType::kUint64, DataType::kHalf, DataType::kBfloat16,

@@ -15,3 +15,4 @@ fabtrack_test(nccl_support_test harness/nccl_support_test.cc LIBS fabtrack::harn
 fabtrack_test(link_probe_test harness/link_probe_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(machine_placement_test harness/machine_placement_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(step_plan_test harness/step_plan_test.cc LIBS fabtrack::harness_core)
+fabtrack_test(timing_plan_test harness/timing_plan_test.cc LIBS fabtrack::harness_core)

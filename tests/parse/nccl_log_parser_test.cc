@@ -642,6 +642,31 @@ TEST(NcclLogParserTest, GdrDisabledForms) {
   EXPECT_EQ(got.gdr_disabled_hcas, (std::vector<std::string>{"mlx5_0", "mlx5_1"}));
 }
 
+// NCCL 2.28 imports every network into its topology and says so for the
+// socket transport too, on IB jobs as well (a one-rank H200 run with
+// NCCL_NET=Socket printed the first line; the IB lines of the same job the
+// others): the socket's line is read apart from the HCAs'.
+TEST(NcclLogParserTest, SocketGdrDisabledLineOf228IsReadApartFromTheHcas) {
+  NcclLogInfo got = ParseText(
+      "vm:946:946 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 'eth0'\n"
+      "vm:946:946 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 1 'ens3f0np0'\n"
+      "node1:77:77 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n",
+      nullptr);
+  EXPECT_EQ(got.socket_gdr_disabled, (std::vector<std::string>{"eth0", "ens3f0np0"}));
+  EXPECT_EQ(got.gdr_disabled_hcas, (std::vector<std::string>{"mlx5_0"}));
+
+  ParsedFile ib_job;
+  ib_job.log = ParseText(
+      "n1:7:7 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 'eth0'\n"
+      "n1:7:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n",
+      nullptr);
+  EXPECT_EQ(ib_job.Gdrdma(), std::optional<bool>(true));
+  ParsedFile socket_line_only;
+  socket_line_only.log = ParseText(
+      "n1:7:7 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 'eth0'\n", nullptr);
+  EXPECT_EQ(socket_line_only.Gdrdma(), std::nullopt) << "no verdict on GDR from the socket's line";
+}
+
 TEST(NcclLogParserTest, NranksIsLargestCommunicator) {
   NcclLogInfo got = ParseText(
       "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 16 cudaDev 0 busId 1000 - Init COMPLETE\n"
