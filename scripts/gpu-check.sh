@@ -9,10 +9,11 @@
 #      NCCL_VERSION variable), the network read from NCCL's log in sweep and
 #      step mode;
 #   3. side by side with nccl-tests' all_reduce_perf (built from its public
-#      source into the bundle): ROUNDS rounds, the order of the two tools
+#      source into the bundle): ROUNDS rounds, the order of the tools
 #      alternating, every size 8 B..1 GiB, the median per-size ratio of
-#      out-of-place algbw fabtrack/nccl-tests: >= 0.98 over all sizes and
-#      >= 0.95 at every size.
+#      out-of-place algbw fabtrack/nccl-tests, both as they run by default:
+#      >= 0.98 over all sizes and >= 0.95 at every size (each tool's other
+#      event placement, -I, measured beside them for information).
 # Everything lands in ./gpu-check-out (or $GPU_CHECK_DIR), packed into
 # gpu-check.tar.gz; where $OUT is set (the device tool's folder that comes
 # back) the archive and the summaries are copied there. The last lines
@@ -114,20 +115,24 @@ sys.exit(0 if ok else 1)
 PY
 
 # 3. Side by side with nccl-tests: same sizes, iterations and warmup, one
-# GPU; the order alternates so neither tool always runs on a warmer GPU.
+# GPU; the order alternates round by round so no tool always runs first.
+# Beside the two defaults (the verdict), each tool's other event placement:
+# fabtrack -I 0 (events around the loop only) and nccl-tests -I 1 (an event
+# between calls), to show what an event per call costs on this machine.
+side() {  # side NAME ROUND: one run of one tool, its table to runs/NAME.ROUND.txt
+  local flags=(-b 8 -e 1G -f 2 -n "$iters" -w "$warmup")
+  case $1 in
+    peer) timeout 600 "$peer" "${flags[@]}" -g 1 ;;
+    peer_I1) timeout 600 "$peer" "${flags[@]}" -g 1 -I 1 ;;
+    fabtrack) timeout 600 "$harness" --backend nccl "${flags[@]}" ;;
+    fabtrack_I0) timeout 600 "$harness" --backend nccl "${flags[@]}" -I 0 ;;
+  esac >"$out/runs/$1.$2.txt" 2>&1 || fail "$1 round $2 exited $?"
+}
 if [[ -x $peer ]]; then
+  sides=(peer fabtrack peer_I1 fabtrack_I0)
   for ((r = 1; r <= rounds; r++)); do
-    order=(peer fabtrack)
-    ((r % 2 == 0)) && order=(fabtrack peer)
-    for side in "${order[@]}"; do
-      if [[ $side == peer ]]; then
-        timeout 600 "$peer" -b 8 -e 1G -f 2 -g 1 -n "$iters" -w "$warmup" \
-          >"$out/runs/peer.$r.txt" 2>&1 || fail "nccl-tests round $r exited $?"
-      else
-        timeout 600 "$harness" --backend nccl -b 8 -e 1G -f 2 -n "$iters" -w "$warmup" \
-          >"$out/runs/fabtrack.$r.txt" 2>&1 || fail "fabtrack round $r exited $?"
-      fi
-    done
+    if ((r % 2)); then order=("${sides[@]}"); else order=(fabtrack_I0 peer_I1 fabtrack peer); fi
+    for name in "${order[@]}"; do side "$name" "$r"; done
   done
   python3 - "$out" "$rounds" <<'PY' | tee "$out/comparison.txt" || fail "side by side below target"
 import statistics, sys
@@ -139,24 +144,32 @@ def table(path):  # size -> (time us, algbw GB/s, #wrong), out-of-place columns
         if len(f) >= 9 and f[0].isdigit() and f[1].isdigit():
             rows[int(f[0])] = (float(f[5]), float(f[6]), f[8])
     return rows
-peer = [table(f"{out}/runs/peer.{r}.txt") for r in range(1, rounds + 1)]
-ours = [table(f"{out}/runs/fabtrack.{r}.txt") for r in range(1, rounds + 1)]
-sizes = sorted(set.intersection(*(set(t) for t in peer + ours)))
-wrong = [(s, t[s][2]) for t in peer + ours for s in sizes if t[s][2] not in ("0", "N/A")]
-print(f"{'size (B)':>11} {'nccl-tests us':>14} {'fabtrack us':>12} {'algbw ratio':>12} {'min':>6} {'max':>6}")
-medians = []
-for s in sizes:
-    ratios = [o[s][1] / p[s][1] if p[s][1] > 0 else 0.0 for p, o in zip(peer, ours)]
-    m = statistics.median(ratios)
-    medians.append(m)
-    print(f"{s:>11} {statistics.median(p[s][0] for p in peer):>14.2f} "
-          f"{statistics.median(o[s][0] for o in ours):>12.2f} {m:>12.3f} {min(ratios):>6.3f} {max(ratios):>6.3f}")
-overall = statistics.median(medians) if medians else 0
-print(f"{len(sizes)} sizes, {rounds} rounds: median algbw ratio fabtrack/nccl-tests {overall:.3f}, "
-      f"lowest size {min(medians) if medians else 0:.3f}; #wrong {wrong or 'none'}")
-ok = len(sizes) >= 28 and overall >= 0.98 and min(medians) >= 0.95 and not wrong
-print("side by side:", "PASS" if ok else "FAIL (target: median >= 0.98, every size >= 0.95, 28 sizes)")
-sys.exit(0 if ok else 1)
+def runs(name):
+    return [table(f"{out}/runs/{name}.{r}.txt") for r in range(1, rounds + 1)]
+def compare(ours_name, peer_name, verdict):
+    peer, ours = runs(peer_name), runs(ours_name)
+    sizes = sorted(set.intersection(*(set(t) for t in peer + ours)))
+    wrong = [(s, t[s][2]) for t in peer + ours for s in sizes if t[s][2] not in ("0", "N/A")]
+    print(f"== {ours_name} / {peer_name}: out-of-place, medians of {rounds} alternating rounds")
+    print(f"{'size (B)':>11} {peer_name + ' us':>14} {ours_name + ' us':>14} {'algbw ratio':>12} {'min':>6} {'max':>6}")
+    medians = []
+    for s in sizes:
+        ratios = [o[s][1] / p[s][1] if p[s][1] > 0 else 0.0 for p, o in zip(peer, ours)]
+        m = statistics.median(ratios)
+        medians.append(m)
+        print(f"{s:>11} {statistics.median(p[s][0] for p in peer):>14.2f} "
+              f"{statistics.median(o[s][0] for o in ours):>14.2f} {m:>12.3f} {min(ratios):>6.3f} {max(ratios):>6.3f}")
+    overall = statistics.median(medians) if medians else 0
+    lowest = min(medians) if medians else 0
+    print(f"{len(sizes)} sizes: median algbw ratio {overall:.3f}, lowest size {lowest:.3f}; #wrong {wrong or 'none'}")
+    ok = len(sizes) >= 28 and overall >= 0.98 and lowest >= 0.95 and not wrong
+    if verdict:
+        print("side by side:", "PASS" if ok else "FAIL (target: median >= 0.98, every size >= 0.95, 28 sizes)")
+    return ok
+compare("fabtrack_I0", "peer", False)
+compare("peer_I1", "peer", False)
+compare("fabtrack", "peer_I1", False)
+sys.exit(0 if compare("fabtrack", "peer", True) else 1)
 PY
 else
   fail "no nccl-tests in the bundle ($peer): the comparison did not run"

@@ -61,6 +61,10 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   app.add_option("-z,--blocking", blocking,
                  "nccl: 0 times calls launched back to back (nccl-tests' default), 1 waits for "
                  "each call (launch + completion latency)");
+  int per_iteration = 1;
+  app.add_option("-I,--per_iter_timing", per_iteration,
+                 "nccl: 1 records an event between back-to-back calls (per-call times), 0 only "
+                 "around the loop (the mean alone)");
   app.add_option("-G,--cudagraph", o->timing.graph_launches,
                  "nccl: capture the timed calls into a CUDA graph and launch it this many times");
   app.add_option("-d,--datatype", dtype,
@@ -130,6 +134,10 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   o->check = check == 1;
   if (blocking != 0 && blocking != 1) return "-z " + std::to_string(blocking) + ": expected 0 or 1";
   o->timing.blocking = blocking == 1;
+  if (per_iteration != 0 && per_iteration != 1) {
+    return "-I " + std::to_string(per_iteration) + ": expected 0 or 1";
+  }
+  o->timing.per_iteration_events = per_iteration == 1;
   auto t = ParseDataType(dtype);
   if (!t) return "-d " + dtype + ": unknown data type";
   o->dtype = *t;

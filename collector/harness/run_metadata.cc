@@ -111,9 +111,10 @@ RunRecord DescribeRun(const HarnessOptions& o, const std::vector<std::string>& h
     // Back-to-back calls and per-call waits differ by NCCL's launch cost
     // (1-2.5 us): a series' small-message latency is only comparable within
     // one timing method.
-    run.parameters["timing"] = o.timing.graph_launches > 0 ? "cudagraph"
-                               : o.timing.blocking         ? "blocking"
-                                                           : "back_to_back";
+    run.parameters["timing"] = o.timing.graph_launches > 0     ? "cudagraph"
+                               : o.timing.blocking             ? "blocking"
+                               : o.timing.per_iteration_events ? "back_to_back"
+                                                               : "back_to_back_span";
     if (o.timing.graph_launches > 0) {
       run.parameters["cudagraph"] = std::to_string(o.timing.graph_launches);
     }

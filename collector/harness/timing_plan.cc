@@ -12,7 +12,12 @@ bool GraphMode(const TimingOptions& o) { return o.graph_launches > 0; }
 // that holds `iters` of them.
 int Units(const TimingOptions& o, int iters) { return GraphMode(o) ? o.graph_launches : iters; }
 
+// Without per-iteration events a back-to-back chunk is one interval, so it
+// needs two events whatever its length.
+bool SpanOnly(const TimingOptions& o) { return !o.per_iteration_events && !o.blocking; }
+
 int UnitsPerChunk(const TimingOptions& o) {
+  if (SpanOnly(o)) return 1 << 30;
   // Back to back: events shared between neighbours (n units, n + 1 events).
   // Blocking: a start and a stop event per unit, the wait in between.
   return o.blocking ? kMaxEventsPerChunk / 2 : kMaxEventsPerChunk - 1;
@@ -36,6 +41,7 @@ int TimedChunkCount(const TimingOptions& o, int iters) {
 int EventPoolSize(const TimingOptions& o, int iters) {
   const int units = std::min(Units(o, iters), UnitsPerChunk(o));
   if (units <= 0) return 0;
+  if (SpanOnly(o)) return 2;
   return o.blocking ? 2 * units : units + 1;
 }
 
@@ -60,6 +66,13 @@ TimedChunk PlanTimedChunk(const TimingOptions& o, int iters, int chunk) {
       plan.intervals.push_back({2 * u, 2 * u + 1, calls});
     }
     plan.events = 2 * units;
+  } else if (SpanOnly(o)) {
+    plan.steps.push_back({Kind::kRecordEvent, 0});
+    plan.steps.insert(plan.steps.end(), static_cast<size_t>(units), unit);
+    plan.steps.push_back({Kind::kRecordEvent, 1});
+    plan.steps.push_back({Kind::kWaitForStream, 0});
+    plan.intervals.push_back({0, 1, units * calls});
+    plan.events = 2;
   } else {
     for (int u = 0; u < units; ++u) {
       plan.steps.push_back({Kind::kRecordEvent, u});

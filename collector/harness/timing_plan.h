@@ -26,6 +26,10 @@ namespace fabtrack::harness {
 struct TimingOptions {
   bool blocking = false;   // -z 1: synchronise after every call
   int graph_launches = 0;  // -G N: N > 0 launches a captured graph of the calls N times
+  // -I 0: back to back with events only around the whole loop (one sample:
+  // the span over the calls), for when an event's host cost per call
+  // matters; -I 1 (default): an event between neighbouring calls.
+  bool per_iteration_events = true;
 };
 
 // One thing put on the stream (or into the graph being captured).

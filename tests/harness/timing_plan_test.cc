@@ -120,6 +120,27 @@ TEST(TimingPlanTest, LongLoopsReuseABoundedEventPoolChunkByChunk) {
   EXPECT_EQ(TimedChunkCount(blocking, iters), 5);  // 512 per chunk
 }
 
+TEST(TimingPlanTest, WithoutPerIterationEventsOneSpanCoversAllCalls) {
+  TimingOptions span;
+  span.per_iteration_events = false;
+  ASSERT_EQ(TimedChunkCount(span, 5000), 1);
+  EXPECT_EQ(EventPoolSize(span, 5000), 2);
+  const TimedChunk chunk = PlanTimedChunk(span, 5000, 0);
+  EXPECT_EQ(CountKind(chunk, Kind::kRecordEvent), 2);
+  EXPECT_EQ(CountKind(chunk, Kind::kCollective), 5000);
+  EXPECT_EQ(CountKind(chunk, Kind::kWaitForStream), 1);
+  EXPECT_EQ(chunk.steps.front(), (StreamStep{Kind::kRecordEvent, 0}));
+  EXPECT_EQ(chunk.steps.back().kind, Kind::kWaitForStream);
+  const std::vector<TimedInterval> intervals = {{0, 1, 5000}};
+  EXPECT_EQ(chunk.intervals, intervals);
+  EXPECT_NEAR(IntervalTimesUs(chunk, {0.0, 25.0})[0], 5.0, 1e-9);
+  // With a graph: one span over all launches, each holding every call.
+  span.graph_launches = 4;
+  const TimedChunk graph = PlanTimedChunk(span, 10, 0);
+  EXPECT_EQ(CountKind(graph, Kind::kGraphLaunch), 4);
+  EXPECT_EQ(graph.intervals, (std::vector<TimedInterval>{{0, 1, 40}}));
+}
+
 TEST(TimingPlanTest, TooFewEventTimesIsAnError) {
   const TimedChunk chunk = PlanTimedChunk(TimingOptions{}, 3, 0);
   EXPECT_THROW(IntervalTimesUs(chunk, {0.0, 1.0}), std::invalid_argument);
