@@ -41,8 +41,15 @@ cat "$out/gpu.txt"
   echo "bundle: $(head -3 "$bundle/MANIFEST" 2>/dev/null | tr '\n' ' ')"
   echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
   echo "image NCCL_VERSION=${NCCL_VERSION:-unset}"
-  ldd "$harness" | grep -E 'nccl|mpi|cudart|pqxx'
+  echo "PyTorch's NCCL: $(python3 -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))' 2>&1 | tail -1)"
+  ldd "$harness" "$peer" | grep -E 'nccl|mpi|cudart|cublas|pqxx|not found'
 } | tee "$out/environment.txt"
+# Preflight: a library the loader cannot find ends the check here, named.
+if ldd "$harness" "$bundle/bin/fabtrack" "$peer" | grep 'not found'; then
+  echo "gpu-check: the bundle's programs miss the libraries above on this machine" >&2
+  exit 2
+fi
+"$harness" --help >/dev/null 2>"$out/help.err" || { cat "$out/help.err"; echo "gpu-check: the harness does not start" >&2; exit 2; }
 
 status=0
 fail() { echo "gpu-check: FAIL: $*"; status=1; }
