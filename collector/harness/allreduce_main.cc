@@ -63,8 +63,8 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
                  "each call (launch + completion latency)");
   int per_iteration = 1;
   app.add_option("-I,--per_iter_timing", per_iteration,
-                 "nccl: 1 records an event between back-to-back calls (per-call times), 0 only "
-                 "around the loop (the mean alone)");
+                 "nccl: 1 also times a loop with an event between calls for the per-call "
+                 "distribution (p50/p99/cv%); 0 the mean alone");
   app.add_option("-G,--cudagraph", o->timing.graph_launches,
                  "nccl: capture the timed calls into a CUDA graph and launch it this many times");
   app.add_option("-d,--datatype", dtype,
@@ -309,8 +309,12 @@ Half MeasureHalf(AllReduceBackend& backend, const HarnessOptions& o, int64_t cou
   MPI_Barrier(MPI_COMM_WORLD);
   // One sample per call, or per graph launch in graph mode; every rank has
   // the same options, so the same number of samples.
-  std::vector<double> mine = backend.RunTimed(count, in_place, o.iters);
+  AllReduceBackend::TimedRun timed = backend.RunTimed(count, in_place, o.iters);
+  const std::vector<double>& mine = timed.samples_us;
   const int samples = static_cast<int>(mine.size());
+  // nccl-tests' time: each rank's mean, averaged over the ranks (its -a 1).
+  double mean_us = timed.mean_us.value_or(0), mean_sum = 0;
+  MPI_Reduce(&mean_us, &mean_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   std::vector<double> all(rank == 0 ? static_cast<size_t>(samples) * ranks : 0);
   MPI_Gather(mine.data(), samples, MPI_DOUBLE, all.data(), samples, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   int64_t wrong = 0;
@@ -331,6 +335,7 @@ Half MeasureHalf(AllReduceBackend& backend, const HarnessOptions& o, int64_t cou
                           all.begin() + static_cast<ptrdiff_t>(r + 1) * samples);
     }
     half.latency = AnalyzeLatencies(durations);
+    if (timed.mean_us) half.latency.time_us = mean_sum / ranks;
   }
   return half;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,13 +37,19 @@ class AllReduceBackend {
   virtual void Warmup(int64_t count, bool in_place, int iters) {
     for (int i = 0; i < iters; ++i) RunOnce(count, in_place);
   }
-  // The timed iterations of one size: microseconds per sample, one per call
-  // (or per graph launch, timing_plan.h). A blocking backend times its calls
-  // one by one; the NCCL backend launches them back to back as nccl-tests.
-  virtual std::vector<double> RunTimed(int64_t count, bool in_place, int iters) {
-    std::vector<double> samples(static_cast<size_t>(std::max(iters, 0)));
-    for (double& s : samples) s = RunOnce(count, in_place);
-    return samples;
+  // The timed iterations of one size (timing_plan.h). A backend whose calls
+  // block times them one by one (no mean_us: the samples' mean is the
+  // time); the NCCL backend times nccl-tests' back-to-back loop for the mean
+  // and a second loop for the per-call samples.
+  struct TimedRun {
+    std::vector<double> samples_us;  // one per call, or per graph launch
+    std::optional<double> mean_us;   // nccl-tests' time per call, when measured apart
+  };
+  virtual TimedRun RunTimed(int64_t count, bool in_place, int iters) {
+    TimedRun run;
+    run.samples_us.resize(static_cast<size_t>(std::max(iters, 0)));
+    for (double& s : run.samples_us) s = RunOnce(count, in_place);
+    return run;
   }
   // Output elements that differ from the expected reduction of the pattern.
   virtual int64_t CountWrong(int64_t count, bool in_place) = 0;

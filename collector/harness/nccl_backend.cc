@@ -1,7 +1,8 @@
 // The NCCL backend: ncclAllReduce on device buffers, one GPU per rank
 // (local rank modulo the visible devices), timed with CUDA events on the
-// communicator's stream: calls launched back to back with an event between
-// neighbours, as nccl-tests, or one by one / as a CUDA graph (timing_plan.h). The check pattern is
+// communicator's stream: the mean from calls launched back to back with
+// nothing between them, as nccl-tests, the per-call samples from a second
+// loop; or one by one / as a CUDA graph (timing_plan.h). The check pattern is
 // written and checked on the host and copied with cudaMemcpy, so no kernels of our own are needed.
 // Step mode computes with cuBLAS GEMMs on its own stream while the communicator's stream reduces
 // each gradient bucket once the compute stream has produced it.
@@ -318,49 +319,26 @@ class NcclBackend : public AllReduceBackend {
     });
   }
 
-  // Carries out timing_plan.h's plan on the communicator's stream.
-  std::vector<double> RunTimed(int64_t count, bool in_place, int iters) override {
-    std::vector<double> samples;
+  // Carries out timing_plan.h's plan on the communicator's stream: the mean
+  // loop, then the sample loop.
+  TimedRun RunTimed(int64_t count, bool in_place, int iters) override {
+    TimedRun run;
     Guard([&] {
       const TimingOptions& timing = options_.timing;
       EnsureEvents(EventPoolSize(timing, iters));
       GraphExec graph;
       if (timing.graph_launches > 0) graph.exec = Capture(count, in_place, iters);
-      const int chunks = TimedChunkCount(timing, iters);
-      std::vector<double> event_ms;
-      for (int c = 0; c < chunks; ++c) {
-        const TimedChunk chunk = PlanTimedChunk(timing, iters, c);
-        for (const StreamStep& step : chunk.steps) {
-          switch (step.kind) {
-            case StreamStep::Kind::kRecordEvent:
-              CheckCuda(cudaEventRecord(events_[static_cast<size_t>(step.index)], stream_),
-                        "cudaEventRecord");
-              break;
-            case StreamStep::Kind::kCollective:
-              Enqueue(count, in_place);
-              break;
-            case StreamStep::Kind::kGraphLaunch:
-              CheckCuda(cudaGraphLaunch(graph.exec, stream_), "cudaGraphLaunch");
-              break;
-            case StreamStep::Kind::kWaitForStream:
-              WaitForStream();
-              break;
-          }
-        }
-        // Times from one origin, so the deltas telescope: their mean is
-        // exactly (last - first) / calls, nccl-tests' figure.
-        event_ms.assign(static_cast<size_t>(chunk.events), 0.0);
-        for (int e = 1; e < chunk.events; ++e) {
-          float ms = 0;
-          CheckCuda(cudaEventElapsedTime(&ms, events_[0], events_[static_cast<size_t>(e)]),
-                    "cudaEventElapsedTime");
-          event_ms[static_cast<size_t>(e)] = ms;
-        }
-        std::vector<double> times = IntervalTimesUs(chunk, event_ms);
-        samples.insert(samples.end(), times.begin(), times.end());
+      if (std::optional<TimedChunk> mean = PlanMeanLoop(timing, iters)) {
+        run.mean_us = RunChunk(*mean, count, in_place, graph.exec).at(0);
       }
+      for (int c = 0; c < SampleChunkCount(timing, iters); ++c) {
+        std::vector<double> times =
+            RunChunk(PlanSampleChunk(timing, iters, c), count, in_place, graph.exec);
+        run.samples_us.insert(run.samples_us.end(), times.begin(), times.end());
+      }
+      if (run.samples_us.empty() && run.mean_us) run.samples_us = {*run.mean_us};  // -I 0
     });
-    return samples;
+    return run;
   }
 
   int64_t CountWrong(int64_t count, bool /*in_place*/) override {
@@ -460,6 +438,38 @@ class NcclBackend : public AllReduceBackend {
     std::vector<T> block(static_cast<size_t>(std::max<int64_t>(period, 1)));
     for (size_t i = 0; i < block.size(); ++i) block[i] = value(static_cast<int64_t>(i));
     return block;
+  }
+
+  // Puts one chunk's steps on the stream and reads its samples.
+  std::vector<double> RunChunk(const TimedChunk& chunk, int64_t count, bool in_place,
+                               cudaGraphExec_t graph) {
+    for (const StreamStep& step : chunk.steps) {
+      switch (step.kind) {
+        case StreamStep::Kind::kRecordEvent:
+          CheckCuda(cudaEventRecord(events_[static_cast<size_t>(step.index)], stream_),
+                    "cudaEventRecord");
+          break;
+        case StreamStep::Kind::kCollective:
+          Enqueue(count, in_place);
+          break;
+        case StreamStep::Kind::kGraphLaunch:
+          CheckCuda(cudaGraphLaunch(graph, stream_), "cudaGraphLaunch");
+          break;
+        case StreamStep::Kind::kWaitForStream:
+          WaitForStream();
+          break;
+      }
+    }
+    // Times from one origin, so the deltas telescope: their mean is exactly
+    // (last - first) / calls.
+    std::vector<double> event_ms(static_cast<size_t>(chunk.events), 0.0);
+    for (int e = 1; e < chunk.events; ++e) {
+      float ms = 0;
+      CheckCuda(cudaEventElapsedTime(&ms, events_[0], events_[static_cast<size_t>(e)]),
+                "cudaEventElapsedTime");
+      event_ms[static_cast<size_t>(e)] = ms;
+    }
+    return IntervalTimesUs(chunk, event_ms);
   }
 
   void Enqueue(int64_t count, bool in_place) {

@@ -6,18 +6,21 @@
 namespace fabtrack::harness {
 namespace {
 
+using Kind = StreamStep::Kind;
+
 bool GraphMode(const TimingOptions& o) { return o.graph_launches > 0; }
 
 // What one timed unit is: a collective, or a launch of the captured graph
 // that holds `iters` of them.
 int Units(const TimingOptions& o, int iters) { return GraphMode(o) ? o.graph_launches : iters; }
+StreamStep Unit(const TimingOptions& o) {
+  return GraphMode(o) ? StreamStep{Kind::kGraphLaunch, 0} : StreamStep{Kind::kCollective, 0};
+}
+int CallsPerUnit(const TimingOptions& o, int iters) { return GraphMode(o) ? iters : 1; }
 
-// Without per-iteration events a back-to-back chunk is one interval, so it
-// needs two events whatever its length.
-bool SpanOnly(const TimingOptions& o) { return !o.per_iteration_events && !o.blocking; }
+bool SamplesWanted(const TimingOptions& o) { return o.blocking || o.per_iteration_events; }
 
-int UnitsPerChunk(const TimingOptions& o) {
-  if (SpanOnly(o)) return 1 << 30;
+int UnitsPerSampleChunk(const TimingOptions& o) {
   // Back to back: events shared between neighbours (n units, n + 1 events).
   // Blocking: a start and a stop event per unit, the wait in between.
   return o.blocking ? kMaxEventsPerChunk / 2 : kMaxEventsPerChunk - 1;
@@ -27,34 +30,48 @@ int UnitsPerChunk(const TimingOptions& o) {
 
 std::vector<StreamStep> GraphCapture(const TimingOptions& o, int iters) {
   if (!GraphMode(o)) return {};
-  return std::vector<StreamStep>(static_cast<size_t>(std::max(iters, 0)),
-                                 {StreamStep::Kind::kCollective, 0});
+  return std::vector<StreamStep>(static_cast<size_t>(std::max(iters, 0)), {Kind::kCollective, 0});
 }
 
-int TimedChunkCount(const TimingOptions& o, int iters) {
+std::optional<TimedChunk> PlanMeanLoop(const TimingOptions& o, int iters) {
   const int units = Units(o, iters);
-  if (units <= 0) return 0;
-  const int per_chunk = UnitsPerChunk(o);
+  if (o.blocking || units <= 0) return std::nullopt;
+  TimedChunk plan;
+  plan.steps.push_back({Kind::kRecordEvent, 0});
+  plan.steps.insert(plan.steps.end(), static_cast<size_t>(units), Unit(o));
+  plan.steps.push_back({Kind::kRecordEvent, 1});
+  plan.steps.push_back({Kind::kWaitForStream, 0});
+  plan.intervals.push_back({0, 1, units * CallsPerUnit(o, iters)});
+  plan.events = 2;
+  return plan;
+}
+
+int SampleChunkCount(const TimingOptions& o, int iters) {
+  const int units = Units(o, iters);
+  if (!SamplesWanted(o) || units <= 0) return 0;
+  const int per_chunk = UnitsPerSampleChunk(o);
   return (units + per_chunk - 1) / per_chunk;
 }
 
 int EventPoolSize(const TimingOptions& o, int iters) {
-  const int units = std::min(Units(o, iters), UnitsPerChunk(o));
+  const int units = Units(o, iters);
   if (units <= 0) return 0;
-  if (SpanOnly(o)) return 2;
-  return o.blocking ? 2 * units : units + 1;
+  int pool = o.blocking ? 0 : 2;  // the mean loop's pair
+  if (SamplesWanted(o)) {
+    const int per_chunk = std::min(units, UnitsPerSampleChunk(o));
+    pool = std::max(pool, o.blocking ? 2 * per_chunk : per_chunk + 1);
+  }
+  return pool;
 }
 
-TimedChunk PlanTimedChunk(const TimingOptions& o, int iters, int chunk) {
-  const int count = TimedChunkCount(o, iters);
-  if (chunk < 0 || chunk >= count) throw std::out_of_range("PlanTimedChunk: no such chunk");
-  const int per_chunk = UnitsPerChunk(o);
-  const int first = chunk * per_chunk;
-  const int units = std::min(per_chunk, Units(o, iters) - first);
-  const StreamStep unit = GraphMode(o) ? StreamStep{StreamStep::Kind::kGraphLaunch, 0}
-                                       : StreamStep{StreamStep::Kind::kCollective, 0};
-  const int calls = GraphMode(o) ? iters : 1;
-  using Kind = StreamStep::Kind;
+TimedChunk PlanSampleChunk(const TimingOptions& o, int iters, int chunk) {
+  if (chunk < 0 || chunk >= SampleChunkCount(o, iters)) {
+    throw std::out_of_range("PlanSampleChunk: no such chunk");
+  }
+  const int per_chunk = UnitsPerSampleChunk(o);
+  const int units = std::min(per_chunk, Units(o, iters) - chunk * per_chunk);
+  const StreamStep unit = Unit(o);
+  const int calls = CallsPerUnit(o, iters);
 
   TimedChunk plan;
   if (o.blocking) {
@@ -66,13 +83,6 @@ TimedChunk PlanTimedChunk(const TimingOptions& o, int iters, int chunk) {
       plan.intervals.push_back({2 * u, 2 * u + 1, calls});
     }
     plan.events = 2 * units;
-  } else if (SpanOnly(o)) {
-    plan.steps.push_back({Kind::kRecordEvent, 0});
-    plan.steps.insert(plan.steps.end(), static_cast<size_t>(units), unit);
-    plan.steps.push_back({Kind::kRecordEvent, 1});
-    plan.steps.push_back({Kind::kWaitForStream, 0});
-    plan.intervals.push_back({0, 1, units * calls});
-    plan.events = 2;
   } else {
     for (int u = 0; u < units; ++u) {
       plan.steps.push_back({Kind::kRecordEvent, u});

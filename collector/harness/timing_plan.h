@@ -1,24 +1,30 @@
 // How the timed iterations of one message size are put on a GPU stream and
-// how the per-iteration times are read back. Pure: the NCCL backend carries a
-// plan out on its CUDA stream; tests check plans without CUDA.
+// how times are read back. Pure: the NCCL backend carries a plan out on its
+// CUDA stream; tests check plans without CUDA.
 //
-// The default is nccl-tests' method: the timed calls are enqueued back to
-// back with no host synchronisation between them, so the GPU starts each call
-// as soon as the previous one ends and the host's launch cost overlaps the
-// GPU's work instead of being added to every measurement. An event recorded
-// between consecutive calls gives each call's time (its delta to the next
-// event), and the mean of those deltas is nccl-tests' time per call.
+// The mean ("time", as nccl-tests prints it) comes from nccl-tests' method:
+// the calls enqueued back to back with nothing between them and no host
+// synchronisation, an event before the first and after the last; the GPU
+// starts each call as soon as the previous one ends, and the host's launch
+// cost overlaps the GPU's work. Measured on an H200 (NCCL 2.28.9, one rank),
+// an event between calls is not free: it lifted the small-message mean by
+// about 10% in fabtrack and 25-40% in nccl-tests' own -I 1, and even a 32 MiB
+// call by 4%. So the per-call distribution (p50/p99/cv, stragglers) comes
+// from a second loop of as many calls with an event between neighbours; its
+// absolute times carry that event cost, its spread is the calls' own.
 //
 // Blocking mode (nccl-tests -z 1) waits for each call before launching the
 // next: each time then holds one launch plus completion, the latency an
-// application that synchronises after every collective sees.
+// application that synchronises after every collective sees; its mean is
+// the mean of those per-call times.
 //
 // Graph mode (nccl-tests -G N) captures the timed calls into one CUDA graph
-// and launches it N times; each launch gives one sample, its time divided by
-// the calls it holds.
+// and launches it N times: the mean is the span over all launches divided by
+// the calls, each sample one launch's time divided by the calls it holds.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace fabtrack::harness {
@@ -26,9 +32,8 @@ namespace fabtrack::harness {
 struct TimingOptions {
   bool blocking = false;   // -z 1: synchronise after every call
   int graph_launches = 0;  // -G N: N > 0 launches a captured graph of the calls N times
-  // -I 0: back to back with events only around the whole loop (one sample:
-  // the span over the calls), for when an event's host cost per call
-  // matters; -I 1 (default): an event between neighbouring calls.
+  // -I 1 (default): also the loop with an event between calls, for the
+  // per-call distribution; -I 0: the mean alone (one sample per size).
   bool per_iteration_events = true;
 };
 
@@ -70,17 +75,21 @@ struct TimedChunk {
 
 inline constexpr int kMaxEventsPerChunk = 1024;
 
-// The calls to capture into the graph before the chunks run (graph mode:
+// The calls to capture into the graph before the loops run (graph mode:
 // `iters` collectives, no events: they would be replayed with the graph);
 // empty otherwise.
 std::vector<StreamStep> GraphCapture(const TimingOptions& options, int iters);
 
-// How many chunks the timed loop of `iters` iterations takes, and chunk
-// `chunk` (0-based) of it.
-int TimedChunkCount(const TimingOptions& options, int iters);
-TimedChunk PlanTimedChunk(const TimingOptions& options, int iters, int chunk);
+// The loop that gives the mean: one interval over all calls, nothing
+// between them. nullopt in blocking mode (its mean is the samples').
+std::optional<TimedChunk> PlanMeanLoop(const TimingOptions& options, int iters);
 
-// The events a pool needs for any chunk of this plan.
+// The loop of per-call samples, chunk by chunk: how many chunks (0 when
+// -I 0 outside blocking mode), and chunk `chunk` (0-based).
+int SampleChunkCount(const TimingOptions& options, int iters);
+TimedChunk PlanSampleChunk(const TimingOptions& options, int iters, int chunk);
+
+// The events a pool needs for any loop of this plan.
 int EventPoolSize(const TimingOptions& options, int iters);
 
 // Per-sample microseconds of one chunk, from its events' times in ms

@@ -17,10 +17,25 @@ int CountKind(const TimedChunk& chunk, Kind kind) {
   return n;
 }
 
-TEST(TimingPlanTest, BackToBackPutsOneEventBetweenNeighboursAndWaitsOnceAtTheEnd) {
+TEST(TimingPlanTest, MeanLoopIsNcclTestsMethodNothingBetweenTheCalls) {
+  // nccl-tests: start, the calls back to back, stop, one wait at the end.
+  const std::optional<TimedChunk> mean = PlanMeanLoop(TimingOptions{}, 3);
+  ASSERT_TRUE(mean);
+  const std::vector<StreamStep> expected = {{Kind::kRecordEvent, 0}, {Kind::kCollective, 0},
+                                            {Kind::kCollective, 0},  {Kind::kCollective, 0},
+                                            {Kind::kRecordEvent, 1}, {Kind::kWaitForStream, 0}};
+  EXPECT_EQ(mean->steps, expected);
+  EXPECT_EQ(mean->intervals, (std::vector<TimedInterval>{{0, 1, 3}}));
+  EXPECT_EQ(mean->events, 2);
+  // 30 us over 3 calls: 10 us each.
+  EXPECT_NEAR(IntervalTimesUs(*mean, {1.0, 1.030})[0], 10.0, 1e-6);
+  EXPECT_TRUE(GraphCapture(TimingOptions{}, 3).empty());
+}
+
+TEST(TimingPlanTest, SamplesComeFromASecondLoopWithAnEventBetweenNeighbours) {
   const TimingOptions back_to_back;
-  ASSERT_EQ(TimedChunkCount(back_to_back, 3), 1);
-  const TimedChunk chunk = PlanTimedChunk(back_to_back, 3, 0);
+  ASSERT_EQ(SampleChunkCount(back_to_back, 3), 1);
+  const TimedChunk chunk = PlanSampleChunk(back_to_back, 3, 0);
   const std::vector<StreamStep> expected = {{Kind::kRecordEvent, 0}, {Kind::kCollective, 0},
                                             {Kind::kRecordEvent, 1}, {Kind::kCollective, 0},
                                             {Kind::kRecordEvent, 2}, {Kind::kCollective, 0},
@@ -30,22 +45,24 @@ TEST(TimingPlanTest, BackToBackPutsOneEventBetweenNeighboursAndWaitsOnceAtTheEnd
   const std::vector<TimedInterval> intervals = {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}};
   EXPECT_EQ(chunk.intervals, intervals);
   EXPECT_EQ(EventPoolSize(back_to_back, 3), 4);
-  EXPECT_TRUE(GraphCapture(back_to_back, 3).empty());
 }
 
-TEST(TimingPlanTest, BackToBackHasNoHostWaitInsideTheTimedCalls) {
-  const TimedChunk chunk = PlanTimedChunk(TimingOptions{}, 500, 0);
-  ASSERT_FALSE(chunk.steps.empty());
-  EXPECT_EQ(CountKind(chunk, Kind::kWaitForStream), 1);
-  EXPECT_EQ(chunk.steps.back().kind, Kind::kWaitForStream);
-  EXPECT_EQ(CountKind(chunk, Kind::kCollective), 500);
-  EXPECT_EQ(CountKind(chunk, Kind::kRecordEvent), 501);
+TEST(TimingPlanTest, NoHostWaitInsideEitherLoop) {
+  const TimingOptions o;
+  const TimedChunk samples = PlanSampleChunk(o, 500, 0);
+  EXPECT_EQ(CountKind(samples, Kind::kWaitForStream), 1);
+  EXPECT_EQ(samples.steps.back().kind, Kind::kWaitForStream);
+  EXPECT_EQ(CountKind(samples, Kind::kCollective), 500);
+  EXPECT_EQ(CountKind(samples, Kind::kRecordEvent), 501);
+  const TimedChunk mean = *PlanMeanLoop(o, 500);
+  EXPECT_EQ(CountKind(mean, Kind::kWaitForStream), 1);
+  EXPECT_EQ(mean.steps.back().kind, Kind::kWaitForStream);
+  EXPECT_EQ(CountKind(mean, Kind::kCollective), 500);
+  EXPECT_EQ(CountKind(mean, Kind::kRecordEvent), 2);
 }
 
-TEST(TimingPlanTest, MeanOfBackToBackSamplesIsTheSpanOverTheCalls) {
-  // nccl-tests' figure is (end - start) / iters: the deltas between
-  // neighbouring events must telescope to it, whatever each delta is.
-  const TimedChunk chunk = PlanTimedChunk(TimingOptions{}, 4, 0);
+TEST(TimingPlanTest, SampleDeltasTelescopeToTheSpanOverTheCalls) {
+  const TimedChunk chunk = PlanSampleChunk(TimingOptions{}, 4, 0);
   const std::vector<double> event_ms = {0.0, 0.006, 0.0115, 0.0190, 0.0250};
   const std::vector<double> us = IntervalTimesUs(chunk, event_ms);
   ASSERT_EQ(us.size(), 4u);
@@ -56,10 +73,21 @@ TEST(TimingPlanTest, MeanOfBackToBackSamplesIsTheSpanOverTheCalls) {
   EXPECT_NEAR(std::accumulate(us.begin(), us.end(), 0.0) / 4, 25.0 / 4, 1e-9);
 }
 
-TEST(TimingPlanTest, BlockingWaitsAfterEveryCallBetweenItsOwnEventPair) {
+TEST(TimingPlanTest, WithoutPerIterationTimingOnlyTheMeanLoopRuns) {
+  TimingOptions mean_only;
+  mean_only.per_iteration_events = false;
+  EXPECT_EQ(SampleChunkCount(mean_only, 5000), 0);
+  EXPECT_THROW(PlanSampleChunk(mean_only, 5000, 0), std::out_of_range);
+  EXPECT_EQ(EventPoolSize(mean_only, 5000), 2);
+  ASSERT_TRUE(PlanMeanLoop(mean_only, 5000));
+  EXPECT_EQ(PlanMeanLoop(mean_only, 5000)->intervals, (std::vector<TimedInterval>{{0, 1, 5000}}));
+}
+
+TEST(TimingPlanTest, BlockingWaitsAfterEveryCallAndHasNoMeanLoop) {
   TimingOptions blocking;
   blocking.blocking = true;
-  const TimedChunk chunk = PlanTimedChunk(blocking, 2, 0);
+  EXPECT_FALSE(PlanMeanLoop(blocking, 2));
+  const TimedChunk chunk = PlanSampleChunk(blocking, 2, 0);
   const std::vector<StreamStep> expected = {{Kind::kRecordEvent, 0}, {Kind::kCollective, 0},
                                             {Kind::kRecordEvent, 1}, {Kind::kWaitForStream, 0},
                                             {Kind::kRecordEvent, 2}, {Kind::kCollective, 0},
@@ -73,16 +101,23 @@ TEST(TimingPlanTest, BlockingWaitsAfterEveryCallBetweenItsOwnEventPair) {
   ASSERT_EQ(us.size(), 2u);
   EXPECT_NEAR(us[0], 8.0, 1e-9);
   EXPECT_NEAR(us[1], 7.0, 1e-9);
+  // -I does not switch blocking mode's samples off: they are its mean.
+  blocking.per_iteration_events = false;
+  EXPECT_EQ(SampleChunkCount(blocking, 2), 1);
 }
 
-TEST(TimingPlanTest, GraphModeCapturesTheCallsAndTimesEachLaunch) {
+TEST(TimingPlanTest, GraphModeCapturesTheCallsAndTimesLaunches) {
   TimingOptions graph;
   graph.graph_launches = 3;
   const std::vector<StreamStep> capture = GraphCapture(graph, 20);
   ASSERT_EQ(capture.size(), 20u);
   for (const StreamStep& s : capture) EXPECT_EQ(s.kind, Kind::kCollective);
-  ASSERT_EQ(TimedChunkCount(graph, 20), 1);
-  const TimedChunk chunk = PlanTimedChunk(graph, 20, 0);
+  const TimedChunk mean = *PlanMeanLoop(graph, 20);
+  EXPECT_EQ(CountKind(mean, Kind::kGraphLaunch), 3);
+  EXPECT_EQ(CountKind(mean, Kind::kCollective), 0);
+  EXPECT_EQ(mean.intervals, (std::vector<TimedInterval>{{0, 1, 60}}));
+  ASSERT_EQ(SampleChunkCount(graph, 20), 1);
+  const TimedChunk chunk = PlanSampleChunk(graph, 20, 0);
   EXPECT_EQ(CountKind(chunk, Kind::kGraphLaunch), 3);
   EXPECT_EQ(CountKind(chunk, Kind::kCollective), 0);
   EXPECT_EQ(CountKind(chunk, Kind::kWaitForStream), 1);
@@ -95,15 +130,15 @@ TEST(TimingPlanTest, GraphModeCapturesTheCallsAndTimesEachLaunch) {
   EXPECT_NEAR(us[2], 6.0, 1e-9);
 }
 
-TEST(TimingPlanTest, LongLoopsReuseABoundedEventPoolChunkByChunk) {
+TEST(TimingPlanTest, LongSampleLoopsReuseABoundedEventPoolChunkByChunk) {
   const TimingOptions back_to_back;
   const int iters = 2500;
   EXPECT_EQ(EventPoolSize(back_to_back, iters), kMaxEventsPerChunk);
-  const int chunks = TimedChunkCount(back_to_back, iters);
+  const int chunks = SampleChunkCount(back_to_back, iters);
   ASSERT_EQ(chunks, 3);  // 1023 + 1023 + 454
   int calls = 0, samples = 0;
   for (int c = 0; c < chunks; ++c) {
-    const TimedChunk chunk = PlanTimedChunk(back_to_back, iters, c);
+    const TimedChunk chunk = PlanSampleChunk(back_to_back, iters, c);
     EXPECT_LE(chunk.events, EventPoolSize(back_to_back, iters));
     EXPECT_EQ(chunk.steps.back().kind, Kind::kWaitForStream);
     calls += CountKind(chunk, Kind::kCollective);
@@ -111,43 +146,23 @@ TEST(TimingPlanTest, LongLoopsReuseABoundedEventPoolChunkByChunk) {
   }
   EXPECT_EQ(calls, iters);
   EXPECT_EQ(samples, iters);
-  EXPECT_EQ(PlanTimedChunk(back_to_back, iters, 2).events, 455);
-  EXPECT_THROW(PlanTimedChunk(back_to_back, iters, 3), std::out_of_range);
+  EXPECT_EQ(PlanSampleChunk(back_to_back, iters, 2).events, 455);
+  EXPECT_THROW(PlanSampleChunk(back_to_back, iters, 3), std::out_of_range);
 
   TimingOptions blocking;
   blocking.blocking = true;
   EXPECT_EQ(EventPoolSize(blocking, iters), kMaxEventsPerChunk);
-  EXPECT_EQ(TimedChunkCount(blocking, iters), 5);  // 512 per chunk
-}
-
-TEST(TimingPlanTest, WithoutPerIterationEventsOneSpanCoversAllCalls) {
-  TimingOptions span;
-  span.per_iteration_events = false;
-  ASSERT_EQ(TimedChunkCount(span, 5000), 1);
-  EXPECT_EQ(EventPoolSize(span, 5000), 2);
-  const TimedChunk chunk = PlanTimedChunk(span, 5000, 0);
-  EXPECT_EQ(CountKind(chunk, Kind::kRecordEvent), 2);
-  EXPECT_EQ(CountKind(chunk, Kind::kCollective), 5000);
-  EXPECT_EQ(CountKind(chunk, Kind::kWaitForStream), 1);
-  EXPECT_EQ(chunk.steps.front(), (StreamStep{Kind::kRecordEvent, 0}));
-  EXPECT_EQ(chunk.steps.back().kind, Kind::kWaitForStream);
-  const std::vector<TimedInterval> intervals = {{0, 1, 5000}};
-  EXPECT_EQ(chunk.intervals, intervals);
-  EXPECT_NEAR(IntervalTimesUs(chunk, {0.0, 25.0})[0], 5.0, 1e-9);
-  // With a graph: one span over all launches, each holding every call.
-  span.graph_launches = 4;
-  const TimedChunk graph = PlanTimedChunk(span, 10, 0);
-  EXPECT_EQ(CountKind(graph, Kind::kGraphLaunch), 4);
-  EXPECT_EQ(graph.intervals, (std::vector<TimedInterval>{{0, 1, 40}}));
+  EXPECT_EQ(SampleChunkCount(blocking, iters), 5);  // 512 per chunk
 }
 
 TEST(TimingPlanTest, TooFewEventTimesIsAnError) {
-  const TimedChunk chunk = PlanTimedChunk(TimingOptions{}, 3, 0);
+  const TimedChunk chunk = PlanSampleChunk(TimingOptions{}, 3, 0);
   EXPECT_THROW(IntervalTimesUs(chunk, {0.0, 1.0}), std::invalid_argument);
 }
 
 TEST(TimingPlanTest, NoIterationsPlanNothing) {
-  EXPECT_EQ(TimedChunkCount(TimingOptions{}, 0), 0);
+  EXPECT_EQ(SampleChunkCount(TimingOptions{}, 0), 0);
+  EXPECT_FALSE(PlanMeanLoop(TimingOptions{}, 0));
   EXPECT_EQ(EventPoolSize(TimingOptions{}, 0), 0);
 }
 
