@@ -127,12 +127,19 @@ PY
 # no sample loop after it) for information. The ratio of algbw is that of
 # the times (algbw = bytes / time; the printed algbw has two decimals, which
 # is 0.00 below 10 KB).
+# Both tools run on the same pinned CPU: unpinned, small-message times moved
+# between runs of one tool by 40% (4.0 vs 5.7 us at 8 B on the H200's VM,
+# each run steady in itself: the launching thread's core decides), which
+# drowned the comparison. PIN_CPU=none runs unpinned.
+pin=()
+if [[ ${PIN_CPU:-1} != none ]] && command -v taskset >/dev/null; then pin=(taskset -c "${PIN_CPU:-1}"); fi
+echo "gpu-check: side by side pinned with: ${pin[*]:-nothing}"
 side() {  # side NAME ROUND: one run of one tool, its table to runs/NAME.ROUND.txt
   local flags=(-b 8 -e 1G -f 2 -n "$iters" -w "$warmup")
   case $1 in
-    peer) timeout 600 "$peer" "${flags[@]}" -g 1 ;;
-    fabtrack) timeout 600 "$harness" --backend nccl "${flags[@]}" ;;
-    fabtrack_I0) timeout 600 "$harness" --backend nccl "${flags[@]}" -I 0 ;;
+    peer) timeout 600 "${pin[@]}" "$peer" "${flags[@]}" -g 1 ;;
+    fabtrack) timeout 600 "${pin[@]}" "$harness" --backend nccl "${flags[@]}" ;;
+    fabtrack_I0) timeout 600 "${pin[@]}" "$harness" --backend nccl "${flags[@]}" -I 0 ;;
   esac >"$out/runs/$1.$2.txt" 2>&1 || fail "$1 round $2 exited $?"
 }
 if [[ -x $peer ]]; then
