@@ -122,14 +122,15 @@ void RunSnapshot(const SnapshotOptions& o) {
       std::cerr << "fabtrack counters: stored " << n << " port sample(s) for " << host.host << "\n";
       return;
     } catch (const std::exception& e) {
-      if (!store::IsDatabaseOutage(e)) {
+      if (!ShouldSpoolAfter(e)) {
         std::cerr << "fabtrack counters: the database refused the sample: " << e.what() << "\n";
         throw CommandExit{kExitDatabaseError};
       }
-      std::cerr << "fabtrack counters: database connection lost: " << e.what() << "\n";
+      std::cerr << "fabtrack counters: not stored: " << e.what() << "\n";
     }
   }
-  SpoolOrExit(batch, std::cerr);
+  SpoolOrExit(batch, o.database, std::cerr);
+  FinishSpooling(o.database, std::cerr);
 }
 
 volatile std::sig_atomic_t stop_requested = 0;
@@ -266,7 +267,7 @@ void RunWatch(const WatchOptions& o) {
       batch.phase = "watch";
       batch.run_id = o.run_id;
       batch.host = sample;
-      SpoolOrExit(batch, std::cerr);
+      SpoolOrExit(batch, o.database, std::cerr);
       spooled += sample.ports.size();
     }
     pending.clear();
@@ -287,11 +288,11 @@ void RunWatch(const WatchOptions& o) {
       stored += written;
       pending.clear();
     } catch (const std::exception& e) {
-      if (!store::IsDatabaseOutage(e)) {
+      if (!ShouldSpoolAfter(e)) {
         std::cerr << "fabtrack counters watch: the database refused a batch: " << e.what() << "\n";
         throw CommandExit{kExitDatabaseError};
       }
-      std::cerr << "fabtrack counters watch: database connection lost: " << e.what() << "\n";
+      std::cerr << "fabtrack counters watch: not stored: " << e.what() << "\n";
       connection.reset();
       spool_pending();
     }
@@ -327,6 +328,7 @@ void RunWatch(const WatchOptions& o) {
   std::cerr << "fabtrack counters watch: stored " << stored << " port sample(s) for " << host;
   if (spooled) std::cerr << ", spooled " << spooled << " while the database was away";
   std::cerr << "\n";
+  FinishSpooling(o.database, std::cerr);
 }
 
 struct VerbsOptions {

@@ -1,8 +1,56 @@
 #include "cli/database_access.h"
 
+#include <pqxx/except>
+
 #include "cli/commands.h"
 
 namespace fabtrack::cli {
+namespace {
+
+// What this command found when it could not use its database (one command
+// per process, one database per command).
+struct SpoolState {
+  std::optional<std::string> cause;  // the first failure, as the database or libpq said it
+  store::FailureKind kind = store::FailureKind::kOutage;
+  int spooled = 0;
+  std::string dir;
+};
+SpoolState& State() {
+  static SpoolState state;
+  return state;
+}
+
+void NoteFailure(const std::string& cause, store::FailureKind kind) {
+  SpoolState& s = State();
+  // A misconfiguration outranks an outage seen earlier: it will not pass.
+  if (!s.cause ||
+      (kind == store::FailureKind::kMisconfiguration && s.kind == store::FailureKind::kOutage)) {
+    s.cause = cause;
+    s.kind = kind;
+  }
+}
+
+// What to do about a misconfiguration, from its cause.
+std::string FixFor(const std::string& cause) {
+  auto has = [&](const char* part) { return cause.find(part) != std::string::npos; };
+  if (has("password") || has("authentication")) {
+    return "fix the credentials (~/.pgpass, PGPASSFILE or the service file; never on the command "
+           "line)";
+  }
+  if (has("database schema is at version")) return "bring the schema and fabtrack to one version";
+  if (has("permission denied") || has("must be owner")) {
+    return "grant the role fabtrack_writer (the Ansible role fabtrack_database does), or connect "
+           "as a role that has it";
+  }
+  if (has("role") && has("does not exist")) return "create the role or fix user= in the conninfo";
+  if (has("database") && has("does not exist")) {
+    return "create the database (then `fabtrack db migrate`) or fix dbname= in the conninfo";
+  }
+  if (has("pg_hba.conf")) return "allow this host and role in the server's pg_hba.conf";
+  return "fix the connection settings";
+}
+
+}  // namespace
 
 void AddDatabaseOptions(CLI::App* app, DatabaseOptions* options) {
   app->add_option("--db", options->db,
@@ -13,11 +61,13 @@ void AddDatabaseOptions(CLI::App* app, DatabaseOptions* options) {
                   "$XDG_DATA_HOME/fabtrack/postgres, /var/lib/fabtrack/postgres as root)");
 }
 
-void ReplaySpool(pqxx::connection& connection, std::ostream& err) {
+void ReplaySpool(pqxx::connection& connection, const store::SpoolTarget& target,
+                 std::ostream& err) {
   store::Spool spool(store::DefaultSpoolDir());
-  if (spool.Pending().empty()) return;
-  store::ReplayResult r = store::ReplaySpool(spool, connection, err);
-  err << "fabtrack: replayed " << r.replayed << " spooled batch(es) from " << spool.dir();
+  if (spool.Pending(target).empty()) return;
+  store::ReplayResult r = store::ReplaySpool(spool, connection, target, err);
+  err << "fabtrack: replayed " << r.replayed << " spooled batch(es) of " << target.Describe()
+      << " from " << spool.dir();
   if (r.corrupt) err << ", " << r.corrupt << " set aside in " << spool.dir() << "/corrupt";
   if (r.remaining) err << ", " << r.remaining << " still spooled";
   err << "\n";
@@ -30,13 +80,15 @@ std::unique_ptr<pqxx::connection> OpenDatabaseOrSpool(const DatabaseOptions& opt
     connection = store::OpenDatabase(options, policy, err);
   } catch (const store::DatabaseUnavailable& e) {
     err << "fabtrack: " << e.what() << "\n";
+    NoteFailure(e.what(), e.kind());
     return nullptr;
   }
   // Replay only into a schema known to be current (`db migrate` and `db
-  // status` open an old one on purpose).
+  // status` open an old one on purpose), and only this database's batches:
+  // another database's runs never land here.
   if (policy != SchemaPolicy::kRequireCurrent) return connection;
   try {
-    ReplaySpool(*connection, err);
+    ReplaySpool(*connection, store::TargetOf(options), err);
   } catch (const std::exception& e) {
     // The spool stays for the next command; this one goes on.
     err << "fabtrack: spool replay stopped: " << e.what() << "\n";
@@ -51,17 +103,55 @@ std::unique_ptr<pqxx::connection> OpenDatabaseOrExit(const DatabaseOptions& opti
   return connection;
 }
 
-void SpoolOrExit(const store::SpoolBatch& batch, std::ostream& err) {
+bool ShouldSpoolAfter(const std::exception& e) {
+  if (store::IsDatabaseOutage(e)) {
+    NoteFailure(e.what(), store::FailureKind::kOutage);
+    return true;
+  }
+  // The role may not write (or the database went away under our role): the
+  // data is fine and is kept; someone must fix the grants.
+  // By SQLSTATE where libpqxx passes it on (42501 insufficient privilege,
+  // 28 authorization, 3D000 no database, 42P01 no such table: a schema not
+  // there), else by the server's words.
+  std::string state;
+  if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) state = sql->sqlstate();
+  if (state == "42501" || state.rfind("28", 0) == 0 || state == "3D000" || state == "42P01" ||
+      store::ClassifyDatabaseFailure(e.what()) == store::FailureKind::kMisconfiguration) {
+    NoteFailure(e.what(), store::FailureKind::kMisconfiguration);
+    return true;
+  }
+  return false;
+}
+
+void SpoolOrExit(store::SpoolBatch batch, const DatabaseOptions& options, std::ostream& err) {
   store::Spool spool(store::DefaultSpoolDir());
+  batch.target = store::TargetOf(options);
   try {
     std::string path = spool.Put(batch);
-    err << "fabtrack: spooled to " << path
-        << " (stored by the next fabtrack command that reaches the database, or `fabtrack "
-           "spool replay`)\n";
+    err << "fabtrack: spooled to " << path << " for " << batch.target.Describe() << "\n";
+    ++State().spooled;
+    State().dir = spool.dir();
   } catch (const store::SpoolError& e) {
     err << "fabtrack: could neither store nor spool: " << e.what() << "\n";
     throw CommandExit{kExitDatabaseError};
   }
+}
+
+void FinishSpooling(const DatabaseOptions& options, std::ostream& err) {
+  const SpoolState& s = State();
+  if (s.spooled == 0) return;
+  const std::string target = store::TargetOf(options).Describe();
+  std::string cause = s.cause.value_or("the database was unavailable");
+  while (!cause.empty() && (cause.back() == '\n' || cause.back() == ' ')) cause.pop_back();
+  if (s.kind == store::FailureKind::kMisconfiguration) {
+    err << "fabtrack: error: " << cause << "; kept in the spool " << s.dir << " (" << s.spooled
+        << " batch(es) for " << target << "); " << FixFor(cause)
+        << ", then `fabtrack spool replay`\n";
+    throw CommandExit{kExitDatabaseError};
+  }
+  err << "fabtrack: warning: " << target << " unavailable (" << cause << "); " << s.spooled
+      << " batch(es) spooled in " << s.dir
+      << ", stored by the next fabtrack command that reaches it or `fabtrack spool replay`\n";
 }
 
 }  // namespace fabtrack::cli

@@ -31,11 +31,23 @@ std::unique_ptr<pqxx::connection> OpenDatabaseOrExit(const DatabaseOptions& opti
 std::unique_ptr<pqxx::connection> OpenDatabaseOrSpool(const DatabaseOptions& options,
                                                       SchemaPolicy policy, std::ostream& err);
 
-// Durably spools a batch the database could not take and says so; throws
-// CommandExit{kExitDatabaseError} when even that fails (nothing was kept).
-void SpoolOrExit(const store::SpoolBatch& batch, std::ostream& err);
+// After a write failed: true when the batch should be spooled (the
+// database went away, or this role may not write: the data is fine), false
+// when the database refused the data itself. Remembers the cause.
+bool ShouldSpoolAfter(const std::exception& e);
 
-// Replays the spool on an open connection (quietly when it is empty).
-void ReplaySpool(pqxx::connection& connection, std::ostream& err);
+// Durably spools a batch for the database `options` names (and no other)
+// and says so; throws CommandExit{kExitDatabaseError} when even that fails.
+void SpoolOrExit(store::SpoolBatch batch, const DatabaseOptions& options, std::ostream& err);
+
+// Ends a command that spooled: a misconfiguration (credentials, database,
+// privileges, schema) exits kExitDatabaseError with the cause and the fix in
+// one message, the data kept; an outage is one warning line and exit 0 (a
+// cron job must not fail for it). Nothing when nothing was spooled.
+void FinishSpooling(const DatabaseOptions& options, std::ostream& err);
+
+// Replays the spooled batches of `target` on an open connection (quietly
+// when there are none).
+void ReplaySpool(pqxx::connection& connection, const store::SpoolTarget& target, std::ostream& err);
 
 }  // namespace fabtrack::cli

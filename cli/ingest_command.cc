@@ -15,6 +15,7 @@
 #include "collector/parse/nccl_log_parser.h"
 #include "collector/parse/parse_file.h"
 #include "core/content_hash.h"
+#include "core/interrupt.h"
 #include "core/run_record_json.h"
 #include "store/run_writer.h"
 
@@ -186,17 +187,25 @@ void RunIngest(const IngestCommandOptions& o) {
   // When the database cannot take a file (unreachable, or lost mid-write),
   // that file and the rest are spooled and stored later: nothing collected
   // is lost to an outage.
+  InstallInterruptHandlers();
   auto connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  size_t stored_files = 0;
   size_t spooled = 0;
   auto spool_file = [&](const Prepared& file) {
     for (const RunRecord& run : file.runs) {
       store::SpoolBatch batch;
       batch.run = run;
-      SpoolOrExit(batch, std::cerr);
+      SpoolOrExit(batch, o.database, std::cerr);
       ++spooled;
     }
   };
-  for (const Prepared& file : prepared) {
+  for (size_t f = 0; f < prepared.size(); ++f) {
+    const Prepared& file = prepared[f];
+    if (int signal = InterruptSignal(); signal != 0) {
+      std::cerr << "fabtrack ingest: interrupted: " << stored_files << " file(s) stored, "
+                << prepared.size() - f << " not stored (from " << file.path << " on)\n";
+      throw Interrupted(signal);
+    }
     if (!connection) {
       spool_file(file);
       continue;
@@ -205,7 +214,9 @@ void RunIngest(const IngestCommandOptions& o) {
       pqxx::work txn(*connection);  // one transaction per file: all of it or nothing
       std::vector<std::pair<store::WriteRunResult, const RunRecord*>> written;
       for (const RunRecord& run : file.runs) written.push_back({store::WriteRun(txn, run), &run});
+      ThrowIfInterrupted();
       txn.commit();
+      ++stored_files;
       for (const auto& [result, run] : written) {
         std::cout << file.path << ": "
                   << (result.inserted ? "stored run " : "already stored as run ") << result.run_id
@@ -215,12 +226,19 @@ void RunIngest(const IngestCommandOptions& o) {
                           : "")
                   << "\n";
       }
+    } catch (const Interrupted&) {
+      // The transaction was rolled back as the exception left its scope.
+      std::cerr << "fabtrack ingest: interrupted: " << file.path
+                << " not stored (its transaction rolled back, nothing of it kept); " << stored_files
+                << " file(s) stored before it, " << prepared.size() - f - 1
+                << " not started; run the same ingest again to store them\n";
+      throw;
     } catch (const std::exception& e) {
-      if (!store::IsDatabaseOutage(e)) {
+      if (!ShouldSpoolAfter(e)) {
         std::cerr << file.path << ": not stored: database refused it: " << e.what() << "\n";
         throw CommandExit{kExitDatabaseError};
       }
-      std::cerr << file.path << ": database connection lost: " << e.what() << "\n";
+      std::cerr << file.path << ": not stored: " << e.what() << "\n";
       connection.reset();
       spool_file(file);
     }
@@ -228,6 +246,7 @@ void RunIngest(const IngestCommandOptions& o) {
   if (spooled > 0) {
     std::cout << spooled << " run(s) spooled while the database was unavailable\n";
   }
+  FinishSpooling(o.database, std::cerr);
   if (input_error) throw CommandExit{kExitInputError};
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/interrupt.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -53,6 +54,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   } catch (const CommandExit& e) {
     return e.code;
+  } catch (const fabtrack::Interrupted& e) {
+    std::cerr << "fabtrack: " << e.what() << "\n";
+    return e.exit_code();
   } catch (const std::exception& e) {
     std::cerr << "fabtrack: " << e.what() << "\n";
     return kExitInternal;

@@ -303,22 +303,23 @@ void RunSweep(const SweepOptions& o) {
         std::cout << ")" << std::endl;
         continue;
       } catch (const std::exception& e) {
-        if (!store::IsDatabaseOutage(e)) {
+        if (!ShouldSpoolAfter(e)) {
           std::cerr << "fabtrack sweep: cannot store " << *run.output_file << ": " << e.what()
                     << " (the file is kept; `fabtrack ingest` it later)\n";
           throw CommandExit{kExitDatabaseError};
         }
-        std::cerr << "fabtrack sweep: database connection lost: " << e.what() << "\n";
+        std::cerr << "fabtrack sweep: not stored: " << e.what() << "\n";
         connection.reset();
       }
     }
-    SpoolOrExit(batch, std::cerr);
+    SpoolOrExit(batch, o.database, std::cerr);
     ++spooled;
   }
   std::cout << "\nsweep " << spec.sweep_id << ": " << stored << " of " << spec.node_counts.size()
             << " runs stored";
   if (spooled > 0) std::cout << ", " << spooled << " spooled (database unavailable)";
   std::cout << std::endl;
+  FinishSpooling(o.database, std::cerr);
   if (worst != 0) throw CommandExit{kExitInputError};
 }
 

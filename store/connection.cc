@@ -1,5 +1,6 @@
 #include "store/connection.h"
 
+#include <cstdlib>
 #include <pqxx/pqxx>
 #include <regex>
 
@@ -44,6 +45,20 @@ bool ConninfoHasPassword(std::string_view conninfo) { return RedactConninfo(conn
 
 std::unique_ptr<pqxx::connection> Connect(const std::string& conninfo) {
   std::string full = conninfo;
+  // libpq waits for a server that accepts and never answers forever unless
+  // told otherwise; a nightly job must not. The conninfo's own
+  // connect_timeout or PGCONNECT_TIMEOUT wins.
+  const char* env_timeout = std::getenv("PGCONNECT_TIMEOUT");
+  if (full.find("connect_timeout") == std::string::npos &&
+      (env_timeout == nullptr || *env_timeout == '\0')) {
+    if (IsUri(full)) {
+      full += (full.find('?') == std::string::npos ? "?" : "&");
+      full += "connect_timeout=" + std::to_string(kDefaultConnectTimeoutSeconds);
+    } else {
+      full += (full.empty() ? "" : " ");
+      full += "connect_timeout=" + std::to_string(kDefaultConnectTimeoutSeconds);
+    }
+  }
   if (full.find("application_name") == std::string::npos) {
     if (IsUri(full)) {
       full += (full.find('?') == std::string::npos ? "?" : "&");

@@ -34,7 +34,11 @@ std::string RedactConninfo(std::string_view conninfo);
 // True when the string carries a password (we warn: use ~/.pgpass or PGPASSFILE).
 bool ConninfoHasPassword(std::string_view conninfo);
 
-// Opens a connection with application_name=fabtrack unless one is given.
+// connect_timeout added to a conninfo that has none (and no PGCONNECT_TIMEOUT).
+inline constexpr int kDefaultConnectTimeoutSeconds = 10;
+
+// Opens a connection with application_name=fabtrack unless one is given, and
+// connect_timeout=10 unless the conninfo or PGCONNECT_TIMEOUT sets one.
 std::unique_ptr<pqxx::connection> Connect(const std::string& conninfo);
 
 }  // namespace fabtrack::store

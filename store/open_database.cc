@@ -23,7 +23,34 @@ int ConnectAttempts() {
   return n < 1 ? 1 : n;
 }
 
+bool Contains(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
+
 }  // namespace
+
+FailureKind ClassifyDatabaseFailure(const std::string& m) {
+  // libpq's and the server's words for a refusal that retrying will not
+  // change; everything else (refused, timeout, shutting down, starting up,
+  // too many clients, no route, name lookup) is an outage.
+  for (const char* misconfigured :
+       {"password authentication failed", "authentication failed", "no password supplied",
+        "password is required", "does not exist", "no pg_hba.conf entry", "permission denied",
+        "must be owner", "database schema is at version", "certificate", "SSL is not enabled",
+        "server does not support SSL", "invalid connection option", "missing \"=\"", "invalid URI",
+        "invalid port number", "is not permitted to log in", "not allowed to connect"}) {
+    if (Contains(m, misconfigured)) return FailureKind::kMisconfiguration;
+  }
+  return FailureKind::kOutage;
+}
+
+SpoolTarget TargetOf(const DatabaseChoice& choice) {
+  ConnectionTarget target = ResolveConnection(choice.db, Env);
+  if (target.origin == ConnectionOrigin::kEmbedded) {
+    return TargetOfConninfo(EmbeddedPostgres(EmbeddedOptionsFor(choice)).ConnInfo("fabtrack"));
+  }
+  return TargetOfConninfo(target.conninfo);
+}
 
 EmbeddedOptions EmbeddedOptionsFor(const DatabaseChoice& choice) {
   EmbeddedOptions e = DefaultEmbeddedOptions(Env);
@@ -83,10 +110,26 @@ std::unique_ptr<pqxx::connection> OpenDatabase(const DatabaseChoice& choice, Sch
       connection = Connect(conninfo);
       break;
     } catch (const std::exception& e) {
-      if (attempt >= attempts) {
+      // A refusal stays a refusal, and a server that did not answer within
+      // connect_timeout has had its chance: retrying either would only make
+      // the command wait longer (a nightly job must not hang).
+      const std::string what = e.what();
+      const bool final = ClassifyDatabaseFailure(what) == FailureKind::kMisconfiguration ||
+                         Contains(what, "timeout expired");
+      if (attempt >= attempts || final) {
         // libpq's message names host and port, never the password.
-        throw DatabaseUnavailable("cannot connect to " + DescribeTarget(choice) + " (" +
-                                  std::to_string(attempts) + " attempts): " + e.what());
+        std::string message = "cannot connect to " + DescribeTarget(choice) + " (" +
+                              std::to_string(attempt) + " attempt" + (attempt > 1 ? "s" : "") +
+                              "): " + what;
+        while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
+          message.pop_back();
+        }
+        if (Contains(what, "timeout expired")) {
+          message +=
+              " (the server did not answer within the connect timeout; set "
+              "connect_timeout in the conninfo or PGCONNECT_TIMEOUT to change it)";
+        }
+        throw DatabaseUnavailable(message);
       }
       const double cap_ms = 200.0 * (1 << std::min(attempt - 1, 6));
       std::uniform_real_distribution<double> jitter(0.0, cap_ms);

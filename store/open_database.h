@@ -10,6 +10,7 @@
 #include <string>
 
 #include "store/embedded_postgres.h"
+#include "store/spool_target.h"
 
 namespace fabtrack::store {
 
@@ -23,11 +24,31 @@ enum class SchemaPolicy {
   kNone,            // `db migrate` / `db status`: look at it themselves
 };
 
+// Whether a database failure passes by itself (server down, restarting,
+// unreachable, not answering: wait it out, spool) or needs someone to fix
+// the configuration (credentials, database name, privileges, schema
+// version: say so, and fail the command).
+enum class FailureKind { kOutage, kMisconfiguration };
+
+// Classifies libpq's and fabtrack's failure messages. Pure.
+FailureKind ClassifyDatabaseFailure(const std::string& message);
+
 // The database could not be used; what() says why, without secrets.
 class DatabaseUnavailable : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit DatabaseUnavailable(const std::string& what)
+      : std::runtime_error(what), kind_(ClassifyDatabaseFailure(what)) {}
+  DatabaseUnavailable(const std::string& what, FailureKind kind)
+      : std::runtime_error(what), kind_(kind) {}
+  FailureKind kind() const { return kind_; }
+
+ private:
+  FailureKind kind_;
 };
+
+// The database `choice` names, for binding spooled batches to it (no
+// connection made; the embedded server's address without starting it).
+SpoolTarget TargetOf(const DatabaseChoice& choice);
 
 EmbeddedOptions EmbeddedOptionsFor(const DatabaseChoice& choice);
 

@@ -5,6 +5,7 @@
 #include <pqxx/pqxx>
 #include <stdexcept>
 
+#include "core/interrupt.h"
 #include "store/copy_row.h"
 
 namespace fabtrack::store {
@@ -129,6 +130,7 @@ size_t CopyInto(pqxx::transaction_base& txn, const std::string& table,
   CopyRow row;
   std::array<CopyField, N> fields;
   for (const auto& item : items) {
+    ThrowIfInterrupted();  // Ctrl-C: unwinding rolls the run's transaction back
     row.Clear();
     fill(row, item);
     if (row.fields().size() != N) {

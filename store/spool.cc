@@ -1,6 +1,7 @@
 #include "store/spool.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,7 +28,9 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr const char* kFormat = "fabtrack-spool";
-constexpr int kVersion = 1;
+// 2: the header names the batch's target database. 1 (no target) is still
+// read; its batches are replayed only when an operator names them.
+constexpr int kVersion = 2;
 constexpr const char* kSuffix = ".batch";
 
 void FsyncDir(const std::string& dir) {
@@ -87,6 +90,26 @@ std::vector<HostPorts> HostsFromJson(const nlohmann::json& list, std::string* wh
   return out;
 }
 
+nlohmann::json TargetToJson(const SpoolTarget& t) {
+  return {{"host", t.host}, {"port", t.port}, {"dbname", t.dbname}, {"user", t.user}};
+}
+
+SpoolTarget TargetFromHeader(const nlohmann::json& header) {
+  SpoolTarget t;
+  if (!header.contains("target") || !header["target"].is_object()) return t;  // version 1
+  const nlohmann::json& j = header["target"];
+  t.host = j.value("host", "");
+  t.port = j.value("port", "");
+  t.dbname = j.value("dbname", "");
+  t.user = j.value("user", "");
+  return t;
+}
+
+bool SupportedVersion(const nlohmann::json& header) {
+  const int version = header.value("version", 0);
+  return header.value("format", "") == kFormat && (version == 1 || version == kVersion);
+}
+
 }  // namespace
 
 std::string DefaultSpoolDir() {
@@ -101,13 +124,16 @@ std::string DefaultSpoolDir() {
 
 std::string Spool::Put(const SpoolBatch& batch) {
   std::error_code ec;
+  const bool existed = fs::exists(dir_, ec);
   fs::create_directories(dir_, ec);
   if (ec) throw SpoolError("cannot create spool " + dir_ + ": " + ec.message());
+  if (!existed) chmod(dir_.c_str(), 0700);
   const std::string payload = BatchPayload(batch);
   const nlohmann::json header = {
       {"format", kFormat},
       {"version", kVersion},
       {"kind", batch.kind == SpoolBatch::Kind::kRun ? "run" : "host_sample"},
+      {"target", TargetToJson(batch.target)},
       {"sha256", Sha256Hex(payload)}};
   // Names sort in creation order: nanoseconds, then pid and a counter.
   static std::atomic<int> sequence{0};
@@ -154,6 +180,38 @@ std::vector<std::string> Spool::Pending() const {
   return out;
 }
 
+std::vector<std::string> Spool::Pending(const SpoolTarget& target) const {
+  std::vector<std::string> out;
+  for (const PendingBatch& b : List()) {
+    if (b.target == target) out.push_back(b.path);
+  }
+  return out;
+}
+
+std::vector<PendingBatch> Spool::List() const {
+  std::vector<PendingBatch> out;
+  for (const std::string& path : Pending()) {
+    PendingBatch b;
+    b.path = path;
+    std::error_code ec;
+    b.bytes = fs::file_size(path, ec);
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0) b.modified_unix = st.st_mtime;
+    std::ifstream in(path);
+    std::string header_line;
+    nlohmann::json header;
+    if (std::getline(in, header_line)) header = nlohmann::json::parse(header_line, nullptr, false);
+    if (header.is_discarded() || !header.is_object() || !SupportedVersion(header)) {
+      b.kind = "unreadable";
+    } else {
+      b.kind = header.value("kind", "run");
+      b.target = TargetFromHeader(header);
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why) const {
   std::ifstream in(path);
   std::string header_line, payload;
@@ -162,9 +220,8 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
     return std::nullopt;
   }
   nlohmann::json header = nlohmann::json::parse(header_line, nullptr, false);
-  if (header.is_discarded() || header.value("format", "") != kFormat ||
-      header.value("version", 0) != kVersion) {
-    *why = path + ":1: not a fabtrack spool batch (version " + std::to_string(kVersion) + ")";
+  if (header.is_discarded() || !header.is_object() || !SupportedVersion(header)) {
+    *why = path + ":1: not a fabtrack spool batch (version 1 or " + std::to_string(kVersion) + ")";
     return std::nullopt;
   }
   if (header.value("sha256", "") != Sha256Hex(payload)) {
@@ -174,6 +231,7 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
   const bool host_sample = header.value("kind", "") == "host_sample";
   nlohmann::json doc;
   SpoolBatch batch;
+  batch.target = TargetFromHeader(header);
   if (host_sample) {
     doc = nlohmann::json::parse(payload, nullptr, false);
   } else {
@@ -281,9 +339,10 @@ bool IsDatabaseOutage(const std::exception& e) {
   return dynamic_cast<const pqxx::failure*>(&e) != nullptr;
 }
 
-ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection, std::ostream& log) {
+ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection,
+                         const SpoolTarget& target, std::ostream& log) {
   ReplayResult result;
-  std::vector<std::string> pending = spool.Pending();
+  std::vector<std::string> pending = spool.Pending(target);
   for (size_t i = 0; i < pending.size(); ++i) {
     const std::string& path = pending[i];
     std::string why;

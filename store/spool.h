@@ -17,6 +17,7 @@
 
 #include "core/port_sample.h"
 #include "core/run_record.h"
+#include "store/spool_target.h"
 
 namespace fabtrack::store {
 
@@ -34,6 +35,7 @@ struct SpooledBracket {
 struct SpoolBatch {
   enum class Kind { kRun, kHostSample };
   Kind kind = Kind::kRun;
+  SpoolTarget target;  // the database it must be stored in, and no other
   // kRun
   RunRecord run;
   std::optional<SpooledBracket> bracket;
@@ -48,15 +50,28 @@ class SpoolError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What `spool status` lists: one pending batch, from its header line alone.
+struct PendingBatch {
+  std::string path;
+  SpoolTarget target;
+  std::string kind;  // "run" | "host_sample" | "unreadable"
+  uintmax_t bytes = 0;
+  int64_t modified_unix = 0;
+};
+
 class Spool {
  public:
   explicit Spool(std::string dir) : dir_(std::move(dir)) {}
   const std::string& dir() const { return dir_; }
 
-  // Durably adds a batch; returns its file. Throws SpoolError.
+  // Durably adds a batch; returns its file. Throws SpoolError. The folder is
+  // made 0700: batches hold a cluster's results and command lines.
   std::string Put(const SpoolBatch& batch);
-  // Pending batch files, oldest first.
+  // Pending batch files, oldest first: all of them, or one target's.
   std::vector<std::string> Pending() const;
+  std::vector<std::string> Pending(const SpoolTarget& target) const;
+  // Every pending batch with its target, size and age, oldest first.
+  std::vector<PendingBatch> List() const;
   // Reads and verifies one batch; nullopt with the reason when it is corrupt.
   std::optional<SpoolBatch> Read(const std::string& path, std::string* why) const;
   // Removes a replayed batch (durably).
@@ -90,8 +105,12 @@ struct ReplayResult {
 // refused the data: an outage is spooled and waited out, a refusal is an error.
 bool IsDatabaseOutage(const std::exception& e);
 
-// Replays pending batches in order, one transaction each, stopping at the
-// first database failure so that order is kept. Progress goes to `log`.
-ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection, std::ostream& log);
+// Replays the pending batches of `target` in order into `connection` (which
+// must be that database, or one the operator named with `spool replay
+// --target`), one transaction each, stopping at the first database failure
+// so that order is kept. Other targets' batches are not touched. Progress
+// goes to `log`.
+ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection,
+                         const SpoolTarget& target, std::ostream& log);
 
 }  // namespace fabtrack::store

@@ -1,10 +1,14 @@
 // Runs the fabtrack binary as a user would and checks its output, exit codes
 // and what lands in a real PostgreSQL database.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -41,13 +45,16 @@ std::string SpoolDirFor(const std::string& db) {
          std::to_string(std::hash<std::string>{}(db.empty() ? std::to_string(getpid()) : db));
 }
 
-// Runs `fabtrack <args>` with FABTRACK_DB set to `db` (empty: unset).
-CommandResult Fabtrack(const std::string& args, const std::string& db) {
+// Runs `fabtrack <args>` with FABTRACK_DB set to `db` (empty: unset) and
+// the spool in `spool_dir` (empty: one of `db`'s own).
+CommandResult Fabtrack(const std::string& args, const std::string& db,
+                       const std::string& spool_dir = "") {
   std::string dir = ::testing::TempDir();
   std::string out = dir + "/fabtrack_out_" + std::to_string(getpid());
   std::string err = dir + "/fabtrack_err_" + std::to_string(getpid());
   std::string env = (db.empty() ? "env -u FABTRACK_DB " : "env FABTRACK_DB=" + Quote(db) + " ") +
-                    "FABTRACK_SPOOL_DIR=" + Quote(SpoolDirFor(db)) + " ";
+                    "FABTRACK_SPOOL_DIR=" + Quote(spool_dir.empty() ? SpoolDirFor(db) : spool_dir) +
+                    " ";
   std::string cmd = env + FABTRACK_CLI + std::string(" ") + args + " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());
   CommandResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadAll(out), ReadAll(err)};
@@ -172,15 +179,17 @@ TEST(CliTest, BadFlagsAreUsageErrors) {
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "0");
 }
 
-// A database whose schema is behind cannot take the run: it waits in the
-// spool (exit 0, said so) and is stored once the schema owner migrates.
+// A database whose schema is behind cannot take the run: a misconfiguration,
+// not an outage (exit 3, the cause and the fix said), but the run waits in
+// the spool and is stored once the schema owner migrates.
 TEST(CliTest, OldSchemaSpoolsUntilMigrated) {
   TestDatabase db(/*migrate=*/false);
   CommandResult r =
       Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab", db.conninfo());
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("fabtrack db migrate"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("spooled to"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kept in the spool"), std::string::npos) << r.err;
   CommandResult m = Fabtrack("db migrate", db.conninfo());
   ASSERT_EQ(m.exit_code, 0) << m.err;
   EXPECT_NE(m.out.find("applied 001_initial"), std::string::npos) << m.out;
@@ -192,6 +201,135 @@ TEST(CliTest, OldSchemaSpoolsUntilMigrated) {
   EXPECT_NE(after.err.find("replayed 1 spooled batch"), std::string::npos) << after.err;
   EXPECT_NE(after.out.find("already stored as run"), std::string::npos) << after.out;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "1");
+}
+
+int CountBatches(const std::string& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    n += e.path().extension() == ".batch";
+  }
+  return n;
+}
+
+// Issue 17: a batch spooled for database A is never written into B, by a
+// read-only command or an ingest against B; once A takes connections again
+// one replay stores it in A, exactly once.
+TEST(CliTest, SpoolIsBoundToItsDatabase) {
+  TestDatabase a, b;
+  const std::string spool = ::testing::TempDir() + "/fabtrack_bound_spool_" + a.name();
+  std::filesystem::remove_all(spool);
+  // A stops taking connections (its open sessions stay): an outage.
+  b.Scalar("ALTER DATABASE " + a.name() + " ALLOW_CONNECTIONS false");
+  CommandResult down = Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster only-a",
+                                a.conninfo(), spool);
+  EXPECT_EQ(down.exit_code, 0) << down.err;  // an outage is waited out, not a failure
+  EXPECT_NE(down.err.find("spooled to"), std::string::npos) << down.err;
+  EXPECT_NE(down.err.find("warning: "), std::string::npos) << down.err;
+  ASSERT_EQ(CountBatches(spool), 1);
+
+  CommandResult status = Fabtrack("spool status", b.conninfo(), spool);
+  EXPECT_EQ(status.exit_code, 0);
+  EXPECT_NE(status.out.find("/" + a.name() + ": 1 batch(es)"), std::string::npos) << status.out;
+
+  CommandResult list = Fabtrack("runs list", b.conninfo(), spool);
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  CommandResult own = Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster only-b",
+                               b.conninfo(), spool);
+  EXPECT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_EQ(b.Scalar("SELECT count(*) FROM runs WHERE cluster = 'only-a'"), "0");
+  EXPECT_EQ(b.Scalar("SELECT count(*) FROM runs WHERE cluster = 'only-b'"), "1");
+  EXPECT_EQ(CountBatches(spool), 1) << "B's commands left A's batch alone";
+
+  b.Scalar("ALTER DATABASE " + a.name() + " ALLOW_CONNECTIONS true");
+  CommandResult replay = Fabtrack("spool replay", a.conninfo(), spool);
+  EXPECT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_EQ(a.Scalar("SELECT count(*) FROM runs WHERE cluster = 'only-a'"), "1");
+  EXPECT_EQ(CountBatches(spool), 0);
+  CommandResult again = Fabtrack("spool replay", a.conninfo(), spool);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(a.Scalar("SELECT count(*) FROM runs"), "1");
+}
+
+// A database that does not exist is a misconfiguration: the run is kept in
+// the spool, and the command fails naming the cause and the fix.
+TEST(CliTest, MissingDatabaseKeepsTheRunAndFails) {
+  TestDatabase a;
+  const std::string spool = ::testing::TempDir() + "/fabtrack_missing_db_" + a.name();
+  std::filesystem::remove_all(spool);
+  std::string conninfo = a.conninfo();
+  conninfo.replace(conninfo.find("dbname=" + a.name()), 7 + a.name().size(),
+                   "dbname=" + a.name() + "_nowhere");
+  CommandResult r =
+      Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab", conninfo, spool);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kept in the spool"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("create the database"), std::string::npos) << r.err;
+  EXPECT_EQ(CountBatches(spool), 1);
+  // `spool drop` needs --yes; then the batch is gone.
+  std::string name;
+  for (const auto& e : std::filesystem::directory_iterator(spool)) {
+    if (e.path().extension() == ".batch") name = e.path().filename().string();
+  }
+  EXPECT_EQ(Fabtrack("spool drop " + name.substr(0, 24), conninfo, spool).exit_code, 2);
+  EXPECT_EQ(CountBatches(spool), 1);
+  CommandResult drop = Fabtrack("spool drop " + name.substr(0, 24) + " --yes", conninfo, spool);
+  EXPECT_EQ(drop.exit_code, 0) << drop.err;
+  EXPECT_EQ(CountBatches(spool), 0);
+}
+
+// A role that may read but not write is a misconfiguration too: the run is
+// kept in the spool (the data is fine), the command fails naming the cause.
+TEST(CliTest, RoleWithoutInsertKeepsTheRunAndFails) {
+  TestDatabase db;
+  const std::string role = db.name() + "_reader";
+  db.Scalar("CREATE ROLE " + role + " LOGIN IN ROLE fabtrack_reader");
+  const std::string spool = ::testing::TempDir() + "/fabtrack_reader_" + db.name();
+  std::filesystem::remove_all(spool);
+  CommandResult r = Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab",
+                             db.conninfo() + " user=" + role, spool);
+  db.Scalar("DROP ROLE " + role);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("permission denied"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kept in the spool"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fabtrack_writer"), std::string::npos) << r.err;
+  EXPECT_EQ(CountBatches(spool), 1);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "0");
+}
+
+// A server that accepts and never answers: every command returns well
+// within 30 s (the default connect_timeout is 10 s and is not retried), the
+// ingest spooled and said why, the read failed naming the timeout.
+TEST(CliTest, SilentServerCannotHangACommand) {
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(listener, 16), 0);  // the kernel completes handshakes; nobody answers
+  socklen_t len = sizeof addr;
+  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  const std::string conninfo =
+      "host=127.0.0.1 port=" + std::to_string(ntohs(addr.sin_port)) + " dbname=x user=u";
+  const std::string spool = ::testing::TempDir() + "/fabtrack_silent_" + std::to_string(getpid());
+  std::filesystem::remove_all(spool);
+  auto start = std::chrono::steady_clock::now();
+  CommandResult ingest =
+      Fabtrack("ingest " + Fixture("allreduce_2node_ib.txt") + " --cluster lab", conninfo, spool);
+  double ingest_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  start = std::chrono::steady_clock::now();
+  CommandResult list = Fabtrack("runs list", conninfo, spool);
+  double list_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  close(listener);
+  EXPECT_LT(ingest_s, 30);
+  EXPECT_LT(list_s, 30);
+  EXPECT_EQ(ingest.exit_code, 0) << ingest.err;
+  EXPECT_NE(ingest.err.find("did not answer"), std::string::npos) << ingest.err;
+  EXPECT_EQ(CountBatches(spool), 1);
+  EXPECT_EQ(list.exit_code, 3) << list.err;
+  EXPECT_NE(list.err.find("timeout expired"), std::string::npos) << list.err;
 }
 
 TEST(CliTest, PasswordsNeverReachTheOutput) {
