@@ -29,6 +29,7 @@
 #include "cli/commands.h"
 #include "cli/database_access.h"
 #include "core/atomic_file.h"
+#include "core/clock.h"
 #include "store/analysis_reader.h"
 #include "store/findings_writer.h"
 
@@ -157,6 +158,14 @@ void RunAnalyze(const AnalyzeOptions& o) {
     return;
   }
   const analyzer::AnalyzerConfig config = LoadConfig(o.config);
+  // Checked before any database work: PostgreSQL's own words for a bad
+  // timestamp name neither the flag nor the forms it takes.
+  if (o.since && !ParseIsoSeconds(*o.since)) {
+    std::cerr << "fabtrack analyze: --since " << *o.since
+              << ": not a time; use RFC 3339, e.g. 2026-12-01T02:00:00Z or "
+                 "2026-12-01T03:00:00+01:00\n";
+    throw CommandExit{kCouldNotAnalyze};
+  }
   std::optional<PushPlan> push = PlanPush(o);
   PhaseTimer timer(o.timing);
 

@@ -1,4 +1,5 @@
 // fabtrack: keeps watch over the network fabric of GPU training clusters.
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -12,6 +13,32 @@ std::vector<std::string>* passthrough = new std::vector<std::string>();
 }  // namespace
 const std::vector<std::string>& PassthroughArgs() { return *passthrough; }
 void SetPassthroughArgs(std::vector<std::string> args) { *passthrough = std::move(args); }
+
+// The closest of `names` to a mistyped `word` (edit distance at most 2, or a
+// prefix), or "".
+std::string NearestName(const std::string& word, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_distance = 3;
+  for (const std::string& name : names) {
+    if (name.rfind(word, 0) == 0 && word.size() >= 2) return name;
+    std::vector<size_t> row(name.size() + 1);
+    for (size_t j = 0; j <= name.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= word.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= name.size(); ++j) {
+        const size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (word[i - 1] != name[j - 1])});
+        diagonal = up;
+      }
+    }
+    if (row[name.size()] < best_distance) {
+      best_distance = row[name.size()];
+      best = name;
+    }
+  }
+  return best;
+}
 }  // namespace fabtrack::cli
 
 int main(int argc, char** argv) {
@@ -37,6 +64,21 @@ int main(int argc, char** argv) {
   SetupSpool(app);
   SetupInspector(app);
   SetupCheck(app);
+  // An unknown command would otherwise be "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      names.push_back(sub->get_name());
+    }
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::cerr << "fabtrack: unknown command '" << argv[1] << "'";
+      if (std::string near = NearestName(argv[1], names); !near.empty()) {
+        std::cerr << "; did you mean '" << near << "'?";
+      }
+      std::cerr << " (fabtrack --help lists the commands)\n";
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -156,6 +156,29 @@ std::string NewSweepId() {
   return std::string(stamp) + "-" + suffix;
 }
 
+// Removes a folder when it goes out of scope (every exit path, exceptions
+// included), unless told to keep it.
+class TemporaryFolder {
+ public:
+  explicit TemporaryFolder(std::string path) : path_(std::move(path)) {}
+  ~TemporaryFolder() {
+    if (path_.empty()) return;
+    if (keep_) {
+      std::cerr << "fabtrack sweep: kept " << path_ << "\n";
+      return;
+    }
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  void Keep() { keep_ = true; }
+
+ private:
+  std::string path_;
+  bool keep_ = false;
+};
+
 void RunSweep(const SweepOptions& o) {
   sweep::SweepSpec spec;
   auto counts = sweep::ParseNodeCounts(o.nodes);
@@ -187,6 +210,9 @@ void RunSweep(const SweepOptions& o) {
   spec.sweep_id = NewSweepId();
   spec.output_dir = o.output_dir.value_or(
       (fs::temp_directory_path() / ("fabtrack-sweep-" + spec.sweep_id)).string());
+  // A folder of our own making goes when the sweep ends, whichever way it
+  // ends, unless it holds a result file that was neither stored nor spooled.
+  TemporaryFolder own_folder(o.output_dir ? "" : spec.output_dir);
   spec.hostfile_dir = spec.output_dir;
   if (std::string problem = sweep::ValidateSpec(spec); !problem.empty()) {
     std::cerr << "fabtrack sweep: " << problem << "\n";
@@ -265,11 +291,19 @@ void RunSweep(const SweepOptions& o) {
         doc.is_discarded() ? std::nullopt : RunRecordFromJson(doc, &why);
     if (!record) {
       std::cerr << *run.output_file << ":1: unreadable result file: " << why << "\n";
+      own_folder.Keep();
       worst = std::max(worst, static_cast<int>(kExitInputError));
       continue;
     }
     record->cluster = o.cluster;
     record->source_file = *run.output_file;
+    if (spec.launcher == sweep::Launcher::kLocal && record->nodes != run.nodes) {
+      // A local sweep stands its node counts up on this one host: the run is
+      // the node count it printed and was launched as, and says it was local.
+      record->nodes = run.nodes;
+      record->ranks_per_node = run.ranks / std::max(run.nodes, 1);
+      record->tags["local_sweep"] = "one host";
+    }
     // Rank 0 may run on a node whose clock is off: the run is placed in the
     // window this host launched it in (nights and baselines are by time).
     RunClock clock =
@@ -306,6 +340,7 @@ void RunSweep(const SweepOptions& o) {
         if (!ShouldSpoolAfter(e)) {
           std::cerr << "fabtrack sweep: cannot store " << *run.output_file << ": " << e.what()
                     << " (the file is kept; `fabtrack ingest` it later)\n";
+          own_folder.Keep();
           throw CommandExit{kExitDatabaseError};
         }
         std::cerr << "fabtrack sweep: not stored: " << e.what() << "\n";

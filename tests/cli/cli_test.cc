@@ -332,6 +332,19 @@ TEST(CliTest, SilentServerCannotHangACommand) {
   EXPECT_NE(list.err.find("timeout expired"), std::string::npos) << list.err;
 }
 
+// Mistakes get a message that says what is accepted, before any database
+// work (a bad --since used to surface as PostgreSQL's own error).
+TEST(CliTest, BadCommandsAndOptionsSayWhatIsAccepted) {
+  CommandResult typo = Fabtrack("ingets some.txt", "");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("did you mean 'ingest'"), std::string::npos) << typo.err;
+  CommandResult since = Fabtrack("analyze --since garbage --db host=/nonexistent/socket", "");
+  EXPECT_EQ(since.exit_code, 3);  // analyze's "could not analyze"
+  EXPECT_NE(since.err.find("--since garbage: not a time; use RFC 3339"), std::string::npos)
+      << since.err;
+  EXPECT_EQ(since.err.find("cannot connect"), std::string::npos) << "checked before connecting";
+}
+
 TEST(CliTest, PasswordsNeverReachTheOutput) {
   // Nothing listens on this socket directory: the connection fails.
   std::string conninfo = "host=/nonexistent/socket dbname=x user=u password=topsecret42";
@@ -392,6 +405,15 @@ TEST(CliTest, LocalSweepStoresOneRunPerNodeCountWithOneSweepId) {
             "t");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results"), "12");  // 8, 64, 512, 4K per run
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM latency_samples"), "96");
+  // The node count it printed is the one stored (all on this host, said so),
+  // and its temporary folder is gone.
+  EXPECT_NE(r.out.find("== 3 node(s)"), std::string::npos) << r.out;
+  EXPECT_EQ(db.Scalar("SELECT string_agg(nodes::text, ',' ORDER BY nodes) FROM runs"), "1,2,3");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs WHERE tags->>'local_sweep' = 'one host'"), "2");
+  const std::string sweep_id = db.Scalar("SELECT min(sweep_id) FROM runs");
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::temp_directory_path() /
+                                       ("fabtrack-sweep-" + sweep_id)))
+      << sweep_id;
 }
 
 TEST(CliTest, SweepRefusesBadNodeCountsAndHarnessFlags) {
