@@ -172,6 +172,7 @@ void RunAnalyze(const AnalyzeOptions& o) {
   std::unique_ptr<pqxx::connection> connection;
   try {
     connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+    LimitReadTime(*connection);
   } catch (const CommandExit&) {
     throw CommandExit{kCouldNotAnalyze};
   }

@@ -1,6 +1,9 @@
 #include "cli/database_access.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <pqxx/except>
+#include <pqxx/nontransaction>
 
 #include "cli/commands.h"
 
@@ -101,6 +104,15 @@ std::unique_ptr<pqxx::connection> OpenDatabaseOrExit(const DatabaseOptions& opti
   std::unique_ptr<pqxx::connection> connection = OpenDatabaseOrSpool(options, policy, err);
   if (!connection) throw CommandExit{kExitDatabaseError};
   return connection;
+}
+
+void LimitReadTime(pqxx::connection& connection) {
+  int seconds = 300;
+  if (const char* text = std::getenv("FABTRACK_STATEMENT_TIMEOUT"); text && *text) {
+    seconds = std::max(1, std::atoi(text));
+  }
+  pqxx::nontransaction txn(connection);
+  txn.exec0("SET statement_timeout = " + txn.quote(std::to_string(seconds) + "s"));
 }
 
 bool ShouldSpoolAfter(const std::exception& e) {

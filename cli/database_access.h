@@ -31,6 +31,11 @@ std::unique_ptr<pqxx::connection> OpenDatabaseOrExit(const DatabaseOptions& opti
 std::unique_ptr<pqxx::connection> OpenDatabaseOrSpool(const DatabaseOptions& options,
                                                       SchemaPolicy policy, std::ostream& err);
 
+// Bounds every statement of a reading command (a server that answers the
+// connection and then stalls must not hang a report): FABTRACK_STATEMENT_TIMEOUT
+// seconds, 300 by default.
+void LimitReadTime(pqxx::connection& connection);
+
 // After a write failed: true when the batch should be spooled (the
 // database went away, or this role may not write: the data is fine), false
 // when the database refused the data itself. Remembers the cause.

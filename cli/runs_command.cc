@@ -35,6 +35,7 @@ std::string Or(const std::optional<T>& v, const char* dash = "-") {
 
 void RunList(const RunsOptions& o) {
   auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  LimitReadTime(*connection);
   std::vector<store::RunSummary> runs = store::ListRuns(*connection, {o.cluster, o.limit});
   if (o.format == "json") {
     nlohmann::json out = nlohmann::json::array();

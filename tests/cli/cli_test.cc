@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
 
 #include "tests/support/test_database.h"
 
@@ -330,6 +331,26 @@ TEST(CliTest, SilentServerCannotHangACommand) {
   EXPECT_EQ(CountBatches(spool), 1);
   EXPECT_EQ(list.exit_code, 3) << list.err;
   EXPECT_NE(list.err.find("timeout expired"), std::string::npos) << list.err;
+}
+
+// A server that answers the connection and then stalls (here: the table is
+// locked by another session) cannot hang a reading command: its statements
+// are bounded by FABTRACK_STATEMENT_TIMEOUT (300 s by default).
+TEST(CliTest, StalledReadIsBoundedByTheStatementTimeout) {
+  TestDatabase db;
+  pqxx::connection locker(db.conninfo());
+  pqxx::work lock(locker);
+  lock.exec0("LOCK TABLE runs IN ACCESS EXCLUSIVE MODE");
+  setenv("FABTRACK_STATEMENT_TIMEOUT", "2", 1);
+  const auto start = std::chrono::steady_clock::now();
+  CommandResult list = Fabtrack("runs list", db.conninfo());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  unsetenv("FABTRACK_STATEMENT_TIMEOUT");
+  lock.abort();
+  EXPECT_NE(list.exit_code, 0);
+  EXPECT_LT(seconds, 20);
+  EXPECT_NE(list.err.find("statement timeout"), std::string::npos) << list.err;
 }
 
 // Mistakes get a message that says what is accepted, before any database
