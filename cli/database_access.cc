@@ -17,6 +17,7 @@ struct SpoolState {
   store::FailureKind kind = store::FailureKind::kOutage;
   int spooled = 0;
   std::string dir;
+  std::string instance_id;  // of the database, once connected
 };
 SpoolState& State() {
   static SpoolState state;
@@ -64,15 +65,16 @@ void AddDatabaseOptions(CLI::App* app, DatabaseOptions* options) {
                   "$XDG_DATA_HOME/fabtrack/postgres, /var/lib/fabtrack/postgres as root)");
 }
 
-void ReplaySpool(pqxx::connection& connection, const store::SpoolTarget& target,
-                 std::ostream& err) {
+void ReplaySpool(pqxx::connection& connection, const store::SpoolTarget& target, std::ostream& err,
+                 bool adopt) {
   store::Spool spool(store::DefaultSpoolDir());
   if (spool.Pending(target).empty()) return;
-  store::ReplayResult r = store::ReplaySpool(spool, connection, target, err);
+  store::ReplayResult r = store::ReplaySpool(spool, connection, target, err, adopt);
   err << "fabtrack: replayed " << r.replayed << " spooled batch(es) of " << target.Describe()
       << " from " << spool.dir();
   if (r.corrupt) err << ", " << r.corrupt << " set aside in " << spool.dir() << "/corrupt";
   if (r.remaining) err << ", " << r.remaining << " still spooled";
+  if (r.foreign) err << ", " << r.foreign << " left for another instance of that name";
   err << "\n";
 }
 
@@ -86,6 +88,7 @@ std::unique_ptr<pqxx::connection> OpenDatabaseOrSpool(const DatabaseOptions& opt
     NoteFailure(e.what(), e.kind());
     return nullptr;
   }
+  State().instance_id = store::ReadInstanceId(*connection);
   // Replay only into a schema known to be current (`db migrate` and `db
   // status` open an old one on purpose), and only this database's batches:
   // another database's runs never land here.
@@ -138,6 +141,7 @@ bool ShouldSpoolAfter(const std::exception& e) {
 void SpoolOrExit(store::SpoolBatch batch, const DatabaseOptions& options, std::ostream& err) {
   store::Spool spool(store::DefaultSpoolDir());
   batch.target = store::TargetOf(options);
+  batch.instance_id = State().instance_id;
   try {
     std::string path = spool.Put(batch);
     err << "fabtrack: spooled to " << path << " for " << batch.target.Describe() << "\n";

@@ -53,6 +53,7 @@ void FinishSpooling(const DatabaseOptions& options, std::ostream& err);
 
 // Replays the spooled batches of `target` on an open connection (quietly
 // when there are none).
-void ReplaySpool(pqxx::connection& connection, const store::SpoolTarget& target, std::ostream& err);
+void ReplaySpool(pqxx::connection& connection, const store::SpoolTarget& target, std::ostream& err,
+                 bool adopt = false);
 
 }  // namespace fabtrack::cli

@@ -79,7 +79,7 @@ void RunReplay(const ReplayOptions& o) {
   }
   // Opening replays the database's own batches; --target adopts another's.
   auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
-  if (o.target) ReplaySpool(*connection, target, std::cerr);
+  if (o.target) ReplaySpool(*connection, target, std::cerr, /*adopt=*/true);
   const size_t left = spool.Pending(target).size();
   std::cout << "spool " << spool.dir() << ": " << left << " batch(es) of " << target.Describe()
             << " still pending\n";

@@ -134,6 +134,7 @@ std::string Spool::Put(const SpoolBatch& batch) {
       {"version", kVersion},
       {"kind", batch.kind == SpoolBatch::Kind::kRun ? "run" : "host_sample"},
       {"target", TargetToJson(batch.target)},
+      {"instance", batch.instance_id},
       {"sha256", Sha256Hex(payload)}};
   // Names sort in creation order: nanoseconds, then pid and a counter.
   static std::atomic<int> sequence{0};
@@ -232,6 +233,7 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
   nlohmann::json doc;
   SpoolBatch batch;
   batch.target = TargetFromHeader(header);
+  batch.instance_id = header.value("instance", "");
   if (host_sample) {
     doc = nlohmann::json::parse(payload, nullptr, false);
   } else {
@@ -339,10 +341,21 @@ bool IsDatabaseOutage(const std::exception& e) {
   return dynamic_cast<const pqxx::failure*>(&e) != nullptr;
 }
 
+std::string ReadInstanceId(pqxx::connection_base& connection) {
+  try {
+    pqxx::nontransaction txn(connection);
+    pqxx::result r = txn.exec("SELECT id::text FROM fabtrack_instance");
+    return r.empty() ? "" : r[0][0].c_str();
+  } catch (const pqxx::sql_error&) {
+    return "";  // before migration 008, or no SELECT on it
+  }
+}
+
 ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection,
-                         const SpoolTarget& target, std::ostream& log) {
+                         const SpoolTarget& target, std::ostream& log, bool adopt) {
   ReplayResult result;
   std::vector<std::string> pending = spool.Pending(target);
+  const std::string here = adopt ? "" : ReadInstanceId(connection);
   for (size_t i = 0; i < pending.size(); ++i) {
     const std::string& path = pending[i];
     std::string why;
@@ -351,6 +364,13 @@ ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection,
       log << "fabtrack spool: " << why << "; moved to " << spool.dir() << "/corrupt\n";
       spool.Quarantine(path);
       ++result.corrupt;
+      continue;
+    }
+    if (!here.empty() && !batch->instance_id.empty() && batch->instance_id != here) {
+      log << "fabtrack spool: " << path << " was spooled for database instance "
+          << batch->instance_id << " but " << target.Describe() << " is instance " << here
+          << ": not stored here (`spool replay --target` moves it, `spool drop` deletes it)\n";
+      ++result.foreign;
       continue;
     }
     try {

@@ -36,6 +36,9 @@ struct SpoolBatch {
   enum class Kind { kRun, kHostSample };
   Kind kind = Kind::kRun;
   SpoolTarget target;  // the database it must be stored in, and no other
+  // That database's fabtrack_instance id when the spooling command had seen
+  // it (a write failed mid-way, a privilege was missing); "" when not.
+  std::string instance_id;
   // kRun
   RunRecord run;
   std::optional<SpooledBracket> bracket;
@@ -98,7 +101,12 @@ struct ReplayResult {
   int replayed = 0;   // committed and removed
   int corrupt = 0;    // quarantined
   int remaining = 0;  // still pending (the database failed again)
+  int foreign = 0;    // left pending: spooled for another instance of this name
 };
+
+// This database's fabtrack_instance id (migration 008), or "" when it has
+// none or this role may not read it.
+std::string ReadInstanceId(pqxx::connection_base& connection);
 
 // Whether an exception from a write means the database went away (connection
 // lost, server shutting down, commit outcome unknown) rather than that it
@@ -110,7 +118,10 @@ bool IsDatabaseOutage(const std::exception& e);
 // --target`), one transaction each, stopping at the first database failure
 // so that order is kept. Other targets' batches are not touched. Progress
 // goes to `log`.
+// A batch that recorded an instance id other than this database's is left
+// pending and counted as foreign, unless `adopt` (the operator named the
+// target with `spool replay --target`).
 ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection,
-                         const SpoolTarget& target, std::ostream& log);
+                         const SpoolTarget& target, std::ostream& log, bool adopt = false);
 
 }  // namespace fabtrack::store
