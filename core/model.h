@@ -131,6 +131,17 @@ struct LogMessage {
   int line = 0;
 };
 
+// "comm 0x... rank 3 nranks 16 cudaDev 3 ... - Init COMPLETE" and the other
+// lines that name one rank of a communicator: that rank runs on `host`.
+struct CommRank {
+  int rank = 0;
+  int nranks = 0;
+  std::string host;  // empty when the line had no host prefix
+  int line = 0;
+
+  bool operator==(const CommRank&) const = default;
+};
+
 // What an NCCL_DEBUG=INFO stream tells about the communicator setup.
 struct NcclLogInfo {
   std::optional<std::string> nccl_version;  // "2.19.3"
@@ -151,6 +162,21 @@ struct NcclLogInfo {
   std::vector<std::string> socket_gdr_disabled;
   bool ib_no_device = false;  // "NET/IB : No device found."
   std::optional<int> nranks;  // "comm ... nranks 16 ..."
+  // NCCL's own node count (2.19+ "comm 0x... rank 0 nRanks 16 nNodes 2
+  // localRanks 8 localRank 0 MNNVL 0") of the largest communicator, and its
+  // ranks per node.
+  std::optional<int> nnodes;
+  std::optional<int> local_ranks;
+  // Ranks named with their host by init/destroy lines, for the node count
+  // when nNodes is not printed (before 2.19).
+  std::vector<CommRank> comm_ranks;
+  // "NCCL_IB_HCA set by environment to mlx5_0": the settings NCCL echoes
+  // (first value wins; numeric values lose NCCL's trailing period).
+  std::map<std::string, std::string> env_settings;
+  std::optional<std::string> cuda_driver_version;  // "cudaDriverVersion 12020" -> "12.2"
+  // The NET plugin library NCCL loaded ("NCCL RDMA Plugin v8", "AWS
+  // Libfabric"), or "internal" when it said no plugin was found.
+  std::optional<std::string> net_plugin;
   std::vector<LogMessage> warnings;
   int info_lines = 0;  // how many NCCL log lines were recognised
 };

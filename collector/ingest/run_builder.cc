@@ -5,6 +5,8 @@
 #include <regex>
 #include <set>
 
+#include "collector/ingest/node_count.h"
+
 namespace fabtrack {
 namespace {
 
@@ -27,15 +29,26 @@ void AttachLogEvidence(const ParsedFile& parsed, RunRecord* run) {
   run->gdrdma = parsed.Gdrdma();
   run->net_devices = parsed.log.net_devices;
   run->channels = parsed.log.channels;
+  if (!run->driver_version) run->driver_version = parsed.log.cuda_driver_version;
+  // What NCCL says it read from the environment; a value captured from the
+  // environment itself (nccl-tests JSON "env") is the one that was set.
+  for (const auto& [name, value] : parsed.log.env_settings) {
+    if (IsRecordedEnvironmentVariable(name)) run->nccl_env.emplace(name, value);
+  }
+  if (parsed.log.net_plugin) run->parameters["net_plugin"] = *parsed.log.net_plugin;
 }
 
-void SetNodeShape(const IngestOptions& options, RunRecord* run) {
-  if (options.nodes) {
-    run->nodes = options.nodes;
-  } else if (!run->hosts.empty()) {
-    run->nodes = static_cast<int>(run->hosts.size());
-  }
-  if (run->ranks && run->nodes && *run->nodes > 0 && *run->ranks % *run->nodes == 0) {
+// Nodes from the strongest evidence (collector/ingest/node_count.h); where the
+// count came from is kept with the run's parameters, so a reader can weigh a
+// count guessed from host names against NCCL's own.
+void SetNodeShape(const IngestOptions& options, const TestTable* table, const NcclLogInfo& log,
+                  const std::map<std::string, std::string>& env, RunRecord* run) {
+  NodeCount count = DecideNodeCount(table, log, env, options.nodes);
+  run->nodes = count.nodes;
+  if (!count.source.empty()) run->parameters["node_count_source"] = count.source;
+  if (count.ranks_per_node && !options.nodes) {
+    run->ranks_per_node = count.ranks_per_node;
+  } else if (run->ranks && run->nodes && *run->nodes > 0 && *run->ranks % *run->nodes == 0) {
     run->ranks_per_node = *run->ranks / *run->nodes;
   }
 }
@@ -121,7 +134,7 @@ std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFac
       // One process driving several GPUs (-g 8): GPUs per node is known.
       run.gpus_per_node = *t.parameters.threads * *t.parameters.gpus_per_thread;
     }
-    SetNodeShape(options, &run);
+    SetNodeShape(options, &t, parsed.log, t.environment, &run);
     if (!run.gpus_per_node && run.ranks_per_node) run.gpus_per_node = run.ranks_per_node;
     run.nccl_tests_version = t.nccl_tests_version;
     run.warmup_iters = t.parameters.warmup_iters;
@@ -180,7 +193,7 @@ std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFac
     run.source = "nccl-log";
     run.hosts = parsed.log.hosts;
     run.ranks = parsed.log.nranks;
-    SetNodeShape(options, &run);
+    SetNodeShape(options, nullptr, parsed.log, {}, &run);
     AttachLogEvidence(parsed, &run);
     run.started_at = options.at ? *options.at : source.modified_at;
     run.tags = options.tags;

@@ -15,7 +15,7 @@ namespace fabtrack {
 struct IngestOptions {
   std::string cluster;
   std::optional<std::string> at;  // --at (ISO 8601); else the file's mtime
-  std::optional<int> nodes;       // --nodes; else distinct hosts
+  std::optional<int> nodes;       // --nodes; else from the file (ingest/node_count.h)
   std::map<std::string, std::string> tags;
 };
 

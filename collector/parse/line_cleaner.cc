@@ -113,6 +113,7 @@ std::vector<CleanLine> SplitAndClean(std::string_view text) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     lines.push_back(CleanOneLine(text.substr(start, end - start), number++));
+    lines.back().unterminated = end == text.size();
     start = end + 1;
   }
   return lines;

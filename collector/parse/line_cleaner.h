@@ -13,6 +13,9 @@ struct CleanLine {
   std::string text;        // prefixes removed, trailing whitespace and CR removed
   std::string stream;      // "stdout" / "stderr" when an Open MPI tag said so, else ""
   int launcher_rank = -1;  // rank from "[1,3]<stdout>:", "[3] ", "3: " prefixes; -1 if none
+  // The file's last line ended without a newline: the writer may have been
+  // cut off mid-line (a killed job, an excerpt), so its words may be cut too.
+  bool unterminated = false;
 };
 
 // Removes, repeatedly from the start of a line: Open MPI output tags
@@ -21,7 +24,8 @@ struct CleanLine {
 // A "[3] NCCL INFO" (CUDA device field of a prefix-less NCCL line) is kept.
 CleanLine CleanOneLine(std::string_view raw, int number);
 
-// Splits text into lines (LF or CRLF) and cleans each one.
+// Splits text into lines (LF or CRLF) and cleans each one; a last line
+// without a newline is marked `unterminated`.
 std::vector<CleanLine> SplitAndClean(std::string_view text);
 
 }  // namespace fabtrack

@@ -1,11 +1,20 @@
 #include "collector/parse/nccl_log_line.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <vector>
 
 namespace fabtrack {
 namespace {
 
 constexpr std::string_view kLevels[] = {"INFO", "WARN", "TRACE", "ERROR", "ABORT"};
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsAlpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+
+bool AllOf(std::string_view s, bool (*pred)(char)) { return std::all_of(s.begin(), s.end(), pred); }
 
 std::optional<int64_t> ToInt(std::string_view s) {
   int64_t v = 0;
@@ -16,39 +25,185 @@ std::optional<int64_t> ToInt(std::string_view s) {
 }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsBlank(s.back())) s.remove_suffix(1);
   return s;
 }
 
-// Host names hold no blanks, so anything before the last blank is a prefix:
-// NCCL_DEBUG_TIMESTAMP_FORMAT output ("[2025-01-02 10:11:12] host:pid:tid",
-// on by default for WARN since 2.23) or a logger's tag.
-std::string_view LastWord(std::string_view s) {
-  size_t blank = s.find_last_of(" \t");
-  return blank == std::string_view::npos ? s : s.substr(blank + 1);
+// Host names as NCCL prints them (gethostname up to the first '.', though
+// some sites keep the domain), plus the "<redacted>"/"***" that people put in
+// their place when they share a log.
+bool IsHostChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+         c == '<' || c == '>' || c == '*';
 }
 
-// Drops a leading "[...] " timestamp whose content is not a bare number (a
-// bare "[3]" is the CUDA device field of a host-less line).
-std::string_view StripBracketTimestamp(std::string_view text) {
-  if (text.empty() || text.front() != '[') return text;
-  size_t close = text.find("] ");
-  if (close == std::string_view::npos || ToInt(text.substr(1, close - 1))) return text;
-  return Trim(text.substr(close + 1));
+bool IsTimeChar(char c) {
+  return IsDigit(c) || c == '-' || c == ':' || c == '.' || c == ',' || c == '+' || c == '/' ||
+         c == 'T' || c == 'Z';
 }
 
-// Finds " NCCL <LEVEL> " (or "NCCL <LEVEL> " at start); returns position of "NCCL".
+// Splits the text before the level marker into blank-separated tokens; a
+// bracket group is one token even when it holds blanks ("[2025-10-03
+// 14:22:07]", NCCL_DEBUG_TIMESTAMP_FORMAT's default).
+std::vector<std::string_view> HeadTokens(std::string_view head) {
+  std::vector<std::string_view> tokens;
+  size_t i = 0;
+  while (i < head.size()) {
+    while (i < head.size() && IsBlank(head[i])) ++i;
+    size_t start = i;
+    while (i < head.size() && !IsBlank(head[i])) {
+      if (head[i] == '[') {
+        size_t close = head.find(']', i);
+        i = close == std::string_view::npos ? head.size() : close + 1;
+      } else {
+        ++i;
+      }
+    }
+    if (i > start) tokens.push_back(head.substr(start, i - start));
+  }
+  return tokens;
+}
+
+// "[3]" (NCCL prints the CUDA device, -1 before one is set).
+std::optional<int> DevToken(std::string_view token) {
+  if (token.size() < 3 || token.front() != '[' || token.back() != ']') return std::nullopt;
+  std::string_view inside = token.substr(1, token.size() - 2);
+  if (inside.front() == '-') inside.remove_prefix(1);
+  if (inside.empty() || !AllOf(inside, IsDigit)) return std::nullopt;
+  std::optional<int64_t> v = ToInt(token.substr(1, token.size() - 2));
+  if (!v || *v > 1 << 20 || *v < -1) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+// What a bracket holds when a launcher or logger put it there: a rank list
+// ("1,0", "3"), a timestamp, or a named rank ("rank0", "default3" of torchrun).
+bool IsDecorationBracket(std::string_view inside) {
+  if (inside.empty()) return false;
+  if (AllOf(inside, [](char c) { return IsTimeChar(c) || c == ' '; })) return true;
+  size_t letters = 0;
+  while (letters < inside.size() && IsAlpha(inside[letters])) ++letters;
+  return letters > 0 && letters < inside.size() && AllOf(inside.substr(letters), IsDigit);
+}
+
+// Strips glued launcher tags from the front of a token: "[1,0]<stdout>:",
+// "[default0]:", "[rank3]:". Returns false when a bracket is not one.
+bool StripGluedTags(std::string_view* token) {
+  while (!token->empty() && token->front() == '[') {
+    size_t close = token->find(']');
+    if (close == std::string_view::npos || !IsDecorationBracket(token->substr(1, close - 1))) {
+      return false;
+    }
+    std::string_view rest = token->substr(close + 1);
+    if (!rest.empty() && rest.front() == '<') {
+      size_t end = rest.find('>');
+      if (end == std::string_view::npos) return false;
+      rest = rest.substr(end + 1);
+    }
+    if (rest.empty() || rest.front() != ':') return false;
+    *token = rest.substr(1);
+  }
+  return true;
+}
+
+// A token launchers and loggers put before NCCL's own prefix.
+bool IsDecoration(std::string_view token) {
+  if (token.front() == '[') {
+    std::string_view rest = token;
+    if (!StripGluedTags(&rest)) {
+      // A bare "[3]" or "[2025-01-02 10:11:12]" without a trailing colon.
+      return token.back() == ']' && IsDecorationBracket(token.substr(1, token.size() - 2));
+    }
+    return rest.empty();
+  }
+  // A markdown quote ("> host:1:2 [0] NCCL INFO ..." pasted in an issue).
+  if (AllOf(token, [](char c) { return c == '>'; })) return true;
+  // srun --label "0:", pdsh "node-1:".
+  if (token.size() > 1 && token.back() == ':') {
+    return AllOf(token.substr(0, token.size() - 1), IsHostChar);
+  }
+  // "2025-01-02T10:11:12.123Z", "10:11:12,345".
+  return AllOf(token, IsTimeChar) && std::any_of(token.begin(), token.end(), IsDigit);
+}
+
+// "init.cc:1798", "misc/ibvwrap.cc:187", "nccl_net_ofi_rdma.cpp:5512".
+bool IsSourceLocation(std::string_view token) {
+  size_t colon = token.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == token.size()) return false;
+  if (!AllOf(token.substr(colon + 1), IsDigit)) return false;
+  std::string_view file = token.substr(0, colon);
+  return std::any_of(file.begin(), file.end(), IsAlpha) && AllOf(file, [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' ||
+                  c == '-' || c == '+';
+         });
+}
+
+// TRACE lines print seconds since init before the location: "12.5".
+bool IsElapsed(std::string_view token) {
+  return !token.empty() && IsDigit(token.front()) &&
+         AllOf(token, [](char c) { return IsDigit(c) || c == '.'; });
+}
+
+// "host:pid:tid", possibly glued to launcher tags; the host may be empty.
+bool ParseHostPidTid(std::string_view token, NcclLogLine* out) {
+  if (!StripGluedTags(&token)) return false;
+  size_t c2 = token.rfind(':');
+  if (c2 == std::string_view::npos || c2 == 0) return false;
+  size_t c1 = token.rfind(':', c2 - 1);
+  if (c1 == std::string_view::npos) return false;
+  std::string_view host = token.substr(0, c1);
+  std::string_view pid = token.substr(c1 + 1, c2 - c1 - 1);
+  std::string_view tid = token.substr(c2 + 1);
+  if (pid.empty() || tid.empty() || !AllOf(pid, IsDigit) || !AllOf(tid, IsDigit) ||
+      !AllOf(host, IsHostChar)) {
+    return false;
+  }
+  out->host = std::string(host);
+  out->pid = ToInt(pid);
+  out->tid = ToInt(tid);
+  return out->pid && out->tid;
+}
+
+// Reads NCCL's prefix from the tokens before the level; false when some token
+// is neither NCCL's nor a known decoration.
+bool ParseHead(const std::vector<std::string_view>& tokens, NcclLogLine* out) {
+  size_t i = tokens.size();
+  bool has_location = false;
+  if (i > 0 && IsSourceLocation(tokens[i - 1])) {
+    out->source_location = std::string(tokens[i - 1]);
+    has_location = true;
+    --i;
+    if (i > 1 && IsElapsed(tokens[i - 1]) && DevToken(tokens[i - 2])) --i;
+  }
+  if (i > 0) {
+    if (std::optional<int> dev = DevToken(tokens[i - 1])) {
+      out->cuda_device = dev;
+      --i;
+      if (i > 0 && ParseHostPidTid(tokens[i - 1], out)) --i;
+    } else if (!has_location && i > 0 && ParseHostPidTid(tokens[i - 1], out)) {
+      // NCCL always prints "[dev]" after host:pid:tid; without it the token
+      // is something else ("10:00:01" of a logger's clock).
+      return false;
+    }
+  }
+  for (size_t j = 0; j < i; ++j) {
+    if (!IsDecoration(tokens[j])) return false;
+  }
+  return true;
+}
+
+// Finds "NCCL <LEVEL>" at the start or after a blank, followed by a blank or
+// the end; returns the position of "NCCL".
 size_t FindMarker(std::string_view text, std::string* level) {
   size_t from = 0;
   while (true) {
     size_t pos = text.find("NCCL ", from);
     if (pos == std::string_view::npos) return pos;
-    if (pos == 0 || text[pos - 1] == ' ') {
+    if (pos == 0 || IsBlank(text[pos - 1])) {
       std::string_view rest = text.substr(pos + 5);
       for (std::string_view lv : kLevels) {
         if (rest.substr(0, lv.size()) == lv &&
-            (rest.size() == lv.size() || rest[lv.size()] == ' ')) {
+            (rest.size() == lv.size() || IsBlank(rest[lv.size()]))) {
           *level = std::string(lv);
           return pos;
         }
@@ -58,68 +213,28 @@ size_t FindMarker(std::string_view text, std::string* level) {
   }
 }
 
-// Parses "host:pid:tid [dev]" (any part may be odd); fills what it can.
-void ParseHead(std::string_view head, NcclLogLine* out) {
-  head = Trim(head);
-  // Optional "[dev]" at the end.
-  if (!head.empty() && head.back() == ']') {
-    size_t open = head.rfind('[');
-    if (open != std::string_view::npos) {
-      if (auto dev = ToInt(head.substr(open + 1, head.size() - open - 2))) {
-        out->cuda_device = static_cast<int>(*dev);
-      }
-      head = Trim(head.substr(0, open));
-    }
-  }
-  // "host:pid:tid" — the host itself may hold colons only in odd cases; split
-  // from the right.
-  size_t c2 = head.rfind(':');
-  if (c2 == std::string_view::npos) {
-    out->host = std::string(head);
-    return;
-  }
-  size_t c1 = c2 == 0 ? std::string_view::npos : head.rfind(':', c2 - 1);
-  auto tid = ToInt(head.substr(c2 + 1));
-  if (c1 != std::string_view::npos) {
-    auto pid = ToInt(head.substr(c1 + 1, c2 - c1 - 1));
-    if (pid && tid) {
-      out->host = std::string(LastWord(head.substr(0, c1)));
-      out->pid = pid;
-      out->tid = tid;
-      return;
-    }
-  }
-  out->host = std::string(head);
-}
-
 }  // namespace
 
 std::optional<NcclLogLine> SplitNcclLogLine(std::string_view text) {
   text = Trim(text);
   NcclLogLine line;
-  // Bare version banner printed by rank 0 before 2.27; it carries a timestamp
-  // when NCCL_DEBUG_TIMESTAMP_LEVELS includes VERSION.
-  if (std::string_view banner = StripBracketTimestamp(text);
-      banner.substr(0, 13) == "NCCL version ") {
-    line.level = "VERSION";
-    line.message = std::string(banner);
-    return line;
-  }
   std::string level;
   size_t marker = FindMarker(text, &level);
+  // Bare version banner printed by rank 0 before 2.27; it carries a timestamp
+  // when NCCL_DEBUG_TIMESTAMP_LEVELS includes VERSION.
+  size_t banner = text.find("NCCL version ");
+  if (banner != std::string_view::npos && banner < marker &&
+      (banner == 0 || IsBlank(text[banner - 1]))) {
+    std::vector<std::string_view> head = HeadTokens(text.substr(0, banner));
+    if (!std::all_of(head.begin(), head.end(), IsDecoration)) return std::nullopt;
+    line.level = "VERSION";
+    line.message = std::string(text.substr(banner));
+    return line;
+  }
   if (marker == std::string_view::npos) return std::nullopt;
-  std::string_view head = text.substr(0, marker);
+  if (!ParseHead(HeadTokens(text.substr(0, marker)), &line)) return std::nullopt;
   line.level = level;
   line.message = std::string(Trim(text.substr(marker + 5 + level.size())));
-  head = Trim(head);
-  // "file.cc:123" between "[dev]" and "NCCL WARN"; plugin WARNs may carry a
-  // timestamp there instead. Anything after the "]" is treated as location.
-  size_t close = head.rfind(']');
-  if (close != std::string_view::npos && close + 1 < head.size()) {
-    line.source_location = std::string(Trim(head.substr(close + 1)));
-    head = head.substr(0, close + 1);
-  }
-  if (!head.empty()) ParseHead(head, &line);
   return line;
 }
 

@@ -1,6 +1,17 @@
-// Lexer for one NCCL debug line: "host:pid:tid [dev] NCCL INFO msg",
-// "host:pid:tid [dev] file.cc:123 NCCL WARN msg", prefix-less "[0] NCCL INFO msg"
-// or "NCCL INFO msg", and the bare "NCCL version 2.19.3+cuda12.3" banner.
+// Lexer for one NCCL debug line. NCCL writes
+//   "host:pid:tid [dev] NCCL INFO msg"
+//   "host:pid:tid [dev] file.cc:123 NCCL WARN msg"
+// and the bare "NCCL version 2.19.3+cuda12.3" banner. The grammar is strict,
+// because a line that merely mentions "NCCL INFO" (a PyTorch or DeepSpeed
+// message, a markdown header, README prose) must not become a host:
+//   line   := decoration* [prefix] "NCCL " LEVEL (" " message | end)
+//   prefix := [tag] host ":" pid ":" tid " [" dev "]" location*
+//           | "[" dev "]" location*          (host:pid:tid stripped)
+//           | location                       (stripped WARN: "net_ib.cc:12")
+// where decorations are what launchers and loggers put in front (Open MPI's
+// "[1,0]<stdout>:", srun's "0:", pdsh's "node-1:", "[rank]", timestamps), the
+// host may be empty (":pid:tid") and anything else before the level makes the
+// line not an NCCL line at all.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +32,7 @@ struct NcclLogLine {
 };
 
 // Returns the split line, or nullopt when the text is not an NCCL debug line.
-// `text` is a cleaned line (launcher prefixes already removed).
+// `text` is a cleaned line (launcher prefixes at its start already removed).
 std::optional<NcclLogLine> SplitNcclLogLine(std::string_view text);
 
 inline bool IsNcclLogLine(std::string_view text) { return SplitNcclLogLine(text).has_value(); }

@@ -9,10 +9,12 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
 #include "collector/parse/nccl_log_line.h"
+#include "collector/parse/nccl_vocabulary.h"
 
 namespace fabtrack {
 namespace {
@@ -99,7 +101,8 @@ void Report(std::vector<ParseError>* errors, int line, std::string message) {
 // "NCCL version 2.19.3+cuda12.3" (bare banner, or the message of a 2.27+ INFO
 // line). The first version seen wins: a mismatch between ranks is NCCL's own
 // WARN, which lands in `warnings`.
-void TakeVersion(std::string_view message, NcclLogInfo* info) {
+void TakeVersion(std::string_view message, int line, NcclLogInfo* info,
+                 std::vector<ParseError>* errors) {
   constexpr std::string_view kPrefix = "NCCL version ";
   if (!StartsWith(message, kPrefix) || info->nccl_version) return;
   std::vector<std::string_view> words = SplitWords(message.substr(kPrefix.size()));
@@ -107,10 +110,75 @@ void TakeVersion(std::string_view message, NcclLogInfo* info) {
   if (words.empty() || !IsDigit(words[0].front())) return;
   std::string_view token = words[0];
   size_t plus = token.find('+');
-  info->nccl_version = std::string(token.substr(0, plus));
-  if (plus != std::string_view::npos && StartsWith(token.substr(plus + 1), "cuda") &&
-      token.size() > plus + 5) {
-    info->cuda_version = std::string(token.substr(plus + 5));
+  std::string_view version = token.substr(0, plus);
+  std::optional<std::string_view> cuda;
+  if (plus != std::string_view::npos) {
+    std::string_view build = token.substr(plus + 1);
+    if (StartsWith(build, "cuda")) cuda = build.substr(4);
+  }
+  if (!IsDottedVersion(version) || (cuda && !IsDottedVersion(*cuda))) {
+    Report(errors, line, "unknown NCCL version: " + std::string(token));
+    return;
+  }
+  info->nccl_version = std::string(version);
+  if (cuda) info->cuda_version = std::string(*cuda);
+}
+
+// "NCCL_IB_HCA set by environment to mlx5_0" (string settings) and
+// "NCCL_IB_TIMEOUT set by environment to 22." (numeric ones, with a period).
+void TakeEnvSetting(std::string_view message, NcclLogInfo* info) {
+  constexpr std::string_view kSet = " set by environment to ";
+  size_t at = message.find(kSet);
+  if (at == std::string_view::npos) return;
+  std::string_view name = message.substr(0, at);
+  if (!StartsWith(name, "NCCL_") || !std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isupper(static_cast<unsigned char>(c)) || IsDigit(c) || c == '_';
+      })) {
+    return;
+  }
+  std::string_view value = Trim(message.substr(at + kSet.size()));
+  if (EndsWith(value, ".")) {
+    std::string_view number = value.substr(0, value.size() - 1);
+    if (StartsWith(number, "-")) number.remove_prefix(1);
+    if (!number.empty() && std::all_of(number.begin(), number.end(), IsDigit)) {
+      value.remove_suffix(1);
+    }
+  }
+  info->env_settings.emplace(std::string(name), std::string(value));
+}
+
+// "cudaDriverVersion 12020": the CUDA version the driver supports, written
+// as the harness writes cudaDriverGetVersion ("12.2").
+void TakeDriverVersion(std::string_view message, NcclLogInfo* info) {
+  std::vector<std::string_view> words = SplitWords(message);
+  if (words.size() != 2 || words[0] != "cudaDriverVersion" || info->cuda_driver_version) return;
+  std::optional<int64_t> code = ToInt(words[1]);
+  if (!code || *code < 1000 || *code > 999999) return;
+  info->cuda_driver_version =
+      std::to_string(*code / 1000) + "." + std::to_string((*code % 1000) / 10);
+}
+
+// "NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)", "Loaded net
+// plugin AWS Libfabric (v6)" name the external plugin; "No plugin found" and
+// 2.27+'s "Could not find: libnccl-net.so" mean NCCL's internal IB/Socket.
+void TakeNetPlugin(std::string_view rest, NcclLogInfo* info) {
+  constexpr std::string_view kLoaded = "Loaded net plugin ";
+  size_t at = rest.find(kLoaded);
+  if (at != std::string_view::npos) {
+    std::string_view name = Trim(rest.substr(at + kLoaded.size()));
+    if (EndsWith(name, ")")) {
+      size_t open = name.rfind(" (");
+      if (open != std::string_view::npos) name = Trim(name.substr(0, open));
+    }
+    if (!name.empty() && (!info->net_plugin || *info->net_plugin == "internal")) {
+      info->net_plugin = std::string(name);
+    }
+    return;
+  }
+  if ((rest.find("No plugin found") != std::string_view::npos ||
+       StartsWith(rest, "Could not find: libnccl-net")) &&
+      !info->net_plugin) {
+    info->net_plugin = "internal";
   }
 }
 
@@ -237,15 +305,56 @@ void TakeSocketGdrDisabled(std::string_view message, NcclLogInfo* info) {
   AddDistinct(&info->socket_gdr_disabled, message.substr(open + 1, close - open - 1));
 }
 
-// "[ncclCommInitRank ]comm 0x55cc8aa86c70 rank 0 nranks 16 cudaDev 0 ...".
-std::optional<int> CommSize(std::string_view message) {
+struct CommLine {
+  int rank = 0;
+  int nranks = 0;
+  std::optional<int> nnodes, local_ranks;
+};
+
+// "[ncclCommInitRankConfig ]comm 0x55cc8aa86c70 rank 0 nranks 16 cudaDev 0
+// ... - Init START|COMPLETE" (and "Destroy COMPLETE"), and 2.19+'s "comm
+// 0x8ec0ac0 rank 6 nRanks 16 nNodes 2 localRanks 8 localRank 6 MNNVL 0".
+std::optional<CommLine> ParseCommLine(std::string_view message) {
   std::vector<std::string_view> words = SplitWords(message);
   for (size_t i = 0; i + 5 < words.size(); ++i) {
-    if (words[i] == "comm" && words[i + 2] == "rank" && words[i + 4] == "nranks") {
-      return ToSmallInt(words[i + 5]);
+    if (words[i] != "comm" || words[i + 2] != "rank" ||
+        (words[i + 4] != "nranks" && words[i + 4] != "nRanks")) {
+      continue;
     }
+    std::optional<int> rank = ToSmallInt(words[i + 3]);
+    std::optional<int> nranks = ToSmallInt(words[i + 5]);
+    if (!rank || !nranks || *nranks < 1 || *rank >= *nranks) return std::nullopt;
+    CommLine comm{*rank, *nranks, std::nullopt, std::nullopt};
+    for (size_t j = i + 6; j + 1 < words.size(); j += 2) {
+      if (words[j] == "nNodes") comm.nnodes = ToSmallInt(words[j + 1]);
+      if (words[j] == "localRanks") comm.local_ranks = ToSmallInt(words[j + 1]);
+    }
+    // A node count outside 1..nranks is a cut or garbled line.
+    if (comm.nnodes && (*comm.nnodes < 1 || *comm.nnodes > *nranks)) comm.nnodes.reset();
+    if (comm.local_ranks && (*comm.local_ranks < 1 || *comm.local_ranks > *nranks)) {
+      comm.local_ranks.reset();
+    }
+    return comm;
   }
   return std::nullopt;
+}
+
+// Split and sub-communicators are smaller than the job; the largest one seen
+// is the job, and its shape is the job's.
+void TakeComm(const CommLine& comm, const std::string& host, int line, NcclLogInfo* info) {
+  bool larger = !info->nranks || comm.nranks > *info->nranks;
+  if (larger) {
+    info->nranks = comm.nranks;
+    info->nnodes.reset();
+    info->local_ranks.reset();
+  }
+  if (comm.nranks == *info->nranks) {
+    if (comm.nnodes && (!info->nnodes || *comm.nnodes > *info->nnodes)) info->nnodes = comm.nnodes;
+    if (comm.local_ranks && (!info->local_ranks || *comm.local_ranks > *info->local_ranks)) {
+      info->local_ranks = comm.local_ranks;
+    }
+  }
+  info->comm_ranks.push_back(CommRank{comm.rank, comm.nranks, host, line});
 }
 
 // "3[4a000]" (peer with bus id or device), or "3" (2.4 NET and CollNet lines).
@@ -276,7 +385,24 @@ bool IsNicIndexPart(std::string_view part) {
 // `fabtrack parse` reports as transports, so flags that vary per connection
 // (NIC index, /GDRDMA, /Shared, /read, /CE, SHM's direct|CE per side) are cut
 // off; names with blanks ("AWS Libfabric", "direct pointer") stay whole.
-bool ClassifyTransport(std::string_view detail, ChannelObservation* out) {
+enum class Transport {
+  kKnown,      // family filled
+  kTruncated,  // a known beginning, cut short
+  kUnknown,    // a word outside NCCL's vocabulary (a cut word, a new plugin)
+};
+
+// "3[0]" of "P2P/indirect/3[0]": the intermediate rank and its device.
+bool IsIndirectPeer(std::string_view part) {
+  std::string_view digits = LeadingDigits(part);
+  std::string_view rest = part.substr(digits.size());
+  return !digits.empty() && rest.size() >= 3 && rest.front() == '[' && rest.back() == ']';
+}
+
+// Fills family/nic_index/gdrdma from the text after "via ". Every word is
+// checked against NCCL's vocabulary (collector/parse/nccl_vocabulary.h): a
+// truncated "P2" or "NET/IB/0/GDR" is never stored as a transport.
+Transport ClassifyTransport(std::string_view detail, ChannelObservation* out,
+                            std::string* unknown) {
   std::vector<std::string_view> parts = SplitOn(detail, '/');
   std::string_view head = parts[0];
   if (head == "NET" || head == "COLLNET") {
@@ -284,37 +410,65 @@ bool ClassifyTransport(std::string_view detail, ChannelObservation* out) {
     // plugin name might contain a '/', so do not assume it is one part.
     size_t k = 2;
     while (k < parts.size() && !IsNicIndexPart(parts[k])) ++k;
-    if (k >= parts.size()) return false;
-    std::string name(parts[1]);
-    for (size_t i = 2; i < k; ++i) name += "/" + std::string(parts[i]);
-    if (Trim(name).empty()) return false;
+    std::string name(parts.size() > 1 ? parts[1] : "");
+    for (size_t i = 2; i < k && i < parts.size(); ++i) name += "/" + std::string(parts[i]);
+    // No NIC index: the line ends inside the name ("NET/AWS Lib").
+    if (k >= parts.size() || name.empty()) return Transport::kTruncated;
+    if (head == "NET" ? !IsKnownNetName(name) : !IsKnownCollNetName(name)) {
+      *unknown = std::string(head) + "/" + name;
+      return Transport::kUnknown;
+    }
     out->family = std::string(head) + "/" + name;
     out->nic_index = ToSmallInt(LeadingDigits(parts[k]));
     for (size_t i = k + 1; i < parts.size(); ++i) {
+      if (!IsKnownNetFlag(parts[i])) {
+        *unknown = std::string(parts[i]);
+        return Transport::kUnknown;
+      }
       // "GDRDMA" or 2.28's "GDRDMA(PCI)".
       if (StartsWith(parts[i], "GDRDMA")) out->gdrdma = true;
     }
-    return true;
+    return Transport::kKnown;
   }
   if (head == "P2P") {
     // P2P/IPC, P2P/CUMEM, P2P/MNNVL, P2P/direct pointer, P2P/common device,
-    // P2P/indirect/<rank>[<dev>].
-    if (parts.size() == 1 || parts[1].empty()) {
-      out->family = "P2P";
-    } else {
-      out->family = "P2P/" + std::string(parts[1]);
+    // each with /read or /CE; P2P/indirect/<rank>[<dev>].
+    if (parts.size() == 1) return Transport::kTruncated;
+    if (!IsKnownP2pKind(parts[1])) {
+      *unknown = "P2P/" + std::string(parts[1]);
+      return Transport::kUnknown;
     }
-    return true;
+    for (size_t i = 2; i < parts.size(); ++i) {
+      bool peer = parts[1] == "indirect" && i == 2 && IsIndirectPeer(parts[i]);
+      if (!peer && !IsKnownP2pFlag(parts[i])) {
+        *unknown = std::string(parts[i]);
+        return Transport::kUnknown;
+      }
+    }
+    out->family = "P2P/" + std::string(parts[1]);
+    return Transport::kKnown;
   }
   // "SHM/direct/direct", "SHM/CE/direct" (2.19+) and "direct shared memory"
   // (2.4 to 2.18) are the same transport.
-  if (head == "SHM" || detail == "direct shared memory") {
+  if (detail == "direct shared memory") {
     out->family = "SHM";
-    return true;
+    return Transport::kKnown;
   }
-  if (Trim(head).empty()) return false;
-  out->family = std::string(head);
-  return true;
+  if (head == "SHM") {
+    // One mode per side: fewer is a cut line.
+    if (parts.size() < 3) return Transport::kTruncated;
+    for (size_t i = 1; i < parts.size(); ++i) {
+      if (!IsKnownShmMode(parts[i]) || parts.size() > 3) {
+        *unknown = std::string(detail);
+        return Transport::kUnknown;
+      }
+    }
+    out->family = "SHM";
+    return Transport::kKnown;
+  }
+  if (Trim(head).empty()) return Transport::kTruncated;
+  *unknown = std::string(head);
+  return Transport::kUnknown;
 }
 
 enum class ChannelLine {
@@ -323,6 +477,7 @@ enum class ChannelLine {
   kConnection,  // *out filled
   kTruncated,   // a connection line cut short
   kMalformed,   // a connection line that does not parse (e.g. two lines merged)
+  kUnknown,     // a transport word outside NCCL's vocabulary
 };
 
 // Parses the message of an INFO line that may describe one connection:
@@ -333,7 +488,8 @@ enum class ChannelLine {
 //   "CollNet 00/0 : 3 [send] via COLLNET/SHARP/0/GDRDMA"       (one rank, no peer)
 // and tells apart the listings that share the prefix: "Channel 00/02 :  0 1",
 // 2.4's "Channel 00 :  0 1 2", 2.12+'s "Ring 00 : 7 -> 0 -> 1".
-ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out) {
+ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
+                             std::string* unknown) {
   std::string_view rest;
   bool is_ring = false;
   bool is_collnet = false;
@@ -414,7 +570,14 @@ ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out) 
       return ChannelLine::kMalformed;
     }
   }
-  if (!ClassifyTransport(detail, &obs)) return ChannelLine::kTruncated;
+  switch (ClassifyTransport(detail, &obs, unknown)) {
+    case Transport::kTruncated:
+      return ChannelLine::kTruncated;
+    case Transport::kUnknown:
+      return ChannelLine::kUnknown;
+    case Transport::kKnown:
+      break;
+  }
   *out = std::move(obs);
   return ChannelLine::kConnection;
 }
@@ -433,6 +596,34 @@ std::optional<std::string_view> NameBetween(std::string_view message, std::strin
   return name;
 }
 
+// The first line of an excerpt may start mid-line: "n12:4242:4242 [0] ..."
+// cut from "gpu-n12:...". Such a host is a proper suffix of a host of the
+// other lines and appears on no other line.
+bool CutFromTheFront(const std::string& host,
+                     const std::unordered_map<std::string, int>& host_lines) {
+  if (host.empty() || host_lines.at(host) > 1) return false;
+  for (const auto& [other, count] : host_lines) {
+    if (other.size() > host.size() && EndsWith(other, host)) return true;
+  }
+  return false;
+}
+
+// Whether the text of an unterminated last line would have yielded a fact:
+// an NCCL line cut short, never half-read.
+bool CutAtTheEnd(const CleanLine& clean, const std::optional<NcclLogLine>& line) {
+  return clean.unterminated && line.has_value();
+}
+
+// Network names are checked against NCCL's vocabulary: a cut "IBex" or a
+// plugin fabtrack does not know is reported, never stored.
+std::optional<std::string_view> KnownNetwork(std::optional<std::string_view> name, int line,
+                                             std::vector<ParseError>* errors) {
+  if (!name) return std::nullopt;
+  if (IsKnownNetName(*name)) return name;
+  Report(errors, line, "unknown network name: " + std::string(*name));
+  return std::nullopt;
+}
+
 }  // namespace
 
 NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseError>* errors) {
@@ -443,16 +634,35 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
   std::optional<std::string> assigned_plugin;
   std::optional<std::string> initialized_plugin;
 
+  std::vector<std::optional<NcclLogLine>> split;
+  split.reserve(lines.size());
+  std::unordered_map<std::string, int> host_lines;
   for (const CleanLine& clean : lines) {
-    std::optional<NcclLogLine> line = SplitNcclLogLine(clean.text);
+    split.push_back(SplitNcclLogLine(clean.text));
+    if (split.back() && !split.back()->host.empty()) ++host_lines[split.back()->host];
+  }
+
+  for (size_t index = 0; index < lines.size(); ++index) {
+    const CleanLine& clean = lines[index];
+    const std::optional<NcclLogLine>& line = split[index];
     if (!line) continue;
+    if (index == 0 && CutFromTheFront(line->host, host_lines)) {
+      Report(errors, clean.number,
+             "first line starts mid-line (host \"" + line->host + "\" is the end of another " +
+                 "host); ignored");
+      continue;
+    }
+    if (CutAtTheEnd(clean, line)) {
+      Report(errors, clean.number, "last line ends without a newline (cut short?); ignored");
+      continue;
+    }
     ++info.info_lines;
     if (!line->host.empty() && hosts_seen.insert(line->host).second) {
       info.hosts.push_back(line->host);
     }
     const std::string& message = line->message;
     if (line->level == "VERSION") {
-      TakeVersion(message, &info);
+      TakeVersion(message, clean.number, &info, errors);
       continue;
     }
     if (line->level == "WARN") {
@@ -464,15 +674,26 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
     if (line->level != "INFO") continue;
 
     if (StartsWith(message, "NCCL version ")) {
-      TakeVersion(message, &info);
-    } else if (auto name = NameBetween(message, "Using network ", "")) {
+      TakeVersion(message, clean.number, &info, errors);
+    } else if (message.find(" set by environment to ") != std::string::npos) {
+      TakeEnvSetting(message, &info);
+    } else if (StartsWith(message, "cudaDriverVersion ")) {
+      TakeDriverVersion(message, &info);
+    } else if (auto name =
+                   KnownNetwork(NameBetween(message, "Using network ", ""), clean.number, errors)) {
       if (!info.network) info.network = std::string(*name);
       AddDistinct(&info.networks, *name);
-    } else if (auto name = NameBetween(message, "Assigned NET plugin ", " to comm")) {
+    } else if (StartsWith(message, "Using network ")) {
+      // Reported as unknown above.
+    } else if (auto name = KnownNetwork(NameBetween(message, "Assigned NET plugin ", " to comm"),
+                                        clean.number, errors)) {
       if (!assigned_plugin) assigned_plugin = std::string(*name);
       AddDistinct(&info.networks, *name);
-    } else if (auto name = NameBetween(message, "Initialized NET plugin ", "")) {
+    } else if (auto name = KnownNetwork(NameBetween(message, "Initialized NET plugin ", ""),
+                                        clean.number, errors)) {
       if (!initialized_plugin) initialized_plugin = std::string(*name);
+    } else if (auto plugin = AfterNetColon(message, "NET/Plugin")) {
+      TakeNetPlugin(*plugin, &info);
     } else if (auto ib = AfterNetColon(message, "NET/IB")) {
       if (StartsWith(*ib, "No device found")) {
         info.ib_no_device = true;
@@ -492,13 +713,12 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
     } else if (message.find("GPU Direct RDMA Disabled for") != std::string::npos) {
       // Plugins print it under their own prefix ("NET/IBext_v8 : ...").
       TakeGdrDisabled(message, &info);
-    } else if (std::optional<int> size = CommSize(message)) {
-      // Split and sub-communicators are smaller than the job; the largest one
-      // seen is the job size.
-      if (!info.nranks || *size > *info.nranks) info.nranks = size;
+    } else if (std::optional<CommLine> comm = ParseCommLine(message)) {
+      TakeComm(*comm, line->host, clean.number, &info);
     } else {
       ChannelObservation obs;
-      switch (ParseChannelLine(message, &obs)) {
+      std::string unknown;
+      switch (ParseChannelLine(message, &obs, &unknown)) {
         case ChannelLine::kConnection:
           obs.host = line->host;
           obs.pid = line->pid;
@@ -511,6 +731,10 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
           break;
         case ChannelLine::kMalformed:
           Report(errors, clean.number, "malformed channel line: " + message);
+          break;
+        case ChannelLine::kUnknown:
+          Report(errors, clean.number,
+                 "unknown transport \"" + unknown + "\" in channel line (not stored): " + message);
           break;
         case ChannelLine::kNotChannel:
         case ChannelLine::kTopology:
@@ -558,7 +782,21 @@ void MergeNcclLog(NcclLogInfo* into, const NcclLogInfo& from) {
   AppendDistinct(&into->socket_interfaces, from.socket_interfaces);
   AppendDistinct(&into->socket_gdr_disabled, from.socket_gdr_disabled);
   into->ib_no_device = into->ib_no_device || from.ib_no_device;
-  if (from.nranks && (!into->nranks || *from.nranks > *into->nranks)) into->nranks = from.nranks;
+  if (from.nranks && (!into->nranks || *from.nranks > *into->nranks)) {
+    into->nranks = from.nranks;
+    into->nnodes = from.nnodes;
+    into->local_ranks = from.local_ranks;
+  } else if (from.nranks && *from.nranks == *into->nranks) {
+    if (!into->nnodes) into->nnodes = from.nnodes;
+    if (!into->local_ranks) into->local_ranks = from.local_ranks;
+  }
+  into->comm_ranks.insert(into->comm_ranks.end(), from.comm_ranks.begin(), from.comm_ranks.end());
+  // The first file's value of a setting wins, as within one file.
+  into->env_settings.insert(from.env_settings.begin(), from.env_settings.end());
+  if (!into->cuda_driver_version) into->cuda_driver_version = from.cuda_driver_version;
+  if (!into->net_plugin || (*into->net_plugin == "internal" && from.net_plugin)) {
+    into->net_plugin = from.net_plugin;
+  }
   into->warnings.insert(into->warnings.end(), from.warnings.begin(), from.warnings.end());
   into->info_lines += from.info_lines;
 }

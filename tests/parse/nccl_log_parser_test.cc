@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "collector/parse/line_cleaner.h"
+#include "collector/parse/nccl_log_line.h"
 #include "core/model.h"
 
 namespace fabtrack {
@@ -546,7 +548,9 @@ TEST(NcclLogParserTest, VersionForms) {
       {"# nccl-tests version 2.18.0 nccl-headers=22907", std::nullopt, std::nullopt},
   };
   for (const VersionCase& c : cases) {
-    NcclLogInfo got = ParseText(c.text, nullptr);
+    // Whole lines: an unterminated last line is ignored (see
+    // UnterminatedLastLineIsIgnored).
+    NcclLogInfo got = ParseText(std::string(c.text) + "\n", nullptr);
     EXPECT_EQ(got.nccl_version, c.nccl) << c.text;
     EXPECT_EQ(got.cuda_version, c.cuda) << c.text;
   }
@@ -709,7 +713,8 @@ TEST(NcclLogParserTest, BrokenChannelLinesAreReportedNotThrown) {
   for (const std::string& line : lines) {
     std::vector<ParseError> errors;
     NcclLogInfo got;
-    EXPECT_NO_THROW(got = ParseText(line, &errors)) << line;
+    // Newline-terminated: the line is read, its content is what is broken.
+    EXPECT_NO_THROW(got = ParseText(line + "\n", &errors)) << line;
     EXPECT_TRUE(got.channels.empty()) << line;
     ASSERT_EQ(errors.size(), 1u) << line;
     EXPECT_EQ(errors[0].line, 1);
@@ -834,6 +839,182 @@ TEST(ParsedFileTest, Usable) {
   ParsedFile with_table;
   with_table.tests.emplace_back();
   EXPECT_TRUE(with_table.Usable());
+}
+
+// ---------------------------------------------------------------------------
+// Issue 16: node facts in NCCL's words, a strict line grammar, vocabulary.
+
+TEST(NcclLogParserTest, FrameworkLinesMarkdownAndProseNeverBecomeHosts) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("framework_noise_markdown_readme_nccl2.18.log"), &errors);
+  EXPECT_EQ(got.hosts, (std::vector<std::string>{"tr-node17"}));
+  EXPECT_TRUE(
+      got.warnings.empty());  // "[rank1]:[W ProcessGroupNCCL.cpp:1182] NCCL WARN" is not NCCL's
+  EXPECT_EQ(got.network, "Socket");  // not the "IB" of the README's example line
+  EXPECT_EQ(got.nccl_version, "2.18.6");
+  EXPECT_EQ(got.cuda_version, "12.1");
+  EXPECT_EQ(WithLog(got).Transports(), (std::vector<std::string>{"P2P/IPC"}));
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(NcclLogParserTest, TruncatedLastLineIsNotTransportP2) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("cut_last_line_p2_nccl2.19.log"), &errors);
+  EXPECT_EQ(WithLog(got).Transports(), (std::vector<std::string>{"P2P/IPC"}));
+  EXPECT_EQ(got.channels.size(), 2u);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 6);
+  EXPECT_NE(errors[0].message.find("without a newline"), std::string::npos) << errors[0].message;
+}
+
+TEST(NcclLogParserTest, UnknownTransportWordsAreReportedNotStored) {
+  const std::string lines[] = {
+      "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2",
+      "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IP",
+      "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/rea",
+      "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0/GDR",
+      "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/IBex/0",
+      "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/dir/direct",
+      "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SH",
+  };
+  for (const std::string& line : lines) {
+    std::vector<ParseError> errors;
+    NcclLogInfo got = ParseText(line + "\n", &errors);
+    EXPECT_TRUE(got.channels.empty()) << line << " -> " << got.channels[0].family;
+    ASSERT_EQ(errors.size(), 1u) << line;
+    EXPECT_EQ(errors[0].line, 1);
+  }
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText("a:1:1 [0] NCCL INFO Using network IBex\n", &errors);
+  EXPECT_EQ(got.network, std::nullopt);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("unknown network name: IBex"), std::string::npos);
+}
+
+TEST(NcclLogParserTest, PrefixStrippedLinesKeepTheirFactsButNameNoHost) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("prefix_stripped_ibext_v8_nccl2.21.log"), &errors);
+  EXPECT_EQ(got.network, "IBext_v8");
+  EXPECT_EQ(WithLog(got).Transports(), (std::vector<std::string>{"NET/IBext_v8"}));
+  EXPECT_EQ(WithLog(got).Gdrdma(), true);
+  EXPECT_TRUE(got.hosts.empty());
+  EXPECT_EQ(got.nranks, 16);
+  EXPECT_EQ(got.nnodes, 2);
+  EXPECT_EQ(got.local_ranks, 8);
+  EXPECT_EQ(got.net_plugin, "NCCL RDMA Plugin v8");
+  EXPECT_EQ(got.env_settings.at("NCCL_IB_HCA"), "mlx5_0,mlx5_3");
+  ASSERT_EQ(got.warnings.size(), 1u);
+  EXPECT_EQ(got.warnings[0].host, "");
+  EXPECT_EQ(got.net_devices.size(), 2u);
+  for (const NetDevice& d : got.net_devices) EXPECT_EQ(d.host, "");
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(NcclLogParserTest, CommShapeLineGivesNcclsNodeCount) {
+  NcclLogInfo got =
+      ParseText(ReadFixture("socket_fallback_4node_rank0_excerpt_nccl2.21.log"), nullptr);
+  EXPECT_EQ(got.hosts, (std::vector<std::string>{"lab-c07"}));
+  EXPECT_EQ(got.nranks, 4);
+  EXPECT_EQ(got.nnodes, 4);
+  EXPECT_EQ(got.local_ranks, 1);
+  EXPECT_EQ(got.net_plugin, "internal");
+  EXPECT_EQ(got.cuda_driver_version, "12.4");
+  // Init START, the shape line and Init COMPLETE each name rank 0 of 4.
+  EXPECT_EQ(got.comm_ranks.size(), 3u);
+  for (const CommRank& r : got.comm_ranks) {
+    EXPECT_EQ(r, (CommRank{0, 4, "lab-c07", r.line}));
+  }
+}
+
+TEST(NcclLogParserTest, SmallerCommunicatorsDoNotSetTheJobsShape) {
+  NcclLogInfo got = ParseText(
+      "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
+      "a:1:1 [0] NCCL INFO comm 0x2 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0\n"
+      "a:1:1 [0] NCCL INFO comm 0x3 rank 0 nRanks 2 nNodes 9 localRanks 1 localRank 0 MNNVL 0\n",
+      nullptr);
+  EXPECT_EQ(got.nranks, 16);
+  EXPECT_EQ(got.nnodes, 2);  // the last line's nNodes > nRanks is garbage anyway
+  EXPECT_EQ(got.local_ranks, 8);
+}
+
+TEST(NcclLogParserTest, EchoedSettingsVersionsAndPluginOf228) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("env_echo_versions_nccl2.28.log"), &errors);
+  EXPECT_EQ(got.env_settings, (std::map<std::string, std::string>{
+                                  {"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"},
+                                  {"NCCL_IB_TIMEOUT", "22"},  // NCCL's "22." for numbers
+                                  {"NCCL_SOCKET_IFNAME", "ens7"},
+                              }));
+  EXPECT_EQ(got.nccl_version, "2.28.9");
+  EXPECT_EQ(got.cuda_version, "12.8");
+  EXPECT_EQ(got.cuda_driver_version, "12.8");
+  EXPECT_EQ(got.net_plugin, "internal");
+  EXPECT_EQ(got.network, "IB");
+  EXPECT_EQ(got.nranks, 8);
+  EXPECT_EQ(got.nnodes, 2);
+  EXPECT_EQ(got.local_ranks, 4);
+  EXPECT_EQ(WithLog(got).Transports(), (std::vector<std::string>{"P2P/CUMEM", "NET/IB"}));
+  EXPECT_EQ(WithLog(got).Gdrdma(), true);
+  EXPECT_TRUE(got.gdr_disabled_hcas.empty());
+  EXPECT_EQ(got.socket_gdr_disabled, (std::vector<std::string>{"ens7"}));
+  EXPECT_EQ(got.net_devices.size(), 2u);
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(NcclLogParserTest, FirstLineCutInsideTheHostIsIgnored) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(
+      "b-07:11:11 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0\n"
+      "node-b-07:11:11 [0] NCCL INFO Using network IB\n"
+      "node-b-08:12:12 [0] NCCL INFO Using network IB\n",
+      &errors);
+  EXPECT_EQ(got.hosts, (std::vector<std::string>{"node-b-07", "node-b-08"}));
+  EXPECT_TRUE(got.channels.empty());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 1);
+}
+
+struct PrefixCase {
+  std::string text;
+  bool is_line = false;
+  std::string host{};
+  std::optional<int> device{};
+};
+
+TEST(NcclLogLineTest, StrictPrefixGrammar) {
+  const PrefixCase cases[] = {
+      {"gpu-01:123:456 [3] NCCL INFO x", true, "gpu-01", 3},
+      {":123:456 [3] NCCL INFO x", true, "", 3},  // empty host field
+      {"<redacted>:1:2 [0] NCCL INFO x", true, "<redacted>", 0},
+      {"[1,0]<stdout>:gpu-01:1:2 [0] NCCL INFO x", true, "gpu-01", 0},
+      {"[2025-01-02 10:11:12] [1,3]<stderr>:gpu-01:1:2 [0] NCCL INFO x", true, "gpu-01", 0},
+      {"[default3]:gpu-01:1:2 [3] NCCL INFO x", true, "gpu-01", 3},  // torchrun --tee
+      {"gpu-01: gpu-01:1:2 [0] NCCL INFO x", true, "gpu-01", 0},     // pdsh
+      {"2025-01-02T10:11:12.5Z gpu-01:1:2 [0] NCCL INFO x", true, "gpu-01", 0},
+      {"gpu-01:1:2 [0] misc/ibvwrap.cc:187 NCCL WARN x", true, "gpu-01", 0},
+      {"gpu-01:1:2 [0] 12.5 transport/p2p.cc:458 NCCL TRACE x", true, "gpu-01", 0},
+      {"[0] NCCL INFO x", true, "", 0},
+      {"NCCL INFO x", true, "", std::nullopt},
+      {"> NCCL INFO x", true, "", std::nullopt},
+      {"net_ib.cc:12 NCCL WARN x", true, "", std::nullopt},
+      // Not NCCL's prefix: no host, and not a line at all.
+      {"## NCCL INFO output", false},
+      {"Set NCCL_DEBUG=INFO to see NCCL INFO lines", false},
+      {"`gpu-01:1:2 [0] NCCL INFO Using network IB`", false},
+      {"[rank0]:[W ProcessGroupNCCL.cpp:1182] NCCL WARN x", false},
+      {"2024-02-11 09:14:05,004 - torch.distributed - INFO - NCCL INFO x", false},
+      {"gpu-01:1:2 NCCL INFO x", false},  // NCCL always prints [dev]
+      {"gpu 01:1:2 [0] NCCL INFO x", false},
+      {"NCCL INFOx", false},
+  };
+  for (const PrefixCase& c : cases) {
+    std::optional<NcclLogLine> got = SplitNcclLogLine(c.text);
+    ASSERT_EQ(got.has_value(), c.is_line) << c.text;
+    if (!got) continue;
+    EXPECT_EQ(got->host, c.host) << c.text;
+    EXPECT_EQ(got->cuda_device, c.device) << c.text;
+    EXPECT_EQ(got->message, "x") << c.text;
+  }
 }
 
 }  // namespace
