@@ -140,12 +140,43 @@ void Findings(std::ostringstream& h, const AnalysisResult& result) {
   }
 }
 
+// The runs of a series, or none: a window can hold runs that have no series
+// (failed ones), and a report must render any window.
+const std::vector<const RunView*>& SeriesRuns(const InputIndex& input, const std::string& name) {
+  static const std::vector<const RunView*> kNone;
+  auto it = input.series().find(name);
+  return it == input.series().end() ? kNone : it->second;
+}
+
+// Judged runs that failed or stopped before their last size, so that the
+// page says so even when no detector ran on them.
+void UnfinishedRuns(std::ostringstream& h, const InputIndex& input) {
+  std::vector<const RunView*> runs;
+  for (const RunView* r : input.judged()) {
+    if (r->status != "complete") runs.push_back(r);
+  }
+  if (runs.empty()) return;
+  h << "<h2>Runs that failed or stopped early</h2><table class=\"findings\"><tr><th>run</th>"
+       "<th>started</th><th>series</th><th>status</th></tr>";
+  for (size_t i = 0; i < runs.size() && i < kMaxRows; ++i) {
+    const RunView& r = *runs[i];
+    h << "<tr><td>run " << r.id << "</td><td>" << E(r.started_at_iso) << "</td><td>"
+      << E(SeriesName(r)) << "</td><td class=\"bad\">" << E(r.status) << "</td></tr>";
+  }
+  h << "</table>";
+  if (runs.size() > kMaxRows) h << "<p class=\"more\">" << runs.size() - kMaxRows << " more</p>";
+}
+
 // Newest judged run of each benchmark series, in series order. Step-mode
 // runs have no per-size results: the training section shows them.
 std::vector<const RunView*> NewestJudged(const InputIndex& input) {
   std::map<std::string, const RunView*> newest;
   for (const RunView* r : input.judged()) {
-    if (!input.Step(r->id)) newest[SeriesName(*r)] = r;
+    // A failed run has no series (its numbers are unusable): it is listed in
+    // the failed-runs table and its findings, never charted.
+    if (!input.Step(r->id) && input.series().contains(SeriesName(*r))) {
+      newest[SeriesName(*r)] = r;
+    }
   }
   std::vector<const RunView*> out;
   for (const auto& [name, r] : newest) out.push_back(r);
@@ -175,7 +206,7 @@ void BusbwCurves(std::ostringstream& h, const InputIndex& input,
     }
     // History: every earlier run of the series, per size.
     std::map<int64_t, std::vector<double>> by_size;
-    for (const RunView* earlier : input.series().at(SeriesName(*run))) {
+    for (const RunView* earlier : SeriesRuns(input, SeriesName(*run))) {
       if (earlier->started_at >= run->started_at) break;
       for (const ResultPoint& p : input.Results(earlier->id)) {
         if (p.busbw_gbps && p.size_bytes > 0) by_size[p.size_bytes].push_back(*p.busbw_gbps);
@@ -213,7 +244,7 @@ void Trends(std::ostringstream& h, const InputIndex& input,
     c.y_label = "busbw, large messages (GB/s)";
     c.x_is_time = true;
     ChartSeries s{"busbw", kMedian, {}, false};
-    for (const RunView* r : input.series().at(name)) {
+    for (const RunView* r : SeriesRuns(input, name)) {
       if (auto v = LargeBusbw(input, r->id)) s.points.push_back({r->started_at, *v});
     }
     if (s.points.size() > 400) s.points.erase(s.points.begin(), s.points.end() - 400);
@@ -522,6 +553,7 @@ std::string RenderHtmlReport(const InputIndex& input, const AnalysisResult& resu
     << E(result.cluster) << "</title><style>" << kStyle << "</style></head><body>";
   Header(h, input, result);
   Findings(h, result);
+  UnfinishedRuns(h, input);
   Training(h, input, result);
   const std::vector<const RunView*> tonight = NewestJudged(input);
   BusbwCurves(h, input, tonight);

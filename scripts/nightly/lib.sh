@@ -77,9 +77,15 @@ nightly_run() {
     echo "fabtrack-nightly: $fab analyze exited $status; could not analyze"
     status=3
   fi
-  "${analyze[@]}" --no-store --format html --out "$NIGHTLY_REPORT_DIR/$NIGHTLY_CLUSTER-$night.html" ||
-    true
-  echo "fabtrack-nightly: analysis exit $status; report $NIGHTLY_REPORT_DIR/$NIGHTLY_CLUSTER-$night.html"
+  # The report repeats the verdict (0-2); anything above is a failure of its
+  # own (3: not written, 4: internal error) that must not pass as a quiet night.
+  local report=$NIGHTLY_REPORT_DIR/$NIGHTLY_CLUSTER-$night.html report_status=0
+  "${analyze[@]}" --no-store --format html --out "$report" || report_status=$?
+  if ((report_status > 2)); then
+    echo "fabtrack-nightly: the HTML report failed: $fab analyze --format html exited $report_status; $report not written"
+    ((status < 3)) && status=3
+  fi
+  echo "fabtrack-nightly: analysis exit $status; report $report"
   if ((sweep_status != 0 && status < 3)); then status=3; fi
   return "$status"
 }

@@ -206,6 +206,30 @@ TEST(HtmlReport, HostileNamesAreEscaped) {
   EXPECT_EQ(html.find("<b>c</b>"), std::string::npos);
 }
 
+// Issue 16: a window holding a failed run (no series: failed runs carry no
+// usable numbers) and a log-only run (no collective, no results) used to
+// throw map::at out of the busbw and trend sections (fabtrack exit 4).
+TEST(HtmlReport, WindowWithFailedAndLogOnlyRuns) {
+  testing::InputBuilder b;
+  for (int night = 0; night < 5; ++night) {
+    RunView& run = b.AddRun(night, 2);
+    for (int64_t size = 8; size <= (1 << 20); size *= 8) b.AddResult(run, size, 20, 40);
+  }
+  RunView& failed = b.AddRun(5, 4);  // the only run of its series
+  failed.status = "failed";
+  b.AddResult(failed, 8, 20, 40);
+  RunView& log_only = b.AddRun(5, 2, 60);
+  log_only.source = "nccl-log";
+  log_only.collective.reset();
+  log_only.dtype.reset();
+  b.JudgeFrom(5);
+  InputIndex index(b.Build());
+  std::string html;
+  ASSERT_NO_THROW(html = RenderHtmlReport(index, Analyze(index, AnalyzerConfig{})));
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("run " + std::to_string(failed.id)), std::string::npos);
+}
+
 TEST(SvgChart, AxesSeriesBandAndMarker) {
   LineChart c;
   c.title = "t";

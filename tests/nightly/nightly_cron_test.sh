@@ -69,6 +69,20 @@ status=0
 ((status == 2)) || { tail -20 "$work/night2.out"; fail "expected exit 2 (critical), got $status"; }
 grep -q "socket_fallback" "$work/night2.out" || fail "the critical finding is not in the log"
 
+echo "--- a report that fails is not hidden (issue 16): exit 3, logged"
+cat >"$work/fabtrack-html-fails" <<WRAP
+#!/usr/bin/env bash
+# the real fabtrack, except that the HTML report dies as map::at did (exit 4)
+for a in "\$@"; do [[ \$a == html ]] && { echo "internal error: map::at" >&2; exit 4; }; done
+exec "$fabtrack" "\$@"
+WRAP
+chmod +x "$work/fabtrack-html-fails"
+status=0
+sed "s|^FABTRACK=.*|FABTRACK=$work/fabtrack-html-fails|" "$conf" >"$work/report-fails.conf"
+FABTRACK_NIGHTLY_CONF=$work/report-fails.conf "$cron" >"$work/night-report.out" 2>&1 || status=$?
+((status == 3)) || { tail -20 "$work/night-report.out"; fail "failed report exited $status, want 3"; }
+grep -q "the HTML report failed: .* exited 4" "$work/night-report.out" || fail "report failure not logged"
+
 echo "--- two nights never overlap"
 exec 8>"$work/logs/.nightly.lock"
 flock 8
