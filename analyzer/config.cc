@@ -54,12 +54,15 @@ DetectorSettings AnalyzerConfig::SettingsFor(std::string_view detector) const {
   if (auto it = overrides.find(detector); it != overrides.end()) {
     for (const auto& [k, v] : it->second) values[k] = v;
   }
-  return DetectorSettings(std::move(values));
+  DetectorSettings settings(std::move(values));
+  settings.cluster_transport = cluster_transport;
+  return settings;
 }
 
 AnalyzerConfig ParseAnalyzerConfig(std::string_view text, const std::string& path) {
   AnalyzerConfig config;
   const DetectorInfo* section = nullptr;
+  bool cluster_section = false;  // [cluster]: declarations about the cluster, not a detector
   int line_no = 0;
   auto fail = [&](const std::string& what) -> ConfigError {
     return ConfigError(path + ":" + std::to_string(line_no) + ": " + what);
@@ -76,15 +79,26 @@ AnalyzerConfig ParseAnalyzerConfig(std::string_view text, const std::string& pat
     if (line.front() == '[') {
       if (line.back() != ']') throw fail("unterminated section header");
       std::string_view name = Trim(line.substr(1, line.size() - 2));
-      section = FindDetector(name);
+      cluster_section = name == "cluster";
+      section = cluster_section ? nullptr : FindDetector(name);
+      if (cluster_section) continue;
       if (!section) throw fail("unknown detector '" + std::string(name) + "'");
       continue;
     }
     size_t eq = line.find('=');
     if (eq == std::string_view::npos) throw fail("expected 'key = value'");
-    if (!section) throw fail("setting outside a [detector] section");
     std::string_view key = Trim(line.substr(0, eq));
     std::string_view value = Trim(line.substr(eq + 1));
+    if (cluster_section) {
+      if (key != "transport")
+        throw fail("unknown setting '" + std::string(key) + "' for [cluster]");
+      if (value != "socket" && value != "rdma") {
+        throw fail("transport must be socket or rdma, not '" + std::string(value) + "'");
+      }
+      config.cluster_transport = std::string(value);
+      continue;
+    }
+    if (!section) throw fail("setting outside a [detector] section");
     if (key == "enabled") {
       if (value == "true") {
         config.disabled.erase(section->name);
@@ -113,6 +127,9 @@ AnalyzerConfig ParseAnalyzerConfig(std::string_view text, const std::string& pat
 std::string DefaultConfigText() {
   std::ostringstream out;
   out << "# fabtrack analyzer settings (defaults). Copy, edit, pass with --config.\n";
+  out << "\n# What the cluster is built for: socket accepts multi-node traffic over\n"
+         "# NET/Socket (noted, not alarmed); rdma (or unset) expects IB/RoCE.\n"
+         "[cluster]\n# transport = rdma\n";
   for (const DetectorInfo& d : Detectors()) {
     out << "\n# " << d.summary << "\n[" << d.name << "]\n# enabled = true\n";
     for (const Param& p : d.params) {

@@ -5,12 +5,15 @@
 //   [scaling_drop]
 //   min_efficiency = 0.8
 //   enabled = false        # turns a detector off
+//   [cluster]
+//   transport = socket     # this cluster's multi-node jobs run over sockets
 //
 // Unknown sections or keys and malformed values are errors naming file:line,
 // so that a typo never silently leaves a default in place.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -40,6 +43,11 @@ class DetectorSettings {
   double operator[](std::string_view key) const;
   const std::map<std::string, double, std::less<>>& values() const { return values_; }
 
+  // What the cluster's config declares about itself ([cluster] transport):
+  // "socket" means multi-node traffic over NET/Socket is by design, so the
+  // transport detectors note it instead of alarming. Unset: not declared.
+  std::optional<std::string> cluster_transport;
+
  private:
   std::map<std::string, double, std::less<>> values_;
 };
@@ -48,6 +56,8 @@ struct AnalyzerConfig {
   // Overrides by detector and key; validated against the registry.
   std::map<std::string, std::map<std::string, double, std::less<>>, std::less<>> overrides;
   std::set<std::string, std::less<>> disabled;
+  // [cluster] transport = socket|rdma: see DetectorSettings::cluster_transport.
+  std::optional<std::string> cluster_transport;
 
   bool Enabled(std::string_view detector) const { return !disabled.contains(detector); }
   // Declared defaults of `detector` with this config's overrides.

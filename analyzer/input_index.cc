@@ -84,6 +84,11 @@ InputIndex::InputIndex(AnalysisInput input) : input_(std::move(input)) {
       [](const PortDeltaView& a, const PortDeltaView& b) {
         return std::tie(a.host, a.device, a.port) < std::tie(b.host, b.device, b.port);
       });
+  Group(
+      &input_.log_events, &log_events_by_run_, [](const auto& e) { return e.run_id; },
+      [](const LogEventView& a, const LogEventView& b) {
+        return a.line.value_or(0) < b.line.value_or(0);
+      });
   for (const PortStateView& s : input_.port_states) {
     if (s.run_id) port_states_.push_back(s);
   }
@@ -109,6 +114,9 @@ std::span<const ResultPoint> InputIndex::Results(int64_t id) const {
 }
 std::span<const ChannelUse> InputIndex::Channels(int64_t id) const {
   return Lookup(channels_by_run_, id);
+}
+std::span<const LogEventView> InputIndex::LogEvents(int64_t id) const {
+  return Lookup(log_events_by_run_, id);
 }
 std::span<const NetDeviceView> InputIndex::NetDevices(int64_t id) const {
   return Lookup(net_devices_by_run_, id);

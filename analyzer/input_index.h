@@ -42,6 +42,8 @@ class InputIndex {
   std::span<const ResultPoint> Results(int64_t run_id) const;
   std::span<const ChannelUse> Channels(int64_t run_id) const;
   std::span<const NetDeviceView> NetDevices(int64_t run_id) const;
+  // In line order.
+  std::span<const LogEventView> LogEvents(int64_t run_id) const;
   std::span<const PortDeltaView> PortDeltas(int64_t run_id) const;
   std::span<const PortStateView> PortStates(int64_t run_id) const;
   // The run's step-mode summary; nullptr when it has none.
@@ -62,6 +64,7 @@ class InputIndex {
   ByRun<ResultPoint> results_by_run_;
   ByRun<ChannelUse> channels_by_run_;
   ByRun<NetDeviceView> net_devices_by_run_;
+  ByRun<LogEventView> log_events_by_run_;
   ByRun<PortDeltaView> port_deltas_by_run_;
   ByRun<PortStateView> port_states_by_run_;
   std::map<std::string, std::vector<const RunView*>> series_;

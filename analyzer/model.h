@@ -35,6 +35,10 @@ struct RunView {
   std::optional<std::string> sweep_id;
   std::optional<std::string> link_straggler_host;
   std::string status;  // "complete" | "partial" | "failed"
+  // nccl-tests' trailer "# Out of bounds values : N OK|FAILED"; absent when
+  // the run printed none (cut short, or not nccl-tests).
+  std::optional<bool> oob_ok;
+  std::optional<int64_t> oob_count;
   // More ranks than CPUs on one physical machine (harness runs only): its
   // small-message latency measures the scheduler, so latency is not judged.
   bool oversubscribed = false;
@@ -49,6 +53,23 @@ struct ResultPoint {
   std::optional<double> lat_p50_us, lat_p99_us, lat_cv;  // harness only
   std::optional<std::string> straggler_host;
   std::optional<double> straggler_excess_us;
+  // nccl-tests' #wrong, the larger of out-of-place and in-place; absent with -c 0.
+  std::optional<int64_t> wrong;
+};
+
+// A line of a run's log that says something failed or what NCCL could not
+// use (store: run_log_events), with where it was printed. The analyzer reads
+// its meaning from `text` (analyzer/log_events.h), so that a new reading
+// needs no new column.
+struct LogEventView {
+  int64_t run_id = 0;
+  // "warn" (an NCCL WARN line), "info" (an NCCL INFO line kept for what it
+  // says about the network), "test" (an nccl-tests line: "Test NCCL failure",
+  // "NCCL error").
+  std::string level;
+  std::optional<int> line;          // 1-based line in the source file
+  std::optional<std::string> host;  // only from a real host:pid:tid prefix
+  std::string text;                 // after the NCCL prefix
 };
 
 // NET/* and local channel lines of a run's NCCL log, summed per rank and NIC.
@@ -144,6 +165,8 @@ struct AnalysisInput {
   // Ports known to the inventory (any time), to tell that the cluster has
   // active RDMA ports at all.
   std::vector<PortStateView> port_inventory;
+  // Failure and network lines of the judged runs' logs.
+  std::vector<LogEventView> log_events;
   // Step-mode summaries of the runs above that have one.
   std::vector<StepView> steps;
   // Inspector jobs to judge: ended or ingested at or after judge_from.

@@ -98,7 +98,8 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
           kIso +
           "), source, backend, collective, dtype, nodes, ranks, ranks_per_node, hosts, network, "
           "transports, gdrdma, nccl_version, sweep_id, link_straggler_host, status, "
-          "oversubscribed, max_ranks_per_machine, cpus_per_machine FROM runs WHERE cluster = $1 "
+          "oversubscribed, max_ranks_per_machine, cpus_per_machine, oob_ok, oob_count "
+          "FROM runs WHERE cluster = $1 "
           "ORDER BY started_at, id",
       query.cluster);
   input.runs.reserve(runs.size());
@@ -125,6 +126,8 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
     r.oversubscribed = Get<bool>(row[18]).value_or(false);
     r.max_ranks_per_machine = Get<int>(row[19]);
     r.cpus_per_machine = Get<int>(row[20]);
+    r.oob_ok = Get<bool>(row[21]);
+    r.oob_count = Get<int64_t>(row[22]);
     input.runs.push_back(std::move(r));
   }
   if (query.since) {
@@ -140,7 +143,8 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
   // query, a year of nightly sweeps is ~10^5 rows; the analyzer groups them.
   pqxx::result results = txn.exec_params(
       "SELECT x.run_id, x.size_bytes, x.oop_time_us, x.oop_busbw_gbps, x.lat_p50_us, "
-      "x.lat_p99_us, x.lat_cv, x.straggler_host, x.straggler_excess_us "
+      "x.lat_p99_us, x.lat_cv, x.straggler_host, x.straggler_excess_us, "
+      "greatest(x.oop_wrong, x.ip_wrong) "
       "FROM run_results x JOIN runs r ON r.id = x.run_id WHERE r.cluster = $1",
       query.cluster);
   input.results.reserve(results.size());
@@ -155,6 +159,7 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
     p.lat_cv = Get<double>(row[6]);
     p.straggler_host = Get<std::string>(row[7]);
     p.straggler_excess_us = Get<double>(row[8]);
+    p.wrong = Get<int64_t>(row[9]);
     input.results.push_back(std::move(p));
   }
 
@@ -182,6 +187,19 @@ analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
     c.channels = Must<int>(row[6]);
     c.gdrdma_channels = Must<int>(row[7]);
     input.channels.push_back(std::move(c));
+  }
+  // Failure and network lines of the judged runs (migration 009).
+  for (const pqxx::row& row :
+       txn.exec_params("SELECT run_id, level, line, host, text FROM run_log_events "
+                       "WHERE run_id = ANY($1::bigint[]) ORDER BY run_id, seq",
+                       ids)) {
+    LogEventView e;
+    e.run_id = Must<int64_t>(row[0]);
+    e.level = row[1].as<std::string>();
+    e.line = Get<int>(row[2]);
+    e.host = Get<std::string>(row[3]);
+    e.text = row[4].as<std::string>();
+    input.log_events.push_back(std::move(e));
   }
   for (const pqxx::row& row :
        txn.exec_params("SELECT run_id, host, nic_index, device, link FROM run_net_devices "

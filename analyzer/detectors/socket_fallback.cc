@@ -1,13 +1,16 @@
 // socket_fallback (critical): NCCL carried inter-node traffic over NET/Socket
-// (through the CPU and host memory) on a cluster that has RDMA.
+// (through the CPU and host memory).
 //
 // The evidence is the channel lines, not "Using network Socket": a single-node
 // job prints that too while every channel is P2P/SHM. A run counts when any
 // rank's NET channel went through Socket (a partial fallback: some ranks, some
 // hosts). Without channel lines, a multi-node run whose selected network is
-// Socket counts when the cluster has RDMA: declared IB/RoCE, IB/RoCE in the
-// history of its runs, or active RDMA ports in the inventory. A cluster
-// declared Ethernet-only is never flagged.
+// Socket counts. Neither needs history: the first multi-node run of a cluster
+// that has always run over sockets is flagged too (issue 16), with whatever
+// says RDMA was expected (declared fabric, earlier IB runs, ACTIVE ports) as
+// context. A cluster whose analyzer config declares `[cluster] transport =
+// socket`, or whose fabric is declared ethernet, gets an info note instead.
+// The finding names the hosts.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -50,9 +53,25 @@ std::string RdmaEvidence(const InputIndex& input) {
   return {};
 }
 
-void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Finding>* findings) {
-  if (input.cluster().fabric == "ethernet") return;
-  const std::string rdma_evidence = RdmaEvidence(input);
+// "a, b, c" (the first eight, then how many).
+std::string HostList(const std::vector<std::string>& hosts) {
+  std::string out;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (i == 8) return out + ", ... (" + std::to_string(hosts.size()) + " hosts)";
+    out += (i ? ", " : "") + hosts[i];
+  }
+  return out;
+}
+
+void Detect(const InputIndex& input, const DetectorSettings& settings,
+            std::vector<Finding>* findings) {
+  const bool by_design =
+      settings.cluster_transport == "socket" || input.cluster().fabric == "ethernet";
+  const Severity severity = by_design ? Severity::kInfo : Severity::kCritical;
+  const std::string design_note = settings.cluster_transport == "socket"
+                                      ? "accepted: the cluster's config declares transport = socket"
+                                      : "accepted: the cluster's fabric is declared ethernet";
+  const std::string rdma_evidence = by_design ? std::string() : RdmaEvidence(input);
   for (const RunView* run : input.judged()) {
     if (!UsesNccl(*run) || !MultiNode(*run)) continue;
     std::map<std::string, std::set<int>> socket_ranks_by_host;
@@ -75,8 +94,10 @@ void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Findin
         socket_ranks += static_cast<int>(ranks.size());
         hosts[host] = std::vector<int>(ranks.begin(), ranks.end());
       }
-      Finding f = FindingForRun(*run, subject, Severity::kCritical);
+      Finding f = FindingForRun(*run, subject, severity);
       if (socket_ranks_by_host.size() == 1) f.host = socket_ranks_by_host.begin()->first;
+      std::vector<std::string> host_names;
+      for (const auto& [host, ranks] : socket_ranks_by_host) host_names.push_back(host);
       f.value = socket_ranks;
       f.baseline = 0;
       f.unit = "ranks on NET/Socket";
@@ -85,7 +106,8 @@ void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Findin
                   "NCCL fallback to sockets: " + std::to_string(socket_ranks) + " of " +
                   std::to_string(net_ranks) + " ranks sent inter-node traffic over NET/Socket (" +
                   std::to_string(socket_channels) + " channels) on " +
-                  std::to_string(socket_ranks_by_host.size()) + " host(s)";
+                  std::to_string(socket_ranks_by_host.size()) + " host(s): " + HostList(host_names);
+      if (by_design) f.message += "; " + design_note;
       if (!rdma_evidence.empty()) f.message += "; RDMA expected: " + rdma_evidence;
       f.evidence = {{"socket_ranks_by_host", hosts},
                     {"net_ranks", net_ranks},
@@ -96,12 +118,21 @@ void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Findin
       continue;
     }
     // No NET channel lines at all: judge by the selected network.
-    if (net_ranks == 0 && run->network == "Socket" && !rdma_evidence.empty()) {
-      Finding f = FindingForRun(*run, subject, Severity::kCritical);
+    if (net_ranks == 0 && run->network == "Socket") {
+      Finding f = FindingForRun(*run, subject, severity);
+      if (run->hosts.size() == 1) f.host = run->hosts.front();
       f.unit = "network";
-      f.message = "multi-node run used NCCL's Socket network while the cluster has RDMA (" +
-                  rdma_evidence + "); no channel lines to tell which ranks";
-      f.evidence = {{"network", "Socket"}, {"rdma_evidence", rdma_evidence}};
+      f.message = "multi-node run (" + std::to_string(run->nodes.value_or(0)) +
+                  " nodes) used NCCL's Socket network";
+      if (!run->hosts.empty()) f.message += " on " + HostList(run->hosts);
+      f.message += by_design ? "; " + design_note
+                   : rdma_evidence.empty()
+                       ? "; nothing says this cluster has RDMA, declare `[cluster] transport = "
+                         "socket` in the analyzer config if sockets are by design"
+                       : "; RDMA expected: " + rdma_evidence;
+      f.message += "; no channel lines to tell which ranks";
+      f.evidence = {{"network", "Socket"}, {"hosts", run->hosts}};
+      if (!rdma_evidence.empty()) f.evidence["rdma_evidence"] = rdma_evidence;
       findings->push_back(std::move(f));
     }
   }
@@ -109,7 +140,8 @@ void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Findin
 
 const DetectorRegistrar kRegistered({
     .name = "socket_fallback",
-    .summary = "NCCL inter-node traffic over NET/Socket on a cluster with RDMA (critical)",
+    .summary = "NCCL inter-node traffic over NET/Socket, from the first run (critical; info "
+               "when the cluster declares transport = socket)",
     .params = {},
     .detect = Detect,
 });

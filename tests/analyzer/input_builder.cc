@@ -50,6 +50,18 @@ RunView& InputBuilder::AddRun(int night, int nodes, double offset_s) {
   return input_.runs.back();
 }
 
+LogEventView& InputBuilder::AddLogEvent(const RunView& run, const std::string& level, int line,
+                                        const std::string& host, const std::string& text) {
+  LogEventView e;
+  e.run_id = run.id;
+  e.level = level;
+  e.line = line;
+  if (!host.empty()) e.host = host;
+  e.text = text;
+  input_.log_events.push_back(std::move(e));
+  return input_.log_events.back();
+}
+
 ResultPoint& InputBuilder::AddResult(const RunView& run, int64_t size_bytes, double time_us,
                                      double busbw_gbps) {
   ResultPoint r;

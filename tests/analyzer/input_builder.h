@@ -32,6 +32,11 @@ class InputBuilder {
   NetDeviceView& AddNetDevice(const RunView& run, const std::string& host, int nic_index,
                               const std::string& device, const std::string& link = "IB");
 
+  // A line of `run`'s log (level "warn", "info" or "test") at `line`, printed
+  // by `host` ("" when the line had no host prefix).
+  LogEventView& AddLogEvent(const RunView& run, const std::string& level, int line,
+                            const std::string& host, const std::string& text);
+
   // A counter delta over `run`'s window on host:device/1 ("hw:np_cnp_sent",
   // "ethtool:rx_prio3_pause", "symbol_error"); per_second over 300 s.
   PortDeltaView& AddPortDelta(const RunView& run, const std::string& host,

@@ -51,7 +51,7 @@ TEST(SocketFallback, SingleNodeSocketNetworkWithOnlyP2PIsNotAFallback) {
   EXPECT_TRUE(FindingsOf(b).empty());
 }
 
-TEST(SocketFallback, SocketNetworkWithoutChannelLinesNeedsRdmaEvidence) {
+TEST(SocketFallback, SocketNetworkWithoutChannelLinesCitesRdmaEvidence) {
   InputBuilder b;
   RunView& history = b.AddRun(0, 2);  // history used IB
   (void)history;
@@ -62,20 +62,59 @@ TEST(SocketFallback, SocketNetworkWithoutChannelLinesNeedsRdmaEvidence) {
   auto findings = FindingsOf(b);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_NE(findings[0].message.find("used NET/IB"), std::string::npos);
-
-  InputBuilder no_rdma;  // nothing says this cluster ever had RDMA
-  RunView& lone = no_rdma.AddRun(0, 2);
-  lone.network = "Socket";
-  lone.transports = {};
-  EXPECT_TRUE(FindingsOf(no_rdma).empty());
 }
 
-TEST(SocketFallback, EthernetOnlyClusterIsNeverFlagged) {
+// Issue 16: a cluster that has always run multi-node jobs over sockets was
+// never told (socket_fallback needed earlier RDMA evidence). The first run
+// is flagged, and the finding names the hosts.
+TEST(SocketFallback, FirstMultiNodeSocketRunIsFlaggedWithoutHistory) {
+  InputBuilder b;  // nothing says this cluster ever had RDMA
+  RunView& lone = b.AddRun(0, 4);
+  lone.network = "Socket";
+  lone.transports = {};
+  auto findings = FindingsOf(b);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].severity, Severity::kCritical);
+  for (const char* host : {"node01", "node02", "node03", "node04"}) {
+    EXPECT_NE(findings[0].message.find(host), std::string::npos) << findings[0].message;
+  }
+  EXPECT_NE(findings[0].message.find("transport = socket"), std::string::npos);
+
+  InputBuilder channels;  // the same with channel lines: every rank on NET/Socket
+  RunView& run = channels.AddRun(0, 2);
+  run.ranks_per_node = 2;
+  run.network = "Socket";
+  for (int rank = 0; rank < 4; ++rank) {
+    channels.AddChannel(run, rank < 2 ? "node01" : "node02", rank, "NET/Socket", 0, 2, false);
+  }
+  findings = FindingsOf(channels);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].severity, Severity::kCritical);
+  EXPECT_NE(findings[0].message.find("node01, node02"), std::string::npos);
+}
+
+// A cluster built for sockets says so in its analyzer config: a note, not an alarm.
+TEST(SocketFallback, DeclaredSocketTransportIsAnInfoNote) {
+  InputBuilder b;
+  RunView& run = b.AddRun(0, 2);
+  AddTwoNodeChannels(b, run, "NET/Socket");
+  AnalyzerConfig config = ParseAnalyzerConfig("[cluster]\ntransport = socket\n", "t.conf");
+  auto findings = testing::DetectOnly("socket_fallback", b.Build(), config);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].severity, Severity::kInfo);
+  EXPECT_NE(findings[0].message.find("declares transport = socket"), std::string::npos);
+  EXPECT_THROW(ParseAnalyzerConfig("[cluster]\ntransport = carrier-pigeon\n", "t.conf"),
+               ConfigError);
+}
+
+TEST(SocketFallback, EthernetOnlyClusterGetsANoteNotAnAlarm) {
   InputBuilder b;
   b.input().cluster.fabric = "ethernet";
   RunView& run = b.AddRun(0, 2);
   AddTwoNodeChannels(b, run, "NET/Socket");
-  EXPECT_TRUE(FindingsOf(b).empty());
+  auto findings = FindingsOf(b);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].severity, Severity::kInfo);
 }
 
 TEST(SocketFallback, MpiBackendRunsAreNotNccl) {
