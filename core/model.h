@@ -1,6 +1,8 @@
 // Plain data that flows through fabtrack: what parsers produce, what the store
 // writes and what the analyzer reads. No I/O, no library types beyond the STL.
-// Absent values are std::nullopt (NULL in SQL), never zero.
+// Absent values are std::nullopt (NULL in SQL), never zero. Measurement,
+// SizeRow, RankDevice, NetDevice and ChannelObservation are part of a
+// RunRecord: see core/run_record.h before adding a field to them.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,8 @@ struct Measurement {
   std::optional<double> iter_p50_us;
   std::optional<double> iter_p99_us;
   std::optional<double> iter_cv_pct;
+
+  bool operator==(const Measurement&) const = default;
 };
 
 // One line of an nccl-tests result table.
@@ -40,6 +44,8 @@ struct SizeRow {
   std::optional<Measurement> oop;
   std::optional<Measurement> ip;
   int line = 0;  // 1-based line in the source file
+
+  bool operator==(const SizeRow&) const = default;
 };
 
 // "#  Rank  0 Group  0 Pid 43 on host device  0 [0x0f] NVIDIA A100-SXM4-40GB"
@@ -51,6 +57,8 @@ struct RankDevice {
   std::optional<int> device;
   std::string bus_id;     // as printed inside the brackets: "0x0f", "0000:06:00"
   std::string gpu_model;  // rest of the line
+
+  bool operator==(const RankDevice&) const = default;
 };
 
 // "# nThread 1 nGpus 1 minBytes 8 maxBytes ... graph: 0 unalign: 0"
@@ -101,6 +109,8 @@ struct NetDevice {
   std::optional<int> port;
   std::string link;  // "IB" | "RoCE" | "" (unknown)
   bool sharp = false;
+
+  bool operator==(const NetDevice&) const = default;
 };
 
 // One channel/ring connection line:
@@ -122,6 +132,8 @@ struct ChannelObservation {
   bool gdrdma = false;
   bool is_ring_line = false;  // pre-2.7 "Ring 00 : ..."
   int line = 0;
+
+  bool operator==(const ChannelObservation&) const = default;
 };
 
 struct LogMessage {

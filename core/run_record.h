@@ -1,6 +1,14 @@
 // A run as fabtrack stores it: metadata, per-size results, ranks and the
-// transport evidence. Built from parsed files (ingest) or by the harness;
-// written by the store. Plain data.
+// transport evidence. Built from parsed files (ingest) or by the harness,
+// which derive every value (the per-size LatencySummary included); written by
+// the store and the run document (core/run_record_json.h), which only write.
+// Plain data.
+//
+// Adding a field to RunRecord or to a struct it holds (here and in
+// core/model.h): carry it in core/run_record_json.cc (writer and reader) and
+// name it in tests/support/run_record_filler.h. The filler's structured
+// bindings stop the build until it is named there; the round-trip test
+// (tests/core/run_record_json_test.cc) fails until the document carries it.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +28,15 @@ struct LatencySummary {
   std::optional<std::string> straggler_host;
   std::optional<int> straggler_rank;
   std::optional<double> straggler_excess_us;
+
+  bool operator==(const LatencySummary&) const = default;
 };
 
 struct ResultRow {
   SizeRow row;
   LatencySummary latency;
+
+  bool operator==(const ResultRow&) const = default;
 };
 
 struct LatencySample {
@@ -32,6 +44,8 @@ struct LatencySample {
   bool in_place = false;
   int iteration = 0;
   double latency_us = 0;
+
+  bool operator==(const LatencySample&) const = default;
 };
 
 struct RankTiming {
@@ -42,6 +56,8 @@ struct RankTiming {
   std::optional<double> mean_us, p50_us, p99_us, max_us;
   // Mean time the other ranks waited for this one (see harness/latency_stats.h).
   std::optional<double> lateness_us;
+
+  bool operator==(const RankTiming&) const = default;
 };
 
 // One pair of nodes' point-to-point exchange (harness link probe).
@@ -50,6 +66,8 @@ struct LinkProbeResult {
   int64_t bytes = 0;
   double seconds = 0;
   double gbps = 0;
+
+  bool operator==(const LinkProbeResult&) const = default;
 };
 
 // The variables that change how NCCL and its launchers move data, recorded
@@ -67,6 +85,8 @@ struct StepSample {
   double step_ms = 0;     // forward + backward + exposed communication
   double compute_ms = 0;  // forward + backward as run
   double exposed_ms = 0;  // reduction time not hidden behind the backward pass
+
+  bool operator==(const StepSample&) const = default;
 };
 
 struct StepSummary {
@@ -82,6 +102,8 @@ struct StepSummary {
   double exposed_ms_p50 = 0, exposed_ms_p99 = 0, exposed_ms_mean = 0;
   // Share of the step the GPUs wait on the network: exposed / step.
   double idle_share_p50 = 0, idle_share_mean = 0;
+
+  bool operator==(const StepSummary&) const = default;
 };
 
 // What exposed communication costs: GPU-hours lost per 1000 steps when `gpus`
@@ -137,6 +159,8 @@ struct RunRecord {
   // Step mode only (collective "ddp_step", no per-size results).
   std::optional<StepSummary> step;
   std::vector<StepSample> step_samples;
+
+  bool operator==(const RunRecord&) const = default;
 };
 
 }  // namespace fabtrack

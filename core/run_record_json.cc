@@ -13,11 +13,21 @@ using nlohmann::json;
 
 json MeasurementJson(const std::optional<Measurement>& m) {
   if (!m) return nullptr;
-  return {{"time_us", OptionalJson(m->time_us)},
-          {"algbw", OptionalJson(m->algbw_gbps)},
-          {"busbw", OptionalJson(m->busbw_gbps)},
-          {"wrong", OptionalJson(m->wrong)},
-          {"max_error", OptionalJson(m->max_error)}};
+  json j = {{"time_us", OptionalJson(m->time_us)},
+            {"algbw", OptionalJson(m->algbw_gbps)},
+            {"busbw", OptionalJson(m->busbw_gbps)},
+            {"wrong", OptionalJson(m->wrong)},
+            {"max_error", OptionalJson(m->max_error)}};
+  // The per-iteration statistics only when the producer had them: a spooled
+  // 300k-row ingest of plain tables stays the size it was.
+  if (m->iter_min_us || m->iter_max_us || m->iter_p50_us || m->iter_p99_us || m->iter_cv_pct) {
+    j["iter"] = {{"min_us", OptionalJson(m->iter_min_us)},
+                 {"max_us", OptionalJson(m->iter_max_us)},
+                 {"p50_us", OptionalJson(m->iter_p50_us)},
+                 {"p99_us", OptionalJson(m->iter_p99_us)},
+                 {"cv_pct", OptionalJson(m->iter_cv_pct)}};
+  }
+  return j;
 }
 
 // Whether a JSON integer fits T (converting one that does not is undefined
@@ -54,6 +64,12 @@ class Reader {
     T value{};
     Read(j[key], key, &value);
     if (ok_) *out = value;
+  }
+  // A member with a default (0, false): read when present, else left as is.
+  template <typename T>
+  void Def(const json& j, const char* key, T* out) {
+    if (!ok_ || !j.is_object() || !j.contains(key) || j[key].is_null()) return;
+    Read(j[key], key, out);
   }
   void Fail(const std::string& key, const std::string& what) {
     if (ok_) *error_ = "field \"" + key + "\": " + what;
@@ -93,6 +109,14 @@ std::optional<Measurement> ReadMeasurement(Reader& r, const json& j) {
   r.Opt(j, "busbw", &m.busbw_gbps);
   r.Opt(j, "wrong", &m.wrong);
   r.Opt(j, "max_error", &m.max_error);
+  if (j.is_object() && j.contains("iter")) {
+    const json& iter = j["iter"];
+    r.Opt(iter, "min_us", &m.iter_min_us);
+    r.Opt(iter, "max_us", &m.iter_max_us);
+    r.Opt(iter, "p50_us", &m.iter_p50_us);
+    r.Opt(iter, "p99_us", &m.iter_p99_us);
+    r.Opt(iter, "cv_pct", &m.iter_cv_pct);
+  }
   return m;
 }
 
@@ -141,6 +165,7 @@ json ResultJson(const ResultRow& r) {
           {"root", OptionalJson(r.row.root)},
           {"oop", MeasurementJson(r.row.oop)},
           {"ip", MeasurementJson(r.row.ip)},
+          {"line", r.row.line},
           {"latency",
            {{"mean_us", OptionalJson(l.mean_us)},
             {"p50_us", OptionalJson(l.p50_us)},
@@ -184,6 +209,7 @@ json LinkProbeJson(const LinkProbeResult& p) {
 
 json RankDeviceJson(const RankDevice& d) {
   return {{"rank", d.rank},
+          {"group", OptionalJson(d.group)},
           {"host", d.host},
           {"pid", OptionalJson(d.pid)},
           {"device", OptionalJson(d.device)},
@@ -371,6 +397,7 @@ bool ReadResultRow(Reader& r, const json& x, ResultRow* row) {
   r.Opt(x, "type", &row->row.type);
   r.Opt(x, "redop", &row->row.redop);
   r.Opt(x, "root", &row->row.root);
+  r.Def(x, "line", &row->row.line);
   if (!r.ok()) return false;
   row->row.oop = ReadMeasurement(r, Member(x, "oop", kNull));
   row->row.ip = ReadMeasurement(r, Member(x, "ip", kNull));
@@ -490,6 +517,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
   for (const json& d : Member(doc, "ranks", kEmptyArray)) {
     RankDevice dev;
     r.Req(d, "rank", &dev.rank);
+    r.Opt(d, "group", &dev.group);
     r.Req(d, "host", &dev.host);
     r.Opt(d, "pid", &dev.pid);
     r.Opt(d, "device", &dev.device);

@@ -199,21 +199,10 @@ void AppendResultFields(CopyRow& row, int64_t run_id, int row_index, const Resul
       row.Null().Null().Null().Null().Null();
     }
   }
-  // nccl-tests' own per-iteration columns fill the latency summary when the
-  // harness did not provide one.
-  LatencySummary l = result.latency;
-  if (s.oop) {
-    if (!l.p99_us) l.p99_us = s.oop->iter_p99_us;
-    if (!l.p50_us) l.p50_us = s.oop->iter_p50_us;
-    if (!l.min_us) l.min_us = s.oop->iter_min_us;
-    if (!l.max_us) l.max_us = s.oop->iter_max_us;
-    if (!l.cv && s.oop->iter_cv_pct) l.cv = *s.oop->iter_cv_pct / 100.0;
-  }
-  if (s.ip) {
-    if (!l.ip_p99_us) l.ip_p99_us = s.ip->iter_p99_us;
-    if (!l.ip_p50_us) l.ip_p50_us = s.ip->iter_p50_us;
-    if (!l.ip_cv && s.ip->iter_cv_pct) l.ip_cv = *s.ip->iter_cv_pct / 100.0;
-  }
+  // The summary as the run was built with it (ingest derives it from
+  // nccl-tests' per-iteration columns, the harness measures it): written, not
+  // derived, so a run stores the same values directly and through the spool.
+  const LatencySummary& l = result.latency;
   row.Real(l.mean_us)
       .Real(l.p50_us)
       .Real(l.p90_us)

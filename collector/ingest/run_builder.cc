@@ -65,6 +65,23 @@ std::optional<int> TypeSize(const std::string& type) {
 
 }  // namespace
 
+LatencySummary LatencyFromIterationColumns(const SizeRow& row) {
+  LatencySummary l;
+  if (row.oop) {
+    l.p50_us = row.oop->iter_p50_us;
+    l.p99_us = row.oop->iter_p99_us;
+    l.min_us = row.oop->iter_min_us;
+    l.max_us = row.oop->iter_max_us;
+    if (row.oop->iter_cv_pct) l.cv = *row.oop->iter_cv_pct / 100.0;
+  }
+  if (row.ip) {
+    l.ip_p50_us = row.ip->iter_p50_us;
+    l.ip_p99_us = row.ip->iter_p99_us;
+    if (row.ip->iter_cv_pct) l.ip_cv = *row.ip->iter_cv_pct / 100.0;
+  }
+  return l;
+}
+
 std::optional<std::string> InferCollective(const TestTable& table) {
   // Old nccl-tests outputs do not name the program; the row shape does:
   // bytes = count * typesize for all_reduce/broadcast/reduce, and
@@ -125,7 +142,7 @@ std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFac
     for (const SizeRow& r : t.rows) {
       if (!run.dtype && r.type) run.dtype = r.type;
       if (!run.redop && r.redop) run.redop = r.redop;
-      run.results.push_back({r, {}});
+      run.results.push_back({r, LatencyFromIterationColumns(r)});
     }
     run.rank_devices = t.devices;
     if (!t.devices.empty()) run.gpu_model = t.devices.front().gpu_model;

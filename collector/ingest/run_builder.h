@@ -31,6 +31,13 @@ struct SourceFacts {
 std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFacts& source,
                                        const IngestOptions& options);
 
+// The latency summary of a result row from nccl-tests' per-iteration columns
+// (i_min, i_max, i_p50, i_p99, i_cv%; fabtrack-allreduce's p50/p99/CV):
+// out-of-place p50/p99/min/max/CV and in-place p50/p99/CV, CV as a ratio.
+// Absent columns stay absent. Derived here, once, when the run is built: the
+// writers (store, run document) only write what the record holds.
+LatencySummary LatencyFromIterationColumns(const SizeRow& row);
+
 // The collective of a table whose output does not name it, from the row
 // shape (bytes vs count x type size x ranks, redop and root columns);
 // nullopt when the rows do not decide it.

@@ -47,6 +47,37 @@ TEST(RunBuilderTest, OneRunPerTableWithLogEvidence) {
   EXPECT_EQ(r.channels.size(), 6u);
 }
 
+// The latency summary is derived when the run is built (the writers only
+// write it): nccl-tests' i_* columns give out-of-place min/max/p99/CV and
+// in-place p99/CV, CV as a ratio; a table without them leaves it empty.
+TEST(RunBuilderTest, LatencySummaryFromPerIterationColumns) {
+  ParsedFile parsed = ParseFixture("nccl_tests/t08_reduce_scatter_per_iteration_timestamp.txt");
+  RunRecord r = BuildRunRecords(parsed, Facts(), Options()).at(0);
+  ASSERT_EQ(r.results.size(), 5u);
+  const LatencySummary& l = r.results[1].latency;
+  EXPECT_EQ(l.min_us, 95.49);
+  EXPECT_EQ(l.max_us, 119.11);
+  EXPECT_EQ(l.p99_us, 116.16);
+  EXPECT_NEAR(l.cv.value(), 0.034, 1e-12);
+  EXPECT_EQ(l.p50_us, std::nullopt);  // not printed in text
+  EXPECT_EQ(l.ip_p99_us, 115.52);
+  EXPECT_NEAR(l.ip_cv.value(), 0.034, 1e-12);
+  EXPECT_EQ(l.mean_us, std::nullopt);
+  EXPECT_EQ(l.straggler_host, std::nullopt);
+
+  for (const ResultRow& row :
+       BuildRunRecords(ParseFixture("cli/allreduce_2node_ib.txt"), Facts(), Options())
+           .at(0)
+           .results) {
+    EXPECT_TRUE(row.latency == LatencySummary{});
+  }
+  SizeRow only_cv;
+  only_cv.ip = Measurement{.iter_cv_pct = 12.5};
+  LatencySummary expected;
+  expected.ip_cv = 0.125;
+  EXPECT_TRUE(LatencyFromIterationColumns(only_cv) == expected);
+}
+
 TEST(RunBuilderTest, OptionsOverrideTimeAndNodes) {
   ParsedFile parsed = ParseFixture("cli/allreduce_2node_ib.txt");
   IngestOptions o = Options();
