@@ -45,7 +45,7 @@ die() { echo "gpu-bundle: $*" >&2; exit 1; }
 if [[ -n $from_build ]]; then
   build=$from_build
 else
-  build=build-gpu
+  build="build-gpu"
   config=$(cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFABTRACK_WITH_NCCL=ON \
     -DFABTRACK_CUDA_ROOT="$cuda" -DFABTRACK_BUILD_TESTS=OFF -DFABTRACK_BUILD_BENCH=OFF 2>&1) ||
     die "cmake failed: $config"
@@ -60,20 +60,30 @@ ldd "$harness" | grep -q libnccl || echo "gpu-bundle: note: $harness has no NCCL
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 cp "$harness" "$cli" "$out/bin/"
+# The build tree's RUNPATH names this machine's folders (CUDA, Open MPI) and
+# ends in an empty entry, which the loader reads as the current directory
+# (LD_DEBUG=libs shows it): removed, so that env.sh alone says where libraries
+# come from (CMake's own file(RPATH_REMOVE), no patchelf needed).
+rpath_script=$(mktemp --suffix=.cmake)
+trap 'rm -f "$rpath_script"' EXIT
+# shellcheck disable=SC2016 # a CMake variable, expanded by cmake -P
+echo 'file(RPATH_REMOVE FILE "${F}")' >"$rpath_script"
+for f in "$out/bin/fabtrack-allreduce" "$out/bin/fabtrack"; do
+  cmake -DF="$f" -P "$rpath_script" >/dev/null
+done
 strip "$out/bin/fabtrack-allreduce" "$out/bin/fabtrack"
 
 # 2. Open MPI, relocatable. The components are the ones a singleton opens
 # here (seen with LD_DEBUG), less the PSM transports (their libraries are for
 # Intel/QLogic fabrics); a missing component is skipped by Open MPI, so a
 # smaller set only narrows what it can choose.
-ompi_libdir=$(ompi_info --path libdir --parsable 2>/dev/null | sed -n 's/^path:libdir://p')
 ompi_pkglibdir=$(ompi_info --path pkglibdir --parsable 2>/dev/null | sed -n 's/^path:pkglibdir://p')
 ompi_pkgdatadir=$(ompi_info --path pkgdatadir --parsable 2>/dev/null | sed -n 's/^path:pkgdatadir://p')
 ompi_sysconfdir=$(ompi_info --path sysconfdir --parsable 2>/dev/null | sed -n 's/^path:sysconfdir://p')
 [[ -d $ompi_pkglibdir ]] || die "Open MPI not found (ompi_info); run scripts/install-deps.sh"
 mkdir -p "$out/ompi/lib/openmpi" "$out/ompi/share/openmpi" "$out/ompi/etc"
 trace=$(mktemp)
-trap 'rm -f "$trace"' EXIT
+trap 'rm -f "$rpath_script" "$trace"' EXIT
 OMPI_MCA_ess_singleton_isolated=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
   LD_DEBUG=files "$harness" --backend mpi -b 8 -e 8 -n 1 -w 0 -q --link-probe 0 2>"$trace" >/dev/null ||
   die "the harness does not run as a singleton here"
@@ -103,6 +113,11 @@ for f in "$out"/bin/fabtrack* "$out"/ompi/lib/openmpi/*.so; do copy_deps "$f"; d
 for f in "$out"/lib/*.so*; do copy_deps "$f"; done
 chmod u+w "$out"/lib/*
 strip --strip-unneeded "$out"/lib/* "$out"/ompi/lib/openmpi/*.so 2>/dev/null || true
+# Nothing missing with only the bundle and the CUDA/NCCL folders on the path
+# (a library found here only through a RUNPATH would be).
+missing=$(LD_LIBRARY_PATH="$out/lib:$cuda/lib64" ldd "$out"/bin/fabtrack* "$out"/ompi/lib/openmpi/*.so \
+  "$out"/lib/* | awk '/^\// {f = $1} /not found/ {print f, $1}') || die "ldd failed on the bundle"
+[[ -z $missing ]] || die "libraries not found for the bundle: $missing"
 
 # 4. nccl-tests' all_reduce_perf: Hopper code only (sm_90), no MPI.
 peer_commit="(not built)"
@@ -170,11 +185,19 @@ for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
   d=$(fabtrack_find_lib "$lib")
   if [[ -z $d ]]; then
     echo "fabtrack bundle: warning: $lib not found on this machine" >&2
-  elif [[ ":$fabtrack_cuda_dirs:" != *":$d:"* ]]; then
+  elif [[ ":$fabtrack_nccl_dir:$fabtrack_cuda_dirs:" != *":$d:"* ]]; then
     fabtrack_cuda_dirs=${fabtrack_cuda_dirs:+$fabtrack_cuda_dirs:}$d
   fi
 done
 export LD_LIBRARY_PATH=$fabtrack_bundle/lib:$fabtrack_nccl_dir${fabtrack_cuda_dirs:+:$fabtrack_cuda_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Open MPI 4.1 relocation (read by libopen-pal at start). Debian configured
+# it with absolute paths (libdir, pkglibdir, sysconfdir are not under
+# ${prefix}), so OPAL_PREFIX alone moves nothing. Measured with the system's
+# Open MPI hidden: OPAL_PKGLIBDIR (or the component path below, either one) is
+# needed to find the components; OPAL_PKGDATADIR only for the help texts of
+# error messages; OPAL_SYSCONFDIR for openmpi-mca-params.conf; the others
+# keep any path Open MPI derives inside the bundle. No PMIx: an isolated
+# singleton uses Open MPI's own pmix_isolated component.
 export OPAL_PREFIX=$fabtrack_bundle/ompi
 export OPAL_LIBDIR=$fabtrack_bundle/lib
 export OPAL_PKGLIBDIR=$fabtrack_bundle/ompi/lib/openmpi
@@ -182,7 +205,9 @@ export OPAL_DATADIR=$fabtrack_bundle/ompi/share
 export OPAL_PKGDATADIR=$fabtrack_bundle/ompi/share/openmpi
 export OPAL_SYSCONFDIR=$fabtrack_bundle/ompi/etc
 export OMPI_MCA_mca_base_component_path=$fabtrack_bundle/ompi/lib/openmpi
+# Needed: without it the singleton starts an orted, which the bundle lacks.
 export OMPI_MCA_ess_singleton_isolated=1
+# Only mpirun refuses root; set in case a launcher is used as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export FABTRACK_NCCL_LIBDIR=$fabtrack_nccl_dir
 EOF

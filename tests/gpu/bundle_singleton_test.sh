@@ -2,11 +2,12 @@
 # The GPU bundle (scripts/gpu-bundle.sh) runs the harness on a machine without
 # Open MPI, libpq or libpqxx: in a private mount namespace where this
 # machine's Open MPI (libraries, components, help texts, parameter files),
-# libpq and libpqxx are hidden, the harness
+# hwloc's plugins, libpq, libpqxx and every other library the bundle carries
+# are hidden, the harness
 #   - cannot even start without the bundle's env.sh (the hiding works), and
-#   - with it runs as an MPI singleton (no mpirun), loads libmpi, libpqxx and
-#     Open MPI's components from the bundle, and writes a complete result
-#     file that the bundle's `fabtrack parse` reads.
+#   - with it lacks no library (ldd), runs as an MPI singleton (no mpirun),
+#     loads libmpi, libpqxx and Open MPI's components from the bundle, and
+#     writes a complete result file that the bundle's `fabtrack parse` reads.
 # Needs no GPU: the MPI backend runs; a harness built with NCCL takes the
 # machine's libnccl (FABTRACK_NCCL_LIBDIR) as it would on the GPU machine.
 # Usage: bundle_singleton_test.sh SOURCE_DIR BUILD_DIR
@@ -33,17 +34,27 @@ set -uo pipefail
 bundle=$1 tmp=$2 nccl_dir=$3
 mount --make-rprivate /
 hidden=0
+# Open MPI's and PMIx's folders, and hwloc's plugins (the GPU machine has none
+# of them: hwloc must run without its plugin folder).
 for d in /usr/lib/x86_64-linux-gnu/openmpi /usr/lib/x86_64-linux-gnu/pmix2 /usr/share/openmpi \
-  /etc/openmpi; do
+  /etc/openmpi /usr/lib/x86_64-linux-gnu/hwloc; do
   [[ -d $d ]] && mount -t tmpfs none "$d" && hidden=$((hidden + 1))
 done
+# Every library the bundle carries, under its soname and every other name
+# (libpqxx-6.4.so is its own soname; libmpi.so.40 -> libmpi.so.40.30.4): the
+# harness may take each only from the bundle, as on the GPU machine, which has
+# none of them or another version. The patterns name those it must carry.
+declare -A hide
+carried=("$bundle"/lib/*)
 for pattern in 'libmpi.so*' 'libmpi_cxx.so*' 'libopen-pal.so*' 'libopen-rte.so*' 'libpqxx-6.4.so' \
-  'libpq.so*' 'libmca_common_*.so*' 'libhwloc.so*' 'libevent_core*.so*' 'libldap-2.5.so*'; do
+  'libpq.so*' 'libmca_common_*.so*' 'libhwloc.so*' 'libevent_*.so*' 'libpmix.so*' \
+  'libldap-2.5.so*' 'liblber-2.5.so*' 'libunistring.so.2*' "${carried[@]##*/}"; do
   for f in /usr/lib/x86_64-linux-gnu/$pattern; do
-    [[ -e $f ]] || continue
-    mount --bind /dev/null "$(readlink -f "$f")" && hidden=$((hidden + 1))
+    [[ -e $f ]] && hide[$(readlink -f "$f")]=1
   done
 done
+# All resolved first: once a library is covered, a tool that needs it fails.
+for f in "${!hide[@]}"; do mount --bind /dev/null "$f" && hidden=$((hidden + 1)); done
 echo "hid $hidden system paths"
 harness=$bundle/bin/fabtrack-allreduce
 args=(--backend mpi -b 8 -e 1M -f 4 -n 5 -w 1 -q --link-probe 0)
@@ -58,8 +69,14 @@ echo "without env.sh: $(head -c 200 "$tmp/without.txt")"
 
 [[ -n $nccl_dir ]] && export FABTRACK_NCCL_LIBDIR=$nccl_dir
 source "$bundle/env.sh" || { echo "FAIL: env.sh"; exit 1; }
+# What gpu-check.sh's preflight asks on the GPU machine: nothing missing.
+ldd "$harness" "$bundle/bin/fabtrack" "$bundle"/ompi/lib/openmpi/*.so "$bundle"/lib/* >"$tmp/ldd.txt" 2>&1
+if grep -q 'not found' "$tmp/ldd.txt"; then
+  awk '/^\// {f = $1} /not found/ {print f, $1}' "$tmp/ldd.txt"
+  echo "FAIL: libraries missing with only the bundle"; exit 1
+fi
 LD_DEBUG=libs LD_DEBUG_OUTPUT=$tmp/ld "$harness" "${args[@]}" --output "$tmp/run.json" \
-  >"$tmp/run.txt" 2>&1 || { cat "$tmp/run.txt"; echo "FAIL: the singleton run exited $?"; exit 1; }
+  >"$tmp/run.txt" 2>&1 || { rc=$?; cat "$tmp/run.txt"; echo "FAIL: the singleton run exited $rc"; exit 1; }
 cat "$tmp"/ld.* >"$tmp/ld.txt"
 "$bundle/bin/fabtrack" parse "$tmp/run.json" >"$tmp/parsed.json" 2>"$tmp/parse.err" ||
   { cat "$tmp/parse.err"; echo "FAIL: the bundle's fabtrack parse"; exit 1; }
