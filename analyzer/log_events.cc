@@ -103,7 +103,13 @@ LogEventReading ReadLogEvent(const LogEventView& event) {
   LogEventReading r;
   const std::string& text = event.text;
   std::smatch m;
-  if (std::regex_search(text, m, kCompletion)) {
+  // nccl-tests' failure line quotes NCCL's last error (often the completion
+  // error WARN line printed just before it): it is the test's failure, not a
+  // second completion error.
+  const bool test_failure = event.level == "test" ||
+                            text.find("Test NCCL failure") != std::string::npos ||
+                            text.find("Test CUDA failure") != std::string::npos;
+  if (!test_failure && std::regex_search(text, m, kCompletion)) {
     r.kind = LogEventKind::kIbCompletionError;
     r.group = "NET/IB : Got completion with error";
     if (m[1].matched) r.peer = m[1].str();
@@ -113,9 +119,7 @@ LogEventReading ReadLogEvent(const LogEventView& event) {
     if (std::regex_search(text, m, kHca)) r.device = m[1].str();
     return r;
   }
-  if (text.find("Test NCCL failure") != std::string::npos ||
-      text.find("Test CUDA failure") != std::string::npos ||
-      (event.level == "test" && text.find("NCCL error") != std::string::npos)) {
+  if (test_failure) {
     r.kind = LogEventKind::kTestFailure;
     r.group = GroupOf(text);
     return r;

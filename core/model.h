@@ -137,10 +137,12 @@ struct ChannelObservation {
 };
 
 struct LogMessage {
-  std::string host;
-  std::string level;  // "WARN" | "INFO"
+  std::string host;   // only from a real host:pid:tid prefix, else ""
+  std::string level;  // "WARN" | "INFO" | "TEST" (an nccl-tests failure line)
   std::string text;
   int line = 0;
+
+  bool operator==(const LogMessage&) const = default;
 };
 
 // "comm 0x... rank 3 nranks 16 cudaDev 3 ... - Init COMPLETE" and the other
@@ -190,6 +192,11 @@ struct NcclLogInfo {
   // Libfabric"), or "internal" when it said no plugin was found.
   std::optional<std::string> net_plugin;
   std::vector<LogMessage> warnings;
+  // INFO lines that say what NCCL could not use ("NET/IB : No device found.",
+  // "Failed to open libibverbs.so", a NET plugin that did not load, "GPU
+  // Direct RDMA Disabled for HCA ..."), and nccl-tests' "Test NCCL failure"
+  // lines: the analyzer reads their meaning (analyzer/log_events.h).
+  std::vector<LogMessage> notices;
   int info_lines = 0;  // how many NCCL log lines were recognised
 };
 

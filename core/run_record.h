@@ -150,6 +150,9 @@ struct RunRecord {
   std::vector<RankTiming> rank_timings;
   std::vector<NetDevice> net_devices;
   std::vector<ChannelObservation> channels;
+  // The log's lines that say the run failed or what NCCL could not use:
+  // WARN lines, NcclLogInfo::notices (stored in run_log_events).
+  std::vector<LogMessage> log_events;
   std::vector<LinkProbeResult> link_probes;
   // The node whose link is slow per the probe (needs 3+ nodes to tell).
   std::optional<std::string> link_straggler_host;

@@ -224,6 +224,10 @@ json NetDeviceJson(const NetDevice& d) {
           {"link", d.link}, {"sharp", d.sharp}};
 }
 
+json LogEventJson(const LogMessage& m) {
+  return {{"host", m.host}, {"level", m.level}, {"text", m.text}, {"line", m.line}};
+}
+
 json ChannelJson(const ChannelObservation& c) {
   return {{"host", c.host},
           {"pid", OptionalJson(c.pid)},
@@ -329,6 +333,7 @@ nlohmann::json RunRecordToJson(const RunRecord& run) {
           {"latency_samples", ArrayJson(run.latency_samples, LatencySampleJson)},
           {"rank_timings", ArrayJson(run.rank_timings, RankTimingJson)},
           {"link_probes", ArrayJson(run.link_probes, LinkProbeJson)},
+          {"log_events", ArrayJson(run.log_events, LogEventJson)},
           {"step", StepJson(run.step)},
           {"step_samples", ArrayJson(run.step_samples, StepSampleJson)}};
 }
@@ -344,6 +349,8 @@ void AppendRunRecordJson(const RunRecord& run, std::string* out) {
   AppendArray("latency_samples", run.latency_samples, LatencySampleJson, out);
   *out += ',';
   AppendArray("link_probes", run.link_probes, LinkProbeJson, out);
+  *out += ',';
+  AppendArray("log_events", run.log_events, LogEventJson, out);
   *out += ',';
   AppendArray("net_devices", run.net_devices, NetDeviceJson, out);
   *out += ',';
@@ -612,6 +619,14 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     r.Req(x, "is_ring_line", &c.is_ring_line);
     r.Req(x, "line", &c.line);
     run.channels.push_back(c);
+  }
+  for (const json& x : Member(doc, "log_events", kEmptyArray)) {
+    LogMessage m;
+    r.Req(x, "host", &m.host);
+    r.Req(x, "level", &m.level);
+    r.Req(x, "text", &m.text);
+    r.Req(x, "line", &m.line);
+    run.log_events.push_back(std::move(m));
   }
   if (!r.ok()) return std::nullopt;
   return run;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <pqxx/pqxx>
 #include <stdexcept>
 
@@ -333,6 +334,24 @@ void WriteChildren(pqxx::transaction_base& txn, int64_t id, const RunRecord& run
         }
         row.Bool(d.sharp);
       });
+  int event_seq = 0;
+  CopyInto<6>(txn, "run_log_events", {{"run_id", "seq", "level", "line", "host", "text"}},
+              run.log_events, [&](CopyRow& row, const LogMessage& m) {
+                std::string level = m.level;
+                for (char& c : level) c = static_cast<char>(std::tolower(c));
+                row.Int(id).Int(static_cast<int64_t>(event_seq++)).Text(level);
+                if (m.line > 0) {
+                  row.Int(static_cast<int64_t>(m.line));
+                } else {
+                  row.Null();
+                }
+                if (m.host.empty()) {
+                  row.Null();
+                } else {
+                  row.Text(m.host);
+                }
+                row.Text(m.text);
+              });
   CopyInto<6>(txn, "link_probes", {{"run_id", "host_a", "host_b", "bytes", "seconds", "gbps"}},
               run.link_probes, [&](CopyRow& row, const LinkProbeResult& p) {
                 row.Int(id).Text(p.host_a).Text(p.host_b).Int(p.bytes).Real(p.seconds).Real(p.gbps);
@@ -438,17 +457,20 @@ void FinishRun(pqxx::transaction_base& txn, int64_t run_id, const RunRecord& run
   }
   // Transport evidence known only at the end (NCCL logs gathered from all
   // ranks after the sweep), unless BeginRun already had it.
-  if (!run.net_devices.empty() || !run.channels.empty() || !run.link_probes.empty()) {
+  if (!run.net_devices.empty() || !run.channels.empty() || !run.link_probes.empty() ||
+      !run.log_events.empty()) {
     pqxx::row existing = txn.exec_params1(
         "SELECT (SELECT count(*) FROM run_net_devices WHERE run_id = $1) + "
         "(SELECT count(*) FROM transport_observations WHERE run_id = $1) + "
-        "(SELECT count(*) FROM link_probes WHERE run_id = $1)",
+        "(SELECT count(*) FROM link_probes WHERE run_id = $1) + "
+        "(SELECT count(*) FROM run_log_events WHERE run_id = $1)",
         run_id);
     if (existing[0].as<int64_t>() == 0) {
       RunRecord evidence_only;
       evidence_only.net_devices = run.net_devices;
       evidence_only.channels = run.channels;
       evidence_only.link_probes = run.link_probes;
+      evidence_only.log_events = run.log_events;
       WriteRunResult ignored;
       WriteChildren(txn, run_id, evidence_only, &ignored);
     }

@@ -624,6 +624,48 @@ std::optional<std::string_view> KnownNetwork(std::optional<std::string_view> nam
   return std::nullopt;
 }
 
+// The INFO lines the analyzer's rdma_absent and gdrdma_disabled read
+// (analyzer/log_events.cc gives their meaning; this only keeps them).
+bool SaysWhatNcclCouldNotUse(std::string_view m) {
+  if (m.find("No device found") != std::string_view::npos) return true;
+  if (m.find("Failed to open libibverbs") != std::string_view::npos) return true;
+  if (StartsWith(m, "NET/Plugin") && (m.find("returned") != std::string_view::npos ||
+                                      m.find("Could not find") != std::string_view::npos ||
+                                      m.find("Failed") != std::string_view::npos)) {
+    return true;
+  }
+  // The socket transport never has GDR: its line is not a loss.
+  return m.find("GPU Direct RDMA Disabled for") != std::string_view::npos &&
+         !StartsWith(m, "NET/Socket");
+}
+
+// nccl-tests' "HOST: Test NCCL failure common.cu:1005 'unhandled system
+// error ...'" (older ones "HOST:PID Test ..."; also "Test CUDA failure",
+// "NCCL error"): not an NCCL log line, but the run failed. The host is kept
+// only when the text before it is that one token.
+std::optional<LogMessage> TestFailureLine(const CleanLine& clean) {
+  const std::string& text = clean.text;
+  size_t at = text.find("Test NCCL failure");
+  if (at == std::string::npos) at = text.find("Test CUDA failure");
+  if (at == std::string::npos) at = text.find(" NCCL error");
+  if (at == std::string::npos) return std::nullopt;
+  LogMessage m{"", "TEST", text.substr(at + (text[at] == ' ' ? 1 : 0)), clean.number};
+  std::string_view before = std::string_view(text).substr(0, at);
+  while (!before.empty() && before.back() == ' ') before.remove_suffix(1);
+  if (!before.empty() && before.back() == ':') before.remove_suffix(1);  // "HOST: Test"
+  if (size_t colon = before.rfind(':'); colon != std::string_view::npos) {
+    std::string_view pid = before.substr(colon + 1);  // "HOST:PID Test"
+    if (!pid.empty() &&
+        std::all_of(pid.begin(), pid.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      before = before.substr(0, colon);
+    }
+  }
+  if (!before.empty() && before.find_first_of(" \t[]<>:#") == std::string_view::npos) {
+    m.host = before;
+  }
+  return m;
+}
+
 }  // namespace
 
 NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseError>* errors) {
@@ -645,7 +687,12 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
   for (size_t index = 0; index < lines.size(); ++index) {
     const CleanLine& clean = lines[index];
     const std::optional<NcclLogLine>& line = split[index];
-    if (!line) continue;
+    if (!line) {
+      if (std::optional<LogMessage> failure = TestFailureLine(clean)) {
+        info.notices.push_back(std::move(*failure));
+      }
+      continue;
+    }
     if (index == 0 && CutFromTheFront(line->host, host_lines)) {
       Report(errors, clean.number,
              "first line starts mid-line (host \"" + line->host + "\" is the end of another " +
@@ -672,6 +719,9 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
     // TRACE repeats connections from the receiving side ("<-"); the INFO lines
     // already have each one.
     if (line->level != "INFO") continue;
+    if (SaysWhatNcclCouldNotUse(message)) {
+      info.notices.push_back(LogMessage{line->host, "INFO", message, clean.number});
+    }
 
     if (StartsWith(message, "NCCL version ")) {
       TakeVersion(message, clean.number, &info, errors);
@@ -798,6 +848,7 @@ void MergeNcclLog(NcclLogInfo* into, const NcclLogInfo& from) {
     into->net_plugin = from.net_plugin;
   }
   into->warnings.insert(into->warnings.end(), from.warnings.begin(), from.warnings.end());
+  into->notices.insert(into->notices.end(), from.notices.begin(), from.notices.end());
   into->info_lines += from.info_lines;
 }
 

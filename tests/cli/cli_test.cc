@@ -580,6 +580,39 @@ TEST(CliTest, SweepAttachesPortCounterDeltasToTheRun) {
 // files refused with file:line, and the job judged against the nightly
 // benchmarks of its node count: 2 nodes x 8 GPUs, all_reduce 8 MiB at ~80
 // GB/s where the lab's nccl-tests run measured ~134.
+// Issue 16, end to end: a 2-node IB run that died of a transport retry
+// error (the WARN completion line, then nccl-tests' "Test NCCL failure", no
+// trailer) is CRITICAL on its first night, naming the host and HCA with the
+// line, and its window renders as HTML.
+TEST(CliTest, IbRetryExceededRunIsCriticalWithHostHcaAndLine) {
+  TestDatabase db;
+  CommandResult in = Fabtrack("ingest --cluster lab --at 2026-12-03T02:00:00Z " +
+                                  Fixture("allreduce_2node_ib_retry_exceeded.txt"),
+                              db.conninfo());
+  ASSERT_EQ(in.exit_code, 0) << in.err;
+  EXPECT_EQ(db.Scalar("SELECT string_agg(level || ':' || line || ':' || coalesce(host, '-'), ',' "
+                      "ORDER BY seq) FROM run_log_events"),
+            "warn:29:node-c2,test:33:node-c2");
+  CommandResult r =
+      Fabtrack("analyze --cluster lab --since 2026-12-03T00:00:00Z --format json", db.conninfo());
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;  // CRITICAL
+  nlohmann::json report = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << r.out;
+  std::string completion, failure;
+  for (const nlohmann::json& f : report.at("findings")) {
+    if (f.value("kind", "") == "ib_completion_error") completion = f.dump();
+    if (f.value("kind", "") == "run_failure") failure = f.dump();
+  }
+  EXPECT_NE(completion.find("node-c2:mlx5_1"), std::string::npos) << r.out;
+  EXPECT_NE(completion.find("IBV_WC_RETRY_EXC_ERR"), std::string::npos) << completion;
+  EXPECT_NE(completion.find("line 29"), std::string::npos) << completion;
+  EXPECT_NE(failure.find("Test NCCL failure"), std::string::npos) << r.out;
+  CommandResult html =
+      Fabtrack("analyze --cluster lab --since 2026-12-03T00:00:00Z --format html", db.conninfo());
+  EXPECT_EQ(html.exit_code, 2) << html.err;
+  EXPECT_NE(html.out.find("</html>"), std::string::npos);
+}
+
 TEST(CliTest, InspectorJobIsStoredOnceAndJudgedAgainstTheNightlyBenchmarks) {
   TestDatabase db;
   const std::string job = std::string(FABTRACK_FIXTURE_DIR) + "/inspector/nccl-inspector-48213";

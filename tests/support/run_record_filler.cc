@@ -39,6 +39,7 @@ FABTRACK_FIELDS(NetDevice, host, index, name, port, link, sharp)
 FABTRACK_FIELDS(ChannelObservation, host, pid, cuda_device, channel, conn_index, from_rank, to_rank,
                 from_bus_id, to_bus_id, direction, family, detail, nic_index, gdrdma, is_ring_line,
                 line)
+FABTRACK_FIELDS(LogMessage, host, level, text, line)
 // core/run_record.h
 FABTRACK_FIELDS(LatencySummary, mean_us, p50_us, p90_us, p99_us, min_us, max_us, stddev_us, cv,
                 ip_p50_us, ip_p99_us, ip_cv, straggler_host, straggler_rank, straggler_excess_us)
@@ -58,8 +59,8 @@ FABTRACK_FIELDS(RunRecord, cluster, started_at, ended_at, source, backend, colle
                 gdrdma, command_line, nccl_env, slurm_job_id, slurm_step_id, tags, sweep_id,
                 parameters, warmup_iters, iters, avg_busbw_gbps, oob_ok, oob_count, source_file,
                 content_hash, table_index, status, rank_devices, results, latency_samples,
-                rank_timings, net_devices, channels, link_probes, link_straggler_host, machines,
-                max_ranks_per_machine, cpus_per_machine, step, step_samples)
+                rank_timings, net_devices, channels, log_events, link_probes, link_straggler_host,
+                machines, max_ranks_per_machine, cpus_per_machine, step, step_samples)
 
 #undef FABTRACK_FIELDS
 
