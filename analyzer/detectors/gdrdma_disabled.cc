@@ -26,7 +26,7 @@ struct HostChannels {
 
 void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Finding>* findings) {
   for (const RunView* run : input.judged()) {
-    if (!UsesNccl(*run) || !MultiNode(*run)) continue;
+    if (!UsesNccl(*run)) continue;
     // host -> HCAs NCCL said it lost GDR on, and the first such line.
     std::map<std::string, std::set<std::string>> gdr_off;
     std::map<std::string, int> gdr_off_line;
@@ -37,6 +37,11 @@ void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Findin
       gdr_off[host].insert(*r.device);
       if (e.line && !gdr_off_line.contains(host)) gdr_off_line[host] = *e.line;
     }
+    // NCCL's own "Disabled for HCA" line is a loss on that node whatever
+    // the run's size (a rank-0 excerpt of a 16-rank job shows one host; a
+    // single-node run today is a multi-node job's node tomorrow); the
+    // channel-based evidence below only exists across nodes.
+    if (!MultiNode(*run) && gdr_off.empty()) continue;
     auto hcas_of = [&](const std::string& host) {
       auto it = gdr_off.find(host);
       return it == gdr_off.end() ? std::vector<std::string>()

@@ -86,6 +86,24 @@ TEST(GdrdmaDisabled, DisabledForHcaLineNamesHostHcaAndLine) {
   EXPECT_NE(findings[0].message.find("(line 31)"), std::string::npos);
 }
 
+// A rank-0 excerpt of a 16-rank RoCE job (the shape of NCCL issue #1537)
+// shows one host: the lost GDR is still reported.
+TEST(GdrdmaDisabled, OneHostExcerptOfAJobStillReportsTheLostHca) {
+  InputBuilder b;
+  RunView& run = b.AddRun(0, 1);
+  run.gdrdma.reset();
+  b.AddLogEvent(run, "info", 9, "hostname1",
+                "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'");
+  auto findings = DetectOnly("gdrdma_disabled", b.Build());
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(findings[0].device, "mlx5_0");
+  // Without that line, a single-node run has nothing to say about GDR.
+  InputBuilder quiet;
+  quiet.AddRun(0, 1).gdrdma = false;
+  EXPECT_TRUE(DetectOnly("gdrdma_disabled", quiet.Build()).empty());
+}
+
 TEST(GdrdmaDisabled, ChannelsWithGdrdmaOutweighTheLine) {
   InputBuilder b;
   RunView& run = b.AddRun(0, 2);

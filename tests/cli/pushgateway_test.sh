@@ -133,7 +133,7 @@ status=0
 "$fabtrack" analyze --db "$db" --cluster lab --textfile "$work/night2.prom" "${push[@]}" \
   >"$work/night2.out" 2>"$work/night2.err" || status=$?
 ((status == 0)) || { cat "$work/night2.err"; fail "night 2 exited $status, want 0"; }
-grep -q "1 resolved" "$work/night2.err" || fail "finding not resolved: $(cat "$work/night2.err")"
+grep -Eq "[1-9][0-9]* resolved" "$work/night2.err" || fail "finding not resolved: $(cat "$work/night2.err")"
 curl -sf "$gateway/metrics" >"$work/scrape2.txt"
 ! grep -q '^fabtrack_finding{' "$work/scrape2.txt" || fail "a resolved finding is still on the gateway"
 grep -q '^fabtrack_analysis_status{.*cluster="lab".*} 0$' "$work/scrape2.txt" || fail "status not replaced"
