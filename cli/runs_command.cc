@@ -77,6 +77,83 @@ void RunList(const RunsOptions& o) {
     std::cout << "(no runs" << (o.cluster ? " for cluster " + *o.cluster : "") << ")\n";
 }
 
+// A jsonb value as text for the table: strings bare, null as "-".
+std::string Text(const nlohmann::json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+std::string Number(const nlohmann::json& v, const char* format) {
+  if (!v.is_number()) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, format, v.get<double>());
+  return text;
+}
+
+void RunShow(const RunsOptions& o, int64_t id) {
+  auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  LimitReadTime(*connection);
+  std::optional<nlohmann::json> detail = store::ReadRunDetail(*connection, id);
+  if (!detail) {
+    std::cerr << "fabtrack runs show: no run " << id << " in " << DescribeTarget(o.database)
+              << " (`fabtrack runs list` shows the stored ones)\n";
+    throw CommandExit{kExitInputError};
+  }
+  if (o.format == "json") {
+    std::cout << detail->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return;
+  }
+  const nlohmann::json& run = (*detail)["run"];
+  std::cout << "run " << id << "  " << Text(run["cluster"]) << "  " << Text(run["started_at"])
+            << "  " << Text(run["status"]) << "\n";
+  // What a regression hunt compares first, in the order people read it.
+  for (const char* key :
+       {"source",       "source_file", "command_line",   "collective",    "dtype",
+        "nodes",        "ranks",       "ranks_per_node", "hosts",         "network",
+        "transports",   "gdrdma",      "nccl_version",   "cuda_version",  "driver_version",
+        "mpi_version",  "gpu_model",   "nccl_env",       "parameters",    "tags",
+        "slurm_job_id", "sweep_id",    "oob_count",      "avg_busbw_gbps"}) {
+    if (run.contains(key) && !run[key].is_null() && !(run[key].is_object() && run[key].empty())) {
+      std::printf("  %-15s %s\n", key, Text(run[key]).c_str());
+    }
+  }
+  const nlohmann::json& results = (*detail)["results"];
+  if (!results.empty()) {
+    std::printf("\n  %12s %10s %9s %9s %7s %10s %10s %7s\n", "size (B)", "time (us)", "algbw",
+                "busbw", "#wrong", "p50 (us)", "p99 (us)", "cv");
+    for (const nlohmann::json& r : results) {
+      std::printf("  %12s %10s %9s %9s %7s %10s %10s %7s\n", Text(r["size_bytes"]).c_str(),
+                  Number(r["oop_time_us"], "%.2f").c_str(),
+                  Number(r["oop_algbw_gbps"], "%.2f").c_str(),
+                  Number(r["oop_busbw_gbps"], "%.2f").c_str(), Text(r["oop_wrong"]).c_str(),
+                  Number(r["lat_p50_us"], "%.2f").c_str(), Number(r["lat_p99_us"], "%.2f").c_str(),
+                  Number(r["lat_cv"], "%.3f").c_str());
+    }
+  }
+  if (const nlohmann::json& t = (*detail)["transports"]; !t.empty()) {
+    std::cout << "\n  transports:\n";
+    for (const nlohmann::json& f : t) {
+      std::cout << "    " << Text(f["family"]) << ": " << Text(f["channels"]) << " channel(s), "
+                << Text(f["gdrdma_channels"]) << " with GDRDMA, hosts " << Text(f["hosts"]) << "\n";
+    }
+  }
+  if (const nlohmann::json& e = (*detail)["log_events"]; !e.empty()) {
+    std::cout << "\n  log lines kept:\n";
+    for (const nlohmann::json& l : e) {
+      std::cout << "    " << Text(l["level"]) << " line " << Text(l["line"]) << " "
+                << Text(l["host"]) << ": " << Text(l["text"]) << "\n";
+    }
+  }
+  if (const nlohmann::json& f = (*detail)["findings"]; !f.empty()) {
+    std::cout << "\n  findings:\n";
+    for (const nlohmann::json& x : f) {
+      std::cout << "    " << Text(x["severity"]) << "  " << Text(x["kind"]) << "  ("
+                << Text(x["state"]) << ") " << Text(x["message"]) << "\n";
+    }
+  }
+}
+
 }  // namespace
 
 void SetupRuns(CLI::App& app) {
@@ -91,6 +168,16 @@ void SetupRuns(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json"}));
   AddDatabaseOptions(list, &o->database);
   list->callback([o] { RunList(*o); });
+  auto id = std::make_shared<int64_t>(0);
+  CLI::App* show = runs->add_subcommand(
+      "show",
+      "One run in full: its facts, command line, NCCL settings, results, the log lines "
+      "it kept and its findings");
+  show->add_option("id", *id, "run id (from `runs list`)")->required();
+  show->add_option("--format", o->format, "text (default) or json")
+      ->check(CLI::IsMember({"table", "text", "json"}));
+  AddDatabaseOptions(show, &o->database);
+  show->callback([o, id] { RunShow(*o, *id); });
 }
 
 }  // namespace fabtrack::cli

@@ -61,4 +61,35 @@ std::vector<RunSummary> ListRuns(pqxx::connection_base& connection, const RunFil
   return out;
 }
 
+std::optional<nlohmann::json> ReadRunDetail(pqxx::connection_base& connection, int64_t run_id) {
+  pqxx::read_transaction txn(connection);
+  // jsonb built by the server: every column under its own name, NULLs as
+  // null, without a hand mapping to keep in step with the schema.
+  auto one = [&](const char* sql) {
+    pqxx::result r = txn.exec_params(sql, run_id);
+    return r.empty() || r[0][0].is_null() ? nlohmann::json(nullptr)
+                                          : nlohmann::json::parse(r[0][0].c_str());
+  };
+  nlohmann::json run = one("SELECT to_jsonb(r) FROM runs r WHERE r.id = $1");
+  if (run.is_null()) return std::nullopt;
+  nlohmann::json out;
+  out["run"] = std::move(run);
+  out["results"] =
+      one("SELECT coalesce(jsonb_agg(to_jsonb(x) - 'run_id' ORDER BY x.row_index), '[]') "
+          "FROM run_results x WHERE x.run_id = $1");
+  out["log_events"] =
+      one("SELECT coalesce(jsonb_agg(to_jsonb(e) - 'run_id' ORDER BY e.seq), '[]') "
+          "FROM run_log_events e WHERE e.run_id = $1");
+  out["transports"] = one(
+      "SELECT coalesce(jsonb_agg(t ORDER BY t.family), '[]') FROM ("
+      "  SELECT family, count(*) AS channels, count(*) FILTER (WHERE gdrdma) AS gdrdma_channels,"
+      "         array_agg(DISTINCT host) FILTER (WHERE host IS NOT NULL) AS hosts"
+      "  FROM transport_observations WHERE run_id = $1 GROUP BY family) t");
+  out["findings"] =
+      one("SELECT coalesce(jsonb_agg(jsonb_build_object('kind', kind, 'severity', severity, "
+          "'subject', subject, 'state', state, 'message', message) ORDER BY id), '[]') "
+          "FROM findings WHERE run_id = $1");
+  return out;
+}
+
 }  // namespace fabtrack::store

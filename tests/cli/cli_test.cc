@@ -611,6 +611,24 @@ TEST(CliTest, IbRetryExceededRunIsCriticalWithHostHcaAndLine) {
       Fabtrack("analyze --cluster lab --since 2026-12-03T00:00:00Z --format html", db.conninfo());
   EXPECT_EQ(html.exit_code, 2) << html.err;
   EXPECT_NE(html.out.find("</html>"), std::string::npos);
+
+  // `runs show`: the run in full, with the lines it kept and its findings.
+  const std::string id = db.Scalar("SELECT max(id) FROM runs");
+  CommandResult show = Fabtrack("runs show " + id, db.conninfo());
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("partial"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("node_count_source"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("warn line 29 node-c2: NET/IB : Got completion"), std::string::npos)
+      << show.out;
+  EXPECT_NE(show.out.find("critical  ib_completion_error"), std::string::npos) << show.out;
+  CommandResult json = Fabtrack("runs show " + id + " --format json", db.conninfo());
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  nlohmann::json doc = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << json.out;
+  EXPECT_EQ(doc["results"].size(), 2u);
+  EXPECT_EQ(doc["log_events"].size(), 2u);
+  EXPECT_EQ(doc["run"]["nodes"], 2);
+  EXPECT_EQ(Fabtrack("runs show 987654321", db.conninfo()).exit_code, 1);
 }
 
 TEST(CliTest, InspectorJobIsStoredOnceAndJudgedAgainstTheNightlyBenchmarks) {
