@@ -641,13 +641,17 @@ bool SaysWhatNcclCouldNotUse(std::string_view m) {
 
 // nccl-tests' "HOST: Test NCCL failure common.cu:1005 'unhandled system
 // error ...'" (older ones "HOST:PID Test ..."; also "Test CUDA failure",
-// "NCCL error"): not an NCCL log line, but the run failed. The host is kept
+// "NCCL error in:"): not an NCCL log line, but the run failed. The host is kept
 // only when the text before it is that one token.
 std::optional<LogMessage> TestFailureLine(const CleanLine& clean) {
   const std::string& text = clean.text;
   size_t at = text.find("Test NCCL failure");
   if (at == std::string::npos) at = text.find("Test CUDA failure");
-  if (at == std::string::npos) at = text.find(" NCCL error");
+  // PyTorch's "DistBackendError: NCCL error in: FILE:LINE, ..." and the
+  // bare "NCCL error: ..." of other launchers; prose that merely mentions an
+  // NCCL error is not a failure.
+  if (at == std::string::npos) at = text.find(" NCCL error in:");
+  if (at == std::string::npos) at = text.find(" NCCL error:");
   if (at == std::string::npos) return std::nullopt;
   LogMessage m{"", "TEST", text.substr(at + (text[at] == ' ' ? 1 : 0)), clean.number};
   std::string_view before = std::string_view(text).substr(0, at);
