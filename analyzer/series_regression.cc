@@ -44,6 +44,7 @@ struct Settings {
   double max_pvalue = 0.01;
   int min_segment = 5;
   double critical_magnitude = 0.25;
+  double first_night_magnitude = 0.15;
 };
 
 Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spec) {
@@ -63,6 +64,7 @@ Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spe
   r.max_pvalue = s["max_pvalue"];
   r.min_segment = std::max(2, static_cast<int>(s["min_segment"]));
   r.critical_magnitude = s["critical_magnitude"];
+  r.first_night_magnitude = s["first_night_magnitude"];
   return r;
 }
 
@@ -614,8 +616,14 @@ Finding MakeFinding(const SeriesTable& t, const ChangeSeries& c, int i, int dire
 
   const double worse = Worse(spec, shown_change);
   const bool unconfirmed = direction > 0 && !change && !robust->confirmed;
+  // A large drop beyond the noise is worth a look the morning it appears,
+  // not two nights later: a warning on its first night, which the next runs
+  // confirm (it stays, and may turn critical) or withdraw (it resolves).
+  const bool first_night = unconfirmed && robust_fired && worse >= s.first_night_magnitude;
   Severity severity = Severity::kInfo;
-  if (direction > 0 && !unconfirmed) {
+  if (first_night) {
+    severity = Severity::kWarning;
+  } else if (direction > 0 && !unconfirmed) {
     severity = worse >= s.critical_magnitude ? Severity::kCritical : Severity::kWarning;
   }
   Finding f = FindingForRun(run, t.subject, severity);
@@ -634,6 +642,7 @@ Finding MakeFinding(const SeriesTable& t, const ChangeSeries& c, int i, int dire
       {"metric", spec.metric_field},
       {"direction", direction > 0 ? "regression" : "improvement"},
       {"confirmed", direction > 0 && !unconfirmed},
+      {"first_night", first_night},
       {"change", shown_change},
   };
   if (t.sized) {
@@ -674,7 +683,12 @@ Finding MakeFinding(const SeriesTable& t, const ChangeSeries& c, int i, int dire
     f.message += z;
     f.message += " against the previous " +
                  std::to_string(robust->window.end - robust->window.begin) + " runs";
-    if (unconfirmed) f.message += "; one run so far: a warning if the next run confirms it";
+    if (first_night) {
+      f.message += "; first night of a drop of " + Percent(s.first_night_magnitude) +
+                   " or more: confirmed or withdrawn by the next runs";
+    } else if (unconfirmed) {
+      f.message += "; one run so far: a warning if the next run confirms it";
+    }
   }
   if (change) {
     const stats::ChangePoint& cp = change->cp;
@@ -765,6 +779,9 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
       {"max_pvalue", 0.01, "change points: largest t-test p-value accepted"},
       {"min_segment", 5, "change points: fewest runs on either side"},
       {"critical_magnitude", 0.25, "a regression at least this large is critical"},
+      {"first_night_magnitude", 0.15,
+       "an unconfirmed drop at least this large (and past z_threshold) is a warning on its "
+       "first night"},
   };
   if (!spec.band_key.empty()) {
     const bool largest = spec.band == SeriesRegressionSpec::Band::kLargest;

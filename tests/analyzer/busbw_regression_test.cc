@@ -99,6 +99,38 @@ TEST(BusbwRegression, TenPercentDropIsReportedTheNightItHappensAndWarnedTheNext)
   for (const Finding& f : findings) EXPECT_EQ(f.severity, Severity::kWarning);
 }
 
+// Issue 16: a drop of 15% or more beyond the noise is a warning the morning
+// it appears; the next night confirms it (still open) or withdraws it (a
+// good night: no finding, so the stored one resolves).
+TEST(BusbwRegression, LargeDropIsAWarningOnItsFirstNight) {
+  std::mt19937_64 rng(11);
+  InputBuilder b;
+  for (int night = 0; night < 30; ++night) AddNight(b, rng, night, kQuiet);
+  const int64_t first = AddNight(b, rng, 30, kQuiet, {.busbw = 0.2}).id;
+  b.JudgeFrom(30);
+  auto findings = Detect(b);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].run_id, first);
+  EXPECT_EQ(findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(findings[0].evidence["first_night"], true);
+  EXPECT_EQ(findings[0].evidence["confirmed"], false);
+  EXPECT_NE(findings[0].message.find("first night"), std::string::npos) << findings[0].message;
+
+  // Withdrawn: the next night is healthy again.
+  InputBuilder back = b;
+  AddNight(back, rng, 31, kQuiet);
+  back.JudgeFrom(31);
+  for (const Finding& f : Detect(back)) EXPECT_EQ(f.severity, Severity::kInfo) << f.message;
+  // Confirmed: the drop holds.
+  const int64_t second = AddNight(b, rng, 31, kQuiet, {.busbw = 0.2}).id;
+  b.JudgeFrom(31);
+  findings = Detect(b);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].run_id, second);
+  EXPECT_EQ(findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(findings[0].evidence["confirmed"], true);
+}
+
 TEST(BusbwRegression, FivePercentDropIsWarnedWithinTwoNightsMostly) {
   // Night-to-night noise 1.5% on top of 1.5% per size: a 5% drop is about
   // three sigma of one night.
@@ -118,9 +150,12 @@ TEST(BusbwRegression, FivePercentDropIsWarnedWithinTwoNightsMostly) {
 
 TEST(BusbwRegression, NoisyHealthyNightsRaiseAtMostOneAlarmInAHundred) {
   // 60 nights of healthy noise per series, several seeds and node counts:
-  // count the warnings over the judged run-nights (with a few one-night
-  // outliers among them, which stay info).
-  int judged = 0, alarms = 0, outliers = 0;
+  // count the warnings over the judged run-nights, with a few one-night 20%
+  // outliers among them. Such a night is a first-night warning (issue 16: a
+  // drop of 15% or more is shown the morning it appears; the next good night
+  // withdraws it), so those are counted apart: noise itself must raise
+  // hardly any, and no outlier may become a confirmed alarm.
+  int judged = 0, alarms = 0, outliers = 0, first_night = 0;
   for (int seed = 0; seed < 25; ++seed) {
     for (int nodes : {2, 16, 128}) {
       std::mt19937_64 rng(seed * 1000 + nodes);
@@ -136,11 +171,16 @@ TEST(BusbwRegression, NoisyHealthyNightsRaiseAtMostOneAlarmInAHundred) {
       }
       b.JudgeFrom(20);
       judged += 40;
-      for (const Finding& f : Detect(b)) alarms += f.severity >= Severity::kWarning;
+      for (const Finding& f : Detect(b)) {
+        if (f.severity < Severity::kWarning) continue;
+        (f.evidence.value("first_night", false) ? first_night : alarms) += 1;
+      }
     }
   }
   EXPECT_LE(alarms * 100, judged) << alarms << " alarms in " << judged << " run-nights ("
                                   << outliers << " outlier nights)";
+  EXPECT_LE(first_night, outliers + judged / 100)
+      << first_night << " first-night warnings for " << outliers << " outlier nights";
 }
 
 TEST(BusbwRegression, ImprovementIsInfoNeverARegression) {
