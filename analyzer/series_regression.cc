@@ -619,7 +619,8 @@ Finding MakeFinding(const SeriesTable& t, const ChangeSeries& c, int i, int dire
   // A large drop beyond the noise is worth a look the morning it appears,
   // not two nights later: a warning on its first night, which the next runs
   // confirm (it stays, and may turn critical) or withdraw (it resolves).
-  const bool first_night = unconfirmed && robust_fired && worse >= s.first_night_magnitude;
+  const bool first_night = unconfirmed && robust_fired && s.first_night_magnitude > 0 &&
+                           worse >= s.first_night_magnitude;
   Severity severity = Severity::kInfo;
   if (first_night) {
     severity = Severity::kWarning;
@@ -779,9 +780,9 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
       {"max_pvalue", 0.01, "change points: largest t-test p-value accepted"},
       {"min_segment", 5, "change points: fewest runs on either side"},
       {"critical_magnitude", 0.25, "a regression at least this large is critical"},
-      {"first_night_magnitude", 0.15,
+      {"first_night_magnitude", spec.first_night_magnitude,
        "an unconfirmed drop at least this large (and past z_threshold) is a warning on its "
-       "first night"},
+       "first night (0: off)"},
   };
   if (!spec.band_key.empty()) {
     const bool largest = spec.band == SeriesRegressionSpec::Band::kLargest;

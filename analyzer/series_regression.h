@@ -90,6 +90,10 @@ struct SeriesRegressionSpec {
   double z_threshold = 4;
   double confirm_z = 2;
   double noise_floor = 0.01;
+  // An unconfirmed drop at least this large is a warning on its first night
+  // (busbw and latency: issue 16); 0 keeps one-night drops info until
+  // confirmed (step mode, whose exposed time swings widely by nature).
+  double first_night_magnitude = 0.15;
 };
 
 // The settings a series regression detector declares, with `spec`'s defaults.

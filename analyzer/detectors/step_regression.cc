@@ -37,6 +37,7 @@ enum class Metric { kStep, kExposed };
 
 SeriesRegressionSpec SpecFor(Metric metric) {
   SeriesRegressionSpec s;
+  s.first_night_magnitude = 0;  // confirmed first: see series_regression.h
   s.kind = "step_regression";
   s.metric_label = metric == Metric::kStep ? "step time p50" : "exposed communication p50";
   s.metric_field = metric == Metric::kStep ? "step_ms_p50" : "exposed_ms_p50";
