@@ -31,6 +31,14 @@ std::optional<bool> ParsedFile::Gdrdma() const {
   return std::nullopt;
 }
 
+std::vector<LogMessage> KeptLogLines(const NcclLogInfo& log) {
+  std::vector<LogMessage> lines = log.warnings;
+  lines.insert(lines.end(), log.notices.begin(), log.notices.end());
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const LogMessage& a, const LogMessage& b) { return a.line < b.line; });
+  return lines;
+}
+
 bool ParsedFile::Usable() const { return !tests.empty() || log.info_lines > 0; }
 
 }  // namespace fabtrack

@@ -205,6 +205,10 @@ struct ParseError {
   std::string message;
 };
 
+// The lines a run keeps of its log (run_log_events): WARN lines and
+// notices, in the order of the log.
+std::vector<LogMessage> KeptLogLines(const NcclLogInfo& log);
+
 // Everything parsed from one input file. Produced by ParseFile (pure).
 struct ParsedFile {
   std::string file;

@@ -218,8 +218,7 @@ void AttachNcclEvidence(const std::vector<std::string>& logs, RunRecord* run) {
   run->gdrdma = all.Gdrdma();
   run->net_devices = merged.net_devices;
   run->channels = merged.channels;
-  run->log_events = merged.warnings;
-  run->log_events.insert(run->log_events.end(), merged.notices.begin(), merged.notices.end());
+  run->log_events = KeptLogLines(merged);
 }
 
 // A barrier whose waiters sleep between polls: ranks sitting a probe round

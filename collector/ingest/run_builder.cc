@@ -29,11 +29,7 @@ void AttachLogEvidence(const ParsedFile& parsed, RunRecord* run) {
   run->gdrdma = parsed.Gdrdma();
   run->net_devices = parsed.log.net_devices;
   run->channels = parsed.log.channels;
-  run->log_events = parsed.log.warnings;
-  run->log_events.insert(run->log_events.end(), parsed.log.notices.begin(),
-                         parsed.log.notices.end());
-  std::stable_sort(run->log_events.begin(), run->log_events.end(),
-                   [](const LogMessage& a, const LogMessage& b) { return a.line < b.line; });
+  run->log_events = KeptLogLines(parsed.log);
   if (!run->driver_version) run->driver_version = parsed.log.cuda_driver_version;
   // What NCCL says it read from the environment; a value captured from the
   // environment itself (nccl-tests JSON "env") is the one that was set.

@@ -284,13 +284,18 @@ void TakeSocketInterfaces(std::string_view list, int line, NcclLogInfo* info,
 // not supported by GPU)" (2.4). The distance-based "Disabled for GPU 1b000 /
 // HCA 0 (distance 5 > 4)" names no HCA and only concerns one GPU/NIC pair, so
 // it does not count.
+// The name between the first pair of single quotes ("... HCA 0 'mlx5_0'").
+std::optional<std::string_view> QuotedName(std::string_view message) {
+  size_t open = message.find('\'');
+  if (open == std::string_view::npos) return std::nullopt;
+  size_t close = message.find('\'', open + 1);
+  if (close == std::string_view::npos) return std::nullopt;
+  return message.substr(open + 1, close - open - 1);
+}
+
 void TakeGdrDisabled(std::string_view message, NcclLogInfo* info) {
   if (message.find("GPU Direct RDMA Disabled for") == std::string_view::npos) return;
-  size_t open = message.find('\'');
-  if (open == std::string_view::npos) return;
-  size_t close = message.find('\'', open + 1);
-  if (close == std::string_view::npos) return;
-  AddDistinct(&info->gdr_disabled_hcas, message.substr(open + 1, close - open - 1));
+  if (auto name = QuotedName(message)) AddDistinct(&info->gdr_disabled_hcas, *name);
 }
 
 // 2.28's "NET/Socket : GPU Direct RDMA Disabled for HCA 0 'eth0'": the socket
@@ -298,11 +303,7 @@ void TakeGdrDisabled(std::string_view message, NcclLogInfo* info) {
 // topology, so an IB job prints it too. Kept apart from the HCAs: it must not
 // turn an IB run's GDR verdict to false.
 void TakeSocketGdrDisabled(std::string_view message, NcclLogInfo* info) {
-  size_t open = message.find('\'');
-  if (open == std::string_view::npos) return;
-  size_t close = message.find('\'', open + 1);
-  if (close == std::string_view::npos) return;
-  AddDistinct(&info->socket_gdr_disabled, message.substr(open + 1, close - open - 1));
+  if (auto name = QuotedName(message)) AddDistinct(&info->socket_gdr_disabled, *name);
 }
 
 struct CommLine {
