@@ -2,10 +2,11 @@
 # Issue 16: every result and log fixture through parse → ingest → analyze,
 # one cluster each, against the verdicts a person expects of it, kept beside
 # the fixtures (tests/fixtures/expected_verdicts.tsv: file, ingest exit,
-# analyze exit, the warning/critical findings as SEVERITY:kind). Each row
-# was written from what the file shows (a FAILED trailer, a socket fallback
-# across nodes, a lost GDR, a retry-exceeded completion error, a healthy
-# run), not copied from a run of this code. Also: no command crashes (exit
+# analyze exit, the warning/critical findings as SEVERITY:kind). The rows
+# were drafted from a run of this code and then each checked against what
+# the file shows (a FAILED trailer, a socket fallback across nodes, a lost
+# GDR, a retry-exceeded completion error, a healthy run); a row that
+# disagreed with the file would have been a bug. Also: no command crashes (exit
 # 4 or a signal), and the HTML report renders every window (its exit is the
 # analysis's).
 # Usage: tests/corpus/verdicts_test.sh SOURCE_DIR FABTRACK
