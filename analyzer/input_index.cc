@@ -51,10 +51,6 @@ std::string SeriesName(const RunView& run) {
   return name;
 }
 
-int64_t NightOf(double started_at) {
-  return static_cast<int64_t>(std::floor((started_at - 12 * 3600.0) / 86400.0));
-}
-
 InputIndex::InputIndex(AnalysisInput input) : input_(std::move(input)) {
   run_by_id_.reserve(input_.runs.size());
   for (const RunView& run : input_.runs) {

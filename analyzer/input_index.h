@@ -10,7 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analyzer/model.h"
+#include "core/analysis_input.h"
+#include "core/clock.h"
 
 namespace fabtrack::analyzer {
 
@@ -20,9 +21,6 @@ std::string SeriesName(const RunView& run);
 // The same without the node count: one night's scaling curve is the runs of
 // one sweep that share it.
 std::string ScalingFamilyName(const RunView& run);
-// Nightly jobs start in the evening and run past midnight: a night is the 24 h
-// from 12:00 UTC, numbered by its first day since the epoch.
-int64_t NightOf(double started_at);
 
 class InputIndex {
  public:

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "analyzer/model.h"
+#include "core/analysis_input.h"
 
 namespace fabtrack::analyzer {
 

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/finding.h"
 #include "analyzer/input_index.h"
-#include "analyzer/model.h"
+#include "core/analysis_input.h"
+#include "core/finding.h"
 
 namespace fabtrack::analyzer {
 

@@ -60,8 +60,8 @@
 #include <vector>
 
 #include "analyzer/config.h"
-#include "analyzer/finding.h"
 #include "analyzer/input_index.h"
+#include "core/finding.h"
 
 namespace fabtrack::analyzer {
 

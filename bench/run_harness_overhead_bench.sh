@@ -15,7 +15,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 bare() { "${mpi[@]}" build/bench/bare_allreduce $min $max $factor $iters $warmup >"$out/bare.$1"; }
 harness() {
-  "${mpi[@]}" build/collector/harness/fabtrack-allreduce -b $min -e $max -f $factor \
+  "${mpi[@]}" build/app/fabtrack-allreduce -b $min -e $max -f $factor \
     -n $iters -w $warmup -c 0 --link-probe 0 | awk '/^ *[0-9]/ {print $1, $8, $6}' >"$out/harness.$1"
 }
 # Alternate which goes first, so neither always inherits the other's warm state.

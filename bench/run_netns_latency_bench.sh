@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 rounds=${1:-5}
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)" --target fabtrack-allreduce >/dev/null
-harness=$PWD/build/collector/harness/fabtrack-allreduce
+harness=$PWD/build/app/fabtrack-allreduce
 prefix=lat$$
 prefix=${prefix:0:10}
 out=$(mktemp -d)

@@ -26,12 +26,11 @@
 #include "analyzer/report/prometheus_textfile.h"
 #include "analyzer/report/pushgateway.h"
 #include "analyzer/report/text_report.h"
+#include "app/analysis_session.h"
 #include "cli/commands.h"
-#include "cli/database_access.h"
+#include "cli/database_options.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
-#include "store/analysis_reader.h"
-#include "store/findings_writer.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -169,41 +168,34 @@ void RunAnalyze(const AnalyzeOptions& o) {
   std::optional<PushPlan> push = PlanPush(o);
   PhaseTimer timer(o.timing);
 
-  std::unique_ptr<pqxx::connection> connection;
+  std::optional<app::AnalysisSession> session;
   try {
-    connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
-    LimitReadTime(*connection);
+    session.emplace(o.database, std::cerr);
   } catch (const CommandExit&) {
     throw CommandExit{kCouldNotAnalyze};
   }
   std::string cluster;
-  analyzer::AnalysisInput input;
+  AnalysisInput input;
   try {
     if (o.cluster) {
       cluster = *o.cluster;
     } else {
-      std::vector<std::string> clusters = store::ClustersWithRuns(*connection);
+      std::vector<std::string> clusters = session->ClustersWithRuns();
       if (clusters.size() != 1) {
         CannotAnalyze(clusters.empty() ? "no runs stored yet"
                                        : "several clusters have runs: name one with --cluster");
       }
       cluster = clusters.front();
     }
-    input = store::LoadAnalysisInput(*connection, {cluster, o.since});
-  } catch (const store::UnknownCluster& e) {
+    input = session->Load(cluster, o.since);
+  } catch (const app::AnalysisUnavailable& e) {
     CannotAnalyze(e.what());
-  } catch (const pqxx::data_exception& e) {
-    CannotAnalyze(std::string("bad --since: ") + e.what());
-  } catch (const pqxx::broken_connection& e) {
-    CannotAnalyze(std::string("database connection lost: ") + e.what());
-  } catch (const pqxx::sql_error& e) {
-    CannotAnalyze(std::string("database error: ") + e.what());
   }
 
   timer.Mark("load");
   const double judge_from = input.judge_from;
   const analyzer::InputIndex index(std::move(input));
-  const analyzer::AnalysisResult result = analyzer::Analyze(index, config);
+  const AnalysisResult result = analyzer::Analyze(index, config);
   timer.Mark("detect");
   if (result.judged_runs == 0 && result.judged_jobs == 0) {
     CannotAnalyze("cluster " + cluster + " has no run started at or after " + IsoOf(judge_from) +
@@ -211,11 +203,11 @@ void RunAnalyze(const AnalyzeOptions& o) {
   }
   if (!o.no_store) {
     try {
-      store::StoredFindings stored = store::StoreAnalysis(*connection, index.input(), result);
+      app::StoredAnalysis stored = session->Store(index.input(), result);
       std::cerr << "fabtrack analyze: findings stored: " << stored.opened << " new, "
                 << stored.refreshed << " still open, " << stored.resolved << " resolved\n";
-    } catch (const pqxx::failure& e) {
-      CannotAnalyze(std::string("could not store the findings: ") + e.what());
+    } catch (const app::AnalysisUnavailable& e) {
+      CannotAnalyze(e.what());
     }
   }
 
@@ -249,7 +241,7 @@ void RunAnalyze(const AnalyzeOptions& o) {
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     const std::string metrics = analyzer::PrometheusTextfile(
         index, result, now, [&](const std::string& k, const std::string& s) {
-          return store::FindingFingerprint(cluster, k, s);
+          return FindingFingerprint(cluster, k, s);
         });
     // Each output is tried even when the one before failed: the textfile and
     // the push are alternative routes to Alertmanager.
@@ -274,7 +266,7 @@ void RunAnalyze(const AnalyzeOptions& o) {
     }
   }
   timer.Mark("report");
-  const int status = analyzer::ExitStatusOf(result);
+  const int status = ExitStatusOf(result);
   if (!delivered) {
     // 3, as for a report that could not be written: the job did not do all it
     // was asked. The analysis itself is not lost, and the log says so.

@@ -4,22 +4,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/exit_code.h"
+
 namespace fabtrack::cli {
 
-// Exit codes of every fabtrack command.
-enum ExitCode : int {
-  kExitOk = 0,
-  kExitInputError = 1,     // a file or value could not be used; nothing of it was stored
-  kExitUsage = 2,          // bad flags
-  kExitDatabaseError = 3,  // database unreachable, refused the write, or wrong schema
-  kExitInternal = 4,
-};
-
-// Thrown by command callbacks to end with a given exit code after the
-// message has been printed.
-struct CommandExit {
-  int code;
-};
+// Exit codes and CommandExit are core/exit_code.h (the flows in app/ end
+// commands with them too).
+using fabtrack::CommandExit;
+using fabtrack::ExitCode;
 
 // Arguments after a standalone "--" on the command line (main() cuts them off
 // before CLI11 parses): `fabtrack sweep ... -- -b 8 -e 1G` hands them to

@@ -6,20 +6,19 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
-#include <pqxx/pqxx>
 #include <thread>
 
+#include "app/batch_store.h"
 #include "cli/commands.h"
-#include "cli/database_access.h"
+#include "cli/database_options.h"
 #include "collector/counters/ethtool_stats.h"
 #include "collector/counters/metrics_http_server.h"
 #include "collector/counters/port_exposition.h"
-#include "collector/counters/port_sample_json.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/counters/verbs_ports.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
-#include "store/port_writer.h"
+#include "core/port_sample_json.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -78,10 +77,8 @@ void RunSnapshot(const SnapshotOptions& o) {
     std::cerr << "fabtrack counters snapshot: storing needs --cluster (or FABTRACK_CLUSTER)\n";
     throw CommandExit{kExitUsage};
   }
-  std::unique_ptr<pqxx::connection> connection;
-  if (storing) {
-    connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
-  }
+  std::optional<app::BatchStore> database;
+  if (storing) database.emplace(o.database, std::cerr);
 
   const std::string sampled_at = UtcNowIso();
   HostPorts host = ReadSysfsPorts(o.sysfs);
@@ -114,23 +111,24 @@ void RunSnapshot(const SnapshotOptions& o) {
   batch.sampled_at = sampled_at;
   batch.phase = "snapshot";
   batch.host = host;
-  if (connection) {
-    try {
-      pqxx::work txn(*connection);
-      size_t n = store::ApplyBatch(txn, batch).samples;
-      txn.commit();
-      std::cerr << "fabtrack counters: stored " << n << " port sample(s) for " << host.host << "\n";
-      return;
-    } catch (const std::exception& e) {
-      if (!ShouldSpoolAfter(e)) {
-        std::cerr << "fabtrack counters: the database refused the sample: " << e.what() << "\n";
-        throw CommandExit{kExitDatabaseError};
-      }
-      std::cerr << "fabtrack counters: not stored: " << e.what() << "\n";
-    }
+  std::vector<store::SpoolBatch> batches;
+  batches.push_back(std::move(batch));
+  app::StoreOutcome outcome;
+  try {
+    outcome = database->Store(std::move(batches));
+  } catch (const app::BatchRefused& e) {
+    std::cerr << "fabtrack counters: the database refused the sample: " << e.what() << "\n";
+    throw CommandExit{kExitDatabaseError};
   }
-  SpoolOrExit(batch, o.database, std::cerr);
-  FinishSpooling(o.database, std::cerr);
+  if (outcome.stored) {
+    std::cerr << "fabtrack counters: stored " << outcome.applied.front().samples
+              << " port sample(s) for " << host.host << "\n";
+    return;
+  }
+  if (!outcome.failure.empty()) {
+    std::cerr << "fabtrack counters: not stored: " << outcome.failure << "\n";
+  }
+  database->Finish();
 }
 
 volatile std::sig_atomic_t stop_requested = 0;
@@ -252,50 +250,43 @@ void RunWatch(const WatchOptions& o) {
   // A database that is down at the start or goes away later is waited out:
   // samples are spooled and the next batch tries to reconnect (which replays
   // the spool first), so a long watch never loses what it sampled.
-  auto connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  app::BatchStore database(o.database, std::cerr);
   std::signal(SIGINT, RequestStop);
   std::signal(SIGTERM, RequestStop);
   const std::string host = o.host.value_or(Hostname());
   std::vector<std::pair<std::string, HostPorts>> pending;
   size_t stored = 0, spooled = 0;
-  auto spool_pending = [&] {
-    for (const auto& [at, sample] : pending) {
-      store::SpoolBatch batch;
+  auto flush = [&] {
+    if (pending.empty()) return;
+    database.Reconnect();
+    std::vector<store::SpoolBatch> batches;
+    size_t ports = 0;
+    for (auto& [at, sample] : pending) {
+      store::SpoolBatch& batch = batches.emplace_back();
       batch.kind = store::SpoolBatch::Kind::kHostSample;
       batch.cluster = *cluster;
       batch.sampled_at = at;
       batch.phase = "watch";
       batch.run_id = o.run_id;
-      batch.host = sample;
-      SpoolOrExit(batch, o.database, std::cerr);
-      spooled += sample.ports.size();
+      ports += sample.ports.size();
+      batch.host = std::move(sample);
     }
     pending.clear();
-  };
-  auto flush = [&] {
-    if (pending.empty()) return;
-    if (!connection) {
-      connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
-    }
-    if (!connection) return spool_pending();
+    app::StoreOutcome outcome;
     try {
-      pqxx::work txn(*connection);  // one transaction per batch
-      size_t written = 0;
-      for (const auto& [at, sample] : pending) {
-        written += store::WriteHostSample(txn, *cluster, sample, at, o.run_id, "watch");
-      }
-      txn.commit();
-      stored += written;
-      pending.clear();
-    } catch (const std::exception& e) {
-      if (!ShouldSpoolAfter(e)) {
-        std::cerr << "fabtrack counters watch: the database refused a batch: " << e.what() << "\n";
-        throw CommandExit{kExitDatabaseError};
-      }
-      std::cerr << "fabtrack counters watch: not stored: " << e.what() << "\n";
-      connection.reset();
-      spool_pending();
+      outcome = database.Store(std::move(batches));  // one transaction per batch
+    } catch (const app::BatchRefused& e) {
+      std::cerr << "fabtrack counters watch: the database refused a batch: " << e.what() << "\n";
+      throw CommandExit{kExitDatabaseError};
     }
+    if (!outcome.failure.empty()) {
+      std::cerr << "fabtrack counters watch: not stored: " << outcome.failure << "\n";
+    }
+    if (!outcome.stored) {
+      spooled += ports;
+      return;
+    }
+    for (const store::AppliedBatch& applied : outcome.applied) stored += applied.samples;
   };
   SysfsPortSampler sampler(o.sysfs);  // file descriptors kept open between samples
   const auto start = std::chrono::steady_clock::now();
@@ -328,7 +319,7 @@ void RunWatch(const WatchOptions& o) {
   std::cerr << "fabtrack counters watch: stored " << stored << " port sample(s) for " << host;
   if (spooled) std::cerr << ", spooled " << spooled << " while the database was away";
   std::cerr << "\n";
-  FinishSpooling(o.database, std::cerr);
+  database.Finish();
 }
 
 struct VerbsOptions {

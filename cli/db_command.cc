@@ -1,102 +1,60 @@
 // fabtrack db start|stop|status|migrate
-#include <cstdlib>
 #include <iostream>
-#include <pqxx/pqxx>
 
+#include "app/database_admin.h"
 #include "cli/commands.h"
-#include "cli/database_access.h"
-#include "store/connection.h"
-#include "store/embedded_postgres.h"
-#include "store/migrations.h"
+#include "cli/database_options.h"
 
 namespace fabtrack::cli {
 namespace {
 
-const char* Env(const char* name) { return std::getenv(name); }
-
-store::EmbeddedPostgres Embedded(const DatabaseOptions& o) {
-  return store::EmbeddedPostgres(EmbeddedOptionsFor(o));
-}
-
 void RunStart(const DatabaseOptions& o) {
-  store::EmbeddedPostgres server = Embedded(o);
-  store::EmbeddedPostgres::StartResult r;
-  try {
-    r = server.Start();
-  } catch (const std::exception& e) {
-    std::cerr << "fabtrack db start: " << e.what() << "\n";
-    throw CommandExit{kExitDatabaseError};
-  }
-  store::MigrateResult m;
-  try {
-    auto connection = store::Connect(server.ConnInfo());
-    m = store::Migrate(*connection);
-  } catch (const std::exception& e) {
-    std::cerr << "fabtrack db start: " << e.what() << "\n";
-    throw CommandExit{kExitDatabaseError};
-  }
+  app::EmbeddedStart r = app::StartEmbedded(o, std::cerr);
   std::cout << (r.initialized ? "initialized and " : "")
-            << (r.started ? "started" : "already running") << ": embedded PostgreSQL in "
-            << server.options().root << "\n"
-            << "schema version " << m.to_version
-            << (m.applied.empty() ? "" : " (applied " + std::to_string(m.applied.size()) + ")")
+            << (r.started ? "started" : "already running") << ": embedded PostgreSQL in " << r.root
             << "\n"
-            << "connect with: psql \"" << server.ConnInfo() << "\"\n";
+            << "schema version " << r.schema.to_version
+            << (r.schema.applied.empty()
+                    ? ""
+                    : " (applied " + std::to_string(r.schema.applied.size()) + ")")
+            << "\n"
+            << "connect with: psql \"" << r.conninfo << "\"\n";
 }
 
 void RunStop(const DatabaseOptions& o) {
-  store::EmbeddedPostgres server = Embedded(o);
-  try {
-    bool stopped = server.Stop();
-    std::cout << (stopped ? "stopped" : "not running") << ": embedded PostgreSQL in "
-              << server.options().root << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "fabtrack db stop: " << e.what() << "\n";
-    throw CommandExit{kExitDatabaseError};
-  }
+  bool stopped = app::StopEmbedded(o, std::cerr);
+  std::cout << (stopped ? "stopped" : "not running") << ": embedded PostgreSQL in "
+            << app::InspectEmbedded(o).root << "\n";
 }
 
 void RunStatus(const DatabaseOptions& o) {
-  store::EmbeddedPostgres server = Embedded(o);
-  bool running = server.Running();
-  std::cout << "embedded: " << server.options().root << " "
-            << (!server.Initialized() ? "not initialized"
-                : running             ? "running"
-                                      : "stopped")
+  app::EmbeddedState server = app::InspectEmbedded(o);
+  std::cout << "embedded: " << server.root << " "
+            << (!server.initialized ? "not initialized"
+                : server.running    ? "running"
+                                    : "stopped")
             << "\n";
-  if (running) std::cout << "  conninfo: " << server.ConnInfo() << "\n";
-  std::cout << "target: " << DescribeTarget(o) << "\n";
+  if (server.running) std::cout << "  conninfo: " << server.conninfo << "\n";
+  std::cout << "target: " << app::DescribeTarget(o) << "\n";
   // Report the configured database's schema without starting anything.
-  bool embedded_target =
-      store::ResolveConnection(o.db, Env).origin == store::ConnectionOrigin::kEmbedded;
-  if (embedded_target && !running) {
-    throw CommandExit{kExitDatabaseError};
-  }
-  auto connection = OpenDatabaseOrExit(o, SchemaPolicy::kNone, std::cerr);
-  int have = store::SchemaVersion(*connection);
-  int want = store::EmbeddedMigrations().back().version;
-  std::cout << "schema: version " << have << " (this fabtrack: " << want << ")"
-            << (have == want  ? ""
-                : have < want ? " — run `fabtrack db migrate`"
-                              : " — NEWER than this fabtrack")
+  if (server.targets_embedded && !server.running) throw CommandExit{kExitDatabaseError};
+  app::SchemaState schema = app::ReadSchemaState(o, std::cerr);
+  std::cout << "schema: version " << schema.have << " (this fabtrack: " << schema.want << ")"
+            << (schema.have == schema.want  ? ""
+                : schema.have < schema.want ? " — run `fabtrack db migrate`"
+                                            : " — NEWER than this fabtrack")
             << "\n";
-  if (have != want) throw CommandExit{kExitDatabaseError};
+  if (schema.have != schema.want) throw CommandExit{kExitDatabaseError};
 }
 
 void RunMigrate(const DatabaseOptions& o) {
-  auto connection = OpenDatabaseOrExit(o, SchemaPolicy::kNone, std::cerr);
-  try {
-    store::MigrateResult r = store::Migrate(*connection);
-    if (r.applied.empty()) {
-      std::cout << "schema is current (version " << r.to_version << "); nothing to do\n";
-    }
-    for (const auto& name : r.applied) std::cout << "applied " << name << "\n";
-    if (!r.applied.empty()) {
-      std::cout << "schema version " << r.from_version << " -> " << r.to_version << "\n";
-    }
-  } catch (const store::SchemaMismatch& e) {
-    std::cerr << "fabtrack db migrate: " << e.what() << "\n";
-    throw CommandExit{kExitDatabaseError};
+  app::MigrationReport r = app::MigrateSchema(o, std::cerr);
+  if (r.applied.empty()) {
+    std::cout << "schema is current (version " << r.to_version << "); nothing to do\n";
+  }
+  for (const auto& name : r.applied) std::cout << "applied " << name << "\n";
+  if (!r.applied.empty()) {
+    std::cout << "schema version " << r.from_version << " -> " << r.to_version << "\n";
   }
 }
 

@@ -6,18 +6,17 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <pqxx/pqxx>
 #include <sstream>
 
+#include "app/batch_store.h"
 #include "cli/commands.h"
-#include "cli/database_access.h"
+#include "cli/database_options.h"
 #include "collector/ingest/run_builder.h"
 #include "collector/parse/nccl_log_parser.h"
 #include "collector/parse/parse_file.h"
 #include "core/content_hash.h"
 #include "core/interrupt.h"
 #include "core/run_record_json.h"
-#include "store/run_writer.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -188,17 +187,8 @@ void RunIngest(const IngestCommandOptions& o) {
   // that file and the rest are spooled and stored later: nothing collected
   // is lost to an outage.
   InstallInterruptHandlers();
-  auto connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
+  app::BatchStore database(o.database, std::cerr);
   size_t stored_files = 0;
-  size_t spooled = 0;
-  auto spool_file = [&](const Prepared& file) {
-    for (const RunRecord& run : file.runs) {
-      store::SpoolBatch batch;
-      batch.run = run;
-      SpoolOrExit(batch, o.database, std::cerr);
-      ++spooled;
-    }
-  };
   for (size_t f = 0; f < prepared.size(); ++f) {
     const Prepared& file = prepared[f];
     if (int signal = InterruptSignal(); signal != 0) {
@@ -206,47 +196,41 @@ void RunIngest(const IngestCommandOptions& o) {
                 << prepared.size() - f << " not stored (from " << file.path << " on)\n";
       throw Interrupted(signal);
     }
-    if (!connection) {
-      spool_file(file);
-      continue;
-    }
+    std::vector<store::SpoolBatch> batches(file.runs.size());
+    for (size_t r = 0; r < file.runs.size(); ++r) batches[r].run = file.runs[r];
+    app::StoreOutcome outcome;
     try {
-      pqxx::work txn(*connection);  // one transaction per file: all of it or nothing
-      std::vector<std::pair<store::WriteRunResult, const RunRecord*>> written;
-      for (const RunRecord& run : file.runs) written.push_back({store::WriteRun(txn, run), &run});
-      ThrowIfInterrupted();
-      txn.commit();
-      ++stored_files;
-      for (const auto& [result, run] : written) {
-        std::cout << file.path << ": "
-                  << (result.inserted ? "stored run " : "already stored as run ") << result.run_id
-                  << " (" << Describe(*run) << ")"
-                  << (!result.inserted && !o.nccl_logs.empty()
-                          ? "; the --nccl-log evidence was not added to it"
-                          : "")
-                  << "\n";
-      }
+      // One transaction per file: all of it or nothing.
+      outcome = database.Store(std::move(batches), ThrowIfInterrupted);
     } catch (const Interrupted&) {
-      // The transaction was rolled back as the exception left its scope.
       std::cerr << "fabtrack ingest: interrupted: " << file.path
                 << " not stored (its transaction rolled back, nothing of it kept); " << stored_files
                 << " file(s) stored before it, " << prepared.size() - f - 1
                 << " not started; run the same ingest again to store them\n";
       throw;
-    } catch (const std::exception& e) {
-      if (!ShouldSpoolAfter(e)) {
-        std::cerr << file.path << ": not stored: database refused it: " << e.what() << "\n";
-        throw CommandExit{kExitDatabaseError};
-      }
-      std::cerr << file.path << ": not stored: " << e.what() << "\n";
-      connection.reset();
-      spool_file(file);
+    } catch (const app::BatchRefused& e) {
+      std::cerr << file.path << ": not stored: database refused it: " << e.what() << "\n";
+      throw CommandExit{kExitDatabaseError};
+    }
+    if (!outcome.failure.empty())
+      std::cerr << file.path << ": not stored: " << outcome.failure << "\n";
+    if (!outcome.stored) continue;
+    ++stored_files;
+    for (size_t r = 0; r < file.runs.size(); ++r) {
+      const store::AppliedBatch& result = outcome.applied[r];
+      std::cout << file.path << ": " << (result.inserted ? "stored run " : "already stored as run ")
+                << result.run_id << " (" << Describe(file.runs[r]) << ")"
+                << (!result.inserted && !o.nccl_logs.empty()
+                        ? "; the --nccl-log evidence was not added to it"
+                        : "")
+                << "\n";
     }
   }
+  const int spooled = database.spooled();
   if (spooled > 0) {
     std::cout << spooled << " run(s) spooled while the database was unavailable\n";
   }
-  FinishSpooling(o.database, std::cerr);
+  database.Finish();
   if (input_error) throw CommandExit{kExitInputError};
 }
 

@@ -8,14 +8,13 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <pqxx/pqxx>
 #include <sstream>
 
+#include "app/run_catalog.h"
 #include "cli/commands.h"
-#include "cli/database_access.h"
+#include "cli/database_options.h"
 #include "collector/ingest/inspector_job.h"
 #include "collector/parse/inspector_parser.h"
-#include "store/inspector_writer.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -150,11 +149,8 @@ void RunSummary(const InspectorOptions& o) {
 void RunIngest(const InspectorOptions& o) {
   std::vector<InspectorRecord> records = ReadAll(o.paths);
   InspectorJob job = BuildInspectorJob(records, InspectorJobId(records, o.paths.front(), o.job));
-  auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
   try {
-    pqxx::work txn(*connection);
-    bool stored = store::WriteInspectorJob(txn, o.cluster, job, o.paths.front());
-    txn.commit();
+    bool stored = app::StoreInspectorJob(o.database, o.cluster, job, o.paths.front(), std::cerr);
     if (stored) {
       std::cerr << "fabtrack inspector: stored job " << job.job_id << " (" << job.records
                 << " records in " << job.collectives.size() << " collective/size groups, "

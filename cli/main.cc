@@ -42,6 +42,7 @@ std::string NearestName(const std::string& word, const std::vector<std::string>&
 }  // namespace fabtrack::cli
 
 int main(int argc, char** argv) {
+  using namespace fabtrack;
   using namespace fabtrack::cli;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--") {

@@ -3,9 +3,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/database_admin.h"
+#include "app/run_catalog.h"
 #include "cli/commands.h"
-#include "cli/database_access.h"
-#include "store/run_reader.h"
+#include "cli/database_options.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -34,9 +35,7 @@ std::string Or(const std::optional<T>& v, const char* dash = "-") {
 }
 
 void RunList(const RunsOptions& o) {
-  auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
-  LimitReadTime(*connection);
-  std::vector<store::RunSummary> runs = store::ListRuns(*connection, {o.cluster, o.limit});
+  std::vector<store::RunSummary> runs = app::ListRuns(o.database, {o.cluster, o.limit}, std::cerr);
   if (o.format == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : runs) {
@@ -92,11 +91,9 @@ std::string Number(const nlohmann::json& v, const char* format) {
 }
 
 void RunShow(const RunsOptions& o, int64_t id) {
-  auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
-  LimitReadTime(*connection);
-  std::optional<nlohmann::json> detail = store::ReadRunDetail(*connection, id);
+  std::optional<nlohmann::json> detail = app::ReadRunDetail(o.database, id, std::cerr);
   if (!detail) {
-    std::cerr << "fabtrack runs show: no run " << id << " in " << DescribeTarget(o.database)
+    std::cerr << "fabtrack runs show: no run " << id << " in " << app::DescribeTarget(o.database)
               << " (`fabtrack runs list` shows the stored ones)\n";
     throw CommandExit{kExitInputError};
   }

@@ -7,8 +7,9 @@
 #include <iostream>
 #include <map>
 
+#include "app/database_admin.h"
 #include "cli/commands.h"
-#include "cli/database_access.h"
+#include "cli/database_options.h"
 #include "store/spool.h"
 
 namespace fabtrack::cli {
@@ -65,7 +66,7 @@ struct ReplayOptions {
 
 void RunReplay(const ReplayOptions& o) {
   store::Spool spool(store::DefaultSpoolDir());
-  store::SpoolTarget target = store::TargetOf(o.database);
+  store::SpoolTarget target = app::TargetOf(o.database);
   if (o.target) {
     if (!store::ParseTargetDescription(*o.target, &target)) {
       std::cerr << "fabtrack spool replay: --target " << *o.target
@@ -78,8 +79,7 @@ void RunReplay(const ReplayOptions& o) {
     return;
   }
   // Opening replays the database's own batches; --target adopts another's.
-  auto connection = OpenDatabaseOrExit(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
-  if (o.target) ReplaySpool(*connection, target, std::cerr, /*adopt=*/true);
+  app::ReplaySpoolInto(o.database, o.target ? std::optional(target) : std::nullopt, std::cerr);
   const size_t left = spool.Pending(target).size();
   std::cout << "spool " << spool.dir() << ": " << left << " batch(es) of " << target.Describe()
             << " still pending\n";

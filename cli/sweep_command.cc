@@ -9,20 +9,18 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <pqxx/pqxx>
 #include <random>
 
+#include "app/batch_store.h"
 #include "cli/commands.h"
-#include "cli/database_access.h"
-#include "collector/counters/counter_deltas.h"
-#include "collector/counters/port_sample_json.h"
+#include "cli/database_options.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/sweep/sweep_plan.h"
 #include "core/clock.h"
+#include "core/counter_deltas.h"
+#include "core/port_sample_json.h"
 #include "core/run_record_json.h"
 #include "core/subprocess.h"
-#include "store/port_writer.h"
-#include "store/run_writer.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -62,9 +60,8 @@ std::optional<std::string> FindAllreduce() {
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return std::nullopt;
-  for (fs::path candidate :
-       {self.parent_path() / "fabtrack-allreduce",
-        self.parent_path().parent_path() / "collector" / "harness" / "fabtrack-allreduce"}) {
+  for (fs::path candidate : {self.parent_path() / "fabtrack-allreduce",
+                             self.parent_path().parent_path() / "app" / "fabtrack-allreduce"}) {
     if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
   }
   return std::nullopt;
@@ -227,8 +224,7 @@ void RunSweep(const SweepOptions& o) {
   }
   // A database that is away (now or later in the night) does not stop the
   // sweep: its runs are spooled and stored when it is back.
-  auto connection = OpenDatabaseOrSpool(o.database, SchemaPolicy::kRequireCurrent, std::cerr);
-  int spooled = 0;
+  app::BatchStore database(o.database, std::cerr);
   if (spec.as_root && spec.launcher != sweep::Launcher::kSlurm) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
@@ -322,39 +318,38 @@ void RunSweep(const SweepOptions& o) {
       batch.bracket = store::SpooledBracket{std::move(bracket.before), std::move(bracket.after),
                                             bracket.started_at, bracket.ended_at, bracket.seconds};
     }
-    if (connection) {
-      try {
-        // The run and the same window's port counters of every node: raw
-        // samples and per-port deltas (resets and saturation handled).
-        pqxx::work txn(*connection);
-        store::AppliedBatch applied = store::ApplyBatch(txn, batch);
-        txn.commit();
-        ++stored;
-        std::cout << (applied.inserted ? "stored run " : "already stored as run ") << applied.run_id
-                  << " (" << batch.run.results.size() << " sizes, "
-                  << RunStatusName(batch.run.status);
-        if (bracketing) std::cout << ", port counters of " << applied.bracketed_hosts << " node(s)";
-        std::cout << ")" << std::endl;
-        continue;
-      } catch (const std::exception& e) {
-        if (!ShouldSpoolAfter(e)) {
-          std::cerr << "fabtrack sweep: cannot store " << *run.output_file << ": " << e.what()
-                    << " (the file is kept; `fabtrack ingest` it later)\n";
-          own_folder.Keep();
-          throw CommandExit{kExitDatabaseError};
-        }
-        std::cerr << "fabtrack sweep: not stored: " << e.what() << "\n";
-        connection.reset();
-      }
+    // The run and the same window's port counters of every node: raw
+    // samples and per-port deltas (resets and saturation handled).
+    const size_t sizes = batch.run.results.size();
+    const RunStatus status = batch.run.status;
+    std::vector<store::SpoolBatch> batches;
+    batches.push_back(std::move(batch));
+    app::StoreOutcome outcome;
+    try {
+      outcome = database.Store(std::move(batches));
+    } catch (const app::BatchRefused& e) {
+      std::cerr << "fabtrack sweep: cannot store " << *run.output_file << ": " << e.what()
+                << " (the file is kept; `fabtrack ingest` it later)\n";
+      own_folder.Keep();
+      throw CommandExit{kExitDatabaseError};
     }
-    SpoolOrExit(batch, o.database, std::cerr);
-    ++spooled;
+    if (!outcome.failure.empty())
+      std::cerr << "fabtrack sweep: not stored: " << outcome.failure << "\n";
+    if (!outcome.stored) continue;
+    ++stored;
+    const store::AppliedBatch& applied = outcome.applied.front();
+    std::cout << (applied.inserted ? "stored run " : "already stored as run ") << applied.run_id
+              << " (" << sizes << " sizes, " << RunStatusName(status);
+    if (bracketing) std::cout << ", port counters of " << applied.bracketed_hosts << " node(s)";
+    std::cout << ")" << std::endl;
   }
   std::cout << "\nsweep " << spec.sweep_id << ": " << stored << " of " << spec.node_counts.size()
             << " runs stored";
-  if (spooled > 0) std::cout << ", " << spooled << " spooled (database unavailable)";
+  if (database.spooled() > 0) {
+    std::cout << ", " << database.spooled() << " spooled (database unavailable)";
+  }
   std::cout << std::endl;
-  FinishSpooling(o.database, std::cerr);
+  database.Finish();
   if (worst != 0) throw CommandExit{kExitInputError};
 }
 

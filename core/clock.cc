@@ -123,4 +123,8 @@ RunClock ReconcileRunClock(const std::string& run_started_at,
   return c;
 }
 
+int64_t NightOf(double started_at) {
+  return static_cast<int64_t>(std::floor((started_at - 12 * 3600.0) / 86400.0));
+}
+
 }  // namespace fabtrack

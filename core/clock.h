@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,10 @@ std::string UtcNowIso();
 std::optional<double> ParseIsoSeconds(std::string_view text);
 // `seconds` since the epoch as UtcNowIso writes times.
 std::string IsoFromSeconds(double seconds);
+
+// Nightly jobs start in the evening and run past midnight: a night is the 24 h
+// from 12:00 UTC, numbered by its first day since the epoch.
+int64_t NightOf(double started_at);
 
 // A run's times as the launching host saw them, when the clock of the node
 // that ran rank 0 disagrees: the launcher knows when it started and when it

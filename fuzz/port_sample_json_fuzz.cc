@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "collector/counters/port_sample_json.h"
+#include "core/port_sample_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nlohmann::json doc = nlohmann::json::parse(data, data + size, nullptr, false);

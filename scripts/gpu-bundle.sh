@@ -52,7 +52,7 @@ else
   grep -q "NCCL backend ON" <<<"$config" || die "CUDA/NCCL not found under $cuda: NCCL backend OFF"
   cmake --build "$build" --target fabtrack-allreduce fabtrack -j"$(nproc)" >/dev/null
 fi
-harness=$build/collector/harness/fabtrack-allreduce
+harness=$build/app/fabtrack-allreduce
 cli=$build/cli/fabtrack
 [[ -x $harness && -x $cli ]] || die "no fabtrack-allreduce/fabtrack under $build"
 ldd "$harness" | grep -q libnccl || echo "gpu-bundle: note: $harness has no NCCL backend (MPI only)"

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <type_traits>
 
-#include "analyzer/input_index.h"
+#include "core/clock.h"
 
 namespace fabtrack::store {
 namespace {
@@ -80,9 +80,7 @@ std::vector<std::string> ClustersWithRuns(pqxx::connection_base& connection) {
   return out;
 }
 
-analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
-                                          const AnalysisQuery& query) {
-  using namespace analyzer;
+AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const AnalysisQuery& query) {
   pqxx::read_transaction txn(connection);
   AnalysisInput input;
   pqxx::result cluster = txn.exec_params(

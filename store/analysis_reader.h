@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "analyzer/model.h"
+#include "core/analysis_input.h"
 
 namespace fabtrack::store {
 
@@ -25,8 +25,7 @@ struct AnalysisQuery {
 };
 
 // Throws UnknownCluster when the cluster has never been recorded.
-analyzer::AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection,
-                                          const AnalysisQuery& query);
+AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const AnalysisQuery& query);
 
 // The clusters that have runs, for `fabtrack analyze` without --cluster.
 std::vector<std::string> ClustersWithRuns(pqxx::connection_base& connection);

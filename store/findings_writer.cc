@@ -3,13 +3,11 @@
 #include <map>
 #include <pqxx/pqxx>
 
-#include "core/content_hash.h"
+#include "core/finding.h"
 #include "store/copy_row.h"
 
 namespace fabtrack::store {
 namespace {
-
-using analyzer::Finding;
 
 struct Merged {
   const Finding* latest = nullptr;
@@ -18,14 +16,8 @@ struct Merged {
 
 }  // namespace
 
-std::string FindingFingerprint(const std::string& cluster, const std::string& kind,
-                               const std::string& subject) {
-  return Sha256Hex(cluster + '\x1f' + kind + '\x1f' + subject).substr(0, 16);
-}
-
-StoredFindings StoreAnalysis(pqxx::connection_base& connection,
-                             const analyzer::AnalysisInput& input,
-                             const analyzer::AnalysisResult& result) {
+StoredFindings StoreAnalysis(pqxx::connection_base& connection, const AnalysisInput& input,
+                             const AnalysisResult& result) {
   StoredFindings stored;
   pqxx::work txn(connection);
   // Two analyses of one cluster at once would race on "one open finding per
@@ -66,7 +58,7 @@ StoredFindings StoreAnalysis(pqxx::connection_base& connection,
     p.Text(result.cluster)
         .Text(f.kind)
         .Text(f.subject)
-        .Text(std::string(analyzer::SeverityName(f.severity)))
+        .Text(std::string(SeverityName(f.severity)))
         .Int(f.run_id)
         .Real(f.value)
         .Real(f.baseline)
@@ -129,7 +121,7 @@ StoredFindings StoreAnalysis(pqxx::connection_base& connection,
       .Int(int64_t{by_severity[2]})
       .Int(int64_t{by_severity[1]})
       .Int(int64_t{by_severity[0]})
-      .Int(int64_t{analyzer::ExitStatusOf(result)})
+      .Int(int64_t{ExitStatusOf(result)})
       .TextArray(result.detectors_run);
   stored.analysis_id =
       txn.exec_params1(

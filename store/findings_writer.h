@@ -7,8 +7,8 @@
 #include <pqxx/connection>
 #include <string>
 
-#include "analyzer/analyze.h"
-#include "analyzer/model.h"
+#include "core/analysis_input.h"
+#include "core/analysis_result.h"
 
 namespace fabtrack::store {
 
@@ -19,13 +19,7 @@ struct StoredFindings {
   int64_t analysis_id = 0;
 };
 
-// A stable short id of (cluster, kind, subject): the finding's identity in
-// the Prometheus textfile and in alerts.
-std::string FindingFingerprint(const std::string& cluster, const std::string& kind,
-                               const std::string& subject);
-
-StoredFindings StoreAnalysis(pqxx::connection_base& connection,
-                             const analyzer::AnalysisInput& input,
-                             const analyzer::AnalysisResult& result);
+StoredFindings StoreAnalysis(pqxx::connection_base& connection, const AnalysisInput& input,
+                             const AnalysisResult& result);
 
 }  // namespace fabtrack::store

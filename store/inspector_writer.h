@@ -1,10 +1,10 @@
-// Stores an Inspector job summary (collector/ingest/inspector_job.h).
+// Stores an Inspector job summary (core/inspector_job.h).
 #pragma once
 
 #include <pqxx/transaction_base>
 #include <string>
 
-#include "collector/ingest/inspector_job.h"
+#include "core/inspector_job.h"
 
 namespace fabtrack::store {
 

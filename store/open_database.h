@@ -9,15 +9,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/database_choice.h"
 #include "store/embedded_postgres.h"
 #include "store/spool_target.h"
 
 namespace fabtrack::store {
 
-struct DatabaseChoice {
-  std::optional<std::string> db;        // --db
-  std::optional<std::string> data_dir;  // embedded server root (--data-dir)
-};
+using fabtrack::DatabaseChoice;
 
 enum class SchemaPolicy {
   kRequireCurrent,  // writers and readers: refuse an old or too-new schema

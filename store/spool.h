@@ -5,12 +5,13 @@
 // in one transaction, and removed only after that transaction commits; every
 // write is idempotent (runs by content hash, samples by port and time), so a
 // crash between commit and removal replays into no duplicates.
+// The files live here; writing a batch and replaying them into a database
+// is store/spool_replay.h.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
-#include <pqxx/connection>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -92,36 +93,5 @@ struct AppliedBatch {
   size_t bracketed_hosts = 0;  // nodes whose port counters were attached
   size_t samples = 0;          // kHostSample: port samples written
 };
-
-// Writes one batch in the caller's transaction: the path collectors use when
-// the database is there, and the replay's when it comes back.
-AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch);
-
-struct ReplayResult {
-  int replayed = 0;   // committed and removed
-  int corrupt = 0;    // quarantined
-  int remaining = 0;  // still pending (the database failed again)
-  int foreign = 0;    // left pending: spooled for another instance of this name
-};
-
-// This database's fabtrack_instance id (migration 008), or "" when it has
-// none or this role may not read it.
-std::string ReadInstanceId(pqxx::connection_base& connection);
-
-// Whether an exception from a write means the database went away (connection
-// lost, server shutting down, commit outcome unknown) rather than that it
-// refused the data: an outage is spooled and waited out, a refusal is an error.
-bool IsDatabaseOutage(const std::exception& e);
-
-// Replays the pending batches of `target` in order into `connection` (which
-// must be that database, or one the operator named with `spool replay
-// --target`), one transaction each, stopping at the first database failure
-// so that order is kept. Other targets' batches are not touched. Progress
-// goes to `log`.
-// A batch that recorded an instance id other than this database's is left
-// pending and counted as foreign, unless `adopt` (the operator named the
-// target with `spool replay --target`).
-ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection,
-                         const SpoolTarget& target, std::ostream& log, bool adopt = false);
 
 }  // namespace fabtrack::store

@@ -15,8 +15,8 @@
 #include <random>
 #include <string>
 
-#include "collector/counters/counter_deltas.h"
 #include "core/content_hash.h"
+#include "core/counter_deltas.h"
 #include "store/migrations.h"
 #include "store/port_writer.h"
 #include "store/run_writer.h"

@@ -19,8 +19,8 @@
 #include "collector/harness/latency_stats.h"
 #include "collector/harness/link_probe.h"
 #include "collector/harness/machine_placement.h"
-#include "collector/harness/result_recorder.h"
 #include "collector/harness/run_metadata.h"
+#include "collector/harness/run_sink.h"
 #include "collector/harness/table_printer.h"
 #include "collector/parse/nccl_log_parser.h"
 #include "collector/parse/parse_file.h"
@@ -350,7 +350,7 @@ std::string Fixed(double value, int digits) {
 // Step mode: warmup and measured steps on every rank, then rank 0 prints the
 // summary in the table's style and records the run.
 int RunStepMode(const HarnessOptions& o, AllReduceBackend& backend, RunRecord& run,
-                std::optional<ResultRecorder>& recorder, int rank, int ranks) {
+                std::unique_ptr<RunSink>& recorder, int rank, int ranks) {
   const StepOptions& s = *o.step;
   const std::vector<Bucket> buckets = PlanBuckets(s);
   if (rank == 0 && !o.quiet) {
@@ -397,7 +397,9 @@ int RunStepMode(const HarnessOptions& o, AllReduceBackend& backend, RunRecord& r
   return 0;
 }
 
-int Run(int argc, char** argv) {
+}  // namespace
+
+int RunHarness(int argc, char** argv, const RunSinkFactory& make_sink) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -460,7 +462,7 @@ int Run(int argc, char** argv) {
 
   const std::string program = "fabtrack-allreduce";
   RunRecord run;
-  std::optional<ResultRecorder> recorder;
+  std::unique_ptr<RunSink> recorder;
   if (rank == 0) {
     run = DescribeRun(o, hosts, info, argc, argv);
     std::vector<std::vector<int>> cpus;
@@ -476,9 +478,9 @@ int Run(int argc, char** argv) {
     for (int r = 0; r < ranks; ++r) {
       run.rank_devices.push_back({r, 0, pids[r], hosts[r], devices[r], bus_ids[r], models[r]});
     }
-    std::optional<store::DatabaseChoice> database;
-    if (o.cluster) database = store::DatabaseChoice{o.db, data_dir};
-    recorder.emplace(database, o.output, std::cerr);
+    std::optional<DatabaseChoice> database;
+    if (o.cluster) database = DatabaseChoice{o.db, data_dir};
+    recorder = make_sink(database, o.output, std::cerr);
     ok = 1;
     try {
       recorder->Connect();
@@ -659,15 +661,4 @@ int Run(int argc, char** argv) {
   return out_of_bounds == 0 ? 0 : kExitRunFailed;
 }
 
-}  // namespace
 }  // namespace fabtrack::harness
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int code = fabtrack::harness::Run(argc, argv);
-  // Ranks agree on the exit code so mpirun reports the worst one.
-  int worst = code;
-  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return worst;
-}

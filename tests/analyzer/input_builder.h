@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "analyzer/config.h"
-#include "analyzer/finding.h"
-#include "analyzer/model.h"
+#include "core/analysis_input.h"
+#include "core/finding.h"
 
 namespace fabtrack::analyzer::testing {
 

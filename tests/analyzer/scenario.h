@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analyzer/config.h"
-#include "analyzer/model.h"
+#include "core/analysis_input.h"
 
 namespace fabtrack::analyzer::testing {
 

@@ -35,7 +35,7 @@ if ! command -v ansible-lint >/dev/null; then
   "$repo/scripts/install-deps.sh" >/dev/null || fail "scripts/install-deps.sh failed"
   command -v ansible-lint >/dev/null || fail "ansible-lint is missing (Debian package ansible-lint)"
 fi
-[[ -x $build/cli/fabtrack && -x $build/collector/harness/fabtrack-allreduce ]] ||
+[[ -x $build/cli/fabtrack && -x $build/app/fabtrack-allreduce ]] ||
   fail "no binaries in $build (cmake --build)"
 
 tmp=$(mktemp -d)

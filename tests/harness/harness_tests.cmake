@@ -3,14 +3,15 @@ fabtrack_test(harness_options_test harness/harness_options_test.cc LIBS fabtrack
 fabtrack_test(latency_stats_test harness/latency_stats_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(table_printer_test harness/table_printer_test.cc
               LIBS fabtrack::harness_core fabtrack::parse)
-# Real MPI ranks: mpirun launches fabtrack-allreduce.
-fabtrack_test(allreduce_mpi_test harness/allreduce_mpi_test.cc
-              LIBS fabtrack::parse nlohmann_json::nlohmann_json DB)
-add_dependencies(allreduce_mpi_test fabtrack-allreduce)
-find_package(MPI REQUIRED COMPONENTS CXX)
-target_compile_definitions(allreduce_mpi_test PRIVATE
-  FABTRACK_ALLREDUCE="$<TARGET_FILE:fabtrack-allreduce>"
-  FABTRACK_MPIEXEC="${MPIEXEC_EXECUTABLE}")
+# Real MPI ranks: mpirun launches fabtrack-allreduce (built with MPI only).
+if(FABTRACK_HAVE_MPI)
+  fabtrack_test(allreduce_mpi_test harness/allreduce_mpi_test.cc
+                LIBS fabtrack::parse nlohmann_json::nlohmann_json DB)
+  add_dependencies(allreduce_mpi_test fabtrack-allreduce)
+  target_compile_definitions(allreduce_mpi_test PRIVATE
+    FABTRACK_ALLREDUCE="$<TARGET_FILE:fabtrack-allreduce>"
+    FABTRACK_MPIEXEC="${MPIEXEC_EXECUTABLE}")
+endif()
 fabtrack_test(nccl_support_test harness/nccl_support_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(link_probe_test harness/link_probe_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(machine_placement_test harness/machine_placement_test.cc LIBS fabtrack::harness_core)

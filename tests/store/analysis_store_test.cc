@@ -65,7 +65,7 @@ TEST(AnalysisStore, LoadsHistoryAndJudgesTheNewestNight) {
   Write(db, NightRun("2026-11-29T02:00:00Z", 200, "NET/IB"));
   Write(db, NightRun("2026-11-30T01:00:00Z", 210, "NET/IB"));
   Write(db, NightRun("2026-11-30T23:30:00Z", 150, "NET/Socket"));  // the newest night began 12:00
-  analyzer::AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+  AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
   ASSERT_EQ(input.runs.size(), 3u);
   EXPECT_EQ(input.runs[0].started_at_iso, "2026-11-29T02:00:00Z");
   EXPECT_EQ(input.runs[2].network, "Socket");
@@ -82,7 +82,7 @@ TEST(AnalysisStore, LoadsHistoryAndJudgesTheNewestNight) {
   EXPECT_EQ(input.channels[0].host, "gpu-a02");
   ASSERT_EQ(input.net_devices.size(), 1u);
 
-  analyzer::AnalysisInput since =
+  AnalysisInput since =
       LoadAnalysisInput(db.connection(), {"c1", std::string("2026-11-29T12:00:00Z")});
   judged = 0;
   for (const auto& r : since.runs) judged += since.Judged(r);
@@ -94,8 +94,8 @@ TEST(AnalysisStore, FindingsOpenRefreshAndResolve) {
   TestDatabase db;
   Write(db, NightRun("2026-11-29T02:00:00Z", 200, "NET/IB"));
   Write(db, NightRun("2026-11-30T02:00:00Z", 150, "NET/Socket"));
-  analyzer::AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
-  analyzer::AnalysisResult result = analyzer::Analyze(input, {});
+  AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+  AnalysisResult result = analyzer::Analyze(input, {});
   ASSERT_FALSE(result.findings.empty());
   EXPECT_EQ(result.findings[0].kind, "socket_fallback");
 

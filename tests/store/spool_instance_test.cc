@@ -10,6 +10,7 @@
 
 #include "core/content_hash.h"
 #include "store/spool.h"
+#include "store/spool_replay.h"
 #include "tests/support/test_database.h"
 
 namespace fabtrack::store {

@@ -17,6 +17,7 @@
 #include "core/content_hash.h"
 #include "core/run_record_json.h"
 #include "store/spool.h"
+#include "store/spool_replay.h"
 #include "tests/support/test_database.h"
 
 namespace fabtrack::store {

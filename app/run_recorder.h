@@ -10,35 +10,34 @@
 #include <pqxx/connection>
 #include <string>
 
-#include "core/atomic_file.h"
+#include "collector/harness/run_sink.h"
 #include "core/run_record.h"
-#include "store/open_database.h"
 
-namespace fabtrack::harness {
+namespace fabtrack::app {
 
-class ResultRecorder {
+class ResultRecorder : public harness::RunSink {
  public:
   // `database` empty: no storing. `output` empty: no result file.
-  ResultRecorder(std::optional<store::DatabaseChoice> database, std::optional<std::string> output,
+  ResultRecorder(std::optional<DatabaseChoice> database, std::optional<std::string> output,
                  std::ostream& notices);
 
   // Opens the database before any work, so a bad --db fails fast.
-  void Connect();
+  void Connect() override;
   // Stores the run row (status partial) and writes the first file.
-  void Begin(const RunRecord& run);
+  void Begin(const RunRecord& run) override;
   // rows [first_row, end) of `run` are new.
-  void Update(const RunRecord& run, size_t first_row);
-  void Finish(const RunRecord& run);
-  std::optional<int64_t> run_id() const { return run_id_; }
+  void Update(const RunRecord& run, size_t first_row) override;
+  void Finish(const RunRecord& run) override;
+  std::optional<int64_t> run_id() const override { return run_id_; }
 
  private:
   void WriteFile(const RunRecord& run);
 
-  std::optional<store::DatabaseChoice> database_;
+  std::optional<DatabaseChoice> database_;
   std::optional<std::string> output_;
   std::ostream& notices_;
   std::unique_ptr<pqxx::connection> connection_;
   std::optional<int64_t> run_id_;
 };
 
-}  // namespace fabtrack::harness
+}  // namespace fabtrack::app

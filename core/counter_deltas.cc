@@ -1,4 +1,4 @@
-#include "collector/counters/counter_deltas.h"
+#include "core/counter_deltas.h"
 
 #include <algorithm>
 #include <set>

@@ -1,24 +1,21 @@
-// How commands reach PostgreSQL: the --db/--data-dir flags and a wrapper
-// around store::OpenDatabase that turns failures into exit code 3.
+// How the flows reach PostgreSQL: store::OpenDatabase with the spool in
+// front (pending batches replayed first), failures turned into exit code 3
+// or into spooling, and the command's spool state (one database per
+// process). Internal to app/: the CLI calls the flows, never this.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <memory>
 #include <ostream>
 #include <pqxx/connection>
 
+#include "core/database_choice.h"
 #include "store/open_database.h"
 #include "store/spool.h"
 
-namespace fabtrack::cli {
+namespace fabtrack::app {
 
-using DatabaseOptions = store::DatabaseChoice;
-using store::DescribeTarget;
-using store::EmbeddedOptionsFor;
+using DatabaseOptions = DatabaseChoice;
 using store::SchemaPolicy;
-
-// Adds --db (and --data-dir for the embedded server) to a subcommand.
-void AddDatabaseOptions(CLI::App* app, DatabaseOptions* options);
 
 // store::OpenDatabase; prints the reason and throws CommandExit{kExitDatabaseError}
 // when the database cannot be used. Before anything else it replays what
@@ -56,4 +53,4 @@ void FinishSpooling(const DatabaseOptions& options, std::ostream& err);
 void ReplaySpool(pqxx::connection& connection, const store::SpoolTarget& target, std::ostream& err,
                  bool adopt = false);
 
-}  // namespace fabtrack::cli
+}  // namespace fabtrack::app

@@ -1,4 +1,4 @@
-#include "collector/harness/result_recorder.h"
+#include "app/run_recorder.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,12 +9,14 @@
 #include <pqxx/pqxx>
 #include <stdexcept>
 
+#include "core/atomic_file.h"
 #include "core/run_record_json.h"
+#include "store/open_database.h"
 #include "store/run_writer.h"
 
-namespace fabtrack::harness {
+namespace fabtrack::app {
 
-ResultRecorder::ResultRecorder(std::optional<store::DatabaseChoice> database,
+ResultRecorder::ResultRecorder(std::optional<DatabaseChoice> database,
                                std::optional<std::string> output, std::ostream& notices)
     : database_(std::move(database)), output_(std::move(output)), notices_(notices) {}
 
@@ -55,4 +57,4 @@ void ResultRecorder::Finish(const RunRecord& run) {
   }
 }
 
-}  // namespace fabtrack::harness
+}  // namespace fabtrack::app

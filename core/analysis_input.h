@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace fabtrack::analyzer {
+namespace fabtrack {
 
 struct ClusterInfo {
   std::string name;
@@ -175,4 +175,4 @@ struct AnalysisInput {
   bool Judged(const RunView& run) const { return run.started_at >= judge_from; }
 };
 
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack

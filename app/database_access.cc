@@ -1,13 +1,14 @@
-#include "cli/database_access.h"
+#include "app/database_access.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <pqxx/except>
 #include <pqxx/nontransaction>
 
-#include "cli/commands.h"
+#include "core/exit_code.h"
+#include "store/spool_replay.h"
 
-namespace fabtrack::cli {
+namespace fabtrack::app {
 namespace {
 
 // What this command found when it could not use its database (one command
@@ -55,15 +56,6 @@ std::string FixFor(const std::string& cause) {
 }
 
 }  // namespace
-
-void AddDatabaseOptions(CLI::App* app, DatabaseOptions* options) {
-  app->add_option("--db", options->db,
-                  "libpq connection string or URI (else FABTRACK_DB, PG* variables, or the "
-                  "embedded database). Keep passwords in ~/.pgpass, not here.");
-  app->add_option("--data-dir", options->data_dir,
-                  "embedded PostgreSQL directory (default $FABTRACK_DATA_DIR, "
-                  "$XDG_DATA_HOME/fabtrack/postgres, /var/lib/fabtrack/postgres as root)");
-}
 
 void ReplaySpool(pqxx::connection& connection, const store::SpoolTarget& target, std::ostream& err,
                  bool adopt) {
@@ -170,4 +162,4 @@ void FinishSpooling(const DatabaseOptions& options, std::ostream& err) {
       << ", stored by the next fabtrack command that reaches it or `fabtrack spool replay`\n";
 }
 
-}  // namespace fabtrack::cli
+}  // namespace fabtrack::app

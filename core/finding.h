@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace fabtrack::analyzer {
+namespace fabtrack {
 
 enum class Severity { kInfo = 0, kWarning = 1, kCritical = 2 };
 
@@ -34,4 +34,9 @@ struct Finding {
 // Stable order for output: severity (critical first), kind, subject.
 bool FindingBefore(const Finding& a, const Finding& b);
 
-}  // namespace fabtrack::analyzer
+// A stable short id of (cluster, kind, subject): the finding's identity in
+// the Prometheus textfile and in alerts.
+std::string FindingFingerprint(const std::string& cluster, const std::string& kind,
+                               const std::string& subject);
+
+}  // namespace fabtrack

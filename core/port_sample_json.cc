@@ -1,4 +1,4 @@
-#include "collector/counters/port_sample_json.h"
+#include "core/port_sample_json.h"
 
 #include <limits>
 #include <stdexcept>

@@ -1,8 +1,10 @@
-#include "analyzer/finding.h"
+#include "core/finding.h"
 
 #include <tuple>
 
-namespace fabtrack::analyzer {
+#include "core/content_hash.h"
+
+namespace fabtrack {
 
 const char* SeverityName(Severity severity) {
   switch (severity) {
@@ -21,4 +23,9 @@ bool FindingBefore(const Finding& a, const Finding& b) {
          std::forward_as_tuple(static_cast<int>(a.severity), b.kind, b.subject, b.run_started_at);
 }
 
-}  // namespace fabtrack::analyzer
+std::string FindingFingerprint(const std::string& cluster, const std::string& kind,
+                               const std::string& subject) {
+  return Sha256Hex(cluster + '\x1f' + kind + '\x1f' + subject).substr(0, 16);
+}
+
+}  // namespace fabtrack

@@ -1,0 +1,61 @@
+#include "app/analysis_session.h"
+
+#include <pqxx/pqxx>
+
+#include "app/database_access.h"
+#include "store/analysis_reader.h"
+#include "store/findings_writer.h"
+
+namespace fabtrack::app {
+
+struct AnalysisSession::Connection {
+  std::unique_ptr<pqxx::connection> db;
+};
+
+AnalysisSession::AnalysisSession(const DatabaseChoice& choice, std::ostream& err)
+    : connection_(std::make_unique<Connection>()) {
+  connection_->db = OpenDatabaseOrExit(choice, SchemaPolicy::kRequireCurrent, err);
+  LimitReadTime(*connection_->db);
+}
+
+AnalysisSession::~AnalysisSession() = default;
+
+namespace {
+
+// Runs a read, turning the database's failures into the operator's words.
+template <typename Read>
+auto Reading(Read read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const store::UnknownCluster& e) {
+    throw AnalysisUnavailable(e.what());
+  } catch (const pqxx::data_exception& e) {
+    throw AnalysisUnavailable(std::string("bad --since: ") + e.what());
+  } catch (const pqxx::broken_connection& e) {
+    throw AnalysisUnavailable(std::string("database connection lost: ") + e.what());
+  } catch (const pqxx::sql_error& e) {
+    throw AnalysisUnavailable(std::string("database error: ") + e.what());
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> AnalysisSession::ClustersWithRuns() {
+  return Reading([&] { return store::ClustersWithRuns(*connection_->db); });
+}
+
+AnalysisInput AnalysisSession::Load(const std::string& cluster,
+                                    const std::optional<std::string>& since) {
+  return Reading([&] { return store::LoadAnalysisInput(*connection_->db, {cluster, since}); });
+}
+
+StoredAnalysis AnalysisSession::Store(const AnalysisInput& input, const AnalysisResult& result) {
+  try {
+    store::StoredFindings s = store::StoreAnalysis(*connection_->db, input, result);
+    return {s.opened, s.refreshed, s.resolved, s.analysis_id};
+  } catch (const pqxx::failure& e) {
+    throw AnalysisUnavailable(std::string("could not store the findings: ") + e.what());
+  }
+}
+
+}  // namespace fabtrack::app

@@ -1,0 +1,51 @@
+// The analyzer's way to its database, for `fabtrack analyze`: reads a
+// cluster's history into the analyzer's plain model and stores what the
+// analysis concluded. Every failure is one AnalysisUnavailable with a
+// message fit for the operator (the CLI prints it and exits 3, "could not
+// analyze"); reads are bounded by FABTRACK_STATEMENT_TIMEOUT.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/analysis_input.h"
+#include "core/analysis_result.h"
+#include "core/database_choice.h"
+
+namespace fabtrack::app {
+
+class AnalysisUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct StoredAnalysis {
+  int opened = 0, refreshed = 0, resolved = 0;
+  int64_t analysis_id = 0;
+};
+
+class AnalysisSession {
+ public:
+  // Opens the database (replaying the spool first); throws
+  // CommandExit{kExitDatabaseError} when it cannot be used (reason printed).
+  AnalysisSession(const DatabaseChoice& choice, std::ostream& err);
+  ~AnalysisSession();
+
+  // The clusters that have runs.
+  std::vector<std::string> ClustersWithRuns();
+  // The history of `cluster` and the runs to judge (from `since`, else the
+  // newest night).
+  AnalysisInput Load(const std::string& cluster, const std::optional<std::string>& since);
+  // Stores the findings (deduplicated per subject, resolved when cleared).
+  StoredAnalysis Store(const AnalysisInput& input, const AnalysisResult& result);
+
+ private:
+  struct Connection;
+  std::unique_ptr<Connection> connection_;
+};
+
+}  // namespace fabtrack::app

@@ -1,0 +1,33 @@
+// What is stored, for `fabtrack runs` and `fabtrack inspector ingest`:
+// listing and showing runs (reads bounded by FABTRACK_STATEMENT_TIMEOUT) and
+// storing an Inspector job summary. A database that cannot be used prints
+// its reason to `err` and throws CommandExit{kExitDatabaseError}.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/database_choice.h"
+#include "core/inspector_job.h"
+#include "store/run_summary.h"
+
+namespace fabtrack::app {
+
+std::vector<store::RunSummary> ListRuns(const DatabaseChoice& choice,
+                                        const store::RunFilter& filter, std::ostream& err);
+
+// One run in full (see store::ReadRunDetail); nullopt when there is none.
+std::optional<nlohmann::json> ReadRunDetail(const DatabaseChoice& choice, int64_t run_id,
+                                            std::ostream& err);
+
+// Stores `job` for `cluster` in one transaction; false when that job was
+// already stored (nothing written). Throws std::runtime_error when the
+// database refuses it.
+bool StoreInspectorJob(const DatabaseChoice& choice, const std::string& cluster,
+                       const InspectorJob& job, const std::string& source_path, std::ostream& err);
+
+}  // namespace fabtrack::app

@@ -1,0 +1,120 @@
+#include "store/spool_replay.h"
+
+#include <algorithm>
+#include <pqxx/pqxx>
+
+#include "core/counter_deltas.h"
+#include "store/port_writer.h"
+#include "store/run_writer.h"
+
+namespace fabtrack::store {
+
+AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
+  AppliedBatch applied;
+  if (batch.kind == SpoolBatch::Kind::kHostSample) {
+    applied.samples = WriteHostSample(txn, batch.cluster, batch.host, batch.sampled_at,
+                                      batch.run_id, batch.phase);
+    return applied;
+  }
+  WriteRunResult result = WriteRun(txn, batch.run);
+  applied.run_id = result.run_id;
+  applied.inserted = result.inserted;
+  if (!batch.bracket || !result.inserted) return applied;
+  const SpooledBracket& b = *batch.bracket;
+  for (const HostPorts& after : b.after) {
+    auto before = std::find_if(b.before.begin(), b.before.end(),
+                               [&](const HostPorts& h) { return h.host == after.host; });
+    if (before == b.before.end()) continue;
+    WriteHostSample(txn, batch.run.cluster, *before, b.started_at, result.run_id, "before");
+    WriteHostSample(txn, batch.run.cluster, after, b.ended_at, result.run_id, "after");
+    WriteRunPortDeltas(txn, batch.run.cluster, after, ComputeDeltas(*before, after, b.seconds),
+                       result.run_id, b.started_at, b.ended_at);
+    ++applied.bracketed_hosts;
+  }
+  return applied;
+}
+
+bool IsDatabaseOutage(const std::exception& e) {
+  if (dynamic_cast<const pqxx::broken_connection*>(&e) ||
+      dynamic_cast<const pqxx::in_doubt_error*>(&e)) {
+    return true;
+  }
+  if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
+    // Class 08 connection exception, 57 operator intervention (shutdown),
+    // 53 insufficient resources (too many connections, disk full).
+    const std::string state = sql->sqlstate();
+    if (state.rfind("08", 0) == 0 || state.rfind("57", 0) == 0 || state.rfind("53", 0) == 0) {
+      return true;
+    }
+    const std::string what = sql->what();
+    return what.find("terminating connection") != std::string::npos ||
+           what.find("server closed the connection") != std::string::npos;
+  }
+  // Any other libpqxx failure is on the client or the wire (a COPY cut off
+  // by a dying server reports "Error writing to table"), not a refusal.
+  return dynamic_cast<const pqxx::failure*>(&e) != nullptr;
+}
+
+std::string ReadInstanceId(pqxx::connection_base& connection) {
+  try {
+    pqxx::nontransaction txn(connection);
+    pqxx::result r = txn.exec("SELECT id::text FROM fabtrack_instance");
+    return r.empty() ? "" : r[0][0].c_str();
+  } catch (const pqxx::sql_error&) {
+    return "";  // before migration 008, or no SELECT on it
+  }
+}
+
+ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection,
+                         const SpoolTarget& target, std::ostream& log, bool adopt) {
+  ReplayResult result;
+  std::vector<std::string> pending = spool.Pending(target);
+  const std::string here = adopt ? "" : ReadInstanceId(connection);
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const std::string& path = pending[i];
+    std::string why;
+    std::optional<SpoolBatch> batch = spool.Read(path, &why);
+    if (!batch) {
+      log << "fabtrack spool: " << why << "; moved to " << spool.dir() << "/corrupt\n";
+      spool.Quarantine(path);
+      ++result.corrupt;
+      continue;
+    }
+    if (!here.empty() && !batch->instance_id.empty() && batch->instance_id != here) {
+      log << "fabtrack spool: " << path << " was spooled for database instance "
+          << batch->instance_id << " but " << target.Describe() << " is instance " << here
+          << ": not stored here (`spool replay --target` moves it, `spool drop` deletes it)\n";
+      ++result.foreign;
+      continue;
+    }
+    try {
+      pqxx::work txn(connection);
+      ApplyBatch(txn, *batch);
+      txn.commit();
+    } catch (const pqxx::sql_error& e) {
+      if (IsDatabaseOutage(e)) {
+        result.remaining = static_cast<int>(pending.size() - i);
+        log << "fabtrack spool: database lost during replay (" << e.what() << "); "
+            << result.remaining << " batch(es) stay spooled\n";
+        return result;
+      }
+      // The database is up and refuses this batch (a constraint, a value):
+      // it would be refused forever; set it aside and go on.
+      log << "fabtrack spool: " << path << ": refused by the database (" << e.what()
+          << "); moved to " << spool.dir() << "/corrupt\n";
+      spool.Quarantine(path);
+      ++result.corrupt;
+      continue;
+    } catch (const pqxx::failure& e) {
+      result.remaining = static_cast<int>(pending.size() - i);
+      log << "fabtrack spool: database lost during replay (" << e.what() << "); "
+          << result.remaining << " batch(es) stay spooled\n";
+      return result;
+    }
+    spool.Remove(path);
+    ++result.replayed;
+  }
+  return result;
+}
+
+}  // namespace fabtrack::store
