@@ -8,7 +8,7 @@ fabtrack=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 fx=$here/tests/fixtures
 rm -rf "$out"
-mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz,inspector_fuzz,sysfs_values_fuzz}
+mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz,inspector_fuzz,sysfs_values_fuzz,http_request_fuzz}
 cp "$fx"/nccl_tests/*.txt "$out/nccl_tests_text_fuzz/"
 cp "$fx"/nccl_tests/*.json "$out/nccl_tests_json_fuzz/"
 cp "$fx"/nccl_logs/* "$out/nccl_log_fuzz/"
@@ -28,3 +28,28 @@ for tree in "$fx"/sysfs/*/; do
 done
 "$fabtrack" analyze --print-config >"$out/analyzer_config_fuzz/defaults.conf"
 printf '[scaling_drop]\nmin_efficiency = 0.7\nenabled = false\n' >"$out/analyzer_config_fuzz/small.conf"
+# HTTP requests as scrapers and clients send them. The first byte picks the
+# server's limit (below 0x80: the default 8192 bytes), the next 8 are read
+# sizes minus one; the request follows.
+http() { printf '\000\017\003\377\000\100\007\001\037%b' "$2" >"$out/http_request_fuzz/$1"; }
+small() { printf '\300\000\001\002\003\004\005\006\007%b' "$2" >"$out/http_request_fuzz/$1"; }
+http prometheus 'GET /metrics HTTP/1.1\r\nHost: gpu-01:9862\r\nUser-Agent: Prometheus/2.53.0\r\nAccept: application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2\r\nAccept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n'
+http prometheus3 'GET /metrics HTTP/1.1\r\nHost: 10.0.0.7:9862\r\nUser-Agent: Prometheus/3.1.0\r\nAccept: application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,*/*;q=0.2\r\nAccept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n'
+http curl 'GET /metrics HTTP/1.1\r\nHost: localhost:9862\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\n\r\n'
+http http10 'GET /metrics HTTP/1.0\r\n\r\n'
+http head 'HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n'
+http landing 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'
+http query 'GET /metrics?collect%5B%5D=infiniband HTTP/1.1\r\n\r\n'
+http pipelined 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\nHEAD / HTTP/1.1\r\n\r\n'
+http post_with_body 'POST /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello'
+http bad_method 'BREW /metrics HTTP/1.1\r\n\r\n'
+http not_found 'GET /debug/pprof HTTP/1.1\r\n\r\n'
+http http2_preface 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
+http no_version 'GET /metrics\r\n\r\n'
+http lone_lf 'GET /metrics HTTP/1.1\nHost: x\nAccept: */*\n\n'
+http mixed_endings 'GET /metrics HTTP/1.1\r\nHost: x\n\r\n'
+http missing_crlf 'GET /metrics HTTP/1.1\r\nHost: x\r\n'
+http empty_line_first '\r\nGET /metrics HTTP/1.1\r\n\r\n'
+http huge_header "GET /metrics HTTP/1.1\r\nX-Padding: $(head -c 9000 /dev/zero | tr '\0' a)\r\n\r\n"
+small small_limit_fits 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'
+small small_limit_exceeded "GET /metrics HTTP/1.1\r\nCookie: $(head -c 300 /dev/zero | tr '\0' b)\r\n\r\n"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes every parser with libFuzzer (clang, ASan+UBSan) from seed corpora
+# Fuzzes every parser (and the exporter's HTTP request handling) with libFuzzer (clang, ASan+UBSan) from seed corpora
 # made of the test fixtures. Inputs that crash land in
 # fuzz/regressions/<target>/ (commit them: ctest replays that folder).
 # Usage: scripts/fuzz.sh [seconds per target, default 600] [target...]
@@ -13,7 +13,7 @@ CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -D
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   targets=(nccl_tests_text_fuzz nccl_tests_json_fuzz nccl_log_fuzz run_file_fuzz
-    port_sample_json_fuzz analyzer_config_fuzz inspector_fuzz sysfs_values_fuzz)
+    port_sample_json_fuzz analyzer_config_fuzz inspector_fuzz sysfs_values_fuzz http_request_fuzz)
 fi
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" >/dev/null
 

@@ -17,10 +17,28 @@
 namespace fabtrack {
 namespace {
 
+constexpr int kListenBacklog = 128;
 constexpr std::string_view kExpositionType = "text/plain; version=0.0.4; charset=utf-8";
 constexpr std::string_view kLandingPage =
     "<html><head><title>fabtrack port exporter</title></head><body>"
     "<h1>fabtrack port exporter</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
+
+// The complete error answers: status line, headers and body.
+constexpr std::string_view kBadRequest =
+    "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n"
+    "Connection: close\r\n\r\nbad request\n";
+constexpr std::string_view kNotFound =
+    "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n"
+    "Connection: close\r\n\r\nnot found\n";
+constexpr std::string_view kNotFoundHead =
+    "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n"
+    "Connection: close\r\n\r\n";
+constexpr std::string_view kMethodNotAllowed =
+    "HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nContent-Type: text/plain\r\n"
+    "Content-Length: 18\r\nConnection: close\r\n\r\nonly GET and HEAD\n";
+constexpr std::string_view kTooLarge =
+    "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain\r\n"
+    "Content-Length: 31\r\nConnection: close\r\n\r\nrequest header fields too large";
 
 bool IsDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -65,6 +83,70 @@ ListenAddress ParseListenAddress(const std::string& text) {
   return a;
 }
 
+HttpRequestDecision DecideHttpRequest(std::string_view received, size_t max_request_bytes) {
+  using Action = HttpRequestDecision::Action;
+  using Route = HttpRequestDecision::Route;
+  HttpRequestDecision d;
+  // The request line and headers end at the first empty line, its line
+  // endings CRLF or a lone LF (RFC 9112 section 2.2 lets a server accept
+  // both); a GET has no body.
+  const size_t blank = received.find("\n\r\n");
+  const size_t lone = received.find("\n\n");
+  size_t end = std::string_view::npos;  // just after the empty line
+  if (blank != std::string_view::npos) end = blank + 3;
+  if (lone != std::string_view::npos && (end == std::string_view::npos || lone + 2 < end)) {
+    end = lone + 2;
+  }
+  if (end == std::string_view::npos) {
+    if (received.size() < max_request_bytes) return d;  // kNeedMore
+    d.action = Action::kRespond;
+    d.route = Route::kError;
+    d.status = 431;
+    d.error_response = kTooLarge;
+    return d;
+  }
+  d.action = Action::kRespond;
+  d.request_bytes = end;
+  auto error = [&d](int status, std::string_view response) {
+    d.route = Route::kError;
+    d.status = status;
+    d.error_response = response;
+    return d;
+  };
+  const std::string_view request = received.substr(0, end);
+  std::string_view line = request.substr(0, request.find('\n'));
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  const size_t first_space = line.find(' ');
+  const size_t second_space =
+      first_space == std::string_view::npos ? first_space : line.find(' ', first_space + 1);
+  if (second_space == std::string_view::npos ||
+      line.substr(second_space + 1).rfind("HTTP/1.", 0) != 0) {
+    return error(400, kBadRequest);
+  }
+  const std::string_view method = line.substr(0, first_space);
+  const std::string_view path =
+      PathOf(line.substr(first_space + 1, second_space - first_space - 1));
+  d.head_only = method == "HEAD";
+  if (path != "/metrics" && path != "/") {
+    return error(404, d.head_only ? kNotFoundHead : kNotFound);
+  }
+  if (!d.head_only && method != "GET") return error(405, kMethodNotAllowed);
+  d.status = 200;
+  d.route = path == "/" ? Route::kLanding : Route::kMetrics;
+  return d;
+}
+
+void WriteOkHead(const HttpRequestDecision& decision, size_t body_size, std::string* out) {
+  out->assign("HTTP/1.1 200 OK\r\nContent-Type: ");
+  out->append(decision.route == HttpRequestDecision::Route::kLanding ? "text/html; charset=utf-8"
+                                                                     : kExpositionType);
+  out->append("\r\nContent-Length: ");
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, body_size);
+  out->append(digits, end);
+  out->append("\r\nConnection: close\r\n\r\n");
+}
+
 MetricsHttpServer::MetricsHttpServer(const std::string& listen, Render render, Limits limits)
     : render_(std::move(render)), limits_(limits) {
   auto fail = [&](const std::string& why) {
@@ -98,7 +180,7 @@ MetricsHttpServer::MetricsHttpServer(const std::string& listen, Render render, L
     // connections sit in TIME_WAIT; a live listener still refuses the bind.
     int on = 1;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-    if (::bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd, 128) != 0) {
+    if (::bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd, kListenBacklog) != 0) {
       last_error = std::strerror(errno);
       ::close(fd);
       continue;
@@ -124,9 +206,12 @@ void MetricsHttpServer::Serve(const std::function<bool()>& should_stop) {
   while (!should_stop()) {
     polled.clear();
     polled_connection.clear();
-    const bool room = std::any_of(connections_.begin(), connections_.end(),
-                                  [](const Connection& c) { return c.fd < 0; });
-    // With every slot taken, new clients wait in the listen backlog.
+    // A free slot, or one still waiting for its request (Accept displaces
+    // it); with every slot sending an answer, new clients wait in the listen
+    // backlog.
+    const bool room =
+        std::any_of(connections_.begin(), connections_.end(),
+                    [](const Connection& c) { return c.fd < 0 || c.pending.empty(); });
     polled.push_back({listen_fd_, static_cast<short>(room ? POLLIN : 0), 0});
     auto now = std::chrono::steady_clock::now();
     auto wait = std::chrono::milliseconds(100);
@@ -160,15 +245,34 @@ void MetricsHttpServer::Serve(const std::function<bool()>& should_stop) {
 }
 
 void MetricsHttpServer::Accept() {
-  for (Connection& c : connections_) {
-    if (c.fd >= 0) continue;
+  // At most one listen backlog's worth per round, so that a steady stream of
+  // connections cannot keep the loop here.
+  for (int i = 0; i < kListenBacklog; ++i) {
+    Connection* slot = nullptr;
+    for (Connection& c : connections_) {
+      if (c.fd < 0) {
+        slot = &c;
+        break;
+      }
+      if (c.pending.empty() && (slot == nullptr || c.deadline < slot->deadline)) slot = &c;
+    }
+    if (slot == nullptr) return;  // every slot is sending an answer: the rest wait
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN: no one else waiting; EMFILE and the like: next round
+    // With every slot taken, the client that has had longest to send its
+    // request and has not gives way: connections that say nothing (a flood,
+    // a port scan, a stuck client) cannot keep a scrape waiting for their
+    // deadlines. Connections being answered are never displaced.
+    Close(*slot);
+    Connection& c = *slot;
     c.fd = fd;
     c.request.clear();
     c.pending.clear();
     c.pending_offset = 0;
     c.deadline = std::chrono::steady_clock::now() + limits_.deadline;
+    // A scraper's request usually arrives with its connection: answer it
+    // before a later connection could displace this one.
+    ReadRequest(c);
   }
 }
 
@@ -184,59 +288,21 @@ void MetricsHttpServer::ReadRequest(Connection& c) {
     }
     const size_t room = limits_.max_request_bytes - c.request.size();
     c.request.append(buf, std::min(static_cast<size_t>(n), room));
-    // The request line and headers end at the first empty line; a GET has
-    // no body, and bytes after it are not read.
-    size_t end = c.request.find("\r\n\r\n");
-    if (end == std::string::npos) end = c.request.find("\n\n");
-    if (end != std::string::npos) return Answer(c, std::string_view(c.request).substr(0, end));
-    if (c.request.size() >= limits_.max_request_bytes) {
-      return Send(c,
-                  "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain\r\n"
-                  "Content-Length: 31\r\nConnection: close\r\n\r\n",
-                  "request header fields too large");
-    }
+    const HttpRequestDecision decision = DecideHttpRequest(c.request, limits_.max_request_bytes);
+    if (decision.action == HttpRequestDecision::Action::kRespond) return Answer(c, decision);
   }
 }
 
-void MetricsHttpServer::Answer(Connection& c, std::string_view request) {
-  std::string_view line = request.substr(0, request.find('\n'));
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  const size_t first_space = line.find(' ');
-  const size_t second_space =
-      first_space == std::string_view::npos ? first_space : line.find(' ', first_space + 1);
-  if (second_space == std::string_view::npos ||
-      line.substr(second_space + 1).rfind("HTTP/1.", 0) != 0) {
-    return Send(c,
-                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n"
-                "Connection: close\r\n\r\n",
-                "bad request\n");
+void MetricsHttpServer::Answer(Connection& c, const HttpRequestDecision& decision) {
+  if (decision.route == HttpRequestDecision::Route::kError) {
+    return Send(c, decision.error_response, {});
   }
-  const std::string_view method = line.substr(0, first_space);
-  const std::string_view path =
-      PathOf(line.substr(first_space + 1, second_space - first_space - 1));
-  const bool head = method == "HEAD";
-  if (path != "/metrics" && path != "/") {
-    return Send(c,
-                "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n"
-                "Connection: close\r\n\r\n",
-                head ? "" : "not found\n");
-  }
-  if (!head && method != "GET") {
-    return Send(c,
-                "HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nContent-Type: "
-                "text/plain\r\nContent-Length: 18\r\nConnection: close\r\n\r\n",
-                "only GET and HEAD\n");
-  }
-  const std::string_view body = path == "/" ? kLandingPage : std::string_view(render_());
-  head_.assign("HTTP/1.1 200 OK\r\nContent-Type: ");
-  head_.append(path == "/" ? "text/html; charset=utf-8" : kExpositionType);
-  head_.append("\r\nContent-Length: ");
-  char digits[24];
-  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, body.size());
-  head_.append(digits, end);
-  head_.append("\r\nConnection: close\r\n\r\n");
+  const std::string_view body = decision.route == HttpRequestDecision::Route::kLanding
+                                    ? kLandingPage
+                                    : std::string_view(render_());
+  WriteOkHead(decision, body.size(), &head_);
   // HEAD announces the length GET would send, and sends nothing after it.
-  Send(c, head_, head ? std::string_view() : body);
+  Send(c, head_, decision.head_only ? std::string_view() : body);
 }
 
 void MetricsHttpServer::Send(Connection& c, std::string_view head, std::string_view body) {

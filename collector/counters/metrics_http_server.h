@@ -8,12 +8,15 @@
 // connection from its accepting thread to a worker thread. One thread serves
 // scrapes one at a time, which the sampler needs anyway (it owns the open
 // counter files), and a slow or idle client cannot hold the others up: every
-// socket is non-blocking and every connection has a deadline.
+// socket is non-blocking, every connection has a deadline, and idle
+// connections give way to new ones when every slot is taken.
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fabtrack {
@@ -27,6 +30,45 @@ struct ListenAddress {
 };
 ListenAddress ParseListenAddress(const std::string& text);
 
+// What the server does with the bytes a connection has sent so far: the whole
+// of its request handling, without sockets (fuzz/http_request_fuzz.cc).
+// Every answer is sent with "Connection: close" and the connection closed
+// after it; bytes after the request's blank line (a body, a pipelined second
+// request) are never looked at. Closing without an answer happens on socket
+// events only (the client closed, an error, the deadline), never on bytes.
+struct HttpRequestDecision {
+  enum class Action {
+    kNeedMore,  // no blank line yet and under the size limit: read on
+    kRespond,   // answer (below), then close
+  };
+  enum class Route {
+    kNone,     // kNeedMore
+    kMetrics,  // 200 with the rendered exposition
+    kLanding,  // 200 with the landing page
+    kError,    // `error_response`, complete (status line, headers, body)
+  };
+  Action action = Action::kNeedMore;
+  Route route = Route::kNone;
+  int status = 0;  // 200, 400, 404, 405 or 431 when answering
+  // HEAD: the headers announce the length GET would send, and no body follows.
+  bool head_only = false;
+  // Static storage, never a view into the request.
+  std::string_view error_response;
+  // Bytes the request line and headers took, blank line included (0 for 431).
+  size_t request_bytes = 0;
+};
+
+// `received`: the connection's bytes so far, at most `max_request_bytes` of
+// them (the server stops storing there). The decision depends only on the
+// bytes up to the request's first blank line, so it is the same however the
+// bytes were split across reads.
+HttpRequestDecision DecideHttpRequest(std::string_view received, size_t max_request_bytes);
+
+// The status line and headers answering a request that `decision` routes to
+// a 200 (kMetrics or kLanding) whose body has `body_size` bytes, written into
+// `out` (reused).
+void WriteOkHead(const HttpRequestDecision& decision, size_t body_size, std::string* out);
+
 class MetricsHttpServer {
  public:
   // Renders the /metrics body; called from Serve's thread, one scrape at a
@@ -34,7 +76,10 @@ class MetricsHttpServer {
   using Render = std::function<const std::string&()>;
 
   struct Limits {
-    int max_connections = 16;                   // more wait in the listen backlog
+    // Connections served at once. Beyond it, a new client displaces the
+    // oldest one still waiting to send its request; when every one is being
+    // answered, new clients wait in the listen backlog.
+    int max_connections = 16;
     size_t max_request_bytes = 8192;            // request line and headers
     std::chrono::milliseconds deadline{10000};  // per connection, accept to close
   };
@@ -63,7 +108,7 @@ class MetricsHttpServer {
 
   void Accept();
   void ReadRequest(Connection& c);
-  void Answer(Connection& c, std::string_view request);
+  void Answer(Connection& c, const HttpRequestDecision& decision);
   void Send(Connection& c, std::string_view head, std::string_view body);
   void FlushPending(Connection& c);
   void Close(Connection& c);

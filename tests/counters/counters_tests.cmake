@@ -14,4 +14,4 @@ find_package(prometheus-cpp CONFIG REQUIRED)
 fabtrack_test(port_exposition_test counters/port_exposition_test.cc
   LIBS fabtrack::counters prometheus-cpp::core)
 fabtrack_test(metrics_http_server_test counters/metrics_http_server_test.cc
-  LIBS fabtrack::metrics_http Threads::Threads)
+  LIBS fabtrack::metrics_http fabtrack::counters fabtrack_test_support Threads::Threads)

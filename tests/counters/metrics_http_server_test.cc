@@ -1,7 +1,9 @@
-// The exporter's HTTP edge over real loopback sockets: address parsing, a
-// body larger than the socket buffers to a reader that stalls (it must not
-// hold up other scrapes, and must get every byte once it reads), deadlines
-// for clients that say nothing, and the connection limit.
+// The exporter's HTTP edge: address parsing; the request decision without
+// sockets; and over real loopback sockets a body larger than the socket
+// buffers to a reader that stalls (it must not hold up other scrapes, and
+// must get every byte once it reads), deadlines for clients that say nothing
+// or dribble, partial and oversized requests, a connection flood, pipelined
+// requests and HEAD. Every exposition received is checked by promtool.
 #include "collector/counters/metrics_http_server.h"
 
 #include <arpa/inet.h>
@@ -12,9 +14,16 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include "collector/counters/port_exposition.h"
+#include "collector/counters/sysfs_ports.h"
+#include "tests/support/run_command.h"
 
 namespace fabtrack {
 namespace {
@@ -48,6 +57,122 @@ TEST(ParseListenAddress, RefusesWhatIsNotAnAddress) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("\"host:99999\""), std::string::npos) << e.what();
   }
+}
+
+// What Prometheus 2.53 sends on every scrape.
+constexpr std::string_view kPrometheusScrape =
+    "GET /metrics HTTP/1.1\r\n"
+    "Host: gpu-01:9862\r\n"
+    "User-Agent: Prometheus/2.53.0\r\n"
+    "Accept: application/openmetrics-text;version=1.0.0;q=0.5,"
+    "application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2\r\n"
+    "Accept-Encoding: gzip\r\n"
+    "X-Prometheus-Scrape-Timeout-Seconds: 10\r\n"
+    "\r\n";
+
+using Action = HttpRequestDecision::Action;
+using Route = HttpRequestDecision::Route;
+
+TEST(DecideHttpRequest, RoutesWhatScrapersAndBrowsersSend) {
+  struct Case {
+    std::string_view request;
+    int status;
+    Route route;
+    bool head_only;
+  };
+  for (const Case& c : std::vector<Case>{
+           {kPrometheusScrape, 200, Route::kMetrics, false},
+           {"GET /metrics HTTP/1.1\r\nHost: localhost:9862\r\nUser-Agent: curl/7.88.1\r\n"
+            "Accept: */*\r\n\r\n",
+            200, Route::kMetrics, false},
+           {"GET /metrics HTTP/1.0\r\n\r\n", 200, Route::kMetrics, false},
+           {"GET /metrics?collect%5B%5D=infiniband HTTP/1.1\r\n\r\n", 200, Route::kMetrics, false},
+           {"HEAD /metrics HTTP/1.1\r\n\r\n", 200, Route::kMetrics, true},
+           {"GET / HTTP/1.1\r\n\r\n", 200, Route::kLanding, false},
+           {"GET /metrics HTTP/1.1\nHost: x\n\n", 200, Route::kMetrics, false},  // lone LF
+           {"GET /metrics HTTP/1.1\r\nHost: x\n\r\n", 200, Route::kMetrics, false},
+           {"GET /debug HTTP/1.1\r\n\r\n", 404, Route::kError, false},
+           {"HEAD /debug HTTP/1.1\r\n\r\n", 404, Route::kError, true},
+           {"POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 405, Route::kError, false},
+           {"DELETE / HTTP/1.1\r\n\r\n", 405, Route::kError, false},
+           {"GET /metrics\r\n\r\n", 400, Route::kError, false},
+           {"GET /metrics HTTP/2\r\n\r\n", 400, Route::kError, false},
+           {"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, Route::kError, false},
+           {"\r\n\r\n", 400, Route::kError, false},
+       }) {
+    HttpRequestDecision d = DecideHttpRequest(c.request, 8192);
+    EXPECT_EQ(d.action, Action::kRespond) << c.request;
+    EXPECT_EQ(d.status, c.status) << c.request;
+    EXPECT_EQ(d.route, c.route) << c.request;
+    EXPECT_EQ(d.head_only, c.head_only) << c.request;
+    if (c.route == Route::kError) {
+      EXPECT_EQ(d.error_response.substr(0, 13), "HTTP/1.1 " + std::to_string(c.status) + " ");
+    }
+  }
+}
+
+TEST(DecideHttpRequest, WaitsForTheBlankLineWhateverTheSplit) {
+  // Every proper prefix of a request needs more; the whole request answers.
+  for (size_t n = 0; n < kPrometheusScrape.size(); ++n) {
+    ASSERT_EQ(DecideHttpRequest(kPrometheusScrape.substr(0, n), 8192).action, Action::kNeedMore)
+        << n;
+  }
+  HttpRequestDecision d = DecideHttpRequest(kPrometheusScrape, 8192);
+  EXPECT_EQ(d.status, 200);
+  EXPECT_EQ(d.request_bytes, kPrometheusScrape.size());
+}
+
+TEST(DecideHttpRequest, LooksOnlyAtTheFirstRequest) {
+  // Pipelined: the second request (or a body) changes nothing.
+  std::string two = std::string(kPrometheusScrape) + "POST /debug HTTP/1.1\r\n\r\n";
+  HttpRequestDecision d = DecideHttpRequest(two, 8192);
+  EXPECT_EQ(d.status, 200);
+  EXPECT_EQ(d.route, Route::kMetrics);
+  EXPECT_EQ(d.request_bytes, kPrometheusScrape.size());
+  // The earliest blank line ends the request, CRLF or not.
+  d = DecideHttpRequest("GET /nothing HTTP/1.1\n\nGET /metrics HTTP/1.1\r\n\r\n", 8192);
+  EXPECT_EQ(d.status, 404);
+  EXPECT_EQ(d.request_bytes, 23u);
+}
+
+TEST(DecideHttpRequest, HeadersBeyondTheLimitAre431) {
+  std::string big = "GET /metrics HTTP/1.1\r\nX-Padding: " + std::string(9000, 'a');
+  big.resize(8192);  // the server stores no more than the limit
+  HttpRequestDecision d = DecideHttpRequest(big, 8192);
+  EXPECT_EQ(d.action, Action::kRespond);
+  EXPECT_EQ(d.status, 431);
+  EXPECT_EQ(DecideHttpRequest(std::string_view(big).substr(0, 8191), 8192).action,
+            Action::kNeedMore);
+  // A request that fits exactly is answered.
+  std::string exact = "GET /metrics HTTP/1.1\r\nX: " + std::string(100, 'a') + "\r\n\r\n";
+  EXPECT_EQ(DecideHttpRequest(exact, exact.size()).status, 200);
+  EXPECT_EQ(DecideHttpRequest(exact.substr(0, exact.size() - 1), exact.size() - 1).status, 431);
+}
+
+TEST(DecideHttpRequest, ErrorAnswersFrameTheirBodies) {
+  for (std::string_view request : {"GET x\r\n\r\n", "GET /x HTTP/1.1\r\n\r\n",
+                                   "HEAD /x HTTP/1.1\r\n\r\n", "PUT /metrics HTTP/1.1\r\n\r\n"}) {
+    std::string_view r = DecideHttpRequest(request, 8192).error_response;
+    const size_t end = r.find("\r\n\r\n");
+    ASSERT_NE(end, std::string_view::npos) << r;
+    const size_t at = r.find("Content-Length: ");
+    ASSERT_LT(at, end);
+    const size_t length = std::stoul(std::string(r.substr(at + 16)));
+    EXPECT_EQ(r.size() - end - 4, request.substr(0, 4) == "HEAD" ? 0 : length) << r;
+  }
+  std::string big(100, 'a');
+  std::string_view r = DecideHttpRequest(big, big.size()).error_response;
+  EXPECT_EQ(r.substr(r.find("\r\n\r\n") + 4), "request header fields too large");
+}
+
+TEST(WriteOkHead, AnnouncesTheTypeAndLength) {
+  std::string head;
+  WriteOkHead(DecideHttpRequest("GET /metrics HTTP/1.1\r\n\r\n", 8192), 1234, &head);
+  EXPECT_EQ(head,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+            "Content-Length: 1234\r\nConnection: close\r\n\r\n");
+  WriteOkHead(DecideHttpRequest("GET / HTTP/1.1\r\n\r\n", 8192), 5, &head);
+  EXPECT_NE(head.find("Content-Type: text/html; charset=utf-8\r\n"), std::string::npos);
 }
 
 // A free loopback port: bind to 0, read it back, let it go.
@@ -121,6 +246,100 @@ class ServerThread {
   std::thread thread_;
 };
 
+// A non-blocking connect that is not waited for (a flood's worth of them).
+int ConnectWithoutWaiting(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);  // EINPROGRESS
+  return fd;
+}
+
+// This process's open descriptors: the server's (it runs in a thread here)
+// and the test's own.
+int OpenFds() {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    (void)e;
+    ++n;
+  }
+  return n - 1;  // the iterator's own
+}
+
+// Waits up to `limit` for the open descriptors to come down to `target`.
+bool FdsComeDownTo(int target, std::chrono::milliseconds limit) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (OpenFds() > target) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+// The real exposition of a fixture host, as `counters serve` renders it
+// (a fixed scrape duration, so every scrape's body is the same).
+class FixtureExposition {
+ public:
+  FixtureExposition() : sampler_(std::string(FABTRACK_FIXTURE_DIR) + "/sysfs/ndr_8hca") {
+    sampler_.Sample();  // opens the counter files it keeps open: not the server's descriptors
+  }
+  MetricsHttpServer::Render render() {
+    return [this]() -> const std::string& {
+      ++renders;
+      return exposition_.Render(sampler_.Sample(), ScrapeOutcome{0.000125, true});
+    };
+  }
+  std::string Expected() {
+    PortExposition once;
+    SysfsPortSampler sampler(std::string(FABTRACK_FIXTURE_DIR) + "/sysfs/ndr_8hca");
+    return once.Render(sampler.Sample(), ScrapeOutcome{0.000125, true});
+  }
+  std::atomic<int> renders{0};
+
+ private:
+  SysfsPortSampler sampler_;
+  PortExposition exposition_;
+};
+
+// The independent oracle: promtool's own parser and linter.
+std::string PromtoolVerdict(const std::string& body) {
+  static int n = 0;
+  const std::string path = ::testing::TempDir() + "/scrape-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(n++) + ".prom";
+  std::ofstream(path, std::ios::binary) << body;
+  auto out = fabtrack::testing::RunCommand("promtool check metrics < '" + path + "' 2>&1");
+  std::filesystem::remove(path);
+  return out.exit_code == 0 ? "ok"
+                            : "exit " + std::to_string(out.exit_code) + ": " + out.out + out.err;
+}
+
+// A 200 whose Content-Length frames the exposition `expected`, which
+// promtool accepts.
+void ExpectExposition(const std::string& response, const std::string& expected) {
+  EXPECT_EQ(response.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << response.substr(0, 200);
+  const std::string head = response.substr(0, response.find("\r\n\r\n") + 4);
+  EXPECT_NE(head.find("\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"),
+            std::string::npos)
+      << head;
+  EXPECT_NE(head.find("\r\nContent-Length: " + std::to_string(expected.size()) + "\r\n"),
+            std::string::npos)
+      << head;
+  const std::string body = BodyOf(response);
+  EXPECT_EQ(body, expected);
+  EXPECT_EQ(PromtoolVerdict(body), "ok");
+}
+
+std::string Scrape(int port, std::string_view request = kPrometheusScrape) {
+  int fd = Connect(port);
+  if (fd < 0) return "";
+  SendAll(fd, std::string(request));
+  std::string answer = ReadAll(fd);
+  ::close(fd);
+  return answer;
+}
+
 TEST(MetricsHttpServer, AStalledReaderOfALargeBodyHoldsNoOneUpAndGetsEveryByte) {
   // 8 MiB: far more than loopback's socket buffers, so the answer to the
   // stalled reader is sent in pieces as it drains.
@@ -171,23 +390,212 @@ TEST(MetricsHttpServer, AClientThatSaysNothingIsClosedAtItsDeadline) {
   ::close(silent);
 }
 
-TEST(MetricsHttpServer, ClientsBeyondTheConnectionLimitWaitTheirTurnAndAreServed) {
+TEST(MetricsHttpServer, BeyondTheConnectionLimitAClientThatSaysNothingGivesWay) {
   static const std::string kBody = "up 1\n";
   MetricsHttpServer::Limits limits;
   limits.max_connections = 1;
-  limits.deadline = 300ms;
+  limits.deadline = 10s;
   ServerThread server([]() -> const std::string& { return kBody; }, limits);
   int holder = Connect(server.port());  // takes the only slot and says nothing
   ASSERT_GE(holder, 0);
   std::this_thread::sleep_for(50ms);
-  int waiting = Connect(server.port());  // sits in the listen backlog
-  ASSERT_GE(waiting, 0);
-  SendAll(waiting, "GET /metrics HTTP/1.0\r\n\r\n");
-  std::string answer = ReadAll(waiting);
+  auto started = std::chrono::steady_clock::now();
+  int scraper = Connect(server.port());
+  ASSERT_GE(scraper, 0);
+  SendAll(scraper, "GET /metrics HTTP/1.0\r\n\r\n");
+  std::string answer = ReadAll(scraper);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
   EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << answer;
   EXPECT_EQ(BodyOf(answer), kBody);
-  ::close(waiting);
+  EXPECT_EQ(ReadAll(holder), "");  // closed without an answer, long before its deadline
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
+  ::close(scraper);
   ::close(holder);
+}
+
+TEST(MetricsHttpServer, AConnectionBeingAnsweredIsNotDisplaced) {
+  std::string body(8 << 20, 'x');
+  MetricsHttpServer::Limits limits;
+  limits.max_connections = 1;
+  limits.deadline = 1s;
+  ServerThread server([&]() -> const std::string& { return body; }, limits);
+  int stalled = Connect(server.port(), 4096);  // asks, then reads nothing for now
+  ASSERT_GE(stalled, 0);
+  SendAll(stalled, "GET /metrics HTTP/1.1\r\n\r\n");
+  std::this_thread::sleep_for(200ms);
+  auto started = std::chrono::steady_clock::now();
+  int waiting = Connect(server.port());  // sits in the listen backlog
+  ASSERT_GE(waiting, 0);
+  SendAll(waiting, "GET /metrics HTTP/1.1\r\n\r\n");
+  std::string answer = ReadAll(waiting);
+  // Served once the stalled reader's deadline closed it, not before.
+  EXPECT_GE(std::chrono::steady_clock::now() - started, 600ms);
+  EXPECT_EQ(BodyOf(answer), body);
+  std::string partial = ReadAll(stalled);
+  EXPECT_EQ(partial.rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
+  EXPECT_LT(BodyOf(partial).size(), body.size());  // cut at its deadline
+  ::close(waiting);
+  ::close(stalled);
+}
+
+TEST(MetricsHttpServer, AnswersRealScrapersWithAnExpositionPromtoolAccepts) {
+  FixtureExposition e;
+  const std::string expected = e.Expected();
+  ASSERT_EQ(PromtoolVerdict(expected), "ok");
+  ServerThread server(e.render(), {});
+  for (std::string_view request :
+       {kPrometheusScrape,
+        std::string_view("GET /metrics HTTP/1.1\r\nHost: localhost\r\nUser-Agent: curl/7.88.1\r\n"
+                         "Accept: */*\r\n\r\n"),
+        std::string_view("GET /metrics HTTP/1.0\r\n\r\n"),
+        std::string_view("GET /metrics HTTP/1.1\nHost: x\n\n")}) {
+    SCOPED_TRACE(std::string(request));
+    ExpectExposition(Scrape(server.port(), request), expected);
+  }
+}
+
+TEST(MetricsHttpServer, HeadAnnouncesWhatGetSendsAndSendsNoBody) {
+  FixtureExposition e;
+  ServerThread server(e.render(), {});
+  const std::string get = Scrape(server.port());
+  ExpectExposition(get, e.Expected());
+  const std::string head = Scrape(server.port(), "HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(head, get.substr(0, get.find("\r\n\r\n") + 4));
+  const std::string missing = Scrape(server.port(), "HEAD /nothing HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(missing.rfind("HTTP/1.1 404 Not Found\r\n", 0), 0u) << missing;
+  EXPECT_EQ(BodyOf(missing), "");
+}
+
+TEST(MetricsHttpServer, PipelinedRequestsGetOneAnswerAndTheConnectionCloses) {
+  FixtureExposition e;
+  ServerThread server(e.render(), {});
+  const std::string answer =
+      Scrape(server.port(), std::string(kPrometheusScrape) + std::string(kPrometheusScrape) +
+                                "GET / HTTP/1.1\r\n\r\n");
+  ExpectExposition(answer, e.Expected());  // the body is exactly one exposition
+  EXPECT_EQ(e.renders.load(), 1);
+}
+
+TEST(MetricsHttpServer, ADribbledRequestIsServedWhileOthersAreAndAStalledOneIsClosed) {
+  FixtureExposition e;
+  const std::string expected = e.Expected();
+  MetricsHttpServer::Limits limits;
+  limits.deadline = 4s;
+  ServerThread server(e.render(), limits);
+  const int fds = OpenFds();
+
+  const auto stalled_at = std::chrono::steady_clock::now();
+  int stalled = Connect(server.port());
+  ASSERT_GE(stalled, 0);
+  SendAll(stalled, "GET /metrics HTTP/1.1\r\nHost: x\r\n");  // and never the blank line
+
+  std::string dribbled;
+  std::thread dribbler([&] {
+    int fd = Connect(server.port());
+    for (size_t i = 0; i < kPrometheusScrape.size(); i += 16) {
+      std::string piece(kPrometheusScrape.substr(i, 16));
+      ::send(fd, piece.data(), piece.size(), MSG_NOSIGNAL);
+      std::this_thread::sleep_for(50ms);
+    }
+    dribbled = ReadAll(fd);
+    ::close(fd);
+  });
+  for (int i = 0; i < 3; ++i) {
+    std::this_thread::sleep_for(200ms);
+    auto started = std::chrono::steady_clock::now();
+    ExpectExposition(Scrape(server.port()), expected);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
+  }
+  dribbler.join();
+  ExpectExposition(dribbled, expected);
+
+  EXPECT_EQ(ReadAll(stalled), "");  // closed at its deadline, no answer
+  auto waited = std::chrono::steady_clock::now() - stalled_at;
+  EXPECT_GE(waited, 3900ms);
+  EXPECT_LT(waited, 5s);
+  ::close(stalled);
+  EXPECT_TRUE(FdsComeDownTo(fds, 1s));
+}
+
+TEST(MetricsHttpServer, APartialRequestThenCloseFreesItsConnectionAtOnce) {
+  FixtureExposition e;
+  MetricsHttpServer::Limits limits;
+  limits.max_connections = 2;
+  ServerThread server(e.render(), limits);
+  const int fds = OpenFds();
+  for (std::string_view partial : {"GET /metr", "GET /metrics HTTP/1.1\r\nHost: x\r\n", ""}) {
+    int fd = Connect(server.port());
+    ASSERT_GE(fd, 0);
+    SendAll(fd, std::string(partial));
+    ::close(fd);
+  }
+  EXPECT_TRUE(FdsComeDownTo(fds, 1s)) << OpenFds() - fds << " descriptor(s) still open";
+  auto started = std::chrono::steady_clock::now();
+  ExpectExposition(Scrape(server.port()), e.Expected());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
+  EXPECT_EQ(e.renders.load(), 1);
+}
+
+TEST(MetricsHttpServer, OversizedHeadersAre431AndReadingStaysBounded) {
+  FixtureExposition e;
+  ServerThread server(e.render(), {});
+  const int fds = OpenFds();
+  // Past the 8 KiB limit, within what the server drains before closing:
+  // the client reads the whole 431.
+  std::string answer =
+      Scrape(server.port(),
+             "GET /metrics HTTP/1.1\r\nX-Padding: " + std::string(16 << 10, 'a') + "\r\n\r\n");
+  EXPECT_EQ(answer.rfind("HTTP/1.1 431 Request Header Fields Too Large\r\n", 0), 0u) << answer;
+  EXPECT_EQ(BodyOf(answer), "request header fields too large");
+
+  // A client that sends 256 MiB of header: the server stops reading at the
+  // limit, answers 431 and closes (the client may see a reset instead, the
+  // rest of its bytes unread); the kernel's buffers are all it ever takes.
+  int fd = Connect(server.port());
+  ASSERT_GE(fd, 0);
+  timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  size_t accepted = 0;
+  std::thread sender([&] {
+    std::string chunk = "GET /metrics HTTP/1.1\r\nX-Padding: " + std::string(1 << 20, 'a');
+    for (int i = 0; i < 256; ++i) {
+      ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+      if (n <= 0) break;
+      accepted += static_cast<size_t>(n);
+      chunk.assign(1 << 20, 'a');
+    }
+  });
+  answer = ReadAll(fd);
+  sender.join();
+  ::close(fd);
+  EXPECT_TRUE(answer.empty() ||
+              answer.rfind("HTTP/1.1 431 Request Header Fields Too Large\r\n", 0) == 0)
+      << answer.substr(0, 200);
+  EXPECT_LT(accepted, size_t{64} << 20);
+  EXPECT_TRUE(FdsComeDownTo(fds, 1s));
+  ExpectExposition(Scrape(server.port()), e.Expected());
+  EXPECT_EQ(e.renders.load(), 1);
+}
+
+TEST(MetricsHttpServer, AFloodOfIdleConnectionsDoesNotStarveAScrape) {
+  FixtureExposition e;
+  MetricsHttpServer::Limits limits;  // 16 connections, 10 s deadline
+  ServerThread server(e.render(), limits);
+  const int fds = OpenFds();
+  constexpr int kFlood = 200;
+  std::vector<int> flood;
+  for (int i = 0; i < kFlood; ++i) flood.push_back(ConnectWithoutWaiting(server.port()));
+  std::this_thread::sleep_for(300ms);
+  for (int round = 0; round < 3; ++round) {
+    auto started = std::chrono::steady_clock::now();
+    ExpectExposition(Scrape(server.port()), e.Expected());
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 2s) << "round " << round;
+    // The server's own descriptors stay within its connection limit.
+    EXPECT_LE(OpenFds() - fds - kFlood, limits.max_connections);
+  }
+  for (int fd : flood) ::close(fd);
+  EXPECT_TRUE(FdsComeDownTo(fds, 2s)) << OpenFds() - fds << " descriptor(s) still open";
+  ExpectExposition(Scrape(server.port()), e.Expected());
 }
 
 TEST(MetricsHttpServer, MalformedRequestLinesAreBadRequests) {
