@@ -1,0 +1,43 @@
+// What the verdict and the planner share: each probe graded against the
+// healthy reference, and the hypotheses (a node, a leaf's uplink) with the
+// probes on their path.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/locate.h"
+
+namespace fabtrack::analyzer {
+
+struct GradedProbe {
+  const LocateProbe* probe = nullptr;
+  double busbw_z = 0;    // how far below the reference (positive: slower)
+  double latency_z = 0;  // how far above it (positive: slower)
+  bool slow_busbw = false, slow_latency = false;
+  bool slow() const { return slow_busbw || slow_latency; }
+};
+
+struct Grading {
+  std::vector<GradedProbe> probes;
+  double busbw_reference = 0, busbw_scale = 0;
+  double latency_reference = 0, latency_scale = 0;
+};
+
+Grading GradeProbes(const std::vector<LocateProbe>& probes);
+
+struct Hypothesis {
+  std::string kind;  // "node" | "uplink"
+  int node = -1;     // kind node
+  std::string leaf;  // kind uplink
+  std::string Name(const LocateTopology& topology) const;
+  bool OnPath(const LocateTopology& topology, const LocateProbe& probe) const;
+};
+
+// Every hypothesis the topology allows: each node, and each leaf's uplink.
+std::vector<Hypothesis> AllHypotheses(const LocateTopology& topology);
+
+// Consistent (every probe on its path is slow) with at least one slow probe.
+std::vector<Hypothesis> ConsistentSuspects(const LocateTopology& topology, const Grading& grading);
+
+}  // namespace fabtrack::analyzer

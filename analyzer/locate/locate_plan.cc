@@ -1,0 +1,119 @@
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analyzer/locate/locate.h"
+#include "analyzer/locate/locate_evidence.h"
+
+namespace fabtrack::analyzer {
+namespace {
+
+std::string LeafOf(const LocateTopology& topology, int node) {
+  auto it = topology.leaf_of.find(topology.nodes[node]);
+  return it == topology.leaf_of.end() ? "" : it->second;
+}
+
+// Round one covers every node once: with leaves, half of each leaf's nodes
+// in pairs inside the leaf and the other half across to other leaves, so
+// that every uplink carries probes and every leaf has a probe that avoids
+// its uplink; without, node i with node i + N/2. An odd node out waits for
+// the next round.
+LocateRound FirstRound(const LocateTopology& topology) {
+  LocateRound round;
+  const int n = static_cast<int>(topology.nodes.size());
+  if (!topology.HasLeaves()) {
+    for (int i = 0; i + n / 2 < n && i < n / 2; ++i) round.probes.push_back({i, i + n / 2});
+    return round;
+  }
+  std::map<std::string, std::vector<int>> by_leaf;
+  for (int i = 0; i < n; ++i) by_leaf[LeafOf(topology, i)].push_back(i);
+  std::vector<int> across;
+  for (auto& [leaf, members] : by_leaf) {
+    const size_t inside = (members.size() / 2) & ~size_t{1};  // an even number, about half
+    for (size_t k = 0; k + 1 < inside; k += 2) round.probes.push_back({members[k], members[k + 1]});
+    across.insert(across.end(), members.begin() + inside, members.end());
+  }
+  // `across` is ordered leaf by leaf: pairing it with itself shifted by half
+  // puts the two ends of a pair in different leaves unless one leaf holds
+  // more than half of it.
+  const size_t half = across.size() / 2;
+  for (size_t k = 0; k < half; ++k) round.probes.push_back({across[k], across[k + half]});
+  return round;
+}
+
+}  // namespace
+
+LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<LocateProbe>& probes,
+                            const LocateVerdict& verdict) {
+  if (probes.empty()) return FirstRound(topology);
+  LocateRound round;
+  if (verdict.settled) return round;
+  const int n = static_cast<int>(topology.nodes.size());
+  const Grading g = GradeProbes(probes);
+
+  // Healthy: in a probe that was not slow, and not a suspect.
+  std::set<int> measured, healthy, suspect_nodes;
+  std::set<std::string> suspect_leaves;
+  for (const LocateSuspect& s : verdict.suspects) {
+    if (s.kind == "uplink") suspect_leaves.insert(s.name.substr(0, s.name.rfind('-')));
+    if (s.kind != "node") continue;
+    for (int i = 0; i < n; ++i) {
+      if (topology.nodes[i] == s.name) suspect_nodes.insert(i);
+    }
+  }
+  for (const GradedProbe& gp : g.probes) {
+    measured.insert(gp.probe->members.begin(), gp.probe->members.end());
+    if (gp.slow()) continue;
+    for (int m : gp.probe->members) {
+      if (!suspect_nodes.count(m)) healthy.insert(m);
+    }
+  }
+  std::set<int> used;
+  // A healthy partner not used yet: in `leaf` when one is free (the probe
+  // then avoids every uplink), else anywhere whose uplink is not suspected.
+  auto partner = [&](const std::string& leaf, bool same_leaf) -> int {
+    int fallback = -1;
+    for (int h : healthy) {
+      if (used.count(h)) continue;
+      const std::string other = LeafOf(topology, h);
+      if (same_leaf ? other == leaf : other != leaf && !suspect_leaves.count(other)) return h;
+      if (fallback < 0 && !suspect_leaves.count(other)) fallback = h;
+    }
+    return same_leaf ? fallback : -1;
+  };
+  auto add = [&](int a, int b) {
+    round.probes.push_back({a, b});
+    used.insert(a);
+    used.insert(b);
+  };
+  for (int c : suspect_nodes) {
+    if (used.count(c)) continue;
+    if (int p = partner(LeafOf(topology, c), true); p >= 0) add(c, p);
+  }
+  for (const std::string& leaf : suspect_leaves) {
+    // A probe across the suspected uplink between two nodes proved healthy:
+    // slow convicts the uplink, fast clears it.
+    int inside = -1;
+    for (int h : healthy) {
+      if (!used.count(h) && LeafOf(topology, h) == leaf) {
+        inside = h;
+        break;
+      }
+    }
+    if (inside < 0) continue;
+    used.insert(inside);
+    int outside = partner(leaf, false);
+    if (outside >= 0) {
+      add(inside, outside);
+    } else {
+      used.erase(inside);
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    if (measured.count(i) || used.count(i)) continue;
+    if (int p = partner(LeafOf(topology, i), true); p >= 0) add(i, p);
+  }
+  return round;
+}
+
+}  // namespace fabtrack::analyzer

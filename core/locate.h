@@ -1,0 +1,49 @@
+// `fabtrack locate`: what it knows of the fabric, what it measured, and what
+// it concluded. Plain data: the topology parser fills LocateTopology, the
+// harness fills LocateProbe, the analyzer's planner and verdict
+// (analyzer/locate/) read them and write LocateVerdict.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fabtrack {
+
+// Nodes and, when known, the two-tier fabric they hang off: each node's leaf
+// switch and each leaf's spine (its uplink is named "<leaf>-<spine>", as
+// scripts/netns-fabric.sh names its veth). Without a topology every node is
+// its own island: locate still names nodes, never uplinks.
+struct LocateTopology {
+  std::vector<std::string> nodes;
+  std::map<std::string, std::string> leaf_of;   // node -> leaf
+  std::map<std::string, std::string> spine_of;  // leaf -> spine
+  bool HasLeaves() const { return !leaf_of.empty(); }
+};
+
+// One short test: a point-to-point pair (2 members) or an all-reduce of a
+// group, one rank per node; members index LocateTopology::nodes.
+struct LocateProbe {
+  std::vector<int> members;
+  int round = 0;
+  double busbw_gbps = 0;        // large message
+  double small_latency_us = 0;  // small message
+};
+
+struct LocateSuspect {
+  std::string kind;  // "node" | "uplink" | "link"
+  std::string name;  // "node7", "leaf2-spine", "node3<->node9"
+  double score = 0;  // robust z of the convicting measurements (higher: surer)
+  std::vector<std::string> evidence;
+};
+
+struct LocateVerdict {
+  std::vector<LocateSuspect> suspects;  // most likely first; empty: no fault found
+  bool settled = false;  // one explanation fits every measurement (or none is needed)
+  int rounds = 0;
+  // The measured spread of healthy probes (scaled MAD / median), for "no
+  // fault found" to say how closely it looked.
+  double busbw_spread = 0, latency_spread = 0;
+};
+
+}  // namespace fabtrack
