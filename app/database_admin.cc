@@ -9,6 +9,7 @@
 #include "store/embedded_postgres.h"
 #include "store/migrations.h"
 #include "store/open_database.h"
+#include "store/retention.h"
 
 namespace fabtrack::app {
 namespace {
@@ -76,6 +77,23 @@ MigrationReport MigrateSchema(const DatabaseChoice& choice, std::ostream& err) {
     return ReportOf(store::Migrate(*connection));
   } catch (const store::SchemaMismatch& e) {
     err << "fabtrack db migrate: " << e.what() << "\n";
+    throw CommandExit{kExitDatabaseError};
+  }
+}
+
+PruneReport PruneHistory(const DatabaseChoice& choice, const std::string& cutoff_iso,
+                         const std::optional<std::string>& cluster, bool apply, std::ostream& err) {
+  auto connection = OpenDatabaseOrExit(choice, SchemaPolicy::kRequireCurrent, err);
+  try {
+    pqxx::work txn(*connection);
+    store::PruneCounts c = store::PruneBefore(txn, cutoff_iso, cluster, apply);
+    txn.commit();
+    return {c.runs, c.port_counter_samples, c.resolved_findings, c.analyses, c.inspector_jobs};
+  } catch (const pqxx::sql_error& e) {
+    err << "fabtrack db prune: " << DescribeTarget(choice) << ": " << e.what()
+        << (std::string(e.what()).find("permission denied") != std::string::npos
+                ? "(pruning deletes: connect as the database's owner, not fabtrack_writer)\n"
+                : "");
     throw CommandExit{kExitDatabaseError};
   }
 }

@@ -4,6 +4,7 @@
 // print their reason to `err` and throw CommandExit{kExitDatabaseError}.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -48,6 +49,16 @@ struct SchemaState {
 // migration, no replay).
 SchemaState ReadSchemaState(const DatabaseChoice& choice, std::ostream& err);
 MigrationReport MigrateSchema(const DatabaseChoice& choice, std::ostream& err);
+
+// What `db prune` removes (or, in a dry run, would remove).
+struct PruneReport {
+  int64_t runs = 0, port_counter_samples = 0, resolved_findings = 0, analyses = 0,
+          inspector_jobs = 0;
+};
+// History older than `cutoff_iso`, of `cluster` or of all; deleted in one
+// transaction when `apply`, else only counted.
+PruneReport PruneHistory(const DatabaseChoice& choice, const std::string& cutoff_iso,
+                         const std::optional<std::string>& cluster, bool apply, std::ostream& err);
 
 // Opens `choice` (which replays its own batches), then, when `other` is set,
 // replays the batches spooled for that target into it as well (the operator

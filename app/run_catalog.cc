@@ -4,7 +4,9 @@
 #include <stdexcept>
 
 #include "app/database_access.h"
+#include "core/exit_code.h"
 #include "store/inspector_writer.h"
+#include "store/retention.h"
 #include "store/run_reader.h"
 
 namespace fabtrack::app {
@@ -21,6 +23,20 @@ std::optional<nlohmann::json> ReadRunDetail(const DatabaseChoice& choice, int64_
   auto connection = OpenDatabaseOrExit(choice, SchemaPolicy::kRequireCurrent, err);
   LimitReadTime(*connection);
   return store::ReadRunDetail(*connection, run_id);
+}
+
+std::vector<int64_t> DeleteRuns(const DatabaseChoice& choice, const std::vector<int64_t>& ids,
+                                std::ostream& err) {
+  auto connection = OpenDatabaseOrExit(choice, SchemaPolicy::kRequireCurrent, err);
+  try {
+    pqxx::work txn(*connection);
+    std::vector<int64_t> deleted = store::DeleteRuns(txn, ids);
+    txn.commit();
+    return deleted;
+  } catch (const pqxx::sql_error& e) {
+    err << "fabtrack runs delete: " << e.what();
+    throw CommandExit{kExitDatabaseError};
+  }
 }
 
 bool StoreInspectorJob(const DatabaseChoice& choice, const std::string& cluster,

@@ -24,6 +24,11 @@ std::vector<store::RunSummary> ListRuns(const DatabaseChoice& choice,
 std::optional<nlohmann::json> ReadRunDetail(const DatabaseChoice& choice, int64_t run_id,
                                             std::ostream& err);
 
+// Deletes these runs and what hangs off them in one transaction; returns
+// the ids that existed.
+std::vector<int64_t> DeleteRuns(const DatabaseChoice& choice, const std::vector<int64_t>& ids,
+                                std::ostream& err);
+
 // Stores `job` for `cluster` in one transaction; false when that job was
 // already stored (nothing written). Throws std::runtime_error when the
 // database refuses it.

@@ -1,9 +1,12 @@
-// fabtrack db start|stop|status|migrate
+// fabtrack db start|stop|status|migrate|prune
+#include <chrono>
 #include <iostream>
+#include <optional>
 
 #include "app/database_admin.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "core/clock.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -58,6 +61,55 @@ void RunMigrate(const DatabaseOptions& o) {
   }
 }
 
+struct PruneOptions {
+  std::string older_than;
+  std::optional<std::string> cluster;
+  bool yes = false;
+};
+
+// "400d", "8w", "36h": how far back history is kept.
+std::optional<double> RetentionSeconds(const std::string& text) {
+  if (text.size() < 2) return std::nullopt;
+  double unit = 0;
+  switch (text.back()) {
+    case 'h':
+      unit = 3600;
+      break;
+    case 'd':
+      unit = 86400;
+      break;
+    case 'w':
+      unit = 7 * 86400;
+      break;
+    default:
+      return std::nullopt;
+  }
+  const std::string number = text.substr(0, text.size() - 1);
+  if (number.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  const double n = std::stod(number);
+  return n > 0 ? std::optional(n * unit) : std::nullopt;
+}
+
+void RunPrune(const DatabaseOptions& o, const PruneOptions& p) {
+  const std::optional<double> keep = RetentionSeconds(p.older_than);
+  if (!keep) {
+    std::cerr << "fabtrack db prune: --older-than " << p.older_than
+              << ": expected a positive count of hours, days or weeks, e.g. 400d, 8w, 36h\n";
+    throw CommandExit{kExitUsage};
+  }
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::string cutoff = IsoFromSeconds(now - *keep);
+  app::PruneReport r = app::PruneHistory(o, cutoff, p.cluster, p.yes, std::cerr);
+  std::cout << (p.yes ? "deleted" : "would delete (dry run; --yes deletes)") << ", older than "
+            << cutoff << (p.cluster ? " in cluster " + *p.cluster : "") << ":\n"
+            << "  runs                  " << r.runs << " (with their results, samples, log lines)\n"
+            << "  port counter samples  " << r.port_counter_samples << "\n"
+            << "  resolved findings     " << r.resolved_findings << "\n"
+            << "  analyses              " << r.analyses << "\n"
+            << "  inspector jobs        " << r.inspector_jobs << "\n";
+}
+
 }  // namespace
 
 void SetupDb(CLI::App& app) {
@@ -82,6 +134,16 @@ void SetupDb(CLI::App& app) {
   CLI::App* migrate = db->add_subcommand("migrate", "Apply missing schema migrations");
   AddDatabaseOptions(migrate, options.get());
   migrate->callback([options] { RunMigrate(*options); });
+
+  auto prune = std::make_shared<PruneOptions>();
+  CLI::App* prune_cmd = db->add_subcommand(
+      "prune",
+      "Delete history older than a retention period (dry run unless --yes); open findings stay");
+  prune_cmd->add_option("--older-than", prune->older_than, "e.g. 400d, 8w, 36h")->required();
+  prune_cmd->add_option("--cluster", prune->cluster, "only this cluster (default: all)");
+  prune_cmd->add_flag("--yes", prune->yes, "delete (without it: count only)");
+  AddDatabaseOptions(prune_cmd, options.get());
+  prune_cmd->callback([options, prune] { RunPrune(*options, *prune); });
 }
 
 }  // namespace fabtrack::cli

@@ -1,7 +1,10 @@
-// fabtrack runs list [--cluster NAME] [--limit N] [--format table|json]
+// fabtrack runs list [--cluster NAME] [--limit N] [--format table|json|csv],
+// runs show ID, runs delete ID...
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "app/database_admin.h"
 #include "app/run_catalog.h"
@@ -34,6 +37,45 @@ std::string Or(const std::optional<T>& v, const char* dash = "-") {
   }
 }
 
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+void WriteCsvRow(std::ostream& out, const std::vector<std::string>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string& f = fields[i];
+    if (i) out << ',';
+    if (f.find_first_of(",\"\r\n") == std::string::npos) {
+      out << f;
+      continue;
+    }
+    out << '"';
+    for (char c : f) out << (c == '"' ? "\"\"" : std::string(1, c));
+    out << '"';
+  }
+  out << "\r\n";
+}
+
+// Columns as wide as their widest cell, two spaces apart; the columns in
+// `right` (numbers) right-aligned.
+void PrintAligned(std::ostream& out, const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows,
+                  const std::set<size_t>& right) {
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      const std::string pad(width[c] - cells[c].size(), ' ');
+      if (c) text += "  ";
+      text += right.count(c) ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
+    }
+    out << text << "\n";
+  };
+  line(header);
+  for (const auto& row : rows) line(row);
+}
+
 void RunList(const RunsOptions& o) {
   std::vector<store::RunSummary> runs = app::ListRuns(o.database, {o.cluster, o.limit}, std::cerr);
   if (o.format == "json") {
@@ -57,21 +99,27 @@ void RunList(const RunsOptions& o) {
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
-  std::printf("%6s  %-20s  %-10s  %-18s  %-10s  %5s  %5s  %-8s  %-24s  %6s  %5s  %10s  %9s  %s\n",
-              "id", "started_at", "cluster", "source", "collective", "nodes", "ranks", "network",
-              "transports", "gdrdma", "sizes", "peak_busbw", "lat_small", "status");
+  // Table and CSV share one row layout; the table sizes every column to its
+  // widest cell, so no value shifts the columns after it.
+  const std::vector<std::string> header = {
+      "id",      "started_at", "cluster", "source", "collective", "nodes",     "ranks",
+      "network", "transports", "gdrdma",  "sizes",  "peak_busbw", "lat_small", "status"};
+  std::vector<std::vector<std::string>> rows;
   for (const auto& r : runs) {
     char busbw[32] = "-", latency[32] = "-";
     if (r.peak_busbw_gbps) std::snprintf(busbw, sizeof busbw, "%.2f", *r.peak_busbw_gbps);
     if (r.small_latency_us) std::snprintf(latency, sizeof latency, "%.2f", *r.small_latency_us);
-    std::string gdr = r.gdrdma ? (*r.gdrdma ? "yes" : "no") : "-";
-    std::printf(
-        "%6lld  %-20s  %-10s  %-18s  %-10s  %5s  %5s  %-8s  %-24s  %6s  %5lld  %10s  %9s  %s\n",
-        static_cast<long long>(r.id), r.started_at.c_str(), r.cluster.c_str(), r.source.c_str(),
-        Or(r.collective).c_str(), Or(r.nodes).c_str(), Or(r.ranks).c_str(), Or(r.network).c_str(),
-        Join(r.transports).c_str(), gdr.c_str(), static_cast<long long>(r.sizes), busbw, latency,
-        r.status.c_str());
+    rows.push_back({std::to_string(r.id), r.started_at, r.cluster, r.source, Or(r.collective),
+                    Or(r.nodes), Or(r.ranks), Or(r.network), Join(r.transports),
+                    r.gdrdma ? (*r.gdrdma ? "yes" : "no") : "-", std::to_string(r.sizes), busbw,
+                    latency, r.status});
   }
+  if (o.format == "csv") {
+    WriteCsvRow(std::cout, header);
+    for (const auto& row : rows) WriteCsvRow(std::cout, row);
+    return;
+  }
+  PrintAligned(std::cout, header, rows, {0, 5, 6, 10, 11, 12});
   if (runs.empty())
     std::cout << "(no runs" << (o.cluster ? " for cluster " + *o.cluster : "") << ")\n";
 }
@@ -151,6 +199,19 @@ void RunShow(const RunsOptions& o, int64_t id) {
   }
 }
 
+void RunDelete(const RunsOptions& o, const std::vector<int64_t>& ids) {
+  const std::vector<int64_t> deleted = app::DeleteRuns(o.database, ids, std::cerr);
+  for (int64_t id : deleted) std::cout << "deleted run " << id << "\n";
+  if (deleted.size() == ids.size()) return;
+  for (int64_t id : ids) {
+    if (std::find(deleted.begin(), deleted.end(), id) == deleted.end()) {
+      std::cerr << "fabtrack runs delete: no run " << id << " in "
+                << app::DescribeTarget(o.database) << "\n";
+    }
+  }
+  throw CommandExit{kExitInputError};
+}
+
 }  // namespace
 
 void SetupRuns(CLI::App& app) {
@@ -161,8 +222,8 @@ void SetupRuns(CLI::App& app) {
       "list", "List the newest runs (peak busbw in GB/s, latency of the smallest size in us)");
   list->add_option("--cluster", o->cluster, "only this cluster");
   list->add_option("--limit", o->limit, "at most this many runs")->check(CLI::PositiveNumber);
-  list->add_option("--format", o->format, "table (default) or json")
-      ->check(CLI::IsMember({"table", "json"}));
+  list->add_option("--format", o->format, "table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
   AddDatabaseOptions(list, &o->database);
   list->callback([o] { RunList(*o); });
   auto id = std::make_shared<int64_t>(0);
@@ -175,6 +236,13 @@ void SetupRuns(CLI::App& app) {
       ->check(CLI::IsMember({"table", "text", "json"}));
   AddDatabaseOptions(show, &o->database);
   show->callback([o, id] { RunShow(*o, *id); });
+
+  auto ids = std::make_shared<std::vector<int64_t>>();
+  CLI::App* del = runs->add_subcommand(
+      "delete", "Delete runs and everything stored with them (results, samples, log lines)");
+  del->add_option("ids", *ids, "run ids (from `runs list`)")->required();
+  AddDatabaseOptions(del, &o->database);
+  del->callback([o, ids] { RunDelete(*o, *ids); });
 }
 
 }  // namespace fabtrack::cli

@@ -1,0 +1,54 @@
+#include "store/retention.h"
+
+#include <pqxx/pqxx>
+
+namespace fabtrack::store {
+namespace {
+
+// One table's share of a prune: the rows `where` selects ($1 cutoff, $2
+// cluster or NULL for all), counted or deleted.
+int64_t Prune(pqxx::transaction_base& txn, const std::string& table, const std::string& where,
+              const std::string& cutoff, const std::optional<std::string>& cluster, bool apply) {
+  const std::string sql = apply ? "WITH gone AS (DELETE FROM " + table + " WHERE " + where +
+                                      " RETURNING 1) SELECT count(*) FROM gone"
+                                : "SELECT count(*) FROM " + table + " WHERE " + where;
+  pqxx::result r =
+      cluster ? txn.exec_params(sql, cutoff, *cluster) : txn.exec_params(sql, cutoff, nullptr);
+  return r[0][0].as<int64_t>();
+}
+
+}  // namespace
+
+PruneCounts PruneBefore(pqxx::transaction_base& txn, const std::string& cutoff_iso,
+                        const std::optional<std::string>& cluster, bool apply) {
+  const std::string of_cluster = "($2::text IS NULL OR cluster = $2::text)";
+  PruneCounts c;
+  // Samples first: they may point at runs by id (not a foreign key).
+  c.port_counter_samples = Prune(txn, "port_counter_samples",
+                                 "sampled_at < $1::timestamptz AND ($2::text IS NULL OR port_id IN "
+                                 "(SELECT id FROM ports WHERE cluster = $2::text))",
+                                 cutoff_iso, cluster, apply);
+  c.runs = Prune(txn, "runs", "started_at < $1::timestamptz AND " + of_cluster, cutoff_iso, cluster,
+                 apply);
+  c.resolved_findings =
+      Prune(txn, "findings", "state = 'resolved' AND last_seen < $1::timestamptz AND " + of_cluster,
+            cutoff_iso, cluster, apply);
+  c.analyses = Prune(txn, "analyses", "analyzed_at < $1::timestamptz AND " + of_cluster, cutoff_iso,
+                     cluster, apply);
+  c.inspector_jobs =
+      Prune(txn, "inspector_jobs",
+            "coalesce(ended_at, started_at, ingested_at) < $1::timestamptz AND " + of_cluster,
+            cutoff_iso, cluster, apply);
+  return c;
+}
+
+std::vector<int64_t> DeleteRuns(pqxx::transaction_base& txn, const std::vector<int64_t>& ids) {
+  std::vector<int64_t> deleted;
+  for (int64_t id : ids) {
+    pqxx::result r = txn.exec_params("DELETE FROM runs WHERE id = $1 RETURNING id", id);
+    if (!r.empty()) deleted.push_back(id);
+  }
+  return deleted;
+}
+
+}  // namespace fabtrack::store

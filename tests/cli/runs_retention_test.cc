@@ -1,0 +1,138 @@
+// `runs list` in its three formats, `runs delete` and `db prune` against a
+// real PostgreSQL: what is listed, deleted and kept is read back with SQL.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/support/run_command.h"
+#include "tests/support/test_database.h"
+
+namespace fabtrack {
+namespace {
+
+using fabtrack::testing::CommandOutput;
+using fabtrack::testing::TestDatabase;
+
+CommandOutput Fabtrack(const std::string& args, const TestDatabase& db) {
+  return fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " " + args + " --db '" +
+                                       db.conninfo() + "'");
+}
+
+std::string Fixture(const std::string& name) {
+  return std::string(FABTRACK_FIXTURE_DIR) + "/cli/" + name;
+}
+
+// Two runs of cluster lab (one made 500 days old) and one of a cluster with
+// a long name, so that a column wider than the old fixed widths is present.
+void StoreThreeRuns(TestDatabase& db) {
+  int night = 0;
+  for (const char* cluster : {"lab", "lab", "a-cluster-name-longer-than-ten"}) {
+    // A copy per night (runs are stored once per content): the same table
+    // with its own trailing comment line, as nightly logs differ.
+    const std::string copy = ::testing::TempDir() + "/retention_night" + std::to_string(++night) +
+                             "_" + std::to_string(getpid()) + ".txt";
+    std::ofstream(copy) << std::ifstream(Fixture("allreduce_2node_ib.txt")).rdbuf()
+                        << "# night " << night << "\n";
+    CommandOutput r = Fabtrack("ingest " + copy + " --cluster " + cluster, db);
+    std::filesystem::remove(copy);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_NE(r.out.find("stored run"), std::string::npos) << r.out;
+  }
+  db.Scalar(
+      "UPDATE runs SET started_at = now() - interval '500 days' "
+      "WHERE id = (SELECT min(id) FROM runs WHERE cluster = 'lab')");
+}
+
+TEST(RunsRetention, TableColumnsLineUpWhateverTheContent) {
+  TestDatabase db;
+  StoreThreeRuns(db);
+  CommandOutput r = Fabtrack("runs list", db);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string header, line;
+  std::getline(lines, header);
+  const size_t status_at = header.find("status");
+  const size_t network_at = header.find("network");
+  ASSERT_NE(status_at, std::string::npos);
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    // Every row's status and network columns start where their headers do.
+    EXPECT_EQ(line.find_last_of(' ') + 1, status_at) << line;
+    EXPECT_EQ(line.substr(network_at, 2), "IB") << line;
+  }
+  EXPECT_EQ(rows, 3);
+}
+
+TEST(RunsRetention, CsvIsOneRowPerRunWithTheHeader) {
+  TestDatabase db;
+  StoreThreeRuns(db);
+  CommandOutput r = Fabtrack("runs list --format csv", db);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line.rfind("id,started_at,cluster,source,", 0), 0u) << line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    EXPECT_EQ(line.back(), '\r');  // RFC 4180 line ends
+    // transports "P2P/IPC,NET/IB" holds a comma: quoted.
+    EXPECT_NE(line.find("\"P2P/IPC,NET/IB\""), std::string::npos) << line;
+  }
+  EXPECT_EQ(rows, 3);
+}
+
+TEST(RunsRetention, DeleteRemovesTheRunAndWhatHangsOffIt) {
+  TestDatabase db;
+  StoreThreeRuns(db);
+  const std::string id = db.Scalar("SELECT max(id) FROM runs");
+  ASSERT_NE(db.Scalar("SELECT count(*) FROM run_results WHERE run_id = " + id), "0");
+  CommandOutput r = Fabtrack("runs delete " + id + " 999999", db);
+  EXPECT_EQ(r.exit_code, 1);  // one of the two ids was not there
+  EXPECT_NE(r.out.find("deleted run " + id), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("no run 999999"), std::string::npos) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs WHERE id = " + id), "0");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results WHERE run_id = " + id), "0");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "2");
+}
+
+TEST(RunsRetention, PruneIsADryRunUntilYes) {
+  TestDatabase db;
+  StoreThreeRuns(db);
+  CommandOutput dry = Fabtrack("db prune --older-than 400d", db);
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("would delete"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("runs                  1 "), std::string::npos) << dry.out;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "3");
+
+  CommandOutput other = Fabtrack("db prune --older-than 400d --cluster elsewhere --yes", db);
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "3");  // another cluster's history
+
+  CommandOutput wet = Fabtrack("db prune --older-than 400d --yes", db);
+  ASSERT_EQ(wet.exit_code, 0) << wet.err;
+  EXPECT_NE(wet.out.find("deleted, older than"), std::string::npos) << wet.out;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "2");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs WHERE started_at < now() - interval '400 days'"),
+            "0");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results WHERE run_id NOT IN (SELECT id FROM runs)"),
+            "0");
+}
+
+TEST(RunsRetention, PruneRejectsAPeriodItCannotRead) {
+  TestDatabase db;
+  for (const char* bad : {"400", "d", "-3d", "4y", "0d"}) {
+    CommandOutput r = Fabtrack(std::string("db prune --older-than ") + bad, db);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("400d, 8w, 36h"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace fabtrack
