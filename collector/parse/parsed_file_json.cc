@@ -48,7 +48,17 @@ json TestJson(const TestTable& t) {
 
 }  // namespace
 
+nlohmann::json TestTableToJson(const TestTable& table) { return TestJson(table); }
+
 nlohmann::json ParsedFileToJson(const ParsedFile& parsed) {
+  json j = ParsedFileToJsonWithoutTests(parsed);
+  json tests = json::array();
+  for (const TestTable& t : parsed.tests) tests.push_back(TestJson(t));
+  j["tests"] = std::move(tests);
+  return j;
+}
+
+nlohmann::json ParsedFileToJsonWithoutTests(const ParsedFile& parsed) {
   json net_devices = json::array();
   for (const NetDevice& d : parsed.log.net_devices) {
     json dev = {{"name", d.name},
@@ -59,21 +69,28 @@ nlohmann::json ParsedFileToJson(const ParsedFile& parsed) {
     dev["index"] = d.index;
     net_devices.push_back(dev);
   }
-  json tests = json::array();
-  for (const TestTable& t : parsed.tests) tests.push_back(TestJson(t));
   json errors = json::array();
   for (const ParseError& e : parsed.errors) {
     errors.push_back({{"line", e.line}, {"message", e.message}});
   }
-  return {{"file", parsed.file},
-          {"nccl_version", OptionalJson(parsed.log.nccl_version)},
-          {"network", OptionalJson(parsed.log.network)},
-          {"networks", parsed.log.networks},
-          {"transports", parsed.Transports()},
-          {"gdrdma", OptionalJson(parsed.Gdrdma())},
-          {"net_devices", net_devices},
-          {"tests", tests},
-          {"errors", errors}};
+  json j = {{"file", parsed.file},
+            {"nccl_version", OptionalJson(parsed.log.nccl_version)},
+            {"network", OptionalJson(parsed.log.network)},
+            {"networks", parsed.log.networks},
+            {"transports", parsed.Transports()},
+            {"gdrdma", OptionalJson(parsed.Gdrdma())},
+            {"net_devices", net_devices},
+            {"errors", errors}};
+  const NcclLogInfo& log = parsed.log;
+  if (parsed.dropped_errors || log.dropped_warnings || log.dropped_notices ||
+      log.dropped_channels || log.dropped_comm_ranks) {
+    j["dropped"] = {{"errors", parsed.dropped_errors},
+                    {"warnings", log.dropped_warnings},
+                    {"notices", log.dropped_notices},
+                    {"channels", log.dropped_channels},
+                    {"comm_ranks", log.dropped_comm_ranks}};
+  }
+  return j;
 }
 
 }  // namespace fabtrack
