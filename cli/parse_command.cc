@@ -184,9 +184,12 @@ void RunParse(const ParseOptions& o) {
       std::cout << (i == 0 ? "\n" : ",\n") << "  {\n    \"file\": " << Dump(json(file))
                 << ",\n    \"tests\": [";
     }
+    std::string text;
     auto on_table = [&](TestTable&& t) {
       if (as_json) {
-        std::cout << (tables == 0 ? "\n      " : ",\n      ") << DumpNested(TestTableToJson(t), 3);
+        text.assign(tables == 0 ? "\n      " : ",\n      ");
+        AppendTestTableJson(t, 3, &text);
+        std::cout << text;
       } else if (table_lines.size() < kMaxTableLines) {
         table_lines.push_back(TableLine(t));
       }

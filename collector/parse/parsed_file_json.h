@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/model.h"
 
@@ -14,6 +15,9 @@ nlohmann::json ParsedFileToJson(const ParsedFile& parsed);
 // long file's parse counted instead of keeping) is present only when
 // something was left out.
 nlohmann::json TestTableToJson(const TestTable& table);
+// The same element written straight as text (what TestTableToJson parses), laid
+// out as nlohmann's dump(2) of it nested `depth` levels deep would be.
+void AppendTestTableJson(const TestTable& table, int depth, std::string* out);
 nlohmann::json ParsedFileToJsonWithoutTests(const ParsedFile& parsed);
 
 }  // namespace fabtrack
