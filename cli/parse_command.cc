@@ -1,5 +1,16 @@
-// fabtrack parse FILE... [--format json|text]
+// fabtrack parse FILE|FOLDER|GLOB... [--format json|text]
+//
+// Streams: each file is read once through a fixed buffer and its tables are
+// written as they are finished, so memory stays bounded whatever the size of
+// the input (collector/parse/parse_file.h).
+#include <glob.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "collector/parse/parse_file.h"
@@ -13,8 +24,40 @@ struct ParseOptions {
   std::string format = "json";
 };
 
-void PrintSummary(const ParsedFile& p) {
-  std::cout << p.file << ": " << p.tests.size() << " table(s)";
+// Text output lists at most this many tables per file: one line each would
+// grow with a month of nightly tables in one file, and the JSON has them all.
+constexpr size_t kMaxTableLines = 1000;
+
+using nlohmann::json;
+
+std::string Dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
+
+// nlohmann's dump(2) of a value nested `depth` levels deep: every line after
+// the first moves right, so the streamed document reads as one dump would.
+std::string DumpNested(const json& j, int depth) {
+  std::string text = Dump(j);
+  std::string pad(static_cast<size_t>(2 * depth), ' ');
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    out.push_back(c);
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+std::string TableLine(const TestTable& t) {
+  std::ostringstream line;
+  line << "  " << t.collective.value_or("?") << ": " << t.rows.size() << " sizes, "
+       << (t.ranks ? std::to_string(*t.ranks) : "?") << " ranks on " << t.hosts.size()
+       << " host(s)";
+  if (t.avg_busbw) line << ", avg busbw " << *t.avg_busbw << " GB/s";
+  line << (t.complete ? "" : " (incomplete)") << "\n";
+  return line.str();
+}
+
+void PrintSummary(const ParsedFile& p, size_t tables, const std::vector<std::string>& lines) {
+  std::cout << p.file << ": " << tables << " table(s)";
   if (p.log.nccl_version) std::cout << ", NCCL " << *p.log.nccl_version;
   if (p.log.network) std::cout << ", network " << *p.log.network;
   auto transports = p.Transports();
@@ -24,38 +67,163 @@ void PrintSummary(const ParsedFile& p) {
   }
   if (auto g = p.Gdrdma()) std::cout << ", GDRDMA " << (*g ? "on" : "off");
   std::cout << "\n";
-  for (const TestTable& t : p.tests) {
-    std::cout << "  " << t.collective.value_or("?") << ": " << t.rows.size() << " sizes, "
-              << (t.ranks ? std::to_string(*t.ranks) : "?") << " ranks on " << t.hosts.size()
-              << " host(s)";
-    if (t.avg_busbw) std::cout << ", avg busbw " << *t.avg_busbw << " GB/s";
-    std::cout << (t.complete ? "" : " (incomplete)") << "\n";
+  for (const std::string& line : lines) std::cout << line;
+  if (tables > lines.size()) {
+    std::cout << "  ... " << tables - lines.size() << " more table(s) (see --format json)\n";
   }
 }
 
+bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+// Folders and globs to files, in argument order: a folder is every regular
+// file in it (not its subfolders), sorted by name; a glob is its matches,
+// sorted (folders among them expand the same way). A plain path is kept as
+// given, so a missing file is reported by the parse like any unreadable one.
+// Returns false when some pattern or folder named no file.
+bool ExpandInputs(const std::vector<std::string>& args, std::vector<std::string>* files) {
+  namespace fs = std::filesystem;
+  bool all_matched = true;
+  auto add_folder = [&](const std::string& dir) {
+    std::vector<std::string> found;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      std::error_code type_ec;
+      if (entry.is_regular_file(type_ec)) found.push_back(entry.path().string());
+    }
+    if (ec) {
+      std::cerr << dir << ": cannot list folder: " << ec.message() << "\n";
+      all_matched = false;
+      return;
+    }
+    if (found.empty()) {
+      std::cerr << dir << ": folder holds no regular file\n";
+      all_matched = false;
+    }
+    std::sort(found.begin(), found.end());
+    files->insert(files->end(), found.begin(), found.end());
+  };
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    if (fs::is_directory(arg, ec)) {
+      add_folder(arg);
+      continue;
+    }
+    if (fs::exists(arg, ec) || !HasGlobChars(arg)) {
+      files->push_back(arg);
+      continue;
+    }
+    glob_t g{};
+    int rc = ::glob(arg.c_str(), 0, nullptr, &g);  // glob sorts its matches
+    if (rc != 0) {
+      std::cerr << arg << ": no file matches\n";
+      all_matched = false;
+    }
+    for (size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) {
+      std::string path = g.gl_pathv[i];
+      if (fs::is_directory(path, ec)) {
+        add_folder(path);
+      } else if (fs::is_regular_file(path, ec)) {
+        files->push_back(path);
+      }
+    }
+    globfree(&g);
+  }
+  return all_matched;
+}
+
+// "parse: 3/12 night-03.log 512 MB" on one rewritten stderr line, when a
+// person watches (stderr is a terminal); scripts and pipes see nothing.
+class Progress {
+ public:
+  explicit Progress(size_t files) : files_(files), on_(::isatty(STDERR_FILENO) == 1) {}
+
+  void Start(size_t index, const std::string& file) {
+    index_ = index;
+    file_ = file;
+  }
+
+  void Bytes(uint64_t read) {
+    if (!on_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    std::cerr << "\rparse: " << index_ + 1 << "/" << files_ << " " << file_ << " " << read / 1000000
+              << " MB\x1b[K" << std::flush;
+    shown_ = true;
+  }
+
+  void Clear() {
+    if (shown_) std::cerr << "\r\x1b[K" << std::flush;
+    shown_ = false;
+  }
+
+ private:
+  size_t files_;
+  bool on_;
+  size_t index_ = 0;
+  std::string file_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_{};
+};
+
 void RunParse(const ParseOptions& o) {
-  nlohmann::json out = nlohmann::json::array();
-  bool any_unusable = false;
-  for (const std::string& file : o.files) {
-    ParsedFile parsed = ParsePath(file);
+  std::vector<std::string> files;
+  bool any_unusable = !ExpandInputs(o.files, &files);
+  bool as_json = o.format == "json";
+  Progress progress(files.size());
+  if (as_json) std::cout << "[";
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string& file = files[i];
+    progress.Start(i, file);
+    size_t tables = 0;
+    std::vector<std::string> table_lines;
+    if (as_json) {
+      // The file's object opens with its name and its tests, written as each
+      // table is finished; what is known only at the end (log facts, errors)
+      // follows them.
+      std::cout << (i == 0 ? "\n" : ",\n") << "  {\n    \"file\": " << Dump(json(file))
+                << ",\n    \"tests\": [";
+    }
+    std::string text;
+    auto on_table = [&](TestTable&& t) {
+      if (as_json) {
+        text.assign(tables == 0 ? "\n      " : ",\n      ");
+        AppendTestTableJson(t, 3, &text);
+        std::cout << text;
+      } else if (table_lines.size() < kMaxTableLines) {
+        table_lines.push_back(TableLine(t));
+      }
+      ++tables;
+    };
+    ParsedFile parsed =
+        ParsePathStreaming(file, on_table, [&](uint64_t read) { progress.Bytes(read); });
+    progress.Clear();
+    if (as_json) {
+      std::cout << (tables == 0 ? "]" : "\n    ]");
+      json rest = ParsedFileToJsonWithoutTests(parsed);
+      rest.erase("file");
+      for (const auto& [key, value] : rest.items()) {
+        std::cout << ",\n    " << Dump(json(key)) << ": " << DumpNested(value, 2);
+      }
+      std::cout << "\n  }" << std::flush;
+    } else {
+      PrintSummary(parsed, tables, table_lines);
+    }
     for (const ParseError& e : parsed.errors) {
       std::cerr << file << ":" << e.line << ": " << e.message << "\n";
     }
-    if (!parsed.Usable()) {
+    if (parsed.dropped_errors > 0) {
+      std::cerr << file << ": " << parsed.dropped_errors << " more error(s) not listed\n";
+    }
+    bool usable = parsed.Usable() || tables > 0;
+    if (!usable) {
       any_unusable = true;
       if (parsed.errors.empty()) {
         std::cerr << file << ": no nccl-tests table or NCCL log lines found\n";
       }
     }
-    if (o.format == "json") {
-      out.push_back(ParsedFileToJson(parsed));
-    } else {
-      PrintSummary(parsed);
-    }
   }
-  if (o.format == "json") {
-    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  }
+  if (as_json) std::cout << (files.empty() ? "]\n" : "\n]\n");
   if (any_unusable) throw CommandExit{kExitInputError};
 }
 
@@ -65,7 +233,8 @@ void SetupParse(CLI::App& app) {
   auto options = std::make_shared<ParseOptions>();
   CLI::App* parse = app.add_subcommand(
       "parse", "Parse nccl-tests outputs (text or -J JSON) and NCCL_DEBUG=INFO logs; no database");
-  parse->add_option("files", options->files, "files to parse")->required();
+  parse->add_option("files", options->files, "files, folders (every file in it) or globs to parse")
+      ->required();
   parse->add_option("--format", options->format, "json (default) or text")
       ->check(CLI::IsMember({"json", "text"}));
   parse->callback([options] { RunParse(*options); });

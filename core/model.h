@@ -198,6 +198,12 @@ struct NcclLogInfo {
   // lines: the analyzer reads their meaning (analyzer/log_events.h).
   std::vector<LogMessage> notices;
   int info_lines = 0;  // how many NCCL log lines were recognised
+  // What a long log (nights of logs in one file) repeats is kept up to a cap;
+  // these count the lines left out (collector/parse/nccl_log_parser.h).
+  int64_t dropped_warnings = 0;
+  int64_t dropped_notices = 0;
+  int64_t dropped_channels = 0;  // never one that shows a new transport or GDRDMA
+  int64_t dropped_comm_ranks = 0;
 };
 
 struct ParseError {
@@ -215,6 +221,9 @@ struct ParsedFile {
   NcclLogInfo log;
   std::vector<TestTable> tests;
   std::vector<ParseError> errors;
+  // Errors past the first ParseText keeps (a malformed line repeated through
+  // a long file); counted, not listed.
+  int64_t dropped_errors = 0;
 
   // Distinct transport families seen in channel lines, in order of first appearance.
   std::vector<std::string> Transports() const;

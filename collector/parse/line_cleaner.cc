@@ -44,7 +44,7 @@ bool StripOpenMpiTag(std::string_view* s, CleanLine* line) {
   std::string_view rest = v.substr(i);
   for (std::string_view tag : {"<stdout>:", "<stderr>:", "<stddiag>:"}) {
     if (rest.substr(0, tag.size()) == tag) {
-      line->stream = std::string(tag.substr(1, tag.size() - 3));
+      line->stream.assign(tag.substr(1, tag.size() - 3));
       line->launcher_rank = rank;
       *s = rest.substr(tag.size());
       return true;
@@ -84,9 +84,12 @@ bool StripSrunLabel(std::string_view* s, CleanLine* line) {
 
 }  // namespace
 
-CleanLine CleanOneLine(std::string_view raw, int number) {
-  CleanLine line;
+void CleanOneLineInto(std::string_view raw, int number, CleanLine* out) {
+  CleanLine& line = *out;
   line.number = number;
+  line.stream.clear();
+  line.launcher_rank = -1;
+  line.unterminated = false;
   std::string_view s = raw;
   while (!s.empty() &&
          (s.back() == '\r' || s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) {
@@ -101,7 +104,12 @@ CleanLine CleanOneLine(std::string_view raw, int number) {
     if (StripSrunLabel(&s, &line)) continue;
     if (s.size() == before.size()) break;
   }
-  line.text = std::string(TrimLeft(s));
+  line.text.assign(TrimLeft(s));
+}
+
+CleanLine CleanOneLine(std::string_view raw, int number) {
+  CleanLine line;
+  CleanOneLineInto(raw, number, &line);
   return line;
 }
 

@@ -24,6 +24,10 @@ struct CleanLine {
 // A "[3] NCCL INFO" (CUDA device field of a prefix-less NCCL line) is kept.
 CleanLine CleanOneLine(std::string_view raw, int number);
 
+// The same into an existing line, reusing its buffers: the streaming parse
+// cleans millions of lines and must not allocate for each.
+void CleanOneLineInto(std::string_view raw, int number, CleanLine* out);
+
 // Splits text into lines (LF or CRLF) and cleans each one; a last line
 // without a newline is marked `unterminated`.
 std::vector<CleanLine> SplitAndClean(std::string_view text);

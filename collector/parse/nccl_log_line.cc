@@ -46,8 +46,10 @@ bool IsTimeChar(char c) {
 // Splits the text before the level marker into blank-separated tokens; a
 // bracket group is one token even when it holds blanks ("[2025-10-03
 // 14:22:07]", NCCL_DEBUG_TIMESTAMP_FORMAT's default).
-std::vector<std::string_view> HeadTokens(std::string_view head) {
-  std::vector<std::string_view> tokens;
+// Fills a vector reused across calls: every line of a log passes here.
+const std::vector<std::string_view>& HeadTokens(std::string_view head) {
+  static thread_local std::vector<std::string_view> tokens;
+  tokens.clear();
   size_t i = 0;
   while (i < head.size()) {
     while (i < head.size() && IsBlank(head[i])) ++i;
@@ -225,7 +227,7 @@ std::optional<NcclLogLine> SplitNcclLogLine(std::string_view text) {
   size_t banner = text.find("NCCL version ");
   if (banner != std::string_view::npos && banner < marker &&
       (banner == 0 || IsBlank(text[banner - 1]))) {
-    std::vector<std::string_view> head = HeadTokens(text.substr(0, banner));
+    const std::vector<std::string_view>& head = HeadTokens(text.substr(0, banner));
     if (!std::all_of(head.begin(), head.end(), IsDecoration)) return std::nullopt;
     line.level = "VERSION";
     line.message = std::string(text.substr(banner));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -19,11 +20,26 @@
 namespace fabtrack {
 namespace {
 
+// What one file's log keeps at most of what repeats (see NcclLogParser).
+constexpr size_t kMaxKeptMessages = 1000;
+constexpr size_t kMaxKeptChannels = 20000;
+constexpr size_t kMaxKeptCommRanks = 20000;
+// How many lines may follow the first one before the parser decides whether
+// that line was cut from the front.
+constexpr size_t kLookAheadLines = 4096;
+constexpr size_t kLookAheadBytes = 1 << 20;
+
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
+}
+
+// memmem: a substring search that does not stop at every blank the way
+// std::string::find does for a needle starting with ' '.
+bool Contains(std::string_view s, std::string_view needle) {
+  return ::memmem(s.data(), s.size(), needle.data(), needle.size()) != nullptr;
 }
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -342,7 +358,8 @@ std::optional<CommLine> ParseCommLine(std::string_view message) {
 
 // Split and sub-communicators are smaller than the job; the largest one seen
 // is the job, and its shape is the job's.
-void TakeComm(const CommLine& comm, const std::string& host, int line, NcclLogInfo* info) {
+void TakeComm(const CommLine& comm, const std::string& host, int line, NcclLogInfo* info,
+              std::set<std::tuple<int, int, std::string>>* seen) {
   bool larger = !info->nranks || comm.nranks > *info->nranks;
   if (larger) {
     info->nranks = comm.nranks;
@@ -355,7 +372,14 @@ void TakeComm(const CommLine& comm, const std::string& host, int line, NcclLogIn
       info->local_ranks = comm.local_ranks;
     }
   }
-  info->comm_ranks.push_back(CommRank{comm.rank, comm.nranks, host, line});
+  // Init and destroy lines name the same ranks night after night; past the
+  // cap only a rank not named yet is kept (the node count reads rank/host).
+  bool new_rank = seen->insert({comm.rank, comm.nranks, host}).second;
+  if (info->comm_ranks.size() < kMaxKeptCommRanks || new_rank) {
+    info->comm_ranks.push_back(CommRank{comm.rank, comm.nranks, host, line});
+  } else {
+    ++info->dropped_comm_ranks;
+  }
 }
 
 // "3[4a000]" (peer with bus id or device), or "3" (2.4 NET and CollNet lines).
@@ -523,7 +547,7 @@ ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
   if (rest.front() != ':') return ChannelLine::kNotChannel;
   std::string_view body = Trim(rest.substr(1));
 
-  size_t via = body.find(" via ");
+  size_t via = Contains(body, " via ") ? body.find(" via ") : std::string_view::npos;
   if (via == std::string_view::npos) {
     if (body == "via" || EndsWith(body, " via")) return ChannelLine::kTruncated;
     // Listings hold only rank numbers, arrows and tree "-1/-1/-1" parts.
@@ -646,6 +670,9 @@ bool SaysWhatNcclCouldNotUse(std::string_view m) {
 // only when the text before it is that one token.
 std::optional<LogMessage> TestFailureLine(const CleanLine& clean) {
   const std::string& text = clean.text;
+  // Every other line of a long output passes here: one memmem pass for the
+  // words all four forms share, before the finds below.
+  if (!Contains(text, "failure") && !Contains(text, "NCCL error")) return std::nullopt;
   size_t at = text.find("Test NCCL failure");
   if (at == std::string::npos) at = text.find("Test CUDA failure");
   // PyTorch's "DistBackendError: NCCL error in: FILE:LINE, ..." and the
@@ -673,64 +700,129 @@ std::optional<LogMessage> TestFailureLine(const CleanLine& clean) {
 
 }  // namespace
 
-NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseError>* errors) {
-  NcclLogInfo info;
-  std::unordered_set<std::string> hosts_seen;
-  std::set<DeviceKey> devices_seen;
-  // 2.27+ plugin lines only stand in for "Using network" when it is missing.
-  std::optional<std::string> assigned_plugin;
-  std::optional<std::string> initialized_plugin;
+// The per-file state of the log parser. Everything it keeps is either a
+// distinct value (hosts, devices, settings) or capped with a count of what was
+// left out, so a month of nightly logs in one file costs what one night does.
+class NcclLogParser::Impl {
+ public:
+  explicit Impl(std::vector<ParseError>* errors) : errors_(errors) {}
 
-  std::vector<std::optional<NcclLogLine>> split;
-  split.reserve(lines.size());
-  std::unordered_map<std::string, int> host_lines;
-  for (const CleanLine& clean : lines) {
-    split.push_back(SplitNcclLogLine(clean.text));
-    if (split.back() && !split.back()->host.empty()) ++host_lines[split.back()->host];
+  void Feed(const CleanLine& clean, std::optional<NcclLogLine> line) {
+    ++fed_;
+    if (fed_ == 1 && line && !line->host.empty()) {
+      // Whether the first line was cut from the front depends on the hosts of
+      // the lines after it: hold it (and them) until its host shows up again,
+      // or a bounded look-ahead has passed.
+      holding_ = true;
+      ++host_lines_[line->host];
+      held_.push_back({clean, std::move(line)});
+      return;
+    }
+    if (holding_) {
+      if (line && !line->host.empty()) ++host_lines_[line->host];
+      held_bytes_ += clean.text.size();
+      held_.push_back({clean, std::move(line)});
+      if (host_lines_[held_.front().line->host] > 1 || held_.size() > kLookAheadLines ||
+          held_bytes_ > kLookAheadBytes) {
+        Replay();
+      }
+      return;
+    }
+    Take(clean, line, false);
   }
 
-  for (size_t index = 0; index < lines.size(); ++index) {
-    const CleanLine& clean = lines[index];
-    const std::optional<NcclLogLine>& line = split[index];
+  NcclLogInfo Finish() {
+    if (holding_) Replay();
+    if (!info.network) info.network = assigned_plugin_ ? assigned_plugin_ : initialized_plugin_;
+    if (info.networks.empty() && info.network) info.networks.push_back(*info.network);
+    return std::move(info);
+  }
+
+ private:
+  struct Held {
+    CleanLine clean;
+    std::optional<NcclLogLine> line;
+  };
+
+  void Replay() {
+    holding_ = false;
+    bool first = true;
+    for (Held& h : held_) {
+      Take(h.clean, h.line, first);
+      first = false;
+    }
+    held_.clear();
+    held_bytes_ = 0;
+    host_lines_.clear();  // only the first line needs the counts
+  }
+
+  void KeepNotice(LogMessage m) {
+    if (info.notices.size() < kMaxKeptMessages) {
+      info.notices.push_back(std::move(m));
+    } else {
+      ++info.dropped_notices;
+    }
+  }
+
+  // Channel lines repeat with every communicator and every night. Past the
+  // cap, a line is kept only when it shows a transport family (or a GDRDMA
+  // NET channel) not kept yet, so Transports() and Gdrdma() stay exact.
+  void KeepChannel(ChannelObservation obs) {
+    bool new_family = families_.insert(obs.family).second;
+    bool first_gdr = obs.gdrdma && !kept_gdrdma_;
+    kept_gdrdma_ |= obs.gdrdma;
+    if (info.channels.size() < kMaxKeptChannels || new_family || first_gdr) {
+      info.channels.push_back(std::move(obs));
+    } else {
+      ++info.dropped_channels;
+    }
+  }
+
+  void Take(const CleanLine& clean, const std::optional<NcclLogLine>& line, bool first) {
+    std::vector<ParseError>* errors = errors_;
     if (!line) {
       if (std::optional<LogMessage> failure = TestFailureLine(clean)) {
-        info.notices.push_back(std::move(*failure));
+        KeepNotice(std::move(*failure));
       }
-      continue;
+      return;
     }
-    if (index == 0 && CutFromTheFront(line->host, host_lines)) {
+    if (first && CutFromTheFront(line->host, host_lines_)) {
       Report(errors, clean.number,
              "first line starts mid-line (host \"" + line->host + "\" is the end of another " +
                  "host); ignored");
-      continue;
+      return;
     }
     if (CutAtTheEnd(clean, line)) {
       Report(errors, clean.number, "last line ends without a newline (cut short?); ignored");
-      continue;
+      return;
     }
     ++info.info_lines;
-    if (!line->host.empty() && hosts_seen.insert(line->host).second) {
+    if (!line->host.empty() && hosts_seen_.insert(line->host).second) {
       info.hosts.push_back(line->host);
     }
     const std::string& message = line->message;
     if (line->level == "VERSION") {
       TakeVersion(message, clean.number, &info, errors);
-      continue;
+      return;
     }
     if (line->level == "WARN") {
-      info.warnings.push_back(LogMessage{line->host, line->level, message, clean.number});
-      continue;
+      if (info.warnings.size() < kMaxKeptMessages) {
+        info.warnings.push_back(LogMessage{line->host, line->level, message, clean.number});
+      } else {
+        ++info.dropped_warnings;
+      }
+      return;
     }
     // TRACE repeats connections from the receiving side ("<-"); the INFO lines
     // already have each one.
-    if (line->level != "INFO") continue;
+    if (line->level != "INFO") return;
     if (SaysWhatNcclCouldNotUse(message)) {
-      info.notices.push_back(LogMessage{line->host, "INFO", message, clean.number});
+      KeepNotice(LogMessage{line->host, "INFO", message, clean.number});
     }
 
     if (StartsWith(message, "NCCL version ")) {
       TakeVersion(message, clean.number, &info, errors);
-    } else if (message.find(" set by environment to ") != std::string::npos) {
+    } else if (Contains(message, " set by environment to ")) {
       TakeEnvSetting(message, &info);
     } else if (StartsWith(message, "cudaDriverVersion ")) {
       TakeDriverVersion(message, &info);
@@ -742,18 +834,18 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
       // Reported as unknown above.
     } else if (auto name = KnownNetwork(NameBetween(message, "Assigned NET plugin ", " to comm"),
                                         clean.number, errors)) {
-      if (!assigned_plugin) assigned_plugin = std::string(*name);
+      if (!assigned_plugin_) assigned_plugin_ = std::string(*name);
       AddDistinct(&info.networks, *name);
     } else if (auto name = KnownNetwork(NameBetween(message, "Initialized NET plugin ", ""),
                                         clean.number, errors)) {
-      if (!initialized_plugin) initialized_plugin = std::string(*name);
+      if (!initialized_plugin_) initialized_plugin_ = std::string(*name);
     } else if (auto plugin = AfterNetColon(message, "NET/Plugin")) {
       TakeNetPlugin(*plugin, &info);
     } else if (auto ib = AfterNetColon(message, "NET/IB")) {
       if (StartsWith(*ib, "No device found")) {
         info.ib_no_device = true;
       } else if (StartsWith(*ib, "Using")) {
-        TakeIbDevices(ib->substr(5), clean.number, line->host, &info, &devices_seen, errors);
+        TakeIbDevices(ib->substr(5), clean.number, line->host, &info, &devices_seen_, errors);
       } else {
         TakeGdrDisabled(message, &info);
       }
@@ -769,7 +861,7 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
       // Plugins print it under their own prefix ("NET/IBext_v8 : ...").
       TakeGdrDisabled(message, &info);
     } else if (std::optional<CommLine> comm = ParseCommLine(message)) {
-      TakeComm(*comm, line->host, clean.number, &info);
+      TakeComm(*comm, line->host, clean.number, &info, &comm_ranks_seen_);
     } else {
       ChannelObservation obs;
       std::string unknown;
@@ -779,7 +871,7 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
           obs.pid = line->pid;
           obs.cuda_device = line->cuda_device;
           obs.line = clean.number;
-          info.channels.push_back(std::move(obs));
+          KeepChannel(std::move(obs));
           break;
         case ChannelLine::kTruncated:
           Report(errors, clean.number, "truncated channel line: " + message);
@@ -797,9 +889,37 @@ NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseE
       }
     }
   }
-  if (!info.network) info.network = assigned_plugin ? assigned_plugin : initialized_plugin;
-  if (info.networks.empty() && info.network) info.networks.push_back(*info.network);
-  return info;
+
+  NcclLogInfo info;
+  std::vector<ParseError>* errors_;
+  std::unordered_set<std::string> hosts_seen_;
+  std::set<DeviceKey> devices_seen_;
+  std::set<std::tuple<int, int, std::string>> comm_ranks_seen_;
+  std::set<std::string> families_;
+  bool kept_gdrdma_ = false;
+  // 2.27+ plugin lines only stand in for "Using network" when it is missing.
+  std::optional<std::string> assigned_plugin_;
+  std::optional<std::string> initialized_plugin_;
+  int64_t fed_ = 0;
+  bool holding_ = false;
+  std::vector<Held> held_;
+  size_t held_bytes_ = 0;
+  std::unordered_map<std::string, int> host_lines_;
+};
+
+NcclLogParser::NcclLogParser(std::vector<ParseError>* errors)
+    : impl_(std::make_unique<Impl>(errors)) {}
+NcclLogParser::~NcclLogParser() = default;
+void NcclLogParser::Feed(const CleanLine& line, std::optional<NcclLogLine> split) {
+  impl_->Feed(line, std::move(split));
+}
+void NcclLogParser::Feed(const CleanLine& line) { Feed(line, SplitNcclLogLine(line.text)); }
+NcclLogInfo NcclLogParser::Finish() { return impl_->Finish(); }
+
+NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseError>* errors) {
+  NcclLogParser parser(errors);
+  for (const CleanLine& line : lines) parser.Feed(line);
+  return parser.Finish();
 }
 
 }  // namespace fabtrack
@@ -855,6 +975,10 @@ void MergeNcclLog(NcclLogInfo* into, const NcclLogInfo& from) {
   into->warnings.insert(into->warnings.end(), from.warnings.begin(), from.warnings.end());
   into->notices.insert(into->notices.end(), from.notices.begin(), from.notices.end());
   into->info_lines += from.info_lines;
+  into->dropped_warnings += from.dropped_warnings;
+  into->dropped_notices += from.dropped_notices;
+  into->dropped_channels += from.dropped_channels;
+  into->dropped_comm_ranks += from.dropped_comm_ranks;
 }
 
 }  // namespace fabtrack

@@ -3,9 +3,12 @@
 // the channel/ring connection lines that show which transport carried data.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "collector/parse/line_cleaner.h"
+#include "collector/parse/nccl_log_line.h"
 #include "core/model.h"
 
 namespace fabtrack {
@@ -20,6 +23,30 @@ namespace fabtrack {
 // and reported in `errors` (may be null). Pure; never throws on malformed
 // input.
 NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseError>* errors);
+
+// The same parser fed one line at a time, for a stream never held whole. The
+// state kept is bounded: distinct values (hosts, NICs, settings), and capped
+// lists of what repeats (warnings, notices, channel and init lines) with the
+// number left out in NcclLogInfo's dropped_* counts. The first line is held
+// with at most a few thousand lines after it to tell whether it was cut from
+// the front.
+class NcclLogParser {
+ public:
+  explicit NcclLogParser(std::vector<ParseError>* errors);
+  ~NcclLogParser();
+  NcclLogParser(const NcclLogParser&) = delete;
+  NcclLogParser& operator=(const NcclLogParser&) = delete;
+
+  // `split` is SplitNcclLogLine(line.text), passed in by a caller that needs
+  // it too.
+  void Feed(const CleanLine& line, std::optional<NcclLogLine> split);
+  void Feed(const CleanLine& line);
+  NcclLogInfo Finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace fabtrack
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,18 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
   return s;
+}
+
+void TokensInto(std::string_view s, std::vector<std::string_view>* tokens) {
+  std::vector<std::string_view>& out = *tokens;
+  out.clear();
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && IsSpace(s[i])) ++i;
+    size_t start = i;
+    while (i < s.size() && !IsSpace(s[i])) ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
 }
 
 std::vector<std::string_view> Tokens(std::string_view s) {
@@ -155,6 +168,8 @@ std::optional<Col> ColumnKind(std::string_view name) {
 // "size count type redop root time algbw busbw #wrong time ..." (body of the
 // column header line). Returns nullopt when the line is not a column header.
 std::optional<Layout> ParseColumnHeader(std::string_view body, std::vector<std::string>* unknown) {
+  // Most lines are rows: reject them before tokenizing.
+  if (!StartsWith(body, "size") && !StartsWith(body, "bytes")) return std::nullopt;
   std::vector<std::string_view> toks = Tokens(body);
   if (toks.size() < 3 || (toks[0] != "size" && toks[0] != "bytes")) return std::nullopt;
   bool has_time = false;
@@ -330,9 +345,11 @@ Measurement* Half(SizeRow* row, int half) {
   return &*m;
 }
 
-RowResult ParseRow(const CleanLine& line, const Layout& layout) {
+RowResult ParseRow(const CleanLine& line, const Layout& layout,
+                   std::vector<std::string_view>* scratch) {
   RowResult r;
-  std::vector<std::string_view> toks = Tokens(line.text);
+  TokensInto(line.text, scratch);
+  std::vector<std::string_view>& toks = *scratch;
   // Count the value slots the layout needs (a timestamp takes two tokens).
   size_t needed = 0;
   for (const Column& c : layout.columns) needed += c.kind == Col::kTimestamp ? 2 : 1;
@@ -350,7 +367,7 @@ RowResult ParseRow(const CleanLine& line, const Layout& layout) {
         split.push_back(t);
       }
     }
-    if (split.size() == min_needed || split.size() == needed) toks = std::move(split);
+    if (split.size() == min_needed || split.size() == needed) toks = split;
   }
 
   SizeRow row;
@@ -526,14 +543,17 @@ void ApplyHeader(const PendingHeader& h, TestTable* t) {
   RecomputeRanksAndHosts(t);
 }
 
-class TextParser {
- public:
-  explicit TextParser(std::vector<ParseError>* errors) : errors_(errors) {}
+}  // namespace
 
-  void Feed(const CleanLine& line) {
+class NcclTestsTextParser::Impl {
+ public:
+  Impl(std::vector<ParseError>* errors, TableSink on_table)
+      : errors_(errors), on_table_(std::move(on_table)) {}
+
+  void Feed(const CleanLine& line, bool nccl_log_line) {
     std::string_view text = line.text;
     if (Trim(text).empty()) return;
-    if (IsNcclLogLine(text)) return;  // interleaved NCCL_DEBUG output
+    if (nccl_log_line) return;  // interleaved NCCL_DEBUG output
     Stream& st = streams_[line.launcher_rank];
     std::string_view body = Body(text);
     bool hashed = text.front() == '#';
@@ -562,7 +582,7 @@ class TextParser {
     }
     if (StartsWith(body, "Collective test concluded:")) {
       if (st.last) {
-        TestTable& t = tables_[*st.last];
+        TestTable& t = At(*st.last);
         if (!t.collective) t.collective = CanonicalCollective(Trim(body.substr(26)));
         t.last_line = line.number;
       }
@@ -589,7 +609,7 @@ class TextParser {
     }
     if (StartsWith(body, "Out of bounds")) {
       if (!st.open) return;  // a repeated trailer (one per process) or a stray one
-      TestTable& t = tables_[*st.open];
+      TestTable& t = At(*st.open);
       std::vector<std::string_view> v = Tokens(body.substr(body.find(':') + 1));
       std::optional<int64_t> n = v.empty() ? std::nullopt : ToInt64(v[0]);
       if (!n || v.size() < 2 || (v[1] != "OK" && v[1] != "FAILED")) {
@@ -603,7 +623,7 @@ class TextParser {
     }
     if (StartsWith(body, "Avg bus ")) {
       if (!st.open) return;
-      TestTable& t = tables_[*st.open];
+      TestTable& t = At(*st.open);
       size_t colon = body.find(':');
       std::vector<std::string_view> v = colon == std::string_view::npos
                                             ? std::vector<std::string_view>{}
@@ -629,12 +649,12 @@ class TextParser {
     }
     if (!hashed && IsDigit(text.front())) {
       if (!st.open) return;  // not inside a table: not ours
-      RowResult r = ParseRow(line, st.layout);
+      RowResult r = ParseRow(line, st.layout, &scratch_);
       if (!r.row) {
         Error(line.number, r.error);
         return;
       }
-      TestTable& t = tables_[*st.open];
+      TestTable& t = At(*st.open);
       t.rows.push_back(std::move(*r.row));
       t.last_line = line.number;
       return;
@@ -644,9 +664,39 @@ class TextParser {
     }
   }
 
-  std::vector<TestTable> Finish() { return std::move(tables_); }
+  std::vector<TestTable> Finish() {
+    std::vector<TestTable> rest;
+    for (TestTable& t : tables_) {
+      if (on_table_) {
+        on_table_(std::move(t));
+      } else {
+        rest.push_back(std::move(t));
+      }
+    }
+    base_ += tables_.size();
+    tables_.clear();
+    return rest;
+  }
 
  private:
+  // Tables are numbered from the start of the input; tables_ holds those
+  // from base_ on.
+  TestTable& At(size_t index) { return tables_[index - base_]; }
+
+  // Hands over the oldest tables that no stream can touch any more; a later
+  // table waits for the earlier ones so the order of the input is kept.
+  void Release() {
+    if (!on_table_) return;
+    while (!tables_.empty()) {
+      bool held = false;
+      for (const auto& [rank, st] : streams_) held |= st.open == base_ || st.last == base_;
+      if (held) return;
+      on_table_(std::move(tables_.front()));
+      tables_.pop_front();
+      ++base_;
+    }
+  }
+
   void Error(int line, std::string message) {
     if (errors_) errors_->push_back(ParseError{line, std::move(message)});
   }
@@ -663,12 +713,12 @@ class TextParser {
   // A new header while a table with rows is open: that table was cut short.
   // An open table without rows stays open so a duplicated header can join it.
   void CloseWithRows(Stream* st) {
-    if (st->open && !tables_[*st->open].rows.empty()) st->open.reset();
+    if (st->open && !At(*st->open).rows.empty()) st->open.reset();
   }
 
   void OpenTable(Stream* st, Layout layout, int line) {
     if (st->open) {
-      TestTable& t = tables_[*st->open];
+      TestTable& t = At(*st->open);
       // Column header again before any row: a duplicated header, not a table.
       if (t.rows.empty() && !t.complete && st->layout == layout) {
         ApplyHeader(st->pending, &t);
@@ -681,22 +731,33 @@ class TextParser {
     t.first_line = st->pending.first_line != 0 ? st->pending.first_line : line;
     t.last_line = line;
     tables_.push_back(std::move(t));
-    st->open = tables_.size() - 1;
+    st->open = base_ + tables_.size() - 1;
     st->last = st->open;
     st->layout = std::move(layout);
     st->pending = PendingHeader{};
+    Release();
   }
 
   std::vector<ParseError>* errors_;
+  TableSink on_table_;
   std::map<int, Stream> streams_;
-  std::vector<TestTable> tables_;
+  std::deque<TestTable> tables_;
+  size_t base_ = 0;
+  std::vector<std::string_view> scratch_;  // a row's tokens, reused
 };
 
-}  // namespace
+NcclTestsTextParser::NcclTestsTextParser(std::vector<ParseError>* errors, TableSink on_table)
+    : impl_(std::make_unique<Impl>(errors, std::move(on_table))) {}
+NcclTestsTextParser::~NcclTestsTextParser() = default;
+void NcclTestsTextParser::Feed(const CleanLine& line, bool nccl_log_line) {
+  impl_->Feed(line, nccl_log_line);
+}
+void NcclTestsTextParser::Feed(const CleanLine& line) { Feed(line, IsNcclLogLine(line.text)); }
+std::vector<TestTable> NcclTestsTextParser::Finish() { return impl_->Finish(); }
 
 std::vector<TestTable> ParseNcclTestsText(const std::vector<CleanLine>& lines,
                                           std::vector<ParseError>* errors) {
-  TextParser parser(errors);
+  NcclTestsTextParser parser(errors);
   for (const CleanLine& line : lines) parser.Feed(line);
   return parser.Finish();
 }
