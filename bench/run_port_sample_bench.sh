@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# CPU per `counters watch` sample of a large host (the 8-HCA NDR fixture with
-# a second port on every HCA, on tmpfs): SysfsPortSampler's kept-open fast
-# path against a full sysfs walk per sample.
+# CPU per `counters watch` sample: SysfsPortSampler's kept-open fast path
+# against a full sysfs walk per sample, the order alternating round by round,
+# on trees on tmpfs: cx7-16 and cx7-64 (ConnectX-7 HCAs with real values,
+# saturated legacy counters included: tests/fixtures/sysfs/make_cx7_tree.sh)
+# and cx7-16-clean / cx7-64-clean (the same files, nothing saturated); clean-16
+# (the 8-HCA NDR fixture with a second port per HCA) on request. The sampler's
+# cost on cx7-N against cx7-N-clean is the "within 20% of the clean tree" check.
 # Usage: bench/run_port_sample_bench.sh [samples per round, default 2000] [rounds, default 5]
+#          [trees, default "cx7-16 cx7-16-clean cx7-64 cx7-64-clean"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake --build build -j"$(nproc)" --target port_sample_bench >/dev/null
+cmake --build build -j2 --target port_sample_bench >/dev/null
 work=$(mktemp -d /dev/shm/fabtrack-sample-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-tree=$work/sys
-cp -a tests/fixtures/sysfs/ndr_8hca "$tree"
-for dev in "$tree"/class/infiniband/*; do
-  real=$(readlink -f "$dev")
-  cp -a "$real/ports/1" "$real/ports/2"
+for name in ${3:-cx7-16 cx7-16-clean cx7-64 cx7-64-clean}; do
+  tree=$work/$name
+  case $name in
+    cx7-*-clean) n=${name#cx7-}; tests/fixtures/sysfs/make_cx7_tree.sh "$tree" "${n%-clean}" clean ;;
+    cx7-*) tests/fixtures/sysfs/make_cx7_tree.sh "$tree" "${name#cx7-}" ;;
+    clean-16)
+      cp -a tests/fixtures/sysfs/ndr_8hca "$tree"
+      for dev in "$tree"/class/infiniband/*; do
+        real=$(readlink -f "$dev")
+        cp -a "$real/ports/1" "$real/ports/2"
+      done ;;
+    *) echo "unknown tree $name"; exit 2 ;;
+  esac
+  echo "== $name"
+  build/bench/port_sample_bench "$tree" "${1:-2000}" "${2:-5}"
 done
-build/bench/port_sample_bench "$tree" "${1:-2000}" "${2:-5}"

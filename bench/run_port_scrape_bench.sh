@@ -1,73 +1,98 @@
 #!/usr/bin/env bash
-# CPU per scrape of a large host's RDMA ports: `fabtrack counters serve`
-# against prometheus-node-exporter with only its infiniband collector, both as
-# daemons on the same sysfs tree (8 HCAs x 2 ports, every counter, on tmpfs),
-# scraped alternately the same number of times; CPU from /proc/PID/stat
-# (utime + stime). Prints per-round figures and the medians.
+# CPU per scrape of a host's RDMA ports: `fabtrack counters serve` against
+# prometheus-node-exporter with only its infiniband collector, both as daemons
+# on the same fake sysfs tree on tmpfs, scraped the same number of times per
+# round; the order alternates (odd rounds fabtrack first, even rounds
+# node_exporter first) so that neither side always gets the warmer or the
+# quieter half. CPU from /proc/PID/stat (utime + stime, 10 ms ticks).
+# Trees: cx7-16 and cx7-64 are ConnectX-7 HCAs with real values, saturated
+# legacy counters included (tests/fixtures/sysfs/make_cx7_tree.sh);
+# cx7-16-clean and cx7-64-clean the same files with nothing saturated; clean-16
+# (on request) the 8-HCA NDR fixture with a second port per HCA.
+# Prints per-round figures, then per tree the median ratio and its spread.
 # Usage: bench/run_port_scrape_bench.sh [scrapes per round, default 500] [rounds, default 5]
+#          [trees, default "cx7-16 cx7-16-clean cx7-64 cx7-64-clean"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scrapes=${1:-500}
 rounds=${2:-5}
-cmake --build build -j"$(nproc)" --target fabtrack >/dev/null
+trees=${3:-cx7-16 cx7-16-clean cx7-64 cx7-64-clean}
+cmake --build build -j2 --target fabtrack >/dev/null
 command -v prometheus-node-exporter >/dev/null || { echo "install prometheus-node-exporter"; exit 1; }
 work=$(mktemp -d /dev/shm/fabtrack-scrape-XXXXXX)
-cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"; }
 pids=()
+cleanup() { [[ ${#pids[@]} -gt 0 ]] && kill "${pids[@]}" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
-# The tree: the 8-HCA NDR fixture, each HCA given a second port.
-tree=$work/sys
-cp -a tests/fixtures/sysfs/ndr_8hca "$tree"
-for dev in "$tree"/class/infiniband/*; do
-  real=$(readlink -f "$dev")
-  cp -a "$real/ports/1" "$real/ports/2"
-done
-ports=$(ls -d "$tree"/class/infiniband/*/ports/* | wc -l)
-
-# Below the ephemeral range (32768-60999 by default): thousands of scrapes
-# leave client sockets in TIME_WAIT on ephemeral ports, which a listener
-# there could collide with.
-fport=$((20000 + RANDOM % 10000))
-nport=$((fport + 1))
-build/cli/fabtrack counters serve --sysfs "$tree" --listen "127.0.0.1:$fport" 2>/dev/null &
-pids+=($!)
-fpid=$!
-prometheus-node-exporter --path.sysfs="$tree" --collector.disable-defaults --collector.infiniband \
-  --web.listen-address="127.0.0.1:$nport" >/dev/null 2>&1 &
-pids+=($!)
-npid=$!
-for _ in $(seq 1 50); do
-  curl -sf "127.0.0.1:$fport/metrics" >/dev/null && curl -sf "127.0.0.1:$nport/metrics" >/dev/null && break
-  sleep 0.1
-done
-series() { curl -sf "$1/metrics" | grep -c '^node_infiniband_port_data_transmitted_bytes_total{' || true; }
-fseries=$(series 127.0.0.1:$fport)
-nseries=$(series 127.0.0.1:$nport)
-echo "ports in the tree: $ports; exported: fabtrack $fseries, node_exporter $nseries"
-[[ $fseries == "$ports" && $nseries == "$ports" ]] || { echo "an exporter did not start or does not export every port"; exit 1; }
-
+make_tree() {  # NAME DIR
+  case $1 in
+    cx7-*-clean) n=${1#cx7-}; tests/fixtures/sysfs/make_cx7_tree.sh "$2" "${n%-clean}" clean ;;
+    cx7-*) tests/fixtures/sysfs/make_cx7_tree.sh "$2" "${1#cx7-}" ;;
+    clean-16)
+      cp -a tests/fixtures/sysfs/ndr_8hca "$2"
+      for dev in "$2"/class/infiniband/*; do
+        real=$(readlink -f "$dev")
+        cp -a "$real/ports/1" "$real/ports/2"
+      done ;;
+    *) echo "unknown tree $1"; exit 2 ;;
+  esac
+}
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # clock ticks
 tick=$(getconf CLK_TCK)
 scrape() { for _ in $(seq 1 "$scrapes"); do curl -sf "$1/metrics" >/dev/null; done; }
-for _ in $(seq 1 20); do curl -sf "127.0.0.1:$fport/metrics" >/dev/null; curl -sf "127.0.0.1:$nport/metrics" >/dev/null; done
-
-f_ms=()
-n_ms=()
-ratios=()
-for r in $(seq 1 "$rounds"); do
-  a=$(cpu $fpid); scrape "127.0.0.1:$fport"; b=$(cpu $fpid)
-  c=$(cpu $npid); scrape "127.0.0.1:$nport"; d=$(cpu $npid)
-  f=$(awk -v t=$((b - a)) -v k="$tick" -v n="$scrapes" 'BEGIN {printf "%.3f", t * 1000 / k / n}')
-  n=$(awk -v t=$((d - c)) -v k="$tick" -v n="$scrapes" 'BEGIN {printf "%.3f", t * 1000 / k / n}')
-  f_ms+=("$f")
-  n_ms+=("$n")
-  ratio=$(awk -v a="$n" -v b="$f" 'BEGIN {printf "%.1f", (b > 0 ? a / b : 0)}')
-  ratios+=("$ratio")
-  echo "round $r: fabtrack $f ms CPU/scrape, node_exporter $n ms CPU/scrape ($ratio x)"
-done
+ms_per_scrape() { awk -v t="$1" -v k="$tick" -v n="$scrapes" 'BEGIN {printf "%.3f", t * 1000 / k / n}'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-fm=$(median "${f_ms[@]}")
-nm=$(median "${n_ms[@]}")
-echo "median CPU per scrape: fabtrack $fm ms, node_exporter $nm ms; node_exporter/fabtrack = $(awk -v a="$nm" -v b="$fm" 'BEGIN {printf "%.1f", (b > 0 ? a / b : 0)}')x"
-echo "median of the per-round ratios: $(median "${ratios[@]}")x"
+minmax() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%s-%s", lo, hi}'; }
+
+summary=()
+for name in $trees; do
+  tree=$work/$name
+  make_tree "$name" "$tree"
+  ports=$(ls -d "$tree"/class/infiniband/*/ports/* | wc -l)
+  # Below the ephemeral range (32768-60999 by default): thousands of scrapes
+  # leave client sockets in TIME_WAIT on ephemeral ports.
+  fport=$((20000 + RANDOM % 10000))
+  nport=$((fport + 1))
+  build/cli/fabtrack counters serve --sysfs "$tree" --listen "127.0.0.1:$fport" 2>"$work/$name.serve.err" &
+  fpid=$!
+  pids+=($fpid)
+  prometheus-node-exporter --path.sysfs="$tree" --collector.disable-defaults --collector.infiniband \
+    --web.listen-address="127.0.0.1:$nport" >/dev/null 2>&1 &
+  npid=$!
+  pids+=($npid)
+  for _ in $(seq 1 100); do
+    curl -sf "127.0.0.1:$fport/metrics" >/dev/null && curl -sf "127.0.0.1:$nport/metrics" >/dev/null && break
+    sleep 0.1
+  done
+  series() { curl -sf "$1/metrics" | grep -c '^node_infiniband_port_data_transmitted_bytes_total{' || true; }
+  fseries=$(series 127.0.0.1:$fport)
+  nseries=$(series 127.0.0.1:$nport)
+  mode=$(curl -sf "127.0.0.1:$fport/metrics" | awk '/^fabtrack_exporter_sampler_mode\{/ && $2 == 1 {print $1}')
+  saturated=$(curl -sf "127.0.0.1:$fport/metrics" | grep -c '^fabtrack_rdma_saturated{' || true)
+  echo "== $name: $ports ports, $saturated saturated counters; exported: fabtrack $fseries, node_exporter $nseries; $mode"
+  [[ $fseries == "$ports" && $nseries == "$ports" ]] || { echo "an exporter did not start or does not export every port"; exit 1; }
+  for _ in $(seq 1 20); do curl -sf "127.0.0.1:$fport/metrics" >/dev/null; curl -sf "127.0.0.1:$nport/metrics" >/dev/null; done
+  f_ms=() n_ms=() ratios=()
+  for r in $(seq 1 "$rounds"); do
+    if (( r % 2 )); then order="fabtrack first"; else order="node_exporter first"; fi
+    for side in $( ((r % 2)) && echo "f n" || echo "n f"); do
+      if [[ $side == f ]]; then
+        a=$(cpu $fpid); scrape "127.0.0.1:$fport"; f=$(ms_per_scrape $(($(cpu $fpid) - a)))
+      else
+        c=$(cpu $npid); scrape "127.0.0.1:$nport"; n=$(ms_per_scrape $(($(cpu $npid) - c)))
+      fi
+    done
+    f_ms+=("$f") n_ms+=("$n")
+    ratio=$(awk -v a="$n" -v b="$f" 'BEGIN {printf "%.1f", (b > 0 ? a / b : 0)}')
+    ratios+=("$ratio")
+    echo "round $r ($order): fabtrack $f ms CPU/scrape, node_exporter $n ms CPU/scrape ($ratio x)"
+  done
+  line="$name ($ports ports): median CPU/scrape fabtrack $(median "${f_ms[@]}") ms, node_exporter $(median "${n_ms[@]}") ms; node_exporter/fabtrack median of per-round ratios $(median "${ratios[@]}")x (rounds $(minmax "${ratios[@]}")x)"
+  echo "$line"
+  summary+=("$line")
+  kill $fpid $npid 2>/dev/null || true
+  wait $fpid $npid 2>/dev/null || true
+  pids=()
+done
+echo "== summary ($rounds rounds x $scrapes scrapes, alternating order)"
+printf '%s\n' "${summary[@]}"

@@ -150,7 +150,8 @@ HostPorts ReadForScrape(const std::string& sysfs) {
 // Times one reading for fabtrack_scrape_collector_*: a reading that throws
 // exports no ports and success 0, as node_exporter does for a failed collector.
 template <typename ReadPorts>
-const std::string& RenderScrape(PortExposition* exposition, ReadPorts read_ports) {
+const std::string& RenderScrape(PortExposition* exposition, ReadPorts read_ports,
+                                const SamplerPlan* sampler = nullptr) {
   static const HostPorts kNoPorts;
   auto start = std::chrono::steady_clock::now();
   const HostPorts* host = &kNoPorts;
@@ -161,7 +162,8 @@ const std::string& RenderScrape(PortExposition* exposition, ReadPorts read_ports
     ok = false;
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return exposition->Render(*host, {.duration_seconds = seconds, .success = ok});
+  return exposition->Render(*host,
+                            {.duration_seconds = seconds, .success = ok, .sampler = sampler});
 }
 
 void RunMetrics(const ServeOptions& o) {
@@ -177,18 +179,24 @@ void RunServe(const ServeOptions& o) {
   // Scrapes pread the counter files one sampler keeps open and render into
   // one reused buffer; the server's one thread takes scrapes one at a time.
   SysfsPortSampler sampler(o.sysfs);
+  sampler.OnPlanChange([](const SamplerPlan& plan) {
+    std::cerr << "fabtrack counters serve: " << DescribePlan(plan) << "\n";
+  });
   PortExposition exposition;
   HostPorts with_flow_control;
   const bool real_sysfs = o.sysfs == "/sys";
   std::unique_ptr<MetricsHttpServer> server;
   try {
     server = std::make_unique<MetricsHttpServer>(o.listen, [&]() -> const std::string& {
-      return RenderScrape(&exposition, [&]() -> const HostPorts& {
-        if (!real_sysfs) return sampler.Sample();
-        with_flow_control = sampler.Sample();
-        AddFlowControl(&with_flow_control);
-        return with_flow_control;
-      });
+      return RenderScrape(
+          &exposition,
+          [&]() -> const HostPorts& {
+            if (!real_sysfs) return sampler.Sample();
+            with_flow_control = sampler.Sample();
+            AddFlowControl(&with_flow_control);
+            return with_flow_control;
+          },
+          &sampler.plan());
     });
   } catch (const std::exception& e) {
     std::cerr << "fabtrack counters serve: " << e.what() << "\n";
@@ -289,6 +297,9 @@ void RunWatch(const WatchOptions& o) {
     for (const store::AppliedBatch& applied : outcome.applied) stored += applied.samples;
   };
   SysfsPortSampler sampler(o.sysfs);  // file descriptors kept open between samples
+  sampler.OnPlanChange([](const SamplerPlan& plan) {
+    std::cerr << "fabtrack counters watch: " << DescribePlan(plan) << "\n";
+  });
   const auto start = std::chrono::steady_clock::now();
   auto next = start;
   for (int taken = 0; !stop_requested; ++taken) {

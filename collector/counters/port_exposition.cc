@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <string_view>
+
+#include "collector/counters/sysfs_ports.h"
 
 namespace fabtrack {
 
@@ -281,6 +284,16 @@ const std::string& PortExposition::Render(const HostPorts& host, const ScrapeOut
     }
   }
 
+  if (scrape.sampler != nullptr) {
+    w.Family("fabtrack_exporter_sampler_mode",
+             "fabtrack: How the port counters are read: fast (one pread per value on kept file "
+             "descriptors; saturated legacy counters included) or fallback (a full sysfs walk).",
+             "gauge");
+    for (const char* mode : {"fallback", "fast"}) {
+      w.Begin("mode", mode);
+      w.End(uint64_t{scrape.sampler->fast == (std::string_view(mode) == "fast") ? 1u : 0u});
+    }
+  }
   w.Family("fabtrack_scrape_collector_duration_seconds",
            "fabtrack: Duration of a collector scrape.", "gauge");
   w.Begin("collector", "infiniband");

@@ -26,6 +26,8 @@
 
 namespace fabtrack {
 
+struct SamplerPlan;  // collector/counters/sysfs_ports.h
+
 // A sysfs counters/ file that node_exporter's infiniband collector exports,
 // and the name it exports it under.
 struct NodeExporterCounter {
@@ -40,9 +42,12 @@ const std::vector<NodeExporterCounter>& NodeExporterCounters();
 // How the reading went: exported as fabtrack_scrape_collector_duration_seconds
 // and fabtrack_scrape_collector_success{collector="infiniband"}, in the
 // manner of node_exporter's node_scrape_collector_*.
+// `sampler` (serve: the kept-open sampler; null for a one-shot walk) adds
+// fabtrack_exporter_sampler_mode{mode="fast"|"fallback"}.
 struct ScrapeOutcome {
   double duration_seconds = 0;
   bool success = true;
+  const SamplerPlan* sampler = nullptr;
 };
 
 class PortExposition {

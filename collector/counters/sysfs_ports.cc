@@ -468,10 +468,15 @@ void SetIfChanged(std::optional<std::string>* field, std::string_view value) {
 SysfsPortSampler::SysfsPortSampler(std::string sysfs_root, double rediscover_after_s)
     : root_(std::move(sysfs_root)), rediscover_after_s_(rediscover_after_s) {}
 
-SysfsPortSampler::~SysfsPortSampler() { CloseAll(); }
+SysfsPortSampler::~SysfsPortSampler() {
+  CloseAll();
+  if (class_dir_ != nullptr) ::closedir(class_dir_);
+}
 
 void SysfsPortSampler::CloseAll() {
   for (const CounterFd& c : counters_) ::close(c.fd);
+  for (int fd : absent_fds_) ::close(fd);
+  absent_fds_.clear();
   for (const PortFds& p : ports_) {
     for (int fd : {p.state, p.phys_state, p.rate}) {
       if (fd >= 0) ::close(fd);
@@ -482,75 +487,174 @@ void SysfsPortSampler::CloseAll() {
   fast_ = false;
 }
 
-void SysfsPortSampler::Discover() {
+void SysfsPortSampler::Discover(const char* reason) {
   CloseAll();
-  host_ = ReadSysfsPorts(root_);
-  ++full_reads_;
-  discovered_at_ = MonotonicSeconds();
-  // Only a clean tree gets the fast path: problems and saturated counters
-  // need the full walk's judgement every time.
-  if (!host_.problems.empty()) return;
-  for (const PortSample& p : host_.ports) {
-    if (!p.saturated.empty()) return;
+  // The device list first: a device that appears between the listing and the
+  // walk shows up as a change at the next sample rather than being missed.
+  devices_.clear();
+  if (class_dir_ != nullptr) ::closedir(class_dir_);
+  class_dir_ = nullptr;
+  if (int fd = OpenDirAt(AT_FDCWD, (root_ + "/class/infiniband").c_str()); fd >= 0) {
+    class_dir_ = ::fdopendir(fd);
+    if (class_dir_ == nullptr) ::close(fd);
   }
-  bool ok = true;
-  for (size_t i = 0; i < host_.ports.size() && ok; ++i) {
+  if (class_dir_ != nullptr) {
+    while (const dirent* e = ::readdir(class_dir_)) {
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+        devices_.emplace_back(e->d_name);
+      }
+    }
+  }
+  host_ = ReadSysfsPorts(root_);
+  ++stats_.full_reads;
+  ++stats_.plans;
+  discovered_at_ = MonotonicSeconds();
+
+  SamplerPlan plan;
+  plan.ports = host_.ports.size();
+  auto finish = [&](std::string why) {
+    plan.why = std::move(why);
+    if (reason != nullptr) plan.why += std::string(" (planned after ") + reason + ")";
+    const bool changed = plan.fast != plan_.fast || plan.ports != plan_.ports ||
+                         plan.files != plan_.files || plan.saturated != plan_.saturated ||
+                         plan.widened != plan_.widened || stats_.plans == 1;
+    plan_ = std::move(plan);
+    if (changed && on_plan_change_) on_plan_change_(plan_);
+  };
+  // Problems (a port that vanished while read, an unreadable directory) are
+  // the full walk's to report: walk again next sample until the tree is whole.
+  if (!host_.problems.empty()) {
+    const PortProblem& first = host_.problems.front();
+    finish("fallback: a full sysfs walk every sample while the tree has problems (" + first.path +
+           ": " + first.message + ")");
+    return;
+  }
+  std::string failed;
+  for (size_t i = 0; i < host_.ports.size() && failed.empty(); ++i) {
     PortSample& p = host_.ports[i];
     const std::string dir =
         root_ + "/class/infiniband/" + p.device + "/ports/" + std::to_string(p.port) + "/";
+    auto open_kept = [&](const std::string& path) {
+      int fd = OpenFile(path);
+      if (fd >= 0) {
+        ++stats_.opens;
+        ++plan.files;
+      }
+      return fd;
+    };
     PortFds fds{i};
-    if (p.state) ok &= (fds.state = OpenFile(dir + "state")) >= 0;
-    if (p.phys_state) ok &= (fds.phys_state = OpenFile(dir + "phys_state")) >= 0;
-    if (p.rate_text) ok &= (fds.rate = OpenFile(dir + "rate")) >= 0;
+    if (p.state && (fds.state = open_kept(dir + "state")) < 0) failed = dir + "state";
+    if (p.phys_state && (fds.phys_state = open_kept(dir + "phys_state")) < 0) {
+      failed = dir + "phys_state";
+    }
+    if (p.rate_text && (fds.rate = open_kept(dir + "rate")) < 0) failed = dir + "rate";
     if (auto it = p.counters.find("port_xmit_data"); it != p.counters.end()) {
       fds.xmit_words = &it->second;
     }
     if (auto it = p.counters.find("port_rcv_data"); it != p.counters.end()) {
       fds.rcv_words = &it->second;
     }
-    ports_.push_back(fds);
+    fds.counters_begin = counters_.size();
+    // As ReadPort judges saturation: the extended set (unicast_* present)
+    // or a counters_ext/ 64-bit file makes the data/packet counters 64-bit.
+    const bool extended_set =
+        p.counters.contains("unicast_xmit_packets") || p.counters.contains("unicast_rcv_packets");
     for (auto& [key, value] : p.counters) {
+      if (!failed.empty()) break;
       // Where ReadSysfsPorts took the value from: counters_ext's 64-bit
       // file when it exists, else counters/, else counters_ext/ by name.
       int fd = -1;
       for (const ExtName& x : kExtNames) {
-        if (key == x.key) fd = OpenFile(dir + "counters_ext/" + std::string(x.file));
+        if (key == x.key) fd = open_kept(dir + "counters_ext/" + std::string(x.file));
       }
-      if (fd < 0) fd = OpenFile(dir + "counters/" + key);
-      if (fd < 0) fd = OpenFile(dir + "counters_ext/" + key);
+      const bool widened = fd >= 0;  // a 64-bit counters_ext/ file
+      if (fd < 0) fd = open_kept(dir + "counters/" + key);
+      if (fd < 0) fd = open_kept(dir + "counters_ext/" + key);
       if (fd < 0) {
-        ok = false;
+        failed = dir + "counters/" + key;
         break;
       }
-      uint64_t legacy_max = 0;
+      uint64_t saturates_at = 0;
       for (const LegacyCounter& c : kLegacyCounters) {
-        if (key == c.name) legacy_max = c.max;
+        if (key == c.name && !(c.data && (extended_set || widened))) saturates_at = c.max;
+        if (key == c.name && c.data && widened) ++plan.widened;
       }
-      counters_.push_back({fd, &value, legacy_max});
+      const bool saturated = saturates_at != 0 && value == saturates_at;
+      if (saturated) ++plan.saturated;
+      counters_.push_back({fd, &value, saturates_at, &key, saturated});
     }
     for (auto& [key, value] : p.hw_counters) {
-      int fd = OpenFile(dir + "hw_counters/" + key);
+      if (!failed.empty()) break;
+      int fd = open_kept(dir + "hw_counters/" + key);
       if (fd < 0) {
-        ok = false;
+        failed = dir + "hw_counters/" + key;
         break;
       }
-      counters_.push_back({fd, &value, 0});
+      counters_.push_back({fd, &value, 0, &key, false});
+    }
+    fds.counters_end = counters_.size();
+    ports_.push_back(fds);
+    // Files listed but absent from the maps (N/A, unreadable): watched, so
+    // that one which reads a number again makes a new plan at once.
+    for (const char* sub : {"counters", "counters_ext", "hw_counters"}) {
+      if (!failed.empty()) break;
+      Dir d(OpenDirAt(AT_FDCWD, (dir + sub).c_str()));
+      if (!d.ok()) continue;
+      const bool hw = std::strcmp(sub, "hw_counters") == 0;
+      while (const dirent* e = d.Next()) {
+        if (e->d_type == DT_DIR) continue;
+        std::string key = e->d_name;
+        if (std::strcmp(sub, "counters_ext") == 0) {
+          for (const ExtName& x : kExtNames) {
+            if (x.file == key) key = x.key;
+          }
+        }
+        if (hw ? key == "lifespan" || p.hw_counters.contains(key) : p.counters.contains(key)) {
+          continue;
+        }
+        int fd = open_kept(dir + sub + "/" + e->d_name);
+        if (fd >= 0) absent_fds_.push_back(fd);
+      }
     }
   }
-  if (!ok) {
+  if (!failed.empty()) {
     CloseAll();
+    plan.files = 0;
+    finish("fallback: a full sysfs walk every sample: cannot keep " + failed + " open");
     return;
   }
   fast_ = true;
+  plan.fast = true;
+  finish("fast: one pread per value on kept file descriptors");
 }
 
-bool SysfsPortSampler::FastSample() {
+bool SysfsPortSampler::TreeUnchanged() {
+  if (class_dir_ == nullptr) return false;
+  ::rewinddir(class_dir_);
+  size_t n = 0;
+  while (const dirent* e = ::readdir(class_dir_)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    ++n;
+    if (std::none_of(devices_.begin(), devices_.end(),
+                     [&](const std::string& d) { return d == e->d_name; })) {
+      return false;
+    }
+  }
+  return n == devices_.size();
+}
+
+bool SysfsPortSampler::FastSample(const char** reason) {
   char buf[256];
   std::string_view v;
+  *reason = "a read failed (ENODEV/ESTALE: driver reload or unplug) or a value changed form";
+  auto pread_attr = [&](int fd) {
+    ++stats_.preads;
+    return PreadAttr(fd, buf, sizeof buf, &v);
+  };
   for (const PortFds& fds : ports_) {
     PortSample& p = host_.ports[fds.index];
     if (fds.state >= 0) {
-      if (!PreadAttr(fds.state, buf, sizeof buf, &v)) return false;
+      if (!pread_attr(fds.state)) return false;
       size_t colon = v.find(':');
       std::string_view name = colon == std::string_view::npos ? v : v.substr(colon + 1);
       while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
@@ -563,7 +667,7 @@ bool SysfsPortSampler::FastSample() {
       SetIfChanged(&p.state, name);
     }
     if (fds.phys_state >= 0) {
-      if (!PreadAttr(fds.phys_state, buf, sizeof buf, &v)) return false;
+      if (!pread_attr(fds.phys_state)) return false;
       size_t colon = v.find(':');
       std::string_view name = colon == std::string_view::npos ? v : v.substr(colon + 1);
       while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
@@ -576,20 +680,49 @@ bool SysfsPortSampler::FastSample() {
       SetIfChanged(&p.phys_state, name);
     }
     if (fds.rate >= 0) {
-      if (!PreadAttr(fds.rate, buf, sizeof buf, &v) || v.empty()) return false;
+      if (!pread_attr(fds.rate) || v.empty()) return false;
       if (!p.rate_text || *p.rate_text != v) {
         p.rate_text = std::string(v);
         p.rate_gbps = ParseRateGbps(v);
       }
     }
   }
-  for (const CounterFd& c : counters_) {
-    if (!PreadAttr(c.fd, buf, sizeof buf, &v)) return false;
-    std::optional<uint64_t> value = ParseU64(v);
-    // Absent now ("N/A"), or a legacy counter at its maximum: the full walk
-    // decides what that means.
-    if (!value || (c.legacy_max != 0 && *value == c.legacy_max)) return false;
-    *c.value = *value;
+  for (const PortFds& fds : ports_) {
+    bool saturation_changed = false;
+    for (size_t k = fds.counters_begin; k < fds.counters_end; ++k) {
+      CounterFd& c = counters_[k];
+      if (!pread_attr(c.fd)) return false;
+      std::optional<uint64_t> value = ParseU64(v);
+      // Absent now ("N/A"): the counter leaves the maps, a new plan.
+      if (!value) return false;
+      *c.value = *value;
+      // A legacy counter at its maximum stays on this path: only its
+      // port's saturated list changes, and only when the set does.
+      const bool saturated = c.saturates_at != 0 && *value == c.saturates_at;
+      if (saturated != c.saturated) {
+        c.saturated = saturated;
+        saturation_changed = true;
+        if (saturated) {
+          ++plan_.saturated;
+        } else {
+          --plan_.saturated;
+        }
+      }
+    }
+    if (saturation_changed) {
+      std::vector<std::string>& list = host_.ports[fds.index].saturated;
+      list.clear();
+      // The maps iterate in key order, so the list comes out sorted.
+      for (size_t k = fds.counters_begin; k < fds.counters_end; ++k) {
+        if (counters_[k].saturated) list.push_back(*counters_[k].key);
+      }
+    }
+  }
+  for (int fd : absent_fds_) {
+    if (pread_attr(fd) && ParseU64(v)) {
+      *reason = "an absent counter (N/A, unreadable) reads a number again";
+      return false;
+    }
   }
   // The data counters count 4-octet words.
   auto bytes = [](const uint64_t* words) -> std::optional<uint64_t> {
@@ -605,9 +738,28 @@ bool SysfsPortSampler::FastSample() {
 }
 
 const HostPorts& SysfsPortSampler::Sample() {
-  const bool stale = MonotonicSeconds() - discovered_at_ >= rediscover_after_s_;
-  if (!fast_ || stale || !FastSample()) Discover();
+  if (!fast_) {
+    Discover(stats_.plans == 0 ? nullptr : "the last plan was a full walk");
+  } else if (MonotonicSeconds() - discovered_at_ >= rediscover_after_s_) {
+    Discover("the periodic re-check");
+  } else if (!TreeUnchanged()) {
+    Discover("a device appeared in or left class/infiniband");
+  } else if (const char* reason = nullptr; !FastSample(&reason)) {
+    Discover(reason);
+  }
   return host_;
+}
+
+std::string DescribePlan(const SamplerPlan& plan) {
+  std::string s = "sampler " + plan.why + "; " + std::to_string(plan.ports) + " port(s)";
+  if (plan.fast) {
+    s += ", " + std::to_string(plan.files) + " file(s) per sample, " +
+         std::to_string(plan.saturated) +
+         " saturated legacy counter(s) without a 64-bit source (read on the fast path, reported "
+         "saturated), " +
+         std::to_string(plan.widened) + " legacy counter(s) read from counters_ext 64-bit files";
+  }
+  return s;
 }
 
 }  // namespace fabtrack

@@ -6,7 +6,13 @@
 // tests point it at a fake tree.
 #pragma once
 
+#include <dirent.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "core/port_sample.h"
 
@@ -22,14 +28,50 @@ namespace fabtrack {
 // `host` is left empty: the caller fills it.
 HostPorts ReadSysfsPorts(const std::string& sysfs_root);
 
+// How a SysfsPortSampler reads now: the exposition's
+// fabtrack_exporter_sampler_* gauges and the one log line per change.
+struct SamplerPlan {
+  // true: one pread(2) per kept-open file per sample; false: a full
+  // ReadSysfsPorts walk every sample until a plan can be made.
+  bool fast = false;
+  size_t ports = 0;
+  size_t files = 0;  // files read per fast sample (state, rate, counters)
+  // Legacy counters read at their maximum with no 64-bit source: still read
+  // by pread on the fast path and reported in PortSample::saturated.
+  size_t saturated = 0;
+  // Legacy data/packet counters read from their 64-bit counters_ext/ file.
+  size_t widened = 0;
+  std::string why;  // one line: which path runs and why
+
+  friend bool operator==(const SamplerPlan&, const SamplerPlan&) = default;
+};
+
+// One log line: which path runs, why, and what it reads.
+std::string DescribePlan(const SamplerPlan& plan);
+
+// What the sampler did, counted (tests, diagnostics).
+struct SamplerStats {
+  size_t full_reads = 0;  // samples that walked the whole tree (ReadSysfsPorts)
+  size_t opens = 0;       // files the plans opened and kept
+  size_t preads = 0;      // values read through kept file descriptors
+  size_t plans = 0;       // plans made (discoveries)
+};
+
 // ReadSysfsPorts for repeated sampling (the exporter's scrapes, `counters
 // watch`): the first sample walks the tree and keeps a file descriptor open
-// for every counter, state and rate file; later samples pread(2) them into
-// the kept HostPorts in place — one syscall per value, no directory walk, no
-// heap allocation. Any surprise — a read failing, a value no longer a number
-// ("N/A"), a legacy counter at its maximum (saturation), a tree that had
-// problems — and every `rediscover_after_s` seconds (new devices), the sample
-// is a full ReadSysfsPorts again, so the result always equals it.
+// for every counter, state and rate file (a legacy counter's 64-bit
+// counters_ext/ file where one exists); later samples pread(2) them into the
+// kept HostPorts in place: one syscall per value, no directory walk, no heap
+// allocation. The plan is per counter: a legacy counter stuck at its maximum
+// stays on the fast path and is reported in `saturated` (the full walk's
+// judgement, made here per counter); only that port's saturated list is
+// rebuilt when the set changes. The plan is made again, with a full walk,
+// when the tree changes under it: a read failing (ENODEV/ESTALE after a
+// driver reload or hot unplug), a value no longer a number ("N/A") or an
+// absent one ("N/A", unreadable: kept open too) a number again, a device
+// appearing in or leaving class/infiniband (checked every sample: one
+// directory read), a tree that had problems, and every `rediscover_after_s`
+// seconds. So the result always equals a fresh ReadSysfsPorts.
 class SysfsPortSampler {
  public:
   explicit SysfsPortSampler(std::string sysfs_root, double rediscover_after_s = 60);
@@ -38,14 +80,20 @@ class SysfsPortSampler {
   SysfsPortSampler& operator=(const SysfsPortSampler&) = delete;
 
   const HostPorts& Sample();
-  // Samples that walked the whole tree (tests, diagnostics).
-  size_t full_reads() const { return full_reads_; }
+  const SamplerPlan& plan() const { return plan_; }
+  const SamplerStats& stats() const { return stats_; }
+  size_t full_reads() const { return stats_.full_reads; }
+  // Called with the new plan whenever a new plan differs from the last one
+  // (the caller logs `why`).
+  void OnPlanChange(std::function<void(const SamplerPlan&)> f) { on_plan_change_ = std::move(f); }
 
  private:
   struct CounterFd {
     int fd;
-    uint64_t* value;      // a node of the kept HostPorts' maps (stable)
-    uint64_t legacy_max;  // 0: not a saturating legacy counter
+    uint64_t* value;         // a node of the kept HostPorts' maps (stable)
+    uint64_t saturates_at;   // 0: never (a 64-bit value, or not a legacy counter)
+    const std::string* key;  // the map key (for `saturated`)
+    bool saturated;
   };
   struct PortFds {
     size_t index;  // into host_.ports
@@ -53,19 +101,28 @@ class SysfsPortSampler {
     // port_xmit_data / port_rcv_data in host_'s maps (null: absent).
     const uint64_t* xmit_words = nullptr;
     const uint64_t* rcv_words = nullptr;
+    size_t counters_begin = 0, counters_end = 0;  // range of counters_
   };
-  void Discover();
-  bool FastSample();
+  void Discover(const char* reason);
+  bool FastSample(const char** reason);
+  bool TreeUnchanged();
   void CloseAll();
 
   std::string root_;
   double rediscover_after_s_;
   double discovered_at_ = 0;
   bool fast_ = false;
-  size_t full_reads_ = 0;
+  SamplerPlan plan_;
+  SamplerStats stats_;
+  std::function<void(const SamplerPlan&)> on_plan_change_;
   HostPorts host_;
   std::vector<CounterFd> counters_;
   std::vector<PortFds> ports_;
+  // Counter files absent from the maps (N/A, unreadable), watched.
+  std::vector<int> absent_fds_;
+  // class/infiniband, kept open: its entries at planning time.
+  DIR* class_dir_ = nullptr;
+  std::vector<std::string> devices_;
 };
 
 }  // namespace fabtrack

@@ -42,8 +42,13 @@ done
 promtool check metrics <"$work/scrape.prom" || { echo "FAIL: promtool on the scrape"; exit 1; }
 [[ $(grep -c '^node_infiniband_port_data_transmitted_bytes_total{' "$work/scrape.prom") == 8 ]]
 grep -q '^fabtrack_scrape_collector_success{collector="infiniband"} 1' "$work/scrape.prom"
-# Apart from the scrape's own duration, a live scrape says what `counters metrics` says.
-diff <(grep -v '^fabtrack_scrape_collector_duration_seconds{' "$work/scrape.prom") \
+# The sampler says it reads on its fast path (one log line says why).
+grep -q '^fabtrack_exporter_sampler_mode{mode="fast"} 1' "$work/scrape.prom"
+grep -q '^fabtrack_exporter_sampler_mode{mode="fallback"} 0' "$work/scrape.prom"
+grep -q 'sampler fast: ' "$work/serve.err" || { cat "$work/serve.err"; echo "FAIL: no plan log line"; exit 1; }
+# Apart from the scrape's own duration and the sampler's mode (serve only), a
+# live scrape says what `counters metrics` says.
+diff <(grep -v -e '^fabtrack_scrape_collector_duration_seconds{' -e 'fabtrack_exporter_sampler_mode' "$work/scrape.prom") \
   <(grep -v '^fabtrack_scrape_collector_duration_seconds{' "$work/ndr_8hca.prom") ||
   { echo "FAIL: the live scrape differs from counters metrics"; exit 1; }
 curl -sfD "$work/headers" -o /dev/null "http://127.0.0.1:$port/metrics"

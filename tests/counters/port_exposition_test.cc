@@ -279,6 +279,21 @@ TEST(PortExpositionTest, AbsentValuesAndFailedScrapes) {
             std::string::npos);
 }
 
+TEST(PortExpositionTest, SaysWhichPathTheSamplerRuns) {
+  HostPorts host;
+  EXPECT_EQ(RenderPortExposition(host, {}).find("fabtrack_exporter_sampler_mode"),
+            std::string::npos);  // a one-shot walk has no sampler
+  SamplerPlan plan;
+  plan.fast = true;
+  std::string text = RenderPortExposition(host, {.sampler = &plan});
+  EXPECT_NE(text.find("fabtrack_exporter_sampler_mode{mode=\"fast\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find("fabtrack_exporter_sampler_mode{mode=\"fallback\"} 0\n"), std::string::npos);
+  plan.fast = false;
+  text = RenderPortExposition(host, {.sampler = &plan});
+  EXPECT_NE(text.find("fabtrack_exporter_sampler_mode{mode=\"fast\"} 0\n"), std::string::npos);
+  EXPECT_NE(text.find("fabtrack_exporter_sampler_mode{mode=\"fallback\"} 1\n"), std::string::npos);
+}
+
 TEST(PortExpositionTest, SteadyStateRenderDoesNotAllocate) {
   HostPorts host = ReadSysfsPorts(std::string(FABTRACK_FIXTURE_DIR) + "/sysfs/ndr_8hca");
   for (PortSample& p : host.ports) p.xmit_bytes = 9000000000ull;
