@@ -8,25 +8,12 @@
 
 #include "analyzer/run_facts.h"
 #include "analyzer/stats/e_divisive.h"
-#include "analyzer/stats/robust.h"
+#include "core/statistics.h"
 
 namespace fabtrack::analyzer {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// stats::Median without the full sort (the robust checks take many small
-// medians); reorders `values`.
-std::optional<double> MedianOf(std::vector<double>& values) {
-  if (values.empty()) return std::nullopt;
-  const size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const double lower =
-      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return lower + (upper - lower) * 0.5;
-}
 
 struct Settings {
   int64_t band_bytes = 0;
@@ -170,9 +157,9 @@ std::optional<double> RelativeNoise(const std::vector<double>& values, int end, 
     differences.push_back(std::fabs(values[j] - values[j - 1]));
   }
   std::vector<double> window(values.begin() + begin, values.begin() + end);
-  auto level = MedianOf(window);
+  auto level = stats::MedianInPlace(window);
   if (!level || !(*level > 0)) return std::nullopt;
-  return 1.4826 / std::sqrt(2.0) * *MedianOf(differences) / *level;
+  return 1.4826 / std::sqrt(2.0) * *stats::MedianInPlace(differences) / *level;
 }
 
 ChangeSeries BuildChangeSeries(const SeriesTable& t, const Settings& s) {
@@ -224,7 +211,7 @@ std::optional<double> RatioOf(const SeriesTable& t, const Window& w, int run) {
     const double v = t.At(run, w.sizes[j]);
     if (std::isfinite(v)) ratios.push_back(v / w.medians[j]);
   }
-  return MedianOf(ratios);
+  return stats::MedianInPlace(ratios);
 }
 
 std::optional<Window> FitWindow(const SeriesTable& t, const ChangeSeries& c,
@@ -241,7 +228,7 @@ std::optional<Window> FitWindow(const SeriesTable& t, const ChangeSeries& c,
     }
     if (static_cast<int>(column.size()) < s.min_history) continue;
     w.sizes.push_back(k);
-    w.medians.push_back(*MedianOf(column));
+    w.medians.push_back(*stats::MedianInPlace(column));
   }
   if (w.sizes.empty()) return std::nullopt;
   std::vector<double> history;
@@ -444,7 +431,7 @@ std::optional<double> BestLevel(const ChangeSeries& c, int end, const Settings& 
   std::vector<double> window;
   for (int begin = 0; begin + width <= end && width > 0; ++begin) {
     window.assign(c.values.begin() + begin, c.values.begin() + begin + width);
-    const double level = *MedianOf(window);
+    const double level = *stats::MedianInPlace(window);
     if (!best || Worse(spec, level / *best - 1) < 0) best = level;
   }
   return best;

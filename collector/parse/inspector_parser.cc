@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "core/bus_bandwidth.h"
+#include "core/clock.h"
+#include "core/statistics.h"
 
 namespace fabtrack {
 namespace {
@@ -522,32 +524,12 @@ bool ParseSizeLabel(std::string_view s, InspectorRecord* r) {
   return true;
 }
 
-// "2025-10-17T03:31:47Z" to µs since the epoch.
+// "2025-10-17T03:31:47Z" (whole seconds, UTC, nothing else) to µs since the epoch.
 std::optional<int64_t> ParseUtcTimestamp(std::string_view s) {
-  if (s.size() != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
-      s[16] != ':' || s[19] != 'Z') {
-    return std::nullopt;
-  }
-  auto num = [&](size_t pos, size_t len) -> std::optional<int> {
-    int v = 0;
-    auto [p, ec] = std::from_chars(s.data() + pos, s.data() + pos + len, v);
-    if (ec != std::errc() || p != s.data() + pos + len) return std::nullopt;
-    return v;
-  };
-  auto y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2),
-       sec = num(17, 2);
-  if (!y || !mo || !d || !h || !mi || !sec || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 ||
-      *mi > 59 || *sec > 60) {
-    return std::nullopt;
-  }
-  // Days from civil (proleptic Gregorian), after H. Hinnant's algorithm.
-  int64_t yy = *y - (*mo <= 2);
-  int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
-  int64_t yoe = yy - era * 400;
-  int64_t doy = (153 * (*mo + (*mo > 2 ? -3 : 9)) + 2) / 5 + *d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  int64_t days = era * 146097 + doe - 719468;
-  return ((days * 24 + *h) * 60 + *mi) * 60 * 1000000 + int64_t{*sec} * 1000000;
+  if (s.size() != 20 || s[10] != 'T' || s[19] != 'Z') return std::nullopt;
+  auto seconds = ParseIsoSeconds(s);
+  if (!seconds) return std::nullopt;
+  return static_cast<int64_t>(*seconds) * 1000000;
 }
 
 std::optional<InspectorRecord> ReadPromGroup(const PromGroup& g, std::string_view gpu_uuid,
@@ -676,19 +658,6 @@ std::optional<InspectorRecord> ReadPromGroup(const PromGroup& g, std::string_vie
 std::string_view BaseName(std::string_view path) {
   size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-// Quantile p of sorted values, interpolating linearly.
-double Quantile(const std::vector<double>& sorted, double p) {
-  double h = (sorted.size() - 1) * p;
-  size_t lo = static_cast<size_t>(std::floor(h));
-  size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (h - lo);
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return Quantile(v, 0.5);
 }
 
 }  // namespace
@@ -866,16 +835,16 @@ std::vector<InspectorGroupSummary> SummarizeInspector(const std::vector<Inspecto
       }
     }
     std::sort(times.begin(), times.end());
-    s.median_us = Quantile(times, 0.5);
-    s.p90_us = Quantile(times, 0.9);
+    s.median_us = stats::QuantileOfSorted(times, 0.5);
+    s.p90_us = stats::QuantileOfSorted(times, 0.9);
     s.max_us = times.back();
-    if (!busbw.empty()) s.median_busbw_gbps = Median(busbw);
+    if (!busbw.empty()) s.median_busbw_gbps = *stats::Median(busbw);
 
     // Ratios to the typical participant; 0 when that is 0 and no ratio means anything.
     auto ratio = [](double mean, double ref) { return ref > 0 ? mean / ref : 0.0; };
     std::vector<double> rank_means;
     for (const auto& [rank, a] : ranks) rank_means.push_back(a.sum / a.count);
-    if (!rank_means.empty()) s.median_rank_mean_us = Median(rank_means);
+    if (!rank_means.empty()) s.median_rank_mean_us = *stats::Median(rank_means);
     for (const auto& [rank, a] : ranks) {
       double mean = a.sum / a.count;
       s.slowest_ranks.push_back({rank, a.host, a.count, mean, ratio(mean, *s.median_rank_mean_us)});
@@ -886,7 +855,7 @@ std::vector<InspectorGroupSummary> SummarizeInspector(const std::vector<Inspecto
     std::vector<double> host_means;
     for (const auto& [host, h] : hosts) host_means.push_back(h.sum / h.count);
     if (!hosts.empty()) {
-      double ref = s.median_rank_mean_us ? *s.median_rank_mean_us : Median(host_means);
+      double ref = s.median_rank_mean_us ? *s.median_rank_mean_us : *stats::Median(host_means);
       for (const auto& [host, h] : hosts) {
         InspectorHostStat hs{host, h.count, h.sum / h.count, ratio(h.sum / h.count, ref), {}};
         double worst = -1;
