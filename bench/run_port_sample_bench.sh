@@ -5,13 +5,10 @@
 # Usage: bench/run_port_sample_bench.sh [samples per round, default 2000] [rounds, default 5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 cmake --build build -j"$(nproc)" --target port_sample_bench >/dev/null
 work=$(mktemp -d /dev/shm/fabtrack-sample-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 tree=$work/sys
-cp -a tests/fixtures/sysfs/ndr_8hca "$tree"
-for dev in "$tree"/class/infiniband/*; do
-  real=$(readlink -f "$dev")
-  cp -a "$real/ports/1" "$real/ports/2"
-done
+bench_large_sysfs "$tree"
 build/bench/port_sample_bench "$tree" "${1:-2000}" "${2:-5}"

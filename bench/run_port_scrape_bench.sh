@@ -7,6 +7,7 @@
 # Usage: bench/run_port_scrape_bench.sh [scrapes per round, default 500] [rounds, default 5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 scrapes=${1:-500}
 rounds=${2:-5}
 cmake --build build -j"$(nproc)" --target fabtrack >/dev/null
@@ -18,11 +19,7 @@ trap cleanup EXIT
 
 # The tree: the 8-HCA NDR fixture, each HCA given a second port.
 tree=$work/sys
-cp -a tests/fixtures/sysfs/ndr_8hca "$tree"
-for dev in "$tree"/class/infiniband/*; do
-  real=$(readlink -f "$dev")
-  cp -a "$real/ports/1" "$real/ports/2"
-done
+bench_large_sysfs "$tree"
 ports=$(ls -d "$tree"/class/infiniband/*/ports/* | wc -l)
 
 # Below the ephemeral range (32768-60999 by default): thousands of scrapes
