@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "analyzer/run_facts.h"
-#include "analyzer/stats/robust.h"
+#include "core/statistics.h"
 
 namespace fabtrack::analyzer {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "analyzer/stats/robust.h"
+#include "core/statistics.h"
 
 namespace fabtrack::analyzer {
 

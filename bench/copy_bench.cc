@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/content_hash.h"
+#include "core/statistics.h"
 #include "store/copy_row.h"
 #include "store/migrations.h"
 #include "store/run_writer.h"
@@ -99,11 +100,6 @@ int64_t NewRunRow(pqxx::connection& c, int trial, const char* method) {
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 std::string Escape(const std::string& s) {  // COPY text format
@@ -209,7 +205,9 @@ int main(int argc, char** argv) {
                  fabtrack_s.back(), psql_s.back(), insert_s.back());
   }
   std::remove(tsv.c_str());
-  double f = rows / Median(fabtrack_s), p = rows / Median(psql_s), ins = rows / Median(insert_s);
+  double f = rows / *fabtrack::stats::Median(fabtrack_s),
+         p = rows / *fabtrack::stats::Median(psql_s),
+         ins = rows / *fabtrack::stats::Median(insert_s);
   std::printf("rows per trial: %zu, trials: %d (median)\n", rows, repeats);
   std::printf("%-28s %12s %10s\n", "method", "rows/s", "vs psql");
   std::printf("%-28s %12.0f %9.2fx\n", "fabtrack (stream_to COPY)", f, f / p);

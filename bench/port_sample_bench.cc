@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "collector/counters/sysfs_ports.h"
+#include "core/statistics.h"
 
 namespace {
 
@@ -21,11 +22,6 @@ double CpuSeconds() {
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 }  // namespace
@@ -81,7 +77,8 @@ int main(int argc, char** argv) {
   std::printf(
       "%zu ports, %zu counters, %zu saturated per sample; median of %d rounds x %d samples: "
       "sampler %.1f us, full walk %.1f us; median ratio %.1fx (rounds %.1f-%.1fx)\n",
-      ports, counters, saturated, rounds, samples, Median(fast), Median(full), Median(ratios), *lo,
+      ports, counters, saturated, rounds, samples, *fabtrack::stats::Median(fast), *fabtrack::stats::Median(full),
+      *fabtrack::stats::Median(ratios), *lo,
       *hi);
   return 0;
 }

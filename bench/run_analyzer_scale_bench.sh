@@ -7,16 +7,12 @@
 # Usage: bench/run_analyzer_scale_bench.sh [repeats] [max_nodes] [nights]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 repeats=${1:-5}
 max_nodes=${2:-1024}
 nights=${3:-365}
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" --target fabtrack generate_history >/dev/null
-dir=$(mktemp -d /tmp/fabtrack-bench-XXXXXX)
-chmod 755 "$dir"
-trap 'build/cli/fabtrack db stop --data-dir "$dir" >/dev/null; rm -rf "$dir"' EXIT
-build/cli/fabtrack db start --data-dir "$dir" >/dev/null
-db="host=$dir/run port=5432 dbname=fabtrack user=fabtrack"
+bench_build fabtrack generate_history
+bench_database
 echo "generating: $nights nights, node counts 1..$max_nodes"
 /usr/bin/time -f "generated in %e s" build/bench/generate_history --db "$db" --nights "$nights" \
   --max-nodes "$max_nodes"

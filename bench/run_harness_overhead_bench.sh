@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ranks=${1:-2} rounds=${2:-7}
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" --target fabtrack-allreduce bare_allreduce >/dev/null
+source bench/lib.sh
+bench_build fabtrack-allreduce bare_allreduce
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi=(mpirun -np "$ranks" --oversubscribe --bind-to none --mca btl self,tcp)
 min=1048576 max=67108864 factor=4 iters=20 warmup=5

@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" --target fabtrack-allreduce >/dev/null
+source bench/lib.sh
+bench_build fabtrack-allreduce
 harness=$PWD/build/app/fabtrack-allreduce
 prefix=lat$$
 prefix=${prefix:0:10}

@@ -10,22 +10,13 @@
 #          [trees, default "cx7-16 cx7-16-clean cx7-64 cx7-64-clean"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 cmake --build build -j2 --target port_sample_bench >/dev/null
 work=$(mktemp -d /dev/shm/fabtrack-sample-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 for name in ${3:-cx7-16 cx7-16-clean cx7-64 cx7-64-clean}; do
   tree=$work/$name
-  case $name in
-    cx7-*-clean) n=${name#cx7-}; tests/fixtures/sysfs/make_cx7_tree.sh "$tree" "${n%-clean}" clean ;;
-    cx7-*) tests/fixtures/sysfs/make_cx7_tree.sh "$tree" "${name#cx7-}" ;;
-    clean-16)
-      cp -a tests/fixtures/sysfs/ndr_8hca "$tree"
-      for dev in "$tree"/class/infiniband/*; do
-        real=$(readlink -f "$dev")
-        cp -a "$real/ports/1" "$real/ports/2"
-      done ;;
-    *) echo "unknown tree $name"; exit 2 ;;
-  esac
+  bench_sysfs_tree "$name" "$tree"
   echo "== $name"
   build/bench/port_sample_bench "$tree" "${1:-2000}" "${2:-5}"
 done

@@ -14,6 +14,7 @@
 #          [trees, default "cx7-16 cx7-16-clean cx7-64 cx7-64-clean"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 scrapes=${1:-500}
 rounds=${2:-5}
 trees=${3:-cx7-16 cx7-16-clean cx7-64 cx7-64-clean}
@@ -24,19 +25,6 @@ pids=()
 cleanup() { [[ ${#pids[@]} -gt 0 ]] && kill "${pids[@]}" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
-make_tree() {  # NAME DIR
-  case $1 in
-    cx7-*-clean) n=${1#cx7-}; tests/fixtures/sysfs/make_cx7_tree.sh "$2" "${n%-clean}" clean ;;
-    cx7-*) tests/fixtures/sysfs/make_cx7_tree.sh "$2" "${1#cx7-}" ;;
-    clean-16)
-      cp -a tests/fixtures/sysfs/ndr_8hca "$2"
-      for dev in "$2"/class/infiniband/*; do
-        real=$(readlink -f "$dev")
-        cp -a "$real/ports/1" "$real/ports/2"
-      done ;;
-    *) echo "unknown tree $1"; exit 2 ;;
-  esac
-}
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # clock ticks
 tick=$(getconf CLK_TCK)
 scrape() { for _ in $(seq 1 "$scrapes"); do curl -sf "$1/metrics" >/dev/null; done; }
@@ -47,7 +35,7 @@ minmax() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {
 summary=()
 for name in $trees; do
   tree=$work/$name
-  make_tree "$name" "$tree"
+  bench_sysfs_tree "$name" "$tree"
   ports=$(ls -d "$tree"/class/infiniband/*/ports/* | wc -l)
   # Below the ephemeral range (32768-60999 by default): thousands of scrapes
   # leave client sockets in TIME_WAIT on ephemeral ports.

@@ -119,15 +119,6 @@ std::optional<PushPlan> PlanPush(const AnalyzeOptions& o) {
   return plan;
 }
 
-std::string IsoOf(double epoch) {
-  std::time_t t = static_cast<std::time_t>(epoch);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // --timing: where the time goes (load, detect, store, report), on stderr.
 class PhaseTimer {
  public:
@@ -198,7 +189,8 @@ void RunAnalyze(const AnalyzeOptions& o) {
   const AnalysisResult result = analyzer::Analyze(index, config);
   timer.Mark("detect");
   if (result.judged_runs == 0 && result.judged_jobs == 0) {
-    CannotAnalyze("cluster " + cluster + " has no run started at or after " + IsoOf(judge_from) +
+    CannotAnalyze("cluster " + cluster + " has no run started at or after " +
+                  IsoFromSeconds(judge_from, IsoStyle::kSeconds) +
                   ": nothing to judge (did the nightly sweep run?)");
   }
   if (!o.no_store) {
@@ -220,7 +212,7 @@ void RunAnalyze(const AnalyzeOptions& o) {
   } else if (o.format == "html") {
     report = analyzer::RenderHtmlReport(index, result);
   } else {
-    report = analyzer::TextReport(result, IsoOf(judge_from));
+    report = analyzer::TextReport(result, IsoFromSeconds(judge_from, IsoStyle::kSeconds));
   }
   try {
     if (o.out) {

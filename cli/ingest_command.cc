@@ -2,7 +2,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -14,6 +13,7 @@
 #include "collector/ingest/run_builder.h"
 #include "collector/parse/nccl_log_parser.h"
 #include "collector/parse/parse_file.h"
+#include "core/clock.h"
 #include "core/content_hash.h"
 #include "core/interrupt.h"
 #include "core/run_record_json.h"
@@ -55,11 +55,7 @@ std::vector<std::string> ExpandPaths(const std::vector<std::string>& paths) {
 std::string ModifiedAtUtc(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return "now";
-  std::tm tm{};
-  gmtime_r(&st.st_mtime, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return IsoFromSeconds(static_cast<double>(st.st_mtime), IsoStyle::kSeconds);
 }
 
 std::string Describe(const RunRecord& r) {

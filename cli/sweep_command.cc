@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -142,15 +141,12 @@ std::vector<HostPorts> SampleNodes(const sweep::SweepSpec& spec, const sweep::Pl
 }
 
 std::string NewSweepId() {
-  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::random_device rd;
   char suffix[16];
   std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffff);
-  return std::string(stamp) + "-" + suffix;
+  return IsoFromSeconds(now, IsoStyle::kBasic) + "-" + suffix;
 }
 
 // Removes a folder when it goes out of scope (every exit path, exceptions

@@ -4,24 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
+#include <regex>
 
 namespace fabtrack {
-
-std::string UtcNowIso() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  long long us =
-      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
-      1000000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char date[40];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[64];
-  std::snprintf(out, sizeof out, "%s.%06lldZ", date, us);
-  return out;
-}
 
 namespace {
 
@@ -45,6 +30,45 @@ long long DaysFromCivil(int y, int m, int d) {
   const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + static_cast<long long>(doe) - 719468;
+}
+
+// The date of a day since 1970-01-01 (Howard Hinnant's civil_from_days, the
+// inverse of DaysFromCivil).
+void CivilFromDays(long long z, int* y, int* m, int* d) {
+  z += 719468;
+  const long long era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  *m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  *y = static_cast<int>(static_cast<long long>(yoe) + era * 400 + (*m <= 2));
+}
+
+// The one writer of fabtrack's timestamps: `whole` seconds since the epoch
+// plus `micros` (0..999999, written only in kMicroseconds).
+std::string FormatIso(long long whole, long long micros, IsoStyle style) {
+  long long days = whole >= 0 ? whole / 86400 : (whole - 86399) / 86400;
+  long long in_day = whole - days * 86400;
+  int y, mo, d;
+  CivilFromDays(days, &y, &mo, &d);
+  const int h = static_cast<int>(in_day / 3600), mi = static_cast<int>(in_day / 60 % 60),
+            sec = static_cast<int>(in_day % 60);
+  char out[64];
+  switch (style) {
+    case IsoStyle::kBasic:
+      std::snprintf(out, sizeof out, "%04d%02d%02dT%02d%02d%02dZ", y, mo, d, h, mi, sec);
+      break;
+    case IsoStyle::kSeconds:
+      std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, mo, d, h, mi, sec);
+      break;
+    case IsoStyle::kMicroseconds:
+      std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", y, mo, d, h, mi, sec,
+                    micros);
+      break;
+  }
+  return out;
 }
 
 }  // namespace
@@ -86,20 +110,41 @@ std::optional<double> ParseIsoSeconds(std::string_view s) {
          fraction;
 }
 
-std::string IsoFromSeconds(double seconds) {
+std::string UtcNowIso() {
+  const long long us = std::chrono::duration_cast<std::chrono::microseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+  return FormatIso(us / 1000000, us % 1000000, IsoStyle::kMicroseconds);
+}
+
+std::string IsoFromSeconds(double seconds, IsoStyle style) {
   double whole = std::floor(seconds);
-  long long us = std::llround((seconds - whole) * 1e6);
-  if (us >= 1000000) {
-    whole += 1;
-    us -= 1000000;
+  long long us = 0;
+  if (style == IsoStyle::kMicroseconds) {
+    us = std::llround((seconds - whole) * 1e6);
+    if (us >= 1000000) {
+      whole += 1;
+      us -= 1000000;
+    }
   }
-  std::time_t t = static_cast<std::time_t>(whole);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char date[40];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[64];
-  std::snprintf(out, sizeof out, "%s.%06lldZ", date, us);
+  return FormatIso(static_cast<long long>(whole), us, style);
+}
+
+std::optional<std::string> NormalizeTimestamp(const std::string& text) {
+  static const std::regex iso(
+      R"(^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, iso)) return std::nullopt;
+  int month = std::stoi(m[2]), day = std::stoi(m[3]);
+  if (month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
+  if (m[4].matched && (std::stoi(m[4]) > 23 || std::stoi(m[5]) > 59)) return std::nullopt;
+  if (m[6].matched && std::stoi(m[6]) > 60) return std::nullopt;
+  std::string out = m[1].str() + "-" + m[2].str() + "-" + m[3].str() + "T" +
+                    (m[4].matched ? m[4].str() + ":" + m[5].str() : "00:00") + ":" +
+                    (m[6].matched ? m[6].str() : "00") + (m[7].matched ? m[7].str() : "");
+  // A timestamp without zone is taken as UTC, so results do not depend on
+  // the ingesting machine's TZ.
+  out += m[8].matched ? m[8].str() : "Z";
   return out;
 }
 

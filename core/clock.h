@@ -14,8 +14,21 @@ std::string UtcNowIso();
 // Seconds since the epoch of an RFC 3339 timestamp ("2026-12-01T02:00:00Z",
 // with an optional fraction and a Z or +HH:MM offset). nullopt if malformed.
 std::optional<double> ParseIsoSeconds(std::string_view text);
-// `seconds` since the epoch as UtcNowIso writes times.
-std::string IsoFromSeconds(double seconds);
+// How IsoFromSeconds writes a time (always UTC, proleptic Gregorian).
+enum class IsoStyle {
+  kMicroseconds,  // "2026-12-01T02:00:00.123456Z": how UtcNowIso writes recorded times
+  kSeconds,       // "2026-12-01T02:00:00Z": cut to the second, for people
+  kBasic,         // "20261201T020000Z": ISO 8601 basic format, for identifiers
+};
+// `seconds` since the epoch written in `style` (microseconds rounded to the
+// nearest, the other styles cut to the whole second below).
+std::string IsoFromSeconds(double seconds, IsoStyle style = IsoStyle::kMicroseconds);
+
+// Validates an ISO 8601 timestamp as people type it ("2026-12-01",
+// "2026-12-01T02:00:00Z", "2026-12-01 02:00:00+02:00", "2026-12-01 02:00");
+// returns it normalised to RFC 3339 for PostgreSQL and ParseIsoSeconds (a
+// missing time is midnight, a missing zone UTC), or nullopt when malformed.
+std::optional<std::string> NormalizeTimestamp(const std::string& text);
 
 // Nightly jobs start in the evening and run past midnight: a night is the 24 h
 // from 12:00 UTC, numbered by its first day since the epoch.

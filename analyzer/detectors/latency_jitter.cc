@@ -29,7 +29,7 @@
 
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
-#include "analyzer/stats/robust.h"
+#include "core/statistics.h"
 
 namespace fabtrack::analyzer {
 namespace {

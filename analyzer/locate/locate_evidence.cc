@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "analyzer/stats/robust.h"
+#include "core/statistics.h"
 
 namespace fabtrack::analyzer {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "analyzer/report/svg_chart.h"
 #include "analyzer/run_facts.h"
-#include "analyzer/stats/robust.h"
+#include "core/statistics.h"
 
 namespace fabtrack::analyzer {
 namespace {

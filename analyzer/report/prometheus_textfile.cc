@@ -5,26 +5,10 @@
 #include <sstream>
 
 #include "analyzer/run_facts.h"
+#include "core/prometheus_text.h"
 
 namespace fabtrack::analyzer {
 namespace {
-
-// Label values: backslash, double quote and newline escaped (exposition format).
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string Number(double v) {
   char buf[40];
@@ -41,7 +25,7 @@ std::string PrometheusTextfileImpl(const InputIndex& input, const AnalysisResult
                                    double analyzed_at_epoch,
                                    const std::vector<std::string>& fingerprints) {
   std::ostringstream out;
-  const std::string cluster = "cluster=\"" + Escape(result.cluster) + "\"";
+  const std::string cluster = "cluster=\"" + EscapePrometheusLabel(result.cluster) + "\"";
   out << "# HELP fabtrack_analysis_timestamp_seconds When fabtrack analyze last ran.\n"
       << "# TYPE fabtrack_analysis_timestamp_seconds gauge\n"
       << "fabtrack_analysis_timestamp_seconds{" << cluster << "} " << Number(analyzed_at_epoch)
@@ -68,10 +52,11 @@ std::string PrometheusTextfileImpl(const InputIndex& input, const AnalysisResult
   std::map<std::string, std::string> lines;  // fingerprint -> line (dedup reruns)
   for (size_t i = 0; i < result.findings.size(); ++i) {
     const Finding& f = result.findings[i];
-    std::string labels = cluster + ",kind=\"" + Escape(f.kind) + "\",severity=\"" +
-                         SeverityName(f.severity) + "\",subject=\"" + Escape(f.subject) +
-                         "\",fingerprint=\"" + Escape(fingerprints[i]) + "\",host=\"" +
-                         Escape(f.host.value_or("")) + "\"";
+    std::string labels = cluster + ",kind=\"" + EscapePrometheusLabel(f.kind) + "\",severity=\"" +
+                         SeverityName(f.severity) + "\",subject=\"" +
+                         EscapePrometheusLabel(f.subject) + "\",fingerprint=\"" +
+                         EscapePrometheusLabel(fingerprints[i]) + "\",host=\"" +
+                         EscapePrometheusLabel(f.host.value_or("")) + "\"";
     lines[fingerprints[i]] =
         "fabtrack_finding{" + labels + "} " + Number(f.value.value_or(1)) + "\n";
   }
@@ -85,8 +70,9 @@ std::string PrometheusTextfileImpl(const InputIndex& input, const AnalysisResult
   for (const RunView* run : input.judged()) newest[SeriesName(*run)] = run;
   std::ostringstream busbw, latency;
   for (const auto& [series, run] : newest) {
-    const std::string labels = cluster + ",series=\"" + Escape(series) + "\",nodes=\"" +
-                               (run->nodes ? std::to_string(*run->nodes) : "") + "\"";
+    const std::string labels = cluster + ",series=\"" + EscapePrometheusLabel(series) +
+                               "\",nodes=\"" + (run->nodes ? std::to_string(*run->nodes) : "") +
+                               "\"";
     auto results = input.Results(run->id);
     int64_t largest = results.empty() ? 0 : results.back().size_bytes;
     if (auto v = BandMedian(results, std::min(kLargeBand, largest), INT64_MAX,

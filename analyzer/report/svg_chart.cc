@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <limits>
 #include <sstream>
 
 #include "analyzer/run_facts.h"
+#include "core/clock.h"
 
 namespace fabtrack::analyzer {
 namespace {
@@ -30,13 +30,9 @@ std::string Tick(double v) {
   return buf;
 }
 
+// "MM-DD" of an epoch time.
 std::string DateTick(double epoch) {
-  std::time_t t = static_cast<std::time_t>(epoch);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%m-%d", &tm);
-  return buf;
+  return IsoFromSeconds(epoch, IsoStyle::kSeconds).substr(5, 5);
 }
 
 // "Nice" linear ticks covering [lo, hi].

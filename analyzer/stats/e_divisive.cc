@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace fabtrack::analyzer::stats {
+namespace fabtrack::stats {
 namespace {
 
 // Continued fraction of the incomplete beta function (modified Lentz).
@@ -266,4 +266,4 @@ std::vector<ChangePoint> EDivisive(std::span<const double> series,
   return PrefixEDivisive(series, options).ChangePoints(static_cast<int>(series.size()));
 }
 
-}  // namespace fabtrack::analyzer::stats
+}  // namespace fabtrack::stats

@@ -31,7 +31,7 @@
 #include <span>
 #include <vector>
 
-namespace fabtrack::analyzer::stats {
+namespace fabtrack::stats {
 
 enum class TTestKind {
   kStudent,  // pooled variance, as Otava (scipy ttest_ind_from_stats defaults)
@@ -90,4 +90,4 @@ class PrefixEDivisive {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace fabtrack::analyzer::stats
+}  // namespace fabtrack::stats

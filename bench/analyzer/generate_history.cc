@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+#include "core/clock.h"
 #include "core/content_hash.h"
 #include "core/counter_deltas.h"
 #include "store/migrations.h"
@@ -38,11 +39,7 @@ struct Options {
 };
 
 std::string Iso(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return fabtrack::IsoFromSeconds(static_cast<double>(t), fabtrack::IsoStyle::kSeconds);
 }
 
 std::string Host(int i) {

@@ -7,6 +7,8 @@
 
 #include "collector/counters/sysfs_ports.h"
 
+#include "core/prometheus_text.h"
+
 namespace fabtrack {
 
 const std::vector<NodeExporterCounter>& NodeExporterCounters() {
@@ -98,7 +100,7 @@ class Writer {
       Append("# HELP ");
       Append(name_);
       Append(" ");
-      AppendEscaped(help_, /*in_label=*/false);
+      AppendPrometheusEscaped(out_, help_, PrometheusText::kHelp);
       Append("\n# TYPE ");
       Append(name_);
       Append(" ");
@@ -117,7 +119,7 @@ class Writer {
     if (!first) Append(",");
     Append(label);
     Append("=\"");
-    AppendEscaped(value, /*in_label=*/true);
+    AppendPrometheusEscaped(out_, value);
     Append("\"");
   }
   void Label(std::string_view label, int value) {
@@ -156,26 +158,6 @@ class Writer {
 
  private:
   void Append(std::string_view s) { out_->append(s); }
-  // Label values escape \, " and newline; HELP text escapes \ and newline.
-  void AppendEscaped(std::string_view s, bool in_label) {
-    // Almost every value needs no escaping: one scan, one append.
-    if (s.find_first_of(in_label ? std::string_view("\\\n\"") : std::string_view("\\\n")) ==
-        std::string_view::npos) {
-      return Append(s);
-    }
-    for (char c : s) {
-      if (c == '\\') {
-        Append("\\\\");
-      } else if (c == '\n') {
-        Append("\\n");
-      } else if (c == '"' && in_label) {
-        Append("\\\"");
-      } else {
-        out_->push_back(c);
-      }
-    }
-  }
-
   std::string* out_;
   const char* name_ = "";
   const char* help_ = "";

@@ -4,40 +4,22 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/statistics.h"
+
 namespace fabtrack::harness {
-namespace {
-
-double NearestRank(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * sorted.size()));
-  rank = std::clamp<size_t>(rank, 1, sorted.size());
-  return sorted[rank - 1];
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  if (v.empty()) return 0;
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 Distribution Summarize(std::vector<double> values) {
   Distribution d;
   if (values.empty()) return d;
   std::sort(values.begin(), values.end());
-  double sum = std::accumulate(values.begin(), values.end(), 0.0);
-  d.mean = sum / values.size();
-  double sq = 0;
-  for (double v : values) sq += (v - d.mean) * (v - d.mean);
-  d.stddev = std::sqrt(sq / values.size());
+  d.mean = stats::Mean(values);
+  d.stddev = stats::PopulationStdDev(values);
   d.cv = d.mean > 0 ? d.stddev / d.mean : 0;
   d.min = values.front();
   d.max = values.back();
-  d.p50 = NearestRank(values, 50);
-  d.p90 = NearestRank(values, 90);
-  d.p99 = NearestRank(values, 99);
+  d.p50 = stats::NearestRankPercentile(values, 50);
+  d.p90 = stats::NearestRankPercentile(values, 90);
+  d.p99 = stats::NearestRankPercentile(values, 99);
   return d;
 }
 
@@ -67,7 +49,7 @@ SizeLatency AnalyzeLatencies(const std::vector<std::vector<double>>& d) {
   if (ranks > 1) {
     size_t worst = std::max_element(lateness.begin(), lateness.end()) - lateness.begin();
     out.straggler_rank = static_cast<int>(worst);
-    out.straggler_excess_us = lateness[worst] - Median(lateness);
+    out.straggler_excess_us = lateness[worst] - *stats::Median(lateness);
   }
   return out;
 }

@@ -18,7 +18,8 @@ struct Distribution {
   double cv = 0;  // stddev / mean
 };
 
-// Nearest-rank percentiles (p in 0..100) of `values` (need not be sorted).
+// Nearest-rank percentiles (stats::NearestRankPercentile: a latency that
+// occurred) of `values` (need not be sorted); population standard deviation.
 Distribution Summarize(std::vector<double> values);
 
 struct RankSummary {

@@ -2,17 +2,9 @@
 
 #include <algorithm>
 
+#include "core/statistics.h"
+
 namespace fabtrack::harness {
-namespace {
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 int RoundRobinRounds(int n) { return n < 2 ? 0 : (n % 2 ? n : n - 1); }
 
@@ -56,7 +48,7 @@ LinkVerdict JudgeLinks(int nodes, const std::vector<PairProbe>& probes, double t
     per_node[p.node_a].push_back(p.gbps);
     per_node[p.node_b].push_back(p.gbps);
   }
-  for (auto& bw : per_node) v.node_median_gbps.push_back(Median(bw));
+  for (auto& bw : per_node) v.node_median_gbps.push_back(stats::Median(bw).value_or(0));
   if (nodes < 3) return v;
   int worst =
       static_cast<int>(std::min_element(v.node_median_gbps.begin(), v.node_median_gbps.end()) -
@@ -67,7 +59,7 @@ LinkVerdict JudgeLinks(int nodes, const std::vector<PairProbe>& probes, double t
   for (const PairProbe& p : probes) {
     if (p.node_a != worst && p.node_b != worst) others.push_back(p.gbps);
   }
-  double reference = Median(others);
+  double reference = stats::Median(others).value_or(0);
   if (reference <= 0) return v;
   v.slow_ratio = v.node_median_gbps[worst] / reference;
   if (v.slow_ratio < threshold) v.slow_node = worst;

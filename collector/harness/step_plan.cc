@@ -5,25 +5,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/statistics.h"
+
 namespace fabtrack::harness {
-namespace {
-
-// Linear interpolation between closest ranks (numpy's default), as the
-// harness's per-iteration percentiles.
-double Percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  double at = q * static_cast<double>(v.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(at));
-  size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
-}
-
-double Mean(const std::vector<double>& v) {
-  return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
-
-}  // namespace
 
 std::optional<int64_t> ParseParameterCount(const std::string& text) {
   if (text.empty() || text.size() > 32) return std::nullopt;
@@ -116,17 +100,17 @@ StepSummary SummarizeSteps(const StepOptions& o, const std::vector<StepSample>& 
     exposed.push_back(x.exposed_ms);
     idle.push_back(x.step_ms > 0 ? x.exposed_ms / x.step_ms : 0);
   }
-  s.step_ms_p50 = Percentile(step, 0.5);
-  s.step_ms_p90 = Percentile(step, 0.9);
-  s.step_ms_p99 = Percentile(step, 0.99);
+  s.step_ms_p50 = stats::Quantile(step, 0.5).value_or(0);
+  s.step_ms_p90 = stats::Quantile(step, 0.9).value_or(0);
+  s.step_ms_p99 = stats::Quantile(step, 0.99).value_or(0);
   s.step_ms_max = step.empty() ? 0 : *std::max_element(step.begin(), step.end());
-  s.step_ms_mean = Mean(step);
-  s.compute_ms_p50 = Percentile(compute, 0.5);
-  s.exposed_ms_p50 = Percentile(exposed, 0.5);
-  s.exposed_ms_p99 = Percentile(exposed, 0.99);
-  s.exposed_ms_mean = Mean(exposed);
-  s.idle_share_p50 = Percentile(idle, 0.5);
-  s.idle_share_mean = Mean(idle);
+  s.step_ms_mean = stats::Mean(step);
+  s.compute_ms_p50 = stats::Quantile(compute, 0.5).value_or(0);
+  s.exposed_ms_p50 = stats::Quantile(exposed, 0.5).value_or(0);
+  s.exposed_ms_p99 = stats::Quantile(exposed, 0.99).value_or(0);
+  s.exposed_ms_mean = stats::Mean(exposed);
+  s.idle_share_p50 = stats::Quantile(idle, 0.5).value_or(0);
+  s.idle_share_mean = stats::Mean(idle);
   return s;
 }
 

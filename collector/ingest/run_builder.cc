@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "collector/ingest/node_count.h"
@@ -105,24 +104,6 @@ std::optional<std::string> InferCollective(const TestTable& table) {
   }
   if (whole) return has_redop ? std::optional<std::string>("all_reduce") : std::nullopt;
   return has_redop ? "reduce_scatter" : "all_gather";
-}
-
-std::optional<std::string> NormalizeTimestamp(const std::string& text) {
-  static const std::regex iso(
-      R"(^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, iso)) return std::nullopt;
-  int month = std::stoi(m[2]), day = std::stoi(m[3]);
-  if (month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
-  if (m[4].matched && (std::stoi(m[4]) > 23 || std::stoi(m[5]) > 59)) return std::nullopt;
-  if (m[6].matched && std::stoi(m[6]) > 60) return std::nullopt;
-  std::string out = m[1].str() + "-" + m[2].str() + "-" + m[3].str() + "T" +
-                    (m[4].matched ? m[4].str() + ":" + m[5].str() : "00:00") + ":" +
-                    (m[6].matched ? m[6].str() : "00") + (m[7].matched ? m[7].str() : "");
-  // A timestamp without zone is taken as UTC, so results do not depend on
-  // the ingesting machine's TZ.
-  out += m[8].matched ? m[8].str() : "Z";
-  return out;
 }
 
 std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFacts& source,

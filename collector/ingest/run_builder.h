@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"  // NormalizeTimestamp, for --at
 #include "core/model.h"
 #include "core/run_record.h"
 
@@ -42,10 +43,4 @@ LatencySummary LatencyFromIterationColumns(const SizeRow& row);
 // shape (bytes vs count x type size x ranks, redop and root columns);
 // nullopt when the rows do not decide it.
 std::optional<std::string> InferCollective(const TestTable& table);
-
-// Validates an ISO 8601 timestamp accepted by --at ("2026-12-01",
-// "2026-12-01T02:00:00Z", "2026-12-01 02:00:00+02:00"); returns it normalised
-// for PostgreSQL, or nullopt when malformed.
-std::optional<std::string> NormalizeTimestamp(const std::string& text);
-
 }  // namespace fabtrack

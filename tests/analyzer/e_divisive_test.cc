@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-namespace fabtrack::analyzer::stats {
+namespace fabtrack::stats {
 namespace {
 
 // `n` points around `level` with relative gaussian noise `sigma`.
@@ -193,4 +193,4 @@ TEST(PrefixEDivisive, EveryPrefixAsIfAlone) {
 }
 
 }  // namespace
-}  // namespace fabtrack::analyzer::stats
+}  // namespace fabtrack::stats

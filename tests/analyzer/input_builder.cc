@@ -2,21 +2,16 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <stdexcept>
 
 #include "analyzer/detector.h"
 #include "analyzer/input_index.h"
+#include "core/clock.h"
 
 namespace fabtrack::analyzer::testing {
 
 std::string IsoOf(double epoch_seconds) {
-  std::time_t t = static_cast<std::time_t>(epoch_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return IsoFromSeconds(epoch_seconds, IsoStyle::kSeconds);
 }
 
 InputBuilder::InputBuilder() {

@@ -1,0 +1,155 @@
+#include "analyzer/series_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "analyzer/run_facts.h"
+#include "core/statistics.h"
+
+namespace fabtrack::analyzer::series {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+}  // namespace
+
+Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spec) {
+  Settings r;
+  if (!spec.band_key.empty()) r.band_bytes = static_cast<int64_t>(s[spec.band_key]);
+  r.baseline_runs = std::max(1, static_cast<int>(s["baseline_runs"]));
+  r.min_history = std::max(2, static_cast<int>(s["min_history"]));
+  r.min_magnitude = s["min_magnitude"];
+  r.z_threshold = s["z_threshold"];
+  r.confirm_z = s["confirm_z"];
+  r.noise_floor = s["noise_floor"];
+  r.noise_runs = static_cast<int>(s["noise_runs"]);
+  r.change_noise_z = s["change_noise_z"];
+  r.unseen_change_z = s["unseen_change_z"];
+  r.hold_z = s["hold_z"];
+  r.confirm_runs = static_cast<int>(s["confirm_runs"]);
+  r.max_pvalue = s["max_pvalue"];
+  r.min_segment = std::max(2, static_cast<int>(s["min_segment"]));
+  r.critical_magnitude = s["critical_magnitude"];
+  r.first_night_magnitude = s["first_night_magnitude"];
+  return r;
+}
+
+SeriesTable BuildTable(const InputIndex& input, std::string subject,
+                       const std::vector<const RunView*>& runs, const SeriesRegressionSpec& spec,
+                       int64_t band_bytes) {
+  SeriesTable t;
+  t.subject = std::move(subject);
+  t.runs = runs;
+  std::set<int64_t> sizes;
+  for (const RunView* run : runs) {
+    for (const ResultPoint& r : input.Results(run->id)) sizes.insert(r.size_bytes);
+  }
+  t.sizes.assign(sizes.begin(), sizes.end());
+  t.values.assign(runs.size() * t.sizes.size(), kNaN);
+  t.bands.resize(runs.size());
+  std::vector<int> have;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    have.clear();
+    for (const ResultPoint& r : input.Results(runs[i]->id)) {
+      const auto& v = r.*spec.metric;
+      if (!v || !std::isfinite(*v) || *v <= 0 || r.size_bytes <= 0) continue;
+      const int k = static_cast<int>(
+          std::lower_bound(t.sizes.begin(), t.sizes.end(), r.size_bytes) - t.sizes.begin());
+      if (std::isnan(t.values[i * t.sizes.size() + k])) have.push_back(k);
+      t.values[i * t.sizes.size() + k] = *v;
+    }
+    std::sort(have.begin(), have.end());
+    std::vector<int>& band = t.bands[i];
+    for (int k : have) {
+      const bool in = spec.band == SeriesRegressionSpec::Band::kLargest ? t.sizes[k] >= band_bytes
+                                                                        : t.sizes[k] <= band_bytes;
+      if (in) band.push_back(k);
+    }
+    if (band.empty() && !have.empty()) {
+      // No size in the band: the run's largest (smallest) quarter of sizes.
+      const size_t quarter = std::max<size_t>(1, (have.size() + 3) / 4);
+      if (spec.band == SeriesRegressionSpec::Band::kLargest) {
+        band.assign(have.end() - static_cast<std::ptrdiff_t>(quarter), have.end());
+      } else {
+        band.assign(have.begin(), have.begin() + static_cast<std::ptrdiff_t>(quarter));
+      }
+    }
+  }
+  return t;
+}
+
+SeriesTable BuildRunTable(const RunSeries& series) {
+  SeriesTable t;
+  t.subject = series.subject;
+  t.sized = false;
+  t.runs = series.runs;
+  t.sizes = {0};
+  t.values.assign(series.runs.size(), kNaN);
+  t.bands.resize(series.runs.size());
+  for (size_t i = 0; i < series.runs.size() && i < series.values.size(); ++i) {
+    const double v = series.values[i];
+    if (!std::isfinite(v) || v <= 0) continue;
+    t.values[i] = v;
+    t.bands[i] = {0};
+  }
+  return t;
+}
+
+namespace {
+
+// The night-to-night noise of the points before `end`, relative to their level:
+// the scaled median absolute difference of successive points among the last
+// `noise_runs`, which a level shift among them barely moves (unlike the MAD of
+// a short window). nullopt with too few points.
+std::optional<double> RelativeNoise(const std::vector<double>& values, int end, const Settings& s) {
+  const int begin = std::max(0, end - s.noise_runs);
+  if (end - begin - 1 < s.min_history) return std::nullopt;
+  std::vector<double> differences;
+  for (int j = begin + 1; j < end; ++j) {
+    differences.push_back(std::fabs(values[j] - values[j - 1]));
+  }
+  std::vector<double> window(values.begin() + begin, values.begin() + end);
+  auto level = stats::MedianInPlace(window);
+  if (!level || !(*level > 0)) return std::nullopt;
+  return 1.4826 / std::sqrt(2.0) * *stats::MedianInPlace(differences) / *level;
+}
+
+}  // namespace
+
+ChangeSeries BuildChangeSeries(const SeriesTable& t, const Settings& s) {
+  ChangeSeries c;
+  c.reference.assign(t.sizes.size(), kNaN);
+  std::vector<double> first;
+  for (size_t k = 0; k < t.sizes.size(); ++k) {
+    first.clear();
+    for (size_t r = 0; r < t.runs.size() && static_cast<int>(first.size()) < s.baseline_runs; ++r) {
+      if (const double v = t.At(static_cast<int>(r), static_cast<int>(k)); std::isfinite(v)) {
+        first.push_back(v);
+      }
+    }
+    if (auto m = stats::Median(first)) c.reference[k] = *m;
+  }
+  c.point_of_run.assign(t.runs.size(), -1);
+  std::vector<double> ratios;
+  for (size_t r = 0; r < t.runs.size(); ++r) {
+    ratios.clear();
+    for (int k : t.bands[r]) ratios.push_back(t.At(static_cast<int>(r), k) / c.reference[k]);
+    if (auto m = stats::Median(ratios)) {
+      c.point_of_run[r] = static_cast<int>(c.values.size());
+      c.run_of_point.push_back(static_cast<int>(r));
+      c.values.push_back(*m);
+    }
+  }
+  c.noise_before_run.resize(t.runs.size() + 1);
+  int points = 0;
+  for (size_t r = 0; r <= t.runs.size(); ++r) {
+    c.noise_before_run[r] = RelativeNoise(c.values, points, s);
+    if (r < t.runs.size() && c.point_of_run[r] >= 0) ++points;
+  }
+  return c;
+}
+
+}  // namespace fabtrack::analyzer::series

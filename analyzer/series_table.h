@@ -1,0 +1,74 @@
+// The numbers a series regression judges (analyzer/series_regression.h):
+// the detector settings read once, one series as a table of runs by sizes,
+// and its band values normalised into one point per run for the change-point
+// search. Internal to the series-regression detectors.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/series_regression.h"
+
+namespace fabtrack::analyzer::series {
+
+struct Settings {
+  int64_t band_bytes = 0;
+  int baseline_runs = 14;
+  int min_history = 5;
+  double min_magnitude = 0.05;
+  double z_threshold = 4;
+  double confirm_z = 2;
+  double noise_floor = 0.01;
+  int noise_runs = 60;
+  double change_noise_z = 1.5;
+  double unseen_change_z = 2;
+  double hold_z = 1;
+  int confirm_runs = 2;
+  double max_pvalue = 0.01;
+  int min_segment = 5;
+  double critical_magnitude = 0.25;
+  double first_night_magnitude = 0.15;
+};
+
+Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spec);
+
+// One series' numbers: runs (oldest first) by sizes.
+struct SeriesTable {
+  std::string subject;
+  // Message sizes (a benchmark series), or one column of per-run numbers (a
+  // RunSeries) whose "size" means nothing.
+  bool sized = true;
+  std::vector<const RunView*> runs;
+  std::vector<int64_t> sizes;  // ascending
+  std::vector<double> values;  // runs x sizes; NaN where the run has no number
+  // Per run: the indices of the sizes in its band that it has numbers for.
+  std::vector<std::vector<int>> bands;
+
+  double At(int run, int size) const { return values[run * sizes.size() + size]; }
+};
+
+SeriesTable BuildTable(const InputIndex& input, std::string subject,
+                       const std::vector<const RunView*>& runs, const SeriesRegressionSpec& spec,
+                       int64_t band_bytes);
+
+// A RunSeries as a table of one column: every run with a number has it in
+// its band.
+SeriesTable BuildRunTable(const RunSeries& series);
+
+// The series' band values normalised per size by the median of the size's
+// first `baseline_runs` numbers: comparable across the whole history, and the
+// same whichever nights are judged. Runs without band numbers have no point.
+struct ChangeSeries {
+  std::vector<double> reference;  // per size; NaN when the size never had a number
+  std::vector<double> values;     // per point
+  std::vector<int> run_of_point;
+  std::vector<int> point_of_run;  // -1: no point
+  // RelativeNoise() of the points before each run (one more entry than runs).
+  std::vector<std::optional<double>> noise_before_run;
+};
+
+ChangeSeries BuildChangeSeries(const SeriesTable& t, const Settings& s);
+
+}  // namespace fabtrack::analyzer::series
