@@ -29,5 +29,6 @@ void SetupAnalyze(CLI::App& app);
 void SetupSpool(CLI::App& app);
 void SetupInspector(CLI::App& app);
 void SetupCheck(CLI::App& app);
+void SetupLocate(CLI::App& app);
 
 }  // namespace fabtrack::cli
