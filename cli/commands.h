@@ -30,5 +30,6 @@ void SetupSpool(CLI::App& app);
 void SetupInspector(CLI::App& app);
 void SetupCheck(CLI::App& app);
 void SetupImport(CLI::App& app);
+void SetupLocate(CLI::App& app);
 
 }  // namespace fabtrack::cli

@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   SetupInspector(app);
   SetupCheck(app);
   SetupImport(app);
+  SetupLocate(app);
   // An unknown command would otherwise be "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;

@@ -22,17 +22,22 @@ struct LocateTopology {
 };
 
 // One short test: a point-to-point pair (2 members) or an all-reduce of a
-// group, one rank per node; members index LocateTopology::nodes.
+// group, one rank per node; members index LocateTopology::nodes. A one-way
+// probe is a pair whose bandwidth was measured in one direction only,
+// members[0] sending to members[1] (`fabtrack locate` measures each pair both
+// ways, as two one-way probes): a fault in one direction of a link (a leaf's
+// uplink toward its spine) then slows only the probes that send across it.
 struct LocateProbe {
   std::vector<int> members;
   int round = 0;
   double busbw_gbps = 0;        // large message
   double small_latency_us = 0;  // small message
+  bool one_way = false;
 };
 
 struct LocateSuspect {
   std::string kind;  // "node" | "uplink" | "link"
-  std::string name;  // "node7", "leaf2-spine", "node3<->node9"
+  std::string name;  // "node7", "leaf2-spine", "node3<->node9" (one-way: "node3->node9")
   double score = 0;  // robust z of the convicting measurements (higher: surer)
   std::vector<std::string> evidence;
 };

@@ -51,6 +51,20 @@
 # The remaining 1 MiB gap to loopback is the MTU (1500 vs 65536 on lo): raw TCP
 # across the bridge gave 982 MB/s at MTU 1500 and 5248 MB/s with --mtu 65535.
 #
+# Two tiers (create K --leaves L): instead of one bridge, leaf bridges
+# <prefix>-l1..L (nodes spread evenly, in order: node i on leaf ceil(i*L/K))
+# and one spine bridge <prefix>-sp; leaf J's uplink is a veth pair,
+# <prefix>-uJ on the leaf bridge and <prefix>-dJ on the spine bridge
+# (interface names are at most 15 characters, so bridges and uplinks get
+# these short names; the fabric's logical names, printed by `topology` and
+# used by `throttle-uplink`, are leafJ, spine and the uplink leafJ-spine).
+# throttle-uplink shapes one direction only, from the leaf toward the spine:
+# an htb qdisc on the egress of <prefix>-uJ (frames the leaf bridge forwards
+# up), so what leafJ sends out is slow and what it receives is not, as with
+# a congested or mis-shaped egress port. (A symmetric fault of one uplink
+# cannot be told from the other leaf's by pair tests on two leaves; a
+# one-way fault can, with one-way probes: see analyzer/locate.)
+#
 # Usage: see `netns-fabric.sh help`.
 # shellcheck disable=SC2015,SC2016  # `A && B || die` is intended; sh -c bodies are literal
 set -euo pipefail
@@ -64,8 +78,10 @@ usage() {
 Usage: $PROG COMMAND [OPTIONS]   (run as root)
 
 Commands:
-  create K [--prefix NAME] [--subnet CIDR] [--mtu N]
-        Build K nodes (network namespaces NAME-node1..K) on a bridge NAME-br.
+  create K [--prefix NAME] [--subnet CIDR] [--mtu N] [--leaves L]
+        Build K nodes (network namespaces NAME-node1..K) on a bridge NAME-br,
+        or with --leaves L (1..K) on L leaf bridges under one spine (see the
+        top of this script for the names).
         Node i gets host address i of CIDR (default 10.77.0.0/24; must be in
         10/8, 172.16/12 or 192.168/16). MTU default 1500 (65535: loopback-like
         bandwidth). Refuses if any piece of fabric NAME exists; a create that
@@ -87,6 +103,13 @@ Commands:
   throttle NODE RATE [--prefix NAME]
         Limit NODE's link to RATE (tc rate, e.g. 100mbit) in both directions (htb).
   unthrottle NODE [--prefix NAME]
+  throttle-uplink LEAF RATE [--prefix NAME]
+        Limit the uplink of LEAF (leafJ or J) to RATE in the direction from the
+        leaf toward the spine only (htb on the egress of NAME-uJ).
+  unthrottle-uplink LEAF [--prefix NAME]
+  topology [--prefix NAME]
+        Print the fabric in the format of fabtrack locate --topology
+        ("leafJ: NAME-nodeI ...", then "spine: leaf1 ... leafL").
   load NODE [--prefix NAME] [--cpus N] [--seconds S]
         Start N (default 1) CPU burners in NODE for S seconds (default 30, max 3600).
         They stop by themselves; destroy stops them too.
@@ -123,6 +146,18 @@ set_prefix() {
 }
 state_dir() { echo "$STATE_ROOT/$prefix"; }
 bridge_name() { echo "$prefix-br"; }
+leaf_bridge() { echo "$prefix-l$1"; }
+spine_bridge() { echo "$prefix-sp"; }
+uplink_leaf_end() { echo "$prefix-u$1"; }  # on the leaf bridge; its egress goes up
+uplink_spine_end() { echo "$prefix-d$1"; } # on the spine bridge
+# Leaves of the fabric (0: one flat bridge).
+leaf_count() {
+  local f
+  f="$(state_dir)/leaves"
+  if [[ -r $f ]]; then cat "$f"; else echo 0; fi
+}
+# The leaf (1..L) of node i of k nodes on l leaves: evenly, in order.
+leaf_of_node() { echo $((($1 * $3 + $2 - 1) / $2)); }
 ns_name() { echo "$prefix-node$1"; }
 veth_name() { echo "$prefix-h$1"; } # root-namespace end; the node end is eth0
 
@@ -195,14 +230,16 @@ node_ip() { int_to_ip $((SUBNET_BASE + $1)); }
 
 fabric_exists() {
   [[ -n $(list_ns) ]] || [[ -d $(state_dir) ]] || ip link show "$(bridge_name)" >/dev/null 2>&1 ||
-    ip -o link show | grep -qE "^[0-9]+: ${prefix}-h[0-9]+[@:]"
+    ip -o link show | grep -qE "^[0-9]+: ${prefix}-(h|u|d|l)[0-9]+[@:]" ||
+    ip link show "$(spine_bridge)" >/dev/null 2>&1
 }
 
 cmd_create() {
-  local k="" subnet=10.77.0.0/24 mtu=1500
+  local k="" subnet=10.77.0.0/24 mtu=1500 leaves=0
   while (($#)); do
     case $1 in
       --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      --leaves) leaves=${2:?--leaves needs a value}; shift 2 ;;
       --subnet) subnet=${2:?--subnet needs a value}; shift 2 ;;
       --mtu) mtu=${2:?--mtu needs a value}; shift 2 ;;
       -*) die "create: unknown option '$1'" ;;
@@ -212,6 +249,7 @@ cmd_create() {
   [[ $k =~ ^[0-9]+$ ]] && ((k >= 1 && k <= 999)) || die "create: need a node count K (1..999)"
   parse_subnet "$subnet"
   [[ $mtu =~ ^[0-9]+$ ]] && ((mtu >= 1280 && mtu <= 65535)) || die "create: bad --mtu '$mtu' (1280..65535)"
+  [[ $leaves =~ ^[0-9]+$ ]] && ((leaves <= k)) || die "create: bad --leaves '$leaves' (1..K)"
   ((k <= (1 << (32 - SUBNET_LEN)) - 2)) || die "create: $k nodes do not fit in $subnet"
   need_root
   if fabric_exists; then
@@ -230,11 +268,27 @@ cmd_create() {
   echo "$k" >"$sd/nodes.tmp"
   echo "$subnet" >"$sd/subnet"
 
-  # Bridge: no address, no STP, no forward delay, no multicast snooping, no IPv6.
-  ip link add "$br" mtu "$mtu" type bridge stp_state 0 forward_delay 0 mcast_snooping 0
-  ip link set "$br" addrgenmode none
-  sysctl_if_present "net.ipv6.conf.$br.disable_ipv6" 1
-  ip link set "$br" up
+  # Bridges: no address, no STP, no forward delay, no multicast snooping, no IPv6.
+  # Two tiers: a tree (each leaf joined to the spine by one veth), so no loop.
+  if ((leaves > 0)); then
+    echo "$leaves" >"$sd/leaves"
+    add_bridge "$(spine_bridge)" "$mtu"
+    local j up down
+    for ((j = 1; j <= leaves; j++)); do
+      add_bridge "$(leaf_bridge "$j")" "$mtu"
+      up=$(uplink_leaf_end "$j")
+      down=$(uplink_spine_end "$j")
+      ip link add "$up" mtu "$mtu" type veth peer name "$down" mtu "$mtu"
+      for l in "$up" "$down"; do
+        ip link set "$l" addrgenmode none
+        sysctl_if_present "net.ipv6.conf.$l.disable_ipv6" 1
+      done
+      ip link set "$up" master "$(leaf_bridge "$j")" up
+      ip link set "$down" master "$(spine_bridge)" up
+    done
+  else
+    add_bridge "$br" "$mtu"
+  fi
 
   for ((i = 1; i <= k; i++)); do
     ns=$(ns_name "$i")
@@ -243,7 +297,11 @@ cmd_create() {
     ip link add "$(veth_name "$i")" mtu "$mtu" type veth peer name eth0 netns "$ns" mtu "$mtu"
     ip link set "$(veth_name "$i")" addrgenmode none
     sysctl_if_present "net.ipv6.conf.$(veth_name "$i").disable_ipv6" 1
-    ip link set "$(veth_name "$i")" master "$br" up
+    if ((leaves > 0)); then
+      ip link set "$(veth_name "$i")" master "$(leaf_bridge "$(leaf_of_node "$i" "$k" "$leaves")")" up
+    else
+      ip link set "$(veth_name "$i")" master "$br" up
+    fi
     # Inside the node: IPv6 off (no DAD, no router solicitations), lo and eth0 up.
     ip netns exec "$ns" sh -c '
       for f in /proc/sys/net/ipv6/conf/all/disable_ipv6 /proc/sys/net/ipv6/conf/default/disable_ipv6; do
@@ -268,7 +326,18 @@ cmd_create() {
   write_agent "$sd/rsh-agent"
   mv "$sd/nodes.tmp" "$sd/nodes"
   trap - ERR
-  log "fabric '$prefix': $k nodes on $br, $subnet, mtu $mtu (node1 = $(node_ip 1)); state in $sd"
+  if ((leaves > 0)); then
+    log "fabric '$prefix': $k nodes on $leaves leaves under one spine, $subnet, mtu $mtu (node1 = $(node_ip 1)); state in $sd"
+  else
+    log "fabric '$prefix': $k nodes on $br, $subnet, mtu $mtu (node1 = $(node_ip 1)); state in $sd"
+  fi
+}
+
+add_bridge() {
+  ip link add "$1" mtu "$2" type bridge stp_state 0 forward_delay 0 mcast_snooping 0
+  ip link set "$1" addrgenmode none
+  sysctl_if_present "net.ipv6.conf.$1.disable_ipv6" 1
+  ip link set "$1" up
 }
 
 sysctl_if_present() {
@@ -341,11 +410,12 @@ destroy_all() {
     done
   fi
   # Links in the root namespace (deleting one veth end deletes its peer and qdiscs).
-  for l in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^${prefix}-h[0-9]+$" || true); do
+  for l in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^${prefix}-(h|u|d)[0-9]+$" || true); do
     ip link del "$l" 2>/dev/null || true
   done
-  br=$(bridge_name)
-  if ip link show "$br" >/dev/null 2>&1; then ip link del "$br"; fi
+  for br in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^${prefix}-(br|sp|l[0-9]+)$" || true); do
+    ip link del "$br" 2>/dev/null || true
+  done
   for ns in $(list_ns); do
     ip netns del "$ns"
     rm -rf "${NETNS_ETC:?}/$ns"
@@ -372,7 +442,7 @@ cmd_destroy() {
   # Verify.
   local left=()
   [[ -z $(list_ns) ]] || left+=("namespaces: $(list_ns | tr '\n' ' ')")
-  if ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -qE "^${prefix}-(br|h[0-9]+)$"; then
+  if ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -qE "^${prefix}-(br|sp|[hudl][0-9]+)$"; then
     left+=("links")
   fi
   [[ ! -e $(state_dir) ]] || left+=("$(state_dir)")
@@ -390,12 +460,99 @@ cmd_status() {
   need_root
   local n ns
   n=$(node_count)
-  echo "fabric $prefix: $n nodes, subnet $(cat "$(state_dir)/subnet"), bridge $(bridge_name)"
+  local leaves j
+  leaves=$(leaf_count)
+  if ((leaves > 0)); then
+    echo "fabric $prefix: $n nodes, subnet $(cat "$(state_dir)/subnet"), $leaves leaves under $(spine_bridge)"
+  else
+    echo "fabric $prefix: $n nodes, subnet $(cat "$(state_dir)/subnet"), bridge $(bridge_name)"
+  fi
   for ns in $(list_ns); do
     printf '%s %s\n' "$ns" "$(ip -n "$ns" -4 -o addr show dev eth0 | awk '{print $4}')"
     tc -n "$ns" qdisc show dev eth0 | sed 's/^/  out: /'
     tc qdisc show dev "$(veth_name "$(node_index "$ns")")" | sed 's/^/  in:  /'
   done
+  for ((j = 1; j <= leaves; j++)); do
+    echo "leaf$j-spine ($(uplink_leaf_end "$j") -> $(uplink_spine_end "$j"))"
+    tc qdisc show dev "$(uplink_leaf_end "$j")" | sed 's/^/  up:  /'
+  done
+}
+
+cmd_topology() {
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      *) die "topology: unknown argument '$1'" ;;
+    esac
+  done
+  local n leaves i j line
+  n=$(node_count)
+  leaves=$(leaf_count)
+  echo "# fabric $prefix (scripts/netns-fabric.sh): fabtrack locate --topology format"
+  if ((leaves == 0)); then
+    line="leaf1:"
+    for ((i = 1; i <= n; i++)); do line+=" $(ns_name "$i")"; done
+    echo "$line   # one bridge, no uplink"
+    return
+  fi
+  for ((j = 1; j <= leaves; j++)); do
+    line="leaf$j:"
+    for ((i = 1; i <= n; i++)); do
+      if (($(leaf_of_node "$i" "$n" "$leaves") == j)); then line+=" $(ns_name "$i")"; fi
+    done
+    echo "$line"
+  done
+  line="spine:"
+  for ((j = 1; j <= leaves; j++)); do line+=" leaf$j"; done
+  echo "$line"
+}
+
+# LEAF argument (leafJ or J) -> J, checked against the fabric.
+resolve_leaf() {
+  local arg=$1 leaves
+  leaves=$(leaf_count)
+  ((leaves > 0)) || die "fabric '$prefix' has no leaves (create it with --leaves L)"
+  [[ $arg =~ ^(leaf)?([0-9]+)$ ]] || die "bad leaf '$arg' (use leafJ or J)"
+  local j=${BASH_REMATCH[2]}
+  ((j >= 1 && j <= leaves)) || die "leaf $j out of range 1..$leaves"
+  echo "$j"
+}
+
+cmd_throttle_uplink() {
+  local leaf="" rate=""
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      -*) die "throttle-uplink: unknown option '$1'" ;;
+      *) if [[ -z $leaf ]]; then leaf=$1; elif [[ -z $rate ]]; then rate=$1; else die "throttle-uplink: extra argument '$1'"; fi; shift ;;
+    esac
+  done
+  [[ -n $leaf && -n $rate ]] || die "throttle-uplink: usage: $PROG throttle-uplink LEAF RATE [--prefix NAME]"
+  [[ $rate =~ ^[0-9]+(\.[0-9]+)?([kmgt]?bit|[kmgt]?bps)$ ]] || die "throttle-uplink: bad rate '$rate' (e.g. 100mbit, 1gbit)"
+  need_root
+  node_count >/dev/null
+  local j
+  j=$(resolve_leaf "$leaf")
+  set_htb "$rate" "" "$(uplink_leaf_end "$j")"
+  log "leaf$j-spine limited to $rate from leaf$j toward the spine (egress of $(uplink_leaf_end "$j"))"
+}
+
+cmd_unthrottle_uplink() {
+  local leaf=""
+  while (($#)); do
+    case $1 in
+      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
+      -*) die "unthrottle-uplink: unknown option '$1'" ;;
+      *) [[ -z $leaf ]] || die "unthrottle-uplink: extra argument '$1'"; leaf=$1; shift ;;
+    esac
+  done
+  [[ -n $leaf ]] || die "unthrottle-uplink: usage: $PROG unthrottle-uplink LEAF [--prefix NAME]"
+  need_root
+  node_count >/dev/null
+  local j
+  j=$(resolve_leaf "$leaf")
+  tc qdisc del dev "$(uplink_leaf_end "$j")" root 2>/dev/null || true
+  log "leaf$j-spine unthrottled"
 }
 
 # --- MPI ------------------------------------------------------------------------------
@@ -675,6 +832,9 @@ main() {
     exec) cmd_exec "$@" ;;
     throttle) cmd_throttle "$@" ;;
     unthrottle) cmd_unthrottle "$@" ;;
+    throttle-uplink) cmd_throttle_uplink "$@" ;;
+    unthrottle-uplink) cmd_unthrottle_uplink "$@" ;;
+    topology) cmd_topology "$@" ;;
     load) cmd_load "$@" ;;
     cpulimit) cmd_cpulimit "$@" ;;
     uncpulimit) cmd_uncpulimit "$@" ;;

@@ -67,24 +67,36 @@ bool Hypothesis::OnPath(const LocateTopology& topology, const LocateProbe& probe
   if (kind == "node") {
     return std::find(probe.members.begin(), probe.members.end(), node) != probe.members.end();
   }
-  bool inside = false, outside = false;
-  for (int m : probe.members) {
+  auto in_leaf = [&](int m) {
     auto it = topology.leaf_of.find(topology.nodes[m]);
-    (it != topology.leaf_of.end() && it->second == leaf ? inside : outside) = true;
+    return it != topology.leaf_of.end() && it->second == leaf;
+  };
+  if (probe.one_way && probe.members.size() == 2) {
+    const bool sender = in_leaf(probe.members[0]), receiver = in_leaf(probe.members[1]);
+    return outbound ? sender && !receiver : sender != receiver;
   }
+  bool inside = false, outside = false;
+  for (int m : probe.members) (in_leaf(m) ? inside : outside) = true;
   return inside && outside;
 }
 
-std::vector<Hypothesis> AllHypotheses(const LocateTopology& topology) {
+std::vector<Hypothesis> AllHypotheses(const LocateTopology& topology, bool one_way) {
   std::vector<Hypothesis> all;
-  for (int i = 0; i < static_cast<int>(topology.nodes.size()); ++i) all.push_back({"node", i, ""});
-  for (const auto& [leaf, spine] : topology.spine_of) all.push_back({"uplink", -1, leaf});
+  for (int i = 0; i < static_cast<int>(topology.nodes.size()); ++i) {
+    all.push_back({"node", i, "", false});
+  }
+  for (const auto& [leaf, spine] : topology.spine_of) {
+    all.push_back({"uplink", -1, leaf, false});
+    if (one_way) all.push_back({"uplink", -1, leaf, true});
+  }
   return all;
 }
 
 std::vector<Hypothesis> ConsistentSuspects(const LocateTopology& topology, const Grading& grading) {
   std::vector<Hypothesis> out;
-  for (const Hypothesis& h : AllHypotheses(topology)) {
+  const bool one_way = std::any_of(grading.probes.begin(), grading.probes.end(),
+                                   [](const GradedProbe& gp) { return gp.probe->one_way; });
+  for (const Hypothesis& h : AllHypotheses(topology, one_way)) {
     int on_path = 0;
     bool consistent = true;
     for (const GradedProbe& gp : grading.probes) {

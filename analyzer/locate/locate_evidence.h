@@ -26,16 +26,25 @@ struct Grading {
 
 Grading GradeProbes(const std::vector<LocateProbe>& probes);
 
+// An uplink fault is either in both directions of the leaf's uplink (a bad
+// cable, a flapping port) or only in the direction from the leaf toward its
+// spine (`outbound`: a congested or mis-shaped egress port). The second is
+// a hypothesis only when some probe is one-way: it lies on a one-way probe
+// iff the sender is in the leaf and the receiver outside it. (A fault only
+// toward the leaf is not a hypothesis of its own: on two leaves it is the
+// other leaf's outbound fault, which no pair test can tell from it.)
 struct Hypothesis {
-  std::string kind;  // "node" | "uplink"
-  int node = -1;     // kind node
-  std::string leaf;  // kind uplink
+  std::string kind;       // "node" | "uplink"
+  int node = -1;          // kind node
+  std::string leaf;       // kind uplink
+  bool outbound = false;  // kind uplink: only the leaf -> spine direction
   std::string Name(const LocateTopology& topology) const;
   bool OnPath(const LocateTopology& topology, const LocateProbe& probe) const;
 };
 
-// Every hypothesis the topology allows: each node, and each leaf's uplink.
-std::vector<Hypothesis> AllHypotheses(const LocateTopology& topology);
+// Every hypothesis the topology allows: each node, and each leaf's uplink
+// (with one-way probes also each uplink's outbound direction).
+std::vector<Hypothesis> AllHypotheses(const LocateTopology& topology, bool one_way);
 
 // Consistent (every probe on its path is slow) with at least one slow probe.
 std::vector<Hypothesis> ConsistentSuspects(const LocateTopology& topology, const Grading& grading);

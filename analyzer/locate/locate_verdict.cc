@@ -11,7 +11,8 @@ namespace {
 
 std::string ProbeName(const LocateTopology& topology, const LocateProbe& probe) {
   std::string name;
-  for (int m : probe.members) name += (name.empty() ? "" : "<->") + topology.nodes[m];
+  const char* between = probe.one_way ? "->" : "<->";
+  for (int m : probe.members) name += (name.empty() ? "" : between) + topology.nodes[m];
   return name;
 }
 
@@ -40,6 +41,11 @@ LocateSuspect SuspectOf(const LocateTopology& topology, const Grading& g, const 
     z_sum += std::max(gp.busbw_z, gp.latency_z);
   }
   s.score = convicting.empty() ? 0 : z_sum / convicting.size();
+  if (h.outbound) {
+    const std::string spine = topology.spine_of.at(h.leaf);
+    s.evidence.push_back("one direction only, " + h.leaf + " toward " + spine +
+                         ": probes sent out of " + h.leaf + " are slow, probes into it are not");
+  }
   if (latency && !busbw) {
     s.evidence.push_back(
         "slow in small-message latency only, bandwidth intact: a busy or starved CPU, "

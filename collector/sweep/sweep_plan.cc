@@ -166,4 +166,31 @@ std::vector<std::string> PlanPortSampling(const SweepSpec& s, const PlannedRun& 
   return a;
 }
 
+std::vector<std::string> PlanProbeRound(const SweepSpec& s, const std::vector<std::string>& hosts,
+                                        const std::string& program,
+                                        const std::vector<std::string>& args) {
+  std::string list;
+  for (const std::string& h : hosts) list += (list.empty() ? "" : ",") + h;
+  const std::string n = std::to_string(hosts.size());
+  std::vector<std::string> a;
+  switch (s.launcher) {
+    case Launcher::kLocal:
+      return {};
+    case Launcher::kSlurm:
+      a = {"srun", "-N", n, "-n", n, "--nodelist=" + list, "--ntasks-per-node", "1"};
+      break;
+    case Launcher::kHostfile:
+      a = {s.mpirun, "-np", n, "--host", list, "--map-by", "ppr:1:node"};
+      if (s.as_root) a.push_back("--allow-run-as-root");
+      break;
+    case Launcher::kCustom:
+      a = s.custom_prefix;
+      a.insert(a.end(), {"-np", n, "--host", list, "--map-by", "ppr:1:node"});
+      break;
+  }
+  a.push_back(program);
+  a.insert(a.end(), args.begin(), args.end());
+  return a;
+}
+
 }  // namespace fabtrack::sweep

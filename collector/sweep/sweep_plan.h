@@ -63,4 +63,14 @@ std::vector<std::string> PlanPortSampling(const SweepSpec& spec, const PlannedRu
                                           const std::string& fabtrack, const std::string& sysfs,
                                           const std::string& out);
 
+// `fabtrack locate`'s command for one round of pair probes: one rank on
+// each of `hosts` (exactly those), running `program` with `args`, through
+// the spec's launcher: srun -N n --nodelist (Slurm), mpirun -np n --host
+// (a host list), or the custom prefix with -np n --host. kLocal cannot
+// place ranks on distinct nodes: empty.
+std::vector<std::string> PlanProbeRound(const SweepSpec& spec,
+                                        const std::vector<std::string>& hosts,
+                                        const std::string& program,
+                                        const std::vector<std::string>& args);
+
 }  // namespace fabtrack::sweep

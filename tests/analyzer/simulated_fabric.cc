@@ -3,8 +3,8 @@
 namespace fabtrack::analyzer::testing {
 
 SimulatedFabric::SimulatedFabric(int nodes, int leaf_size, std::vector<SimulatedFault> faults,
-                                 uint64_t seed)
-    : faults_(std::move(faults)), random_(seed) {
+                                 uint64_t seed, bool one_way)
+    : faults_(std::move(faults)), random_(seed), one_way_(one_way) {
   for (int i = 0; i < nodes; ++i) {
     const std::string node = "node" + std::to_string(i + 1);
     const std::string leaf = "leaf" + std::to_string(i / leaf_size + 1);
@@ -15,44 +15,64 @@ SimulatedFabric::SimulatedFabric(int nodes, int leaf_size, std::vector<Simulated
 }
 
 std::vector<LocateProbe> SimulatedFabric::Run(const LocateRound& round, int round_number) {
-  std::normal_distribution<double> busbw_noise(1.0, 0.03), latency_noise(1.0, 0.05);
   std::vector<LocateProbe> out;
   for (const std::vector<int>& members : round.probes) {
-    LocateProbe p;
-    p.members = members;
-    p.round = round_number;
-    p.busbw_gbps = 10.0;
-    p.small_latency_us = 25.0;
-    for (const SimulatedFault& f : faults_) {
-      bool on_path = false;
-      if (f.kind == SimulatedFault::kUplink) {
-        bool inside = false, outside = false;
-        for (int m : members)
-          (topology_.leaf_of.at(topology_.nodes[m]) == f.leaf ? inside : outside) = true;
-        on_path = inside && outside;
-      } else {
-        for (int m : members) on_path |= m == f.node;
-      }
-      if (!on_path) continue;
-      switch (f.kind) {
-        case SimulatedFault::kNodeLink:  // a NIC or cable at a fraction of its rate
-          p.busbw_gbps *= 0.25;
-          p.small_latency_us *= 1.2;
-          break;
-        case SimulatedFault::kNodeCpu:  // a starved CPU: latency, not bandwidth
-          p.busbw_gbps *= 0.95;
-          p.small_latency_us *= 3.0;
-          break;
-        case SimulatedFault::kUplink:
-          p.busbw_gbps *= 0.3;
-          break;
-      }
+    if (one_way_ && members.size() == 2) {
+      out.push_back(Measure(members, round_number, true));
+      out.push_back(Measure({members[1], members[0]}, round_number, true));
+    } else {
+      out.push_back(Measure(members, round_number, false));
     }
-    p.busbw_gbps *= busbw_noise(random_);
-    p.small_latency_us *= latency_noise(random_);
-    out.push_back(p);
   }
   return out;
+}
+
+LocateProbe SimulatedFabric::Measure(const std::vector<int>& members, int round_number,
+                                     bool one_way) {
+  std::normal_distribution<double> busbw_noise(1.0, 0.03), latency_noise(1.0, 0.05);
+  LocateProbe p;
+  p.members = members;
+  p.round = round_number;
+  p.one_way = one_way;
+  p.busbw_gbps = 10.0;
+  p.small_latency_us = 25.0;
+  auto in_leaf = [&](int m, const std::string& leaf) {
+    return topology_.leaf_of.at(topology_.nodes[m]) == leaf;
+  };
+  for (const SimulatedFault& f : faults_) {
+    bool on_path = false;
+    if (f.kind == SimulatedFault::kUplink) {
+      bool inside = false, outside = false;
+      for (int m : members) (in_leaf(m, f.leaf) ? inside : outside) = true;
+      on_path = inside && outside;
+    } else if (f.kind == SimulatedFault::kUplinkOut) {
+      // Data flows from members[0] when one-way; both ways otherwise.
+      bool inside = false, outside = false;
+      for (int m : members) (in_leaf(m, f.leaf) ? inside : outside) = true;
+      on_path =
+          one_way ? in_leaf(members[0], f.leaf) && !in_leaf(members[1], f.leaf) : inside && outside;
+    } else {
+      for (int m : members) on_path |= m == f.node;
+    }
+    if (!on_path) continue;
+    switch (f.kind) {
+      case SimulatedFault::kNodeLink:  // a NIC or cable at a fraction of its rate
+        p.busbw_gbps *= 0.25;
+        p.small_latency_us *= 1.2;
+        break;
+      case SimulatedFault::kNodeCpu:  // a starved CPU: latency, not bandwidth
+        p.busbw_gbps *= 0.95;
+        p.small_latency_us *= 3.0;
+        break;
+      case SimulatedFault::kUplink:
+      case SimulatedFault::kUplinkOut:
+        p.busbw_gbps *= 0.3;
+        break;
+    }
+  }
+  p.busbw_gbps *= busbw_noise(random_);
+  p.small_latency_us *= latency_noise(random_);
+  return p;
 }
 
 LocateOutcome RunLocate(SimulatedFabric& fabric, int max_rounds) {

@@ -1,7 +1,9 @@
 // A simulated two-tier fabric for locate's planner and verdict: nodes in
 // leaves of `leaf_size` under one spine, probes measured with multiplicative
 // noise of the spread seen on real fabrics (busbw 3%, small-message latency
-// 5%), and faults that slow exactly the probes on their path.
+// 5%), and faults that slow exactly the probes on their path. With
+// `one_way`, each planned pair is measured both ways, as `fabtrack locate`
+// does: two one-way probes, a -> b and b -> a.
 #pragma once
 
 #include <cstdint>
@@ -14,14 +16,18 @@
 namespace fabtrack::analyzer::testing {
 
 struct SimulatedFault {
-  enum Kind { kNodeLink, kNodeCpu, kUplink } kind;
+  // kUplink: both directions of a leaf's uplink; kUplinkOut: only from the
+  // leaf toward the spine (what scripts/netns-fabric.sh throttle-uplink
+  // shapes), which only one-way probes can see as such.
+  enum Kind { kNodeLink, kNodeCpu, kUplink, kUplinkOut } kind;
   int node = -1;     // kNodeLink, kNodeCpu
-  std::string leaf;  // kUplink
+  std::string leaf;  // kUplink, kUplinkOut
 };
 
 class SimulatedFabric {
  public:
-  SimulatedFabric(int nodes, int leaf_size, std::vector<SimulatedFault> faults, uint64_t seed);
+  SimulatedFabric(int nodes, int leaf_size, std::vector<SimulatedFault> faults, uint64_t seed,
+                  bool one_way = false);
   const LocateTopology& topology() const { return topology_; }
   std::vector<LocateProbe> Run(const LocateRound& round, int round_number);
 
@@ -29,6 +35,8 @@ class SimulatedFabric {
   LocateTopology topology_;
   std::vector<SimulatedFault> faults_;
   std::mt19937_64 random_;
+  bool one_way_ = false;
+  LocateProbe Measure(const std::vector<int>& members, int round_number, bool one_way);
 };
 
 struct LocateOutcome {

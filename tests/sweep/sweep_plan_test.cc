@@ -114,5 +114,33 @@ TEST(PlanSweepTest, PortSamplingRunsOnePerNodeOfTheRun) {
   EXPECT_EQ(plan(Spec(Launcher::kLocal), 2), snapshot);  // one host: sample it once, here
 }
 
+// locate's rounds: one rank on each host of the round, exactly those.
+TEST(PlanProbeRound, OneRankOnEachHostThroughTheLauncher) {
+  const std::vector<std::string> hosts = {"n1", "n2", "n5", "n6"};
+  const std::vector<std::string> tail = {"/opt/fabtrack-pairprobe", "--pairs", "n1:n5,n2:n6"};
+  auto plan = [&](const SweepSpec& s) {
+    return PlanProbeRound(s, hosts, tail[0], {tail[1], tail[2]});
+  };
+  auto ends_with_tail = [&](const std::vector<std::string>& argv) {
+    return argv.size() >= tail.size() && std::equal(tail.begin(), tail.end(), argv.end() - 3);
+  };
+  std::vector<std::string> slurm = plan(Spec(Launcher::kSlurm));
+  EXPECT_TRUE(Has(slurm, {"srun", "-N", "4", "-n", "4", "--nodelist=n1,n2,n5,n6"}));
+  EXPECT_TRUE(ends_with_tail(slurm));
+
+  SweepSpec hostfile = Spec(Launcher::kHostfile);
+  hostfile.as_root = true;
+  std::vector<std::string> mpirun = plan(hostfile);
+  EXPECT_TRUE(Has(mpirun, {"mpirun", "-np", "4", "--host", "n1,n2,n5,n6", "--map-by", "ppr:1:node",
+                           "--allow-run-as-root"}));
+  EXPECT_TRUE(ends_with_tail(mpirun));
+
+  SweepSpec custom = Spec(Launcher::kCustom);
+  custom.custom_prefix = {"scripts/netns-fabric.sh", "mpirun", "--"};
+  EXPECT_TRUE(Has(plan(custom), {"--", "-np", "4", "--host", "n1,n2,n5,n6"}));
+
+  EXPECT_TRUE(plan(Spec(Launcher::kLocal)).empty());
+}
+
 }  // namespace
 }  // namespace fabtrack::sweep
