@@ -1,7 +1,6 @@
 // `runs list` in its three formats, `runs delete` and `db prune` against a
 // real PostgreSQL: what is listed, deleted and kept is read back with SQL.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -36,8 +35,8 @@ void StoreThreeRuns(TestDatabase& db) {
     // with its own trailing comment line, as nightly logs differ.
     const std::string copy = ::testing::TempDir() + "/retention_night" + std::to_string(++night) +
                              "_" + std::to_string(getpid()) + ".txt";
-    std::ofstream(copy) << std::ifstream(Fixture("allreduce_2node_ib.txt")).rdbuf()
-                        << "# night " << night << "\n";
+    std::ofstream(copy) << std::ifstream(Fixture("allreduce_2node_ib.txt")).rdbuf() << "# night "
+                        << night << "\n";
     CommandOutput r = Fabtrack("ingest " + copy + " --cluster " + cluster, db);
     std::filesystem::remove(copy);
     ASSERT_EQ(r.exit_code, 0) << r.err;
