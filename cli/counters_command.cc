@@ -29,6 +29,7 @@ struct SnapshotOptions {
   std::optional<std::string> host;
   std::optional<std::string> cluster;
   std::optional<std::string> output;
+  std::optional<std::string> ethtool_dumps;  // saved `ethtool -S` outputs, one file per netdev
   bool store = false;
   DatabaseOptions database;
 };
@@ -55,16 +56,24 @@ void PrintTable(const HostPorts& host) {
 }
 
 // RoCE ports: PFC pause and per-priority counters of their netdev.
-void AddFlowControl(HostPorts* host) {
+// PFC/pause statistics of every RoCE port's netdev: live through the ethtool
+// ioctl, or from saved `ethtool -S` dumps in `dumps_dir` (one file per netdev).
+void AddFlowControl(HostPorts* host, const std::optional<std::string>& dumps_dir) {
   for (PortSample& p : host->ports) {
     if (p.link_layer != "Ethernet" || !p.netdev) continue;
-    EthtoolStats stats = ReadEthtoolStats(*p.netdev);
+    EthtoolStats stats =
+        dumps_dir ? ReadEthtoolDump(*dumps_dir, *p.netdev) : ReadEthtoolStats(*p.netdev);
     if (!stats.error.empty()) {
       host->problems.push_back({*p.netdev, "ethtool statistics: " + stats.error});
-      continue;
+      if (stats.values.empty()) continue;
     }
     p.ethtool = FlowControlStats(stats.values);
   }
+}
+
+// Live statistics only on the live tree: a fake tree's netdevs are not this host's.
+bool ReadsFlowControl(const std::string& sysfs, const std::optional<std::string>& dumps_dir) {
+  return sysfs == "/sys" || dumps_dir.has_value();
 }
 
 void RunSnapshot(const SnapshotOptions& o) {
@@ -84,7 +93,7 @@ void RunSnapshot(const SnapshotOptions& o) {
   HostPorts host = ReadSysfsPorts(o.sysfs);
   host.host = o.host.value_or(Hostname());
   // The netdevs of a fake tree (--sysfs elsewhere) are not this host's.
-  if (o.sysfs == "/sys") AddFlowControl(&host);
+  if (ReadsFlowControl(o.sysfs, o.ethtool_dumps)) AddFlowControl(&host, o.ethtool_dumps);
   for (const PortProblem& p : host.problems) {
     std::cerr << "fabtrack counters: " << p.path << ": " << p.message << "\n";
   }
@@ -143,7 +152,7 @@ struct ServeOptions {
 // What one scrape reads: every port, plus RoCE flow control on the real /sys.
 HostPorts ReadForScrape(const std::string& sysfs) {
   HostPorts host = ReadSysfsPorts(sysfs);
-  if (sysfs == "/sys") AddFlowControl(&host);
+  if (sysfs == "/sys") AddFlowControl(&host, std::nullopt);
   return host;
 }
 
@@ -193,7 +202,7 @@ void RunServe(const ServeOptions& o) {
           [&]() -> const HostPorts& {
             if (!real_sysfs) return sampler.Sample();
             with_flow_control = sampler.Sample();
-            AddFlowControl(&with_flow_control);
+            AddFlowControl(&with_flow_control, std::nullopt);
             return with_flow_control;
           },
           &sampler.plan());
@@ -243,6 +252,7 @@ struct WatchOptions {
   std::optional<std::string> host;
   std::optional<std::string> cluster;
   std::optional<int64_t> run_id;
+  std::optional<std::string> ethtool_dumps;
   DatabaseOptions database;
 };
 
@@ -311,6 +321,8 @@ void RunWatch(const WatchOptions& o) {
     }
     HostPorts sample = sampler.Sample();
     sample.host = host;
+    // PFC pauses are where RoCE congestion shows: read with every sample.
+    if (ReadsFlowControl(o.sysfs, o.ethtool_dumps)) AddFlowControl(&sample, o.ethtool_dumps);
     if (taken == 0) {
       for (const PortProblem& p : sample.problems) {
         std::cerr << "fabtrack counters: " << p.path << ": " << p.message << "\n";
@@ -385,6 +397,10 @@ void SetupCounters(CLI::App& app) {
   auto o = std::make_shared<SnapshotOptions>();
   CLI::App* snapshot = counters->add_subcommand("snapshot", "Read every RDMA port once");
   snapshot->add_option("--sysfs", o->sysfs, "sysfs root (default /sys; tests use fake trees)");
+  snapshot->add_option(
+      "--ethtool-dumps", o->ethtool_dumps,
+      "RoCE PFC/pause counters from `ethtool -S NETDEV` outputs saved as DIR/NETDEV "
+      "(default: the live netdevs when --sysfs is /sys)");
   snapshot->add_option("--format", o->format, "json (default) or table")
       ->check(CLI::IsMember({"json", "table"}));
   snapshot->add_option("--output", o->output,
@@ -400,6 +416,9 @@ void SetupCounters(CLI::App& app) {
   CLI::App* watch = counters->add_subcommand(
       "watch", "Sample every port at a fixed interval (during a run) and store in batches");
   watch->add_option("--sysfs", w->sysfs, "sysfs root (default /sys)");
+  watch->add_option("--ethtool-dumps", w->ethtool_dumps,
+                    "RoCE PFC/pause counters from `ethtool -S NETDEV` outputs saved as DIR/NETDEV "
+                    "(default: the live netdevs when --sysfs is /sys)");
   watch->add_option("--interval", w->interval, "seconds between samples (default 10)")
       ->check(CLI::Range(0.01, 86400.0));
   watch->add_option("--count", w->count, "stop after N samples")->check(CLI::PositiveNumber);

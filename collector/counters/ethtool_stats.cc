@@ -9,8 +9,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <vector>
+
+#include "collector/parse/port_dump_parser.h"
 
 namespace fabtrack {
 namespace {
@@ -80,6 +85,30 @@ EthtoolStats ReadEthtoolStats(const std::string& netdev) {
     stats.values[std::string(name, strnlen(name, ETH_GSTRING_LEN))] = values->data[i];
   }
   return stats;
+}
+
+EthtoolStats ReadEthtoolDump(const std::string& dir, const std::string& netdev) {
+  EthtoolStats out;
+  const std::string path = dir + "/" + netdev;
+  std::ifstream in(path);
+  if (!in) {
+    out.error = path + ": no ethtool -S dump for this netdev";
+    return out;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::vector<PortDumpError> errors;
+  std::optional<std::map<std::string, uint64_t>> values =
+      ParseEthtoolStatistics(text.str(), &errors, &out.error);
+  if (!values) {
+    out.error = path + ":1: " + out.error;
+    return out;
+  }
+  if (!errors.empty()) {
+    out.error = path + ":" + std::to_string(errors.front().line) + ": " + errors.front().message;
+  }
+  out.values = std::move(*values);
+  return out;
 }
 
 std::map<std::string, uint64_t> FlowControlStats(const std::map<std::string, uint64_t>& all) {

@@ -18,6 +18,11 @@ struct EthtoolStats {
 // Every statistic the driver of `netdev` reports (in this network namespace).
 EthtoolStats ReadEthtoolStats(const std::string& netdev);
 
+// The statistics of `netdev` from a saved `ethtool -S NETDEV` output, the
+// file DIR/NETDEV: the same values the ioctl gives, for hosts where the
+// operator collects dumps, and for tests (a fake source in the real format).
+EthtoolStats ReadEthtoolDump(const std::string& dir, const std::string& netdev);
+
 // The flow-control ones: pause frames and per-priority counters (PFC), plus
 // ECN/CNP-related names some drivers put here. Pure.
 std::map<std::string, uint64_t> FlowControlStats(const std::map<std::string, uint64_t>& all);

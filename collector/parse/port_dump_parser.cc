@@ -369,4 +369,29 @@ std::optional<ParsedPortDump> ParsePortDump(std::string_view text,
   return out;
 }
 
+std::optional<std::map<std::string, uint64_t>> ParseEthtoolStatistics(
+    std::string_view text, std::vector<PortDumpError>* errors, std::string* why) {
+  const std::vector<std::string_view> lines = Lines(text);
+  size_t first = 0;
+  while (first < lines.size() && Trim(lines[first]).empty()) ++first;
+  if (first == lines.size() || Trim(lines[first]) != "NIC statistics:") {
+    *why = "not `ethtool -S` output (its first line is \"NIC statistics:\")";
+    return std::nullopt;
+  }
+  std::map<std::string, uint64_t> values;
+  for (size_t i = first + 1; i < lines.size(); ++i) {
+    std::string_view line = Trim(lines[i]);
+    if (line.empty()) continue;
+    std::string_view key, value;
+    std::optional<uint64_t> v;
+    if (KeyValue(line, &key, &value)) v = Unsigned(value);
+    if (!v || key.empty()) {
+      errors->push_back({static_cast<int>(i + 1), "not a statistic: " + std::string(line)});
+      continue;
+    }
+    values[std::string(key)] = *v;
+  }
+  return values;
+}
+
 }  // namespace fabtrack

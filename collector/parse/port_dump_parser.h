@@ -7,6 +7,8 @@
 // derived). Pure: text in, struct out; errors name the line.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,5 +40,12 @@ struct ParsedPortDump {
 std::optional<ParsedPortDump> ParsePortDump(std::string_view text,
                                             const std::optional<std::string>& device,
                                             std::string* why);
+
+// `ethtool -S NETDEV` output ("NIC statistics:" then "     name: value"
+// lines): every statistic by its driver name. nullopt (and why) when the
+// text is not that; a line that is not "name: number" is an error with its
+// line number, the rest still read.
+std::optional<std::map<std::string, uint64_t>> ParseEthtoolStatistics(
+    std::string_view text, std::vector<PortDumpError>* errors, std::string* why);
 
 }  // namespace fabtrack

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tests/support/run_command.h"
 #include "tests/support/test_database.h"
@@ -119,6 +120,39 @@ TEST(CountersCliTest, WatchSamplesAtFixedIntervalInBatches) {
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM port_counter_samples WHERE "
                       "hw_counters ? 'np_cnp_sent'"),
             "10");
+}
+
+// RoCE congestion where a run is judged: `counters watch` reads the netdevs'
+// PFC statistics with every sample (here from `ethtool -S` dumps in the real
+// format, swapped for later ones while the watch runs), so the stored
+// samples carry the pauses and their change.
+TEST(CountersCliTest, WatchStoresPfcPausesWithEverySample) {
+  TestDatabase db;
+  const std::string dumps = ::testing::TempDir() + "/watch_ethtool_" + std::to_string(getpid());
+  std::filesystem::remove_all(dumps);
+  std::filesystem::copy(std::string(FABTRACK_FIXTURE_DIR) + "/ethtool/before", dumps);
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+    std::filesystem::copy(std::string(FABTRACK_FIXTURE_DIR) + "/ethtool/after", dumps,
+                          std::filesystem::copy_options::overwrite_existing |
+                              std::filesystem::copy_options::recursive);
+  });
+  Result r = Counters(
+      "watch --interval 1 --count 4 --batch 1 --host roce-a3 --cluster lab "
+      "--sysfs " +
+          Tree("roce_host") + " --ethtool-dumps " + dumps,
+      db.conninfo());
+  later.join();
+  std::filesystem::remove_all(dumps);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM port_counter_samples WHERE phase = 'watch' AND "
+                      "ethtool ? 'tx_prio3_pause'"),
+            "8");  // 4 samples x 2 ports
+  const std::string pauses =
+      " FROM port_counter_samples s JOIN ports p ON p.id = s.port_id WHERE p.device = 'mlx5_0' "
+      "AND s.phase = 'watch'";
+  EXPECT_EQ(db.Scalar("SELECT min((s.ethtool->>'rx_prio3_pause')::bigint)" + pauses), "1742");
+  EXPECT_EQ(db.Scalar("SELECT max((s.ethtool->>'rx_prio3_pause')::bigint)" + pauses), "2987");
 }
 
 }  // namespace
