@@ -1,6 +1,9 @@
 #include "analyzer/locate/locate_evidence.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
 
 #include "core/statistics.h"
 
@@ -17,43 +20,102 @@ constexpr double kSlowLatencyRatio = 1.35;  // above 135% of it
 // probe on a real fabric differ by a few percent at least.
 constexpr double kBusbwScaleFloor = 0.03;
 constexpr double kLatencyScaleFloor = 0.05;
+// How far the fabric's structure alone may set cross-leaf probes apart from
+// those inside a leaf: at least 45% of the bandwidth (the netns fabric
+// shows 0.4-0.7x; a healthy class down to 0.36x passes the 0.8x test), at most four
+// times the latency. The cross-leaf reference is held within these bounds
+// of the intra-leaf one, so that a fault on every cross-leaf probe (an
+// uplink of a two-leaf fabric) is not taken for the structure.
+constexpr double kCrossLeafBusbwFloor = 0.45;
+constexpr double kCrossLeafLatencyCeiling = 4.0;
 
 // The reference is taken from the healthy side of the sample (faults only
 // lower bandwidth and raise latency), so that a fault on half the probes of
 // a small fabric does not drag it: the upper quartile of bandwidth, the
 // lower quartile of latency; the spread is the scaled MAD of that half.
-void Reference(std::vector<double> values, bool high_is_healthy, double floor, double* reference,
-               double* scale) {
+void Reference(std::vector<double> values, bool high_is_healthy, double* reference, double* scale) {
   std::sort(values.begin(), values.end());
   if (!high_is_healthy) std::reverse(values.begin(), values.end());
   std::vector<double> healthy(values.begin() + values.size() / 2, values.end());
   *reference = stats::Quantile(values, high_is_healthy ? 0.75 : 0.25).value_or(0);
-  *scale = std::max(stats::ScaledMad(healthy).value_or(0), floor * std::abs(*reference));
+  *scale = stats::ScaledMad(healthy).value_or(0);
+}
+
+std::string LeafOf(const LocateTopology& topology, int node) {
+  auto it = topology.leaf_of.find(topology.nodes[node]);
+  return it == topology.leaf_of.end() ? "" : it->second;
 }
 
 }  // namespace
 
-Grading GradeProbes(const std::vector<LocateProbe>& probes) {
+ProbeClass ClassOf(const LocateTopology& topology, const LocateProbe& probe) {
+  std::set<std::string> leaves;
+  for (int m : probe.members) {
+    const std::string leaf = LeafOf(topology, m);
+    if (leaf.empty()) return ProbeClass::kFlat;
+    leaves.insert(leaf);
+  }
+  return leaves.size() > 1 ? ProbeClass::kCrossLeaf : ProbeClass::kIntraLeaf;
+}
+
+Grading GradeProbes(const LocateTopology& topology, const std::vector<LocateProbe>& probes) {
   Grading g;
   if (probes.empty()) return g;
-  std::vector<double> busbw, latency;
+  std::map<ProbeClass, std::vector<double>> busbw, latency;
   for (const LocateProbe& p : probes) {
-    busbw.push_back(p.busbw_gbps);
-    latency.push_back(p.small_latency_us);
+    const ProbeClass kind = ClassOf(topology, p);
+    busbw[kind].push_back(p.busbw_gbps);
+    latency[kind].push_back(p.small_latency_us);
   }
-  Reference(busbw, true, kBusbwScaleFloor, &g.busbw_reference, &g.busbw_scale);
-  Reference(latency, false, kLatencyScaleFloor, &g.latency_reference, &g.latency_scale);
+  for (const auto& [kind, values] : busbw) {
+    ClassReference& r = g.references[kind];
+    r.probes = static_cast<int>(values.size());
+    Reference(values, true, &r.busbw, &r.busbw_scale);
+    Reference(latency[kind], false, &r.latency, &r.latency_scale);
+  }
+  if (g.references.count(ProbeClass::kCrossLeaf) && g.references.count(ProbeClass::kIntraLeaf)) {
+    const ClassReference& intra = g.references[ProbeClass::kIntraLeaf];
+    ClassReference& cross = g.references[ProbeClass::kCrossLeaf];
+    cross.busbw = std::max(cross.busbw, kCrossLeafBusbwFloor * intra.busbw);
+    cross.latency = std::min(cross.latency, kCrossLeafLatencyCeiling * intra.latency);
+  }
+  for (auto& [kind, r] : g.references) {
+    r.busbw_scale = std::max(r.busbw_scale, kBusbwScaleFloor * std::abs(r.busbw));
+    r.latency_scale = std::max(r.latency_scale, kLatencyScaleFloor * std::abs(r.latency));
+    if (r.busbw > 0) g.busbw_spread = std::max(g.busbw_spread, r.busbw_scale / r.busbw);
+    if (r.latency > 0) g.latency_spread = std::max(g.latency_spread, r.latency_scale / r.latency);
+  }
   for (const LocateProbe& p : probes) {
     GradedProbe gp;
     gp.probe = &p;
-    if (g.busbw_scale > 0) gp.busbw_z = (g.busbw_reference - p.busbw_gbps) / g.busbw_scale;
-    if (g.latency_scale > 0) {
-      gp.latency_z = (p.small_latency_us - g.latency_reference) / g.latency_scale;
-    }
-    gp.slow_busbw = gp.busbw_z > kSlowZ && p.busbw_gbps < kSlowBusbwRatio * g.busbw_reference;
-    gp.slow_latency =
-        gp.latency_z > kSlowZ && p.small_latency_us > kSlowLatencyRatio * g.latency_reference;
+    gp.kind = ClassOf(topology, p);
+    const ClassReference& r = g.references.at(gp.kind);
+    gp.busbw_reference = r.busbw;
+    gp.latency_reference = r.latency;
+    if (r.busbw_scale > 0) gp.busbw_z = (r.busbw - p.busbw_gbps) / r.busbw_scale;
+    if (r.latency_scale > 0) gp.latency_z = (p.small_latency_us - r.latency) / r.latency_scale;
+    gp.slow_busbw = gp.busbw_z > kSlowZ && p.busbw_gbps < kSlowBusbwRatio * r.busbw;
+    gp.slow_latency = gp.latency_z > kSlowZ && p.small_latency_us > kSlowLatencyRatio * r.latency;
     g.probes.push_back(gp);
+  }
+  // A slow probe measured again later (same members, same direction) and
+  // not slow then was a fluke.
+  std::vector<bool> refuted(g.probes.size(), false);
+  for (size_t i = 0; i < g.probes.size(); ++i) {
+    if (!g.probes[i].slow()) continue;
+    for (size_t j = 0; j < g.probes.size(); ++j) {
+      const LocateProbe &a = *g.probes[i].probe, &b = *g.probes[j].probe;
+      if (b.round > a.round && b.members == a.members && b.one_way == a.one_way &&
+          !g.probes[j].slow()) {
+        refuted[i] = true;
+        break;
+      }
+    }
+  }
+  for (size_t i = 0; i < g.probes.size(); ++i) {
+    if (!refuted[i]) continue;
+    g.probes[i].refuted = true;
+    g.probes[i].slow_busbw = g.probes[i].slow_latency = false;
   }
   return g;
 }
@@ -100,7 +162,7 @@ std::vector<Hypothesis> ConsistentSuspects(const LocateTopology& topology, const
     int on_path = 0;
     bool consistent = true;
     for (const GradedProbe& gp : grading.probes) {
-      if (!h.OnPath(topology, *gp.probe)) continue;
+      if (gp.refuted || !h.OnPath(topology, *gp.probe)) continue;
       ++on_path;
       if (!gp.slow()) {
         consistent = false;

@@ -3,6 +3,7 @@
 // probes on their path.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,21 +11,46 @@
 
 namespace fabtrack::analyzer {
 
+// Probes are graded against references of their own kind, so that the
+// fabric's structure is not mistaken for a fault: a probe across leaves
+// passes more hops (on the netns fabric an extra veth and bridge, streaming
+// at 0.4-0.7x of a pair inside one leaf) and is compared with probes across
+// leaves, a probe inside a leaf with probes inside leaves. Without a
+// topology (or with a member not placed on a leaf) every probe is `kFlat`.
+// Cross-leaf probes of both directions share one reference: a fault in one
+// direction of an uplink slows every probe of that direction on two leaves,
+// and only the other direction tells it from the structure.
+enum class ProbeClass { kFlat, kIntraLeaf, kCrossLeaf };
+ProbeClass ClassOf(const LocateTopology& topology, const LocateProbe& probe);
+
+struct ClassReference {
+  double busbw = 0, busbw_scale = 0;
+  double latency = 0, latency_scale = 0;
+  int probes = 0;
+};
+
 struct GradedProbe {
   const LocateProbe* probe = nullptr;
+  ProbeClass kind = ProbeClass::kFlat;
+  double busbw_reference = 0, latency_reference = 0;  // of its class
   double busbw_z = 0;    // how far below the reference (positive: slower)
   double latency_z = 0;  // how far above it (positive: slower)
   bool slow_busbw = false, slow_latency = false;
+  // Slow, but the same probe (same members, same direction) measured in a
+  // later round was not: a fluke (a burst of other work on a shared CPU),
+  // neither slow nor healthy evidence.
+  bool refuted = false;
   bool slow() const { return slow_busbw || slow_latency; }
 };
 
 struct Grading {
   std::vector<GradedProbe> probes;
-  double busbw_reference = 0, busbw_scale = 0;
-  double latency_reference = 0, latency_scale = 0;
+  std::map<ProbeClass, ClassReference> references;
+  // The largest relative spread (scale / reference) over the classes.
+  double busbw_spread = 0, latency_spread = 0;
 };
 
-Grading GradeProbes(const std::vector<LocateProbe>& probes);
+Grading GradeProbes(const LocateTopology& topology, const std::vector<LocateProbe>& probes);
 
 // An uplink fault is either in both directions of the leaf's uplink (a bad
 // cable, a flapping port) or only in the direction from the leaf toward its
@@ -46,7 +72,8 @@ struct Hypothesis {
 // (with one-way probes also each uplink's outbound direction).
 std::vector<Hypothesis> AllHypotheses(const LocateTopology& topology, bool one_way);
 
-// Consistent (every probe on its path is slow) with at least one slow probe.
+// Consistent (every probe on its path that is not refuted is slow) with at
+// least one slow probe.
 std::vector<Hypothesis> ConsistentSuspects(const LocateTopology& topology, const Grading& grading);
 
 }  // namespace fabtrack::analyzer

@@ -49,7 +49,7 @@ LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<Lo
   LocateRound round;
   if (verdict.settled) return round;
   const int n = static_cast<int>(topology.nodes.size());
-  const Grading g = GradeProbes(probes);
+  const Grading g = GradeProbes(topology, probes);
 
   // Healthy: in a probe that was not slow, and not a suspect.
   std::set<int> measured, healthy, suspect_nodes;
@@ -68,18 +68,28 @@ LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<Lo
       if (!suspect_nodes.count(m)) healthy.insert(m);
     }
   }
+  // Who has been in a probe with whom: a suspect is paired with a partner
+  // it has not met yet when there is one, so that repeated evidence comes
+  // from different partners.
+  std::map<int, std::set<int>> met;
+  for (const LocateProbe& p : probes) {
+    for (int a : p.members) met[a].insert(p.members.begin(), p.members.end());
+  }
   std::set<int> used;
   // A healthy partner not used yet: in `leaf` when one is free (the probe
   // then avoids every uplink), else anywhere whose uplink is not suspected.
-  auto partner = [&](const std::string& leaf, bool same_leaf) -> int {
-    int fallback = -1;
-    for (int h : healthy) {
-      if (used.count(h)) continue;
-      const std::string other = LeafOf(topology, h);
-      if (same_leaf ? other == leaf : other != leaf && !suspect_leaves.count(other)) return h;
-      if (fallback < 0 && !suspect_leaves.count(other)) fallback = h;
+  auto partner = [&](const std::string& leaf, bool same_leaf, int for_node = -1) -> int {
+    for (bool avoid_met : {true, false}) {
+      int fallback = -1;
+      for (int h : healthy) {
+        if (used.count(h) || (avoid_met && for_node >= 0 && met[for_node].count(h))) continue;
+        const std::string other = LeafOf(topology, h);
+        if (same_leaf ? other == leaf : other != leaf && !suspect_leaves.count(other)) return h;
+        if (fallback < 0 && !suspect_leaves.count(other)) fallback = h;
+      }
+      if (same_leaf && fallback >= 0) return fallback;
     }
-    return same_leaf ? fallback : -1;
+    return -1;
   };
   auto add = [&](int a, int b) {
     round.probes.push_back({a, b});
@@ -88,7 +98,24 @@ LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<Lo
   };
   for (int c : suspect_nodes) {
     if (used.count(c)) continue;
-    if (int p = partner(LeafOf(topology, c), true); p >= 0) add(c, p);
+    if (int p = partner(LeafOf(topology, c), true, c); p >= 0) add(c, p);
+  }
+  // A slow probe that no suspect node or uplink explains (a link, or a
+  // fluke): the same pair again, which confirms the one or refutes the other.
+  for (const GradedProbe& gp : g.probes) {
+    if (!gp.slow()) continue;
+    const std::vector<int>& m = gp.probe->members;
+    bool explained = false, busy = false;
+    for (int member : m) {
+      explained |= suspect_nodes.count(member) > 0;
+      // Across a suspected uplink; one-way, sent out of its leaf.
+      explained |= gp.kind == ProbeClass::kCrossLeaf && (!gp.probe->one_way || member == m[0]) &&
+                   suspect_leaves.count(LeafOf(topology, member)) > 0;
+      busy |= used.count(member) > 0;
+    }
+    if (explained || busy) continue;
+    round.probes.push_back(m);
+    used.insert(m.begin(), m.end());
   }
   for (const std::string& leaf : suspect_leaves) {
     // A probe across the suspected uplink between two nodes proved healthy:

@@ -3,8 +3,8 @@
 namespace fabtrack::analyzer::testing {
 
 SimulatedFabric::SimulatedFabric(int nodes, int leaf_size, std::vector<SimulatedFault> faults,
-                                 uint64_t seed, bool one_way)
-    : faults_(std::move(faults)), random_(seed), one_way_(one_way) {
+                                 uint64_t seed, bool one_way, SimulatedNoise noise)
+    : faults_(std::move(faults)), random_(seed), one_way_(one_way), noise_(noise) {
   for (int i = 0; i < nodes; ++i) {
     const std::string node = "node" + std::to_string(i + 1);
     const std::string leaf = "leaf" + std::to_string(i / leaf_size + 1);
@@ -16,19 +16,23 @@ SimulatedFabric::SimulatedFabric(int nodes, int leaf_size, std::vector<Simulated
 
 std::vector<LocateProbe> SimulatedFabric::Run(const LocateRound& round, int round_number) {
   std::vector<LocateProbe> out;
+  std::bernoulli_distribution bursts(noise_.burst_rate);
   for (const std::vector<int>& members : round.probes) {
+    // One latency measurement per pair, shared by both directions (as
+    // fabtrack-pairprobe's ping-pong is), so a burst hits both.
+    const bool burst = noise_.burst_rate > 0 && bursts(random_);
     if (one_way_ && members.size() == 2) {
-      out.push_back(Measure(members, round_number, true));
-      out.push_back(Measure({members[1], members[0]}, round_number, true));
+      out.push_back(Measure(members, round_number, true, burst));
+      out.push_back(Measure({members[1], members[0]}, round_number, true, burst));
     } else {
-      out.push_back(Measure(members, round_number, false));
+      out.push_back(Measure(members, round_number, false, burst));
     }
   }
   return out;
 }
 
 LocateProbe SimulatedFabric::Measure(const std::vector<int>& members, int round_number,
-                                     bool one_way) {
+                                     bool one_way, bool burst) {
   std::normal_distribution<double> busbw_noise(1.0, 0.03), latency_noise(1.0, 0.05);
   LocateProbe p;
   p.members = members;
@@ -39,6 +43,14 @@ LocateProbe SimulatedFabric::Measure(const std::vector<int>& members, int round_
   auto in_leaf = [&](int m, const std::string& leaf) {
     return topology_.leaf_of.at(topology_.nodes[m]) == leaf;
   };
+  bool cross_leaf = false;
+  for (int m : members)
+    cross_leaf |= !in_leaf(m, topology_.leaf_of.at(topology_.nodes[members[0]]));
+  if (cross_leaf) {
+    p.busbw_gbps *= noise_.cross_leaf_busbw;
+    p.small_latency_us *= noise_.cross_leaf_latency;
+  }
+  if (burst) p.small_latency_us *= noise_.burst_latency;
   for (const SimulatedFault& f : faults_) {
     bool on_path = false;
     if (f.kind == SimulatedFault::kUplink) {
