@@ -430,13 +430,20 @@ destroy_all() {
   rmdir "$NETNS_ETC" 2>/dev/null || true
 }
 
-cmd_destroy() {
+# prefix_only CMD ARGS...: the arguments of a command that takes only --prefix.
+prefix_only() {
+  local cmd=$1
+  shift
   while (($#)); do
     case $1 in
       --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      *) die "destroy: unknown argument '$1'" ;;
+      *) die "$cmd: unknown argument '$1'" ;;
     esac
   done
+}
+
+cmd_destroy() {
+  prefix_only destroy "$@"
   need_root
   destroy_all
   # Verify.
@@ -451,12 +458,7 @@ cmd_destroy() {
 }
 
 cmd_status() {
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      *) die "status: unknown argument '$1'" ;;
-    esac
-  done
+  prefix_only status "$@"
   need_root
   local n ns
   n=$(node_count)
@@ -479,12 +481,7 @@ cmd_status() {
 }
 
 cmd_topology() {
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      *) die "topology: unknown argument '$1'" ;;
-    esac
-  done
+  prefix_only topology "$@"
   local n leaves i j line
   n=$(node_count)
   leaves=$(leaf_count)
@@ -518,16 +515,33 @@ resolve_leaf() {
   echo "$j"
 }
 
-cmd_throttle_uplink() {
-  local leaf="" rate=""
+# take_args CMD USAGE N ARGS...: the arguments of a command whose only option
+# is --prefix: N positional ones, each filling the first empty slot of ARGS;
+# an unknown option, an extra argument or an empty slot left dies naming USAGE.
+take_args() {
+  local cmd=$1 usage=$2 n=$3 i
+  shift 3
+  ARGS=()
+  for ((i = 0; i < n; i++)); do ARGS+=(""); done
   while (($#)); do
     case $1 in
       --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      -*) die "throttle-uplink: unknown option '$1'" ;;
-      *) if [[ -z $leaf ]]; then leaf=$1; elif [[ -z $rate ]]; then rate=$1; else die "throttle-uplink: extra argument '$1'"; fi; shift ;;
+      -*) die "$cmd: unknown option '$1'" ;;
+      *)
+        for ((i = 0; i < n; i++)); do [[ -n ${ARGS[i]} ]] || break; done
+        ((i < n)) || die "$cmd: extra argument '$1'"
+        ARGS[i]=$1
+        shift ;;
     esac
   done
-  [[ -n $leaf && -n $rate ]] || die "throttle-uplink: usage: $PROG throttle-uplink LEAF RATE [--prefix NAME]"
+  for ((i = 0; i < n; i++)); do
+    [[ -n ${ARGS[i]} ]] || die "$cmd: usage: $PROG $cmd $usage [--prefix NAME]"
+  done
+}
+
+cmd_throttle_uplink() {
+  take_args throttle-uplink "LEAF RATE" 2 "$@"
+  local leaf=${ARGS[0]} rate=${ARGS[1]}
   [[ $rate =~ ^[0-9]+(\.[0-9]+)?([kmgt]?bit|[kmgt]?bps)$ ]] || die "throttle-uplink: bad rate '$rate' (e.g. 100mbit, 1gbit)"
   need_root
   node_count >/dev/null
@@ -538,15 +552,8 @@ cmd_throttle_uplink() {
 }
 
 cmd_unthrottle_uplink() {
-  local leaf=""
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      -*) die "unthrottle-uplink: unknown option '$1'" ;;
-      *) [[ -z $leaf ]] || die "unthrottle-uplink: extra argument '$1'"; leaf=$1; shift ;;
-    esac
-  done
-  [[ -n $leaf ]] || die "unthrottle-uplink: usage: $PROG unthrottle-uplink LEAF [--prefix NAME]"
+  take_args unthrottle-uplink LEAF 1 "$@"
+  local leaf=${ARGS[0]}
   need_root
   node_count >/dev/null
   local j
@@ -648,15 +655,8 @@ cmd_exec() {
 # --- throttle / load ------------------------------------------------------------------
 
 cmd_throttle() {
-  local node="" rate=""
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      -*) die "throttle: unknown option '$1'" ;;
-      *) if [[ -z $node ]]; then node=$1; elif [[ -z $rate ]]; then rate=$1; else die "throttle: extra argument '$1'"; fi; shift ;;
-    esac
-  done
-  [[ -n $node && -n $rate ]] || die "throttle: usage: $PROG throttle NODE RATE [--prefix NAME]"
+  take_args throttle "NODE RATE" 2 "$@"
+  local node=${ARGS[0]} rate=${ARGS[1]}
   [[ $rate =~ ^[0-9]+(\.[0-9]+)?([kmgt]?bit|[kmgt]?bps)$ ]] || die "throttle: bad rate '$rate' (e.g. 100mbit, 1gbit)"
   need_root
   local ns veth
@@ -681,15 +681,8 @@ set_htb() {
 }
 
 cmd_unthrottle() {
-  local node=""
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      -*) die "unthrottle: unknown option '$1'" ;;
-      *) [[ -z $node ]] || die "unthrottle: extra argument '$1'"; node=$1; shift ;;
-    esac
-  done
-  [[ -n $node ]] || die "unthrottle: usage: $PROG unthrottle NODE [--prefix NAME]"
+  take_args unthrottle NODE 1 "$@"
+  local node=${ARGS[0]}
   need_root
   local ns
   ns=$(resolve_node "$node")
@@ -803,15 +796,8 @@ remove_cpulimit() {
 }
 
 cmd_uncpulimit() {
-  local node=""
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      -*) die "uncpulimit: unknown option '$1'" ;;
-      *) [[ -z $node ]] || die "uncpulimit: extra argument '$1'"; node=$1; shift ;;
-    esac
-  done
-  [[ -n $node ]] || die "uncpulimit: usage: $PROG uncpulimit NODE [--prefix NAME]"
+  take_args uncpulimit NODE 1 "$@"
+  local node=${ARGS[0]}
   need_root
   local ns
   ns=$(resolve_node "$node")
