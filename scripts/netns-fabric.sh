@@ -539,6 +539,14 @@ take_args() {
   done
 }
 
+# node_ns CMD ARGS...: a command taking NODE and --prefix, run as root; sets NS
+# to NODE's namespace.
+node_ns() {
+  take_args "$1" NODE 1 "${@:2}"
+  need_root
+  NS=$(resolve_node "${ARGS[0]}")
+}
+
 cmd_throttle_uplink() {
   take_args throttle-uplink "LEAF RATE" 2 "$@"
   local leaf=${ARGS[0]} rate=${ARGS[1]}
@@ -570,30 +578,34 @@ hostfile_text() {
   for ((i = 1; i <= n; i++)); do echo "$(ns_name "$i") slots=$slots"; done
 }
 
-cmd_hostfile() {
-  local slots=1
+# take_slots CMD HINT ARGS...: --prefix and --slots N (into SLOTS, default 1).
+# With a HINT, -- ends them and what follows goes to REST; anything else dies
+# (saying HINT).
+take_slots() {
+  local cmd=$1 hint=$2
+  shift 2
+  SLOTS=1
+  REST=()
   while (($#)); do
     case $1 in
       --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      --slots) slots=${2:?--slots needs a value}; shift 2 ;;
-      *) die "hostfile: unknown argument '$1'" ;;
+      --slots) SLOTS=${2:?--slots needs a value}; shift 2 ;;
+      --) [[ -n $hint ]] || die "$cmd: unknown argument '$1'"; shift; REST=("$@"); break ;;
+      *) die "$cmd: unknown argument '$1'${hint:+ ($hint)}" ;;
     esac
   done
-  [[ $slots =~ ^[1-9][0-9]*$ ]] || die "hostfile: bad --slots '$slots'"
-  hostfile_text "$slots"
+  [[ $SLOTS =~ ^[1-9][0-9]*$ ]] || die "$cmd: bad --slots '$SLOTS'"
+}
+
+cmd_hostfile() {
+  take_slots hostfile "" "$@"
+  hostfile_text "$SLOTS"
 }
 
 cmd_mpirun() {
-  local slots=1
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      --slots) slots=${2:?--slots needs a value}; shift 2 ;;
-      --) shift; break ;;
-      *) die "mpirun: unknown argument '$1' (put mpirun's arguments after --)" ;;
-    esac
-  done
-  [[ $slots =~ ^[1-9][0-9]*$ ]] || die "mpirun: bad --slots '$slots'"
+  take_slots mpirun "put mpirun's arguments after --" "$@"
+  local slots=$SLOTS
+  set -- "${REST[@]}"
   (($#)) || die "mpirun: nothing to run (usage: $PROG mpirun [--prefix NAME] -- ARGS...)"
   need_root
   command -v mpirun >/dev/null || die "mpirun not found (install openmpi-bin: scripts/install-deps.sh)"
@@ -681,11 +693,9 @@ set_htb() {
 }
 
 cmd_unthrottle() {
-  take_args unthrottle NODE 1 "$@"
-  local node=${ARGS[0]}
-  need_root
+  node_ns unthrottle "$@"
   local ns
-  ns=$(resolve_node "$node")
+  ns=$NS
   tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true
   tc qdisc del dev "$(veth_name "$(node_index "$ns")")" root 2>/dev/null || true
   log "$ns unthrottled"
@@ -796,11 +806,9 @@ remove_cpulimit() {
 }
 
 cmd_uncpulimit() {
-  take_args uncpulimit NODE 1 "$@"
-  local node=${ARGS[0]}
-  need_root
+  node_ns uncpulimit "$@"
   local ns
-  ns=$(resolve_node "$node")
+  ns=$NS
   remove_cpulimit "$ns"
   log "$ns CPU limit removed"
 }
