@@ -57,9 +57,11 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/config.h"
+#include "analyzer/detector.h"
 #include "analyzer/input_index.h"
 #include "core/finding.h"
 
@@ -87,7 +89,7 @@ struct SeriesRegressionSpec {
   // Defaults of the settings that differ by metric (SeriesRegressionParams).
   double band_bytes = 0;
   double min_magnitude = 0.05;
-  double z_threshold = 4;
+  double z_threshold = 3.5;
   double confirm_z = 2;
   double noise_floor = 0.01;
   // An unconfirmed drop at least this large is a warning on its first night
@@ -102,6 +104,22 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec);
 // Judges every judged run of every series; at most one finding per run.
 void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& settings,
                              const SeriesRegressionSpec& spec, std::vector<Finding>* findings);
+
+// The registration of a detector judging every series with the spec that
+// `spec` returns: its name is the spec's kind, its settings the spec's.
+template <const SeriesRegressionSpec& (*spec)()>
+DetectorInfo SeriesRegressionDetector(std::string summary) {
+  return {
+      .name = spec().kind,
+      .summary = std::move(summary),
+      .params = SeriesRegressionParams(spec()),
+      .detect =
+          [](const InputIndex& input, const DetectorSettings& settings,
+             std::vector<Finding>* findings) {
+            DetectSeriesRegressions(input, settings, spec(), findings);
+          },
+  };
+}
 
 // A series of one number per run, grouped by the caller.
 struct RunSeries {

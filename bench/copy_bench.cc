@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/synthetic_latency.h"
 #include "core/content_hash.h"
 #include "core/statistics.h"
 #include "store/copy_row.h"
@@ -55,14 +56,7 @@ RunRecord MakeRun(size_t rows, int trial) {
     r.row.ip = fabtrack::Measurement{t * jitter(rng), algbw, algbw * 1.875,
                                      (i % 7 == 0) ? std::nullopt : std::optional<int64_t>(0),
                                      std::nullopt};
-    r.latency.mean_us = t;
-    r.latency.p50_us = t * 0.98;
-    r.latency.p90_us = t * 1.04;
-    r.latency.p99_us = t * 1.2;
-    r.latency.min_us = t * 0.9;
-    r.latency.max_us = t * 1.5;
-    r.latency.stddev_us = t * 0.05;
-    r.latency.cv = 0.05;
+    r.latency = fabtrack::bench::ScaledLatency(t, {0.98, 1.04, 1.2, 0.9, 1.5, 0.05, 0.05});
     if (i % 5 == 0) {
       r.latency.straggler_host = "gpu-node-017";
       r.latency.straggler_rank = 131;

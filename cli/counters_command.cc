@@ -357,18 +357,7 @@ void RunVerbs(const VerbsOptions& o) {
   HostPorts sysfs = ReadSysfsPorts(o.sysfs);
   std::vector<std::string> differences = CrossCheck(sysfs, verbs);
   if (o.format == "json") {
-    nlohmann::json devices = nlohmann::json::array();
-    for (const VerbsDevice& d : verbs.devices) {
-      nlohmann::json ports = nlohmann::json::array();
-      for (const VerbsPort& p : d.ports) {
-        ports.push_back({{"port", p.port},
-                         {"state", p.state},
-                         {"link_layer", p.link_layer},
-                         {"rate_gbps", p.rate_gbps()}});
-      }
-      devices.push_back({{"name", d.name}, {"fw_version", d.fw_version}, {"ports", ports}});
-    }
-    std::cout << nlohmann::json{{"devices", devices},
+    std::cout << nlohmann::json{{"devices", VerbsDevicesJson(verbs.devices)},
                                 {"differences", differences},
                                 {"error", verbs.error}}
                      .dump(2)

@@ -42,22 +42,15 @@ std::string MtimeIso(const std::string& path) {
 // Two dumps of one port (ibstat's state, perfquery's counters) become one
 // sample: the later file fills what the earlier left out.
 void MergeInto(PortSample* into, const PortSample& from) {
-  auto fill = [](auto& a, const auto& b) {
-    if (!a && b) a = b;
+  auto fill = [&](auto field) {
+    if (!(into->*field)) into->*field = from.*field;
   };
-  fill(into->link_layer, from.link_layer);
-  fill(into->state, from.state);
-  fill(into->state_code, from.state_code);
-  fill(into->phys_state, from.phys_state);
-  fill(into->phys_state_code, from.phys_state_code);
-  fill(into->rate_gbps, from.rate_gbps);
-  fill(into->rate_text, from.rate_text);
-  fill(into->lid, from.lid);
-  fill(into->node_guid, from.node_guid);
-  fill(into->fw_version, from.fw_version);
-  fill(into->board_id, from.board_id);
-  fill(into->xmit_bytes, from.xmit_bytes);
-  fill(into->rcv_bytes, from.rcv_bytes);
+  auto fill_each = [&](auto... fields) { (fill(fields), ...); };
+  fill_each(&PortSample::link_layer, &PortSample::state, &PortSample::state_code,
+            &PortSample::phys_state, &PortSample::phys_state_code, &PortSample::rate_gbps,
+            &PortSample::rate_text, &PortSample::lid, &PortSample::node_guid,
+            &PortSample::fw_version, &PortSample::board_id, &PortSample::xmit_bytes,
+            &PortSample::rcv_bytes);
   into->counters.insert(from.counters.begin(), from.counters.end());
 }
 

@@ -430,13 +430,20 @@ destroy_all() {
   rmdir "$NETNS_ETC" 2>/dev/null || true
 }
 
-cmd_destroy() {
+# prefix_only CMD ARGS...: the arguments of a command that takes only --prefix.
+prefix_only() {
+  local cmd=$1
+  shift
   while (($#)); do
     case $1 in
       --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      *) die "destroy: unknown argument '$1'" ;;
+      *) die "$cmd: unknown argument '$1'" ;;
     esac
   done
+}
+
+cmd_destroy() {
+  prefix_only destroy "$@"
   need_root
   destroy_all
   # Verify.
@@ -451,12 +458,7 @@ cmd_destroy() {
 }
 
 cmd_status() {
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      *) die "status: unknown argument '$1'" ;;
-    esac
-  done
+  prefix_only status "$@"
   need_root
   local n ns
   n=$(node_count)
@@ -479,12 +481,7 @@ cmd_status() {
 }
 
 cmd_topology() {
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      *) die "topology: unknown argument '$1'" ;;
-    esac
-  done
+  prefix_only topology "$@"
   local n leaves i j line
   n=$(node_count)
   leaves=$(leaf_count)
@@ -518,16 +515,41 @@ resolve_leaf() {
   echo "$j"
 }
 
-cmd_throttle_uplink() {
-  local leaf="" rate=""
+# take_args CMD USAGE N ARGS...: the arguments of a command whose only option
+# is --prefix: N positional ones, each filling the first empty slot of ARGS;
+# an unknown option, an extra argument or an empty slot left dies naming USAGE.
+take_args() {
+  local cmd=$1 usage=$2 n=$3 i
+  shift 3
+  ARGS=()
+  for ((i = 0; i < n; i++)); do ARGS+=(""); done
   while (($#)); do
     case $1 in
       --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      -*) die "throttle-uplink: unknown option '$1'" ;;
-      *) if [[ -z $leaf ]]; then leaf=$1; elif [[ -z $rate ]]; then rate=$1; else die "throttle-uplink: extra argument '$1'"; fi; shift ;;
+      -*) die "$cmd: unknown option '$1'" ;;
+      *)
+        for ((i = 0; i < n; i++)); do [[ -n ${ARGS[i]} ]] || break; done
+        ((i < n)) || die "$cmd: extra argument '$1'"
+        ARGS[i]=$1
+        shift ;;
     esac
   done
-  [[ -n $leaf && -n $rate ]] || die "throttle-uplink: usage: $PROG throttle-uplink LEAF RATE [--prefix NAME]"
+  for ((i = 0; i < n; i++)); do
+    [[ -n ${ARGS[i]} ]] || die "$cmd: usage: $PROG $cmd $usage [--prefix NAME]"
+  done
+}
+
+# node_ns CMD ARGS...: a command taking NODE and --prefix, run as root; sets NS
+# to NODE's namespace.
+node_ns() {
+  take_args "$1" NODE 1 "${@:2}"
+  need_root
+  NS=$(resolve_node "${ARGS[0]}")
+}
+
+cmd_throttle_uplink() {
+  take_args throttle-uplink "LEAF RATE" 2 "$@"
+  local leaf=${ARGS[0]} rate=${ARGS[1]}
   [[ $rate =~ ^[0-9]+(\.[0-9]+)?([kmgt]?bit|[kmgt]?bps)$ ]] || die "throttle-uplink: bad rate '$rate' (e.g. 100mbit, 1gbit)"
   need_root
   node_count >/dev/null
@@ -538,15 +560,8 @@ cmd_throttle_uplink() {
 }
 
 cmd_unthrottle_uplink() {
-  local leaf=""
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      -*) die "unthrottle-uplink: unknown option '$1'" ;;
-      *) [[ -z $leaf ]] || die "unthrottle-uplink: extra argument '$1'"; leaf=$1; shift ;;
-    esac
-  done
-  [[ -n $leaf ]] || die "unthrottle-uplink: usage: $PROG unthrottle-uplink LEAF [--prefix NAME]"
+  take_args unthrottle-uplink LEAF 1 "$@"
+  local leaf=${ARGS[0]}
   need_root
   node_count >/dev/null
   local j
@@ -563,30 +578,34 @@ hostfile_text() {
   for ((i = 1; i <= n; i++)); do echo "$(ns_name "$i") slots=$slots"; done
 }
 
-cmd_hostfile() {
-  local slots=1
+# take_slots CMD HINT ARGS...: --prefix and --slots N (into SLOTS, default 1).
+# With a HINT, -- ends them and what follows goes to REST; anything else dies
+# (saying HINT).
+take_slots() {
+  local cmd=$1 hint=$2
+  shift 2
+  SLOTS=1
+  REST=()
   while (($#)); do
     case $1 in
       --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      --slots) slots=${2:?--slots needs a value}; shift 2 ;;
-      *) die "hostfile: unknown argument '$1'" ;;
+      --slots) SLOTS=${2:?--slots needs a value}; shift 2 ;;
+      --) [[ -n $hint ]] || die "$cmd: unknown argument '$1'"; shift; REST=("$@"); break ;;
+      *) die "$cmd: unknown argument '$1'${hint:+ ($hint)}" ;;
     esac
   done
-  [[ $slots =~ ^[1-9][0-9]*$ ]] || die "hostfile: bad --slots '$slots'"
-  hostfile_text "$slots"
+  [[ $SLOTS =~ ^[1-9][0-9]*$ ]] || die "$cmd: bad --slots '$SLOTS'"
+}
+
+cmd_hostfile() {
+  take_slots hostfile "" "$@"
+  hostfile_text "$SLOTS"
 }
 
 cmd_mpirun() {
-  local slots=1
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      --slots) slots=${2:?--slots needs a value}; shift 2 ;;
-      --) shift; break ;;
-      *) die "mpirun: unknown argument '$1' (put mpirun's arguments after --)" ;;
-    esac
-  done
-  [[ $slots =~ ^[1-9][0-9]*$ ]] || die "mpirun: bad --slots '$slots'"
+  take_slots mpirun "put mpirun's arguments after --" "$@"
+  local slots=$SLOTS
+  set -- "${REST[@]}"
   (($#)) || die "mpirun: nothing to run (usage: $PROG mpirun [--prefix NAME] -- ARGS...)"
   need_root
   command -v mpirun >/dev/null || die "mpirun not found (install openmpi-bin: scripts/install-deps.sh)"
@@ -648,15 +667,8 @@ cmd_exec() {
 # --- throttle / load ------------------------------------------------------------------
 
 cmd_throttle() {
-  local node="" rate=""
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      -*) die "throttle: unknown option '$1'" ;;
-      *) if [[ -z $node ]]; then node=$1; elif [[ -z $rate ]]; then rate=$1; else die "throttle: extra argument '$1'"; fi; shift ;;
-    esac
-  done
-  [[ -n $node && -n $rate ]] || die "throttle: usage: $PROG throttle NODE RATE [--prefix NAME]"
+  take_args throttle "NODE RATE" 2 "$@"
+  local node=${ARGS[0]} rate=${ARGS[1]}
   [[ $rate =~ ^[0-9]+(\.[0-9]+)?([kmgt]?bit|[kmgt]?bps)$ ]] || die "throttle: bad rate '$rate' (e.g. 100mbit, 1gbit)"
   need_root
   local ns veth
@@ -681,18 +693,9 @@ set_htb() {
 }
 
 cmd_unthrottle() {
-  local node=""
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      -*) die "unthrottle: unknown option '$1'" ;;
-      *) [[ -z $node ]] || die "unthrottle: extra argument '$1'"; node=$1; shift ;;
-    esac
-  done
-  [[ -n $node ]] || die "unthrottle: usage: $PROG unthrottle NODE [--prefix NAME]"
-  need_root
+  node_ns unthrottle "$@"
   local ns
-  ns=$(resolve_node "$node")
+  ns=$NS
   tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true
   tc qdisc del dev "$(veth_name "$(node_index "$ns")")" root 2>/dev/null || true
   log "$ns unthrottled"
@@ -803,18 +806,9 @@ remove_cpulimit() {
 }
 
 cmd_uncpulimit() {
-  local node=""
-  while (($#)); do
-    case $1 in
-      --prefix) set_prefix "${2:?--prefix needs a value}"; shift 2 ;;
-      -*) die "uncpulimit: unknown option '$1'" ;;
-      *) [[ -z $node ]] || die "uncpulimit: extra argument '$1'"; node=$1; shift ;;
-    esac
-  done
-  [[ -n $node ]] || die "uncpulimit: usage: $PROG uncpulimit NODE [--prefix NAME]"
-  need_root
+  node_ns uncpulimit "$@"
   local ns
-  ns=$(resolve_node "$node")
+  ns=$NS
   remove_cpulimit "$ns"
   log "$ns CPU limit removed"
 }

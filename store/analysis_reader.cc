@@ -58,6 +58,45 @@ std::vector<std::string> TextArray(const pqxx::field& f) {
   return out;
 }
 
+// One column into one field, by the field's type: std::optional<T> takes
+// NULL (Get), a text[] is TextArray's, std::string and bool must not be NULL
+// (as<>), numbers must not be NULL (Must).
+template <typename T>
+constexpr bool kIsOptional = false;
+template <typename T>
+constexpr bool kIsOptional<std::optional<T>> = true;
+
+template <typename T>
+void ReadField(const pqxx::field& f, T* out) {
+  if constexpr (kIsOptional<T>) {
+    *out = Get<typename T::value_type>(f);
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    *out = TextArray(f);
+  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
+    *out = f.as<T>();
+  } else {
+    *out = Must<T>(f);
+  }
+}
+
+// A column that may be NULL into a plain field: NULL reads as T{}.
+template <typename T>
+struct OrZero {
+  T* field;
+};
+
+template <typename T>
+void ReadField(const pqxx::field& f, OrZero<T> out) {
+  *out.field = Get<T>(f).value_or(T{});
+}
+
+// Columns `first`, `first` + 1, ... of `row` into `fields`, in the SELECT's order.
+template <typename... Fields>
+void ReadColumns(const pqxx::row& row, int first, Fields... fields) {
+  int column = first;
+  (ReadField(row[column++], fields), ...);
+}
+
 // "{1,2,3}": the judged run ids as one bigint[] parameter.
 std::string IdArray(const std::vector<int64_t>& ids) {
   std::ostringstream out;
@@ -103,29 +142,11 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   input.runs.reserve(runs.size());
   for (const pqxx::row& row : runs) {
     RunView r;
-    r.id = Must<int64_t>(row[0]);
-    r.started_at = Must<double>(row[1]);
-    r.started_at_iso = row[2].as<std::string>();
-    r.source = row[3].as<std::string>();
-    r.backend = Get<std::string>(row[4]);
-    r.collective = Get<std::string>(row[5]);
-    r.dtype = Get<std::string>(row[6]);
-    r.nodes = Get<int>(row[7]);
-    r.ranks = Get<int>(row[8]);
-    r.ranks_per_node = Get<int>(row[9]);
-    r.hosts = TextArray(row[10]);
-    r.network = Get<std::string>(row[11]);
-    r.transports = TextArray(row[12]);
-    r.gdrdma = Get<bool>(row[13]);
-    r.nccl_version = Get<std::string>(row[14]);
-    r.sweep_id = Get<std::string>(row[15]);
-    r.link_straggler_host = Get<std::string>(row[16]);
-    r.status = row[17].as<std::string>();
-    r.oversubscribed = Get<bool>(row[18]).value_or(false);
-    r.max_ranks_per_machine = Get<int>(row[19]);
-    r.cpus_per_machine = Get<int>(row[20]);
-    r.oob_ok = Get<bool>(row[21]);
-    r.oob_count = Get<int64_t>(row[22]);
+    ReadColumns(row, 0, &r.id, &r.started_at, &r.started_at_iso, &r.source, &r.backend,
+                &r.collective, &r.dtype, &r.nodes, &r.ranks, &r.ranks_per_node, &r.hosts,
+                &r.network, &r.transports, &r.gdrdma, &r.nccl_version, &r.sweep_id,
+                &r.link_straggler_host, &r.status, OrZero{&r.oversubscribed},
+                &r.max_ranks_per_machine, &r.cpus_per_machine, &r.oob_ok, &r.oob_count);
     input.runs.push_back(std::move(r));
   }
   if (query.since) {
@@ -148,16 +169,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   input.results.reserve(results.size());
   for (const pqxx::row& row : results) {
     ResultPoint p;
-    p.run_id = Must<int64_t>(row[0]);
-    p.size_bytes = Must<int64_t>(row[1]);
-    p.time_us = Get<double>(row[2]);
-    p.busbw_gbps = Get<double>(row[3]);
-    p.lat_p50_us = Get<double>(row[4]);
-    p.lat_p99_us = Get<double>(row[5]);
-    p.lat_cv = Get<double>(row[6]);
-    p.straggler_host = Get<std::string>(row[7]);
-    p.straggler_excess_us = Get<double>(row[8]);
-    p.wrong = Get<int64_t>(row[9]);
+    ReadColumns(row, 0, &p.run_id, &p.size_bytes, &p.time_us, &p.busbw_gbps, &p.lat_p50_us,
+                &p.lat_p99_us, &p.lat_cv, &p.straggler_host, &p.straggler_excess_us, &p.wrong);
     input.results.push_back(std::move(p));
   }
 
@@ -176,14 +189,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
            "GROUP BY o.run_id, o.host, o.rank, o.family, o.nic_index",
            ids)) {
     ChannelUse c;
-    c.run_id = Must<int64_t>(row[0]);
-    c.host = Get<std::string>(row[1]);
-    c.rank = Must<int>(row[2]);
-    c.family = row[3].as<std::string>();
-    c.nic_index = Get<int>(row[4]);
-    c.device = Get<std::string>(row[5]);
-    c.channels = Must<int>(row[6]);
-    c.gdrdma_channels = Must<int>(row[7]);
+    ReadColumns(row, 0, &c.run_id, &c.host, &c.rank, &c.family, &c.nic_index, &c.device,
+                &c.channels, &c.gdrdma_channels);
     input.channels.push_back(std::move(c));
   }
   // Failure and network lines of the judged runs (migration 009).
@@ -192,11 +199,7 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
                        "WHERE run_id = ANY($1::bigint[]) ORDER BY run_id, seq",
                        ids)) {
     LogEventView e;
-    e.run_id = Must<int64_t>(row[0]);
-    e.level = row[1].as<std::string>();
-    e.line = Get<int>(row[2]);
-    e.host = Get<std::string>(row[3]);
-    e.text = row[4].as<std::string>();
+    ReadColumns(row, 0, &e.run_id, &e.level, &e.line, &e.host, &e.text);
     input.log_events.push_back(std::move(e));
   }
   for (const pqxx::row& row :
@@ -214,28 +217,15 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
            "WHERE d.run_id = ANY($1::bigint[]) AND (d.delta IS DISTINCT FROM 0 OR d.saturated)",
            ids)) {
     PortDeltaView d;
-    d.run_id = Must<int64_t>(row[0]);
-    d.host = row[1].as<std::string>();
-    d.device = row[2].as<std::string>();
-    d.port = Must<int>(row[3]);
-    d.counter = row[4].as<std::string>();
-    d.delta = Get<int64_t>(row[5]);
-    d.per_second = Get<double>(row[6]);
-    d.saturated = row[7].as<bool>();
+    ReadColumns(row, 0, &d.run_id, &d.host, &d.device, &d.port, &d.counter, &d.delta, &d.per_second,
+                &d.saturated);
     input.port_deltas.push_back(std::move(d));
   }
   // The state each port was left in after a judged run.
   auto port_state = [](const pqxx::row& row) {
     PortStateView s;
-    s.run_id = Get<int64_t>(row[0]);
-    s.sampled_at = Get<double>(row[1]).value_or(0);
-    s.host = row[2].as<std::string>();
-    s.device = row[3].as<std::string>();
-    s.port = Must<int>(row[4]);
-    s.link_layer = Get<std::string>(row[5]);
-    s.state = Get<std::string>(row[6]);
-    s.phys_state = Get<std::string>(row[7]);
-    s.rate_gbps = Get<double>(row[8]);
+    ReadColumns(row, 0, &s.run_id, OrZero{&s.sampled_at}, &s.host, &s.device, &s.port,
+                &s.link_layer, &s.state, &s.phys_state, &s.rate_gbps);
     return s;
   };
   for (const pqxx::row& row : txn.exec_params(
@@ -267,13 +257,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
              "greatest(ended_at, ingested_at) >= to_timestamp($2::float8) ORDER BY id",
              query.cluster, input.judge_from)) {
       InspectorJobView job;
-      job.id = Must<int64_t>(row[0]);
-      job.job_id = row[1].as<std::string>();
-      job.started_at = Get<double>(row[2]);
-      job.ended_at = Get<double>(row[3]);
-      job.ingested_at = Must<double>(row[4]);
-      job.nnodes = Get<int>(row[5]);
-      job.nranks = Get<int>(row[6]);
+      ReadColumns(row, 0, &job.id, &job.job_id, &job.started_at, &job.ended_at, &job.ingested_at,
+                  &job.nnodes, &job.nranks);
       at[job.id] = input.inspector_jobs.size();
       input.inspector_jobs.push_back(std::move(job));
     }
@@ -286,18 +271,9 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
              "WHERE job_id = ANY($1::bigint[]) ORDER BY job_id, collective, message_bytes",
              IdArray(job_ids))) {
       InspectorGroupView g;
-      g.communicator = row[1].as<std::string>();
-      g.collective = row[2].as<std::string>();
-      g.message_bytes = Must<int64_t>(row[3]);
-      g.nranks = Get<int>(row[4]);
-      g.count = Must<int64_t>(row[5]);
-      g.median_us = Must<double>(row[6]);
-      g.median_busbw_gbps = Get<double>(row[7]);
-      g.slowest_rank = Get<int>(row[8]);
-      g.slowest_rank_host = Get<std::string>(row[9]);
-      g.slowest_rank_ratio = Get<double>(row[10]);
-      g.slowest_host = Get<std::string>(row[11]);
-      g.slowest_host_ratio = Get<double>(row[12]);
+      ReadColumns(row, 1, &g.communicator, &g.collective, &g.message_bytes, &g.nranks, &g.count,
+                  &g.median_us, &g.median_busbw_gbps, &g.slowest_rank, &g.slowest_rank_host,
+                  &g.slowest_rank_ratio, &g.slowest_host, &g.slowest_host_ratio);
       input.inspector_jobs[at.at(Must<int64_t>(row[0]))].groups.push_back(std::move(g));
     }
   }
@@ -309,17 +285,9 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
            "WHERE r.cluster = $1",
            query.cluster)) {
     StepView v;
-    v.run_id = Must<int64_t>(row[0]);
-    v.model_params = Must<int64_t>(row[1]);
-    v.grad_dtype = row[2].as<std::string>();
-    v.bucket_bytes = Must<int64_t>(row[3]);
-    v.forward_ms = Must<double>(row[4]);
-    v.backward_ms = Must<double>(row[5]);
-    v.step_ms_p50 = Must<double>(row[6]);
-    v.step_ms_p99 = Must<double>(row[7]);
-    v.compute_ms_p50 = Must<double>(row[8]);
-    v.exposed_ms_p50 = Must<double>(row[9]);
-    v.idle_share_p50 = Must<double>(row[10]);
+    ReadColumns(row, 0, &v.run_id, &v.model_params, &v.grad_dtype, &v.bucket_bytes, &v.forward_ms,
+                &v.backward_ms, &v.step_ms_p50, &v.step_ms_p99, &v.compute_ms_p50,
+                &v.exposed_ms_p50, &v.idle_share_p50);
     input.steps.push_back(std::move(v));
   }
   return input;

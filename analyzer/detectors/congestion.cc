@@ -3,10 +3,10 @@
 // hw_counters) or PFC pause frames (ethtool) during a judged run, as a rate
 // over the run's window. xmit_wait counts ticks of the port's clock in which
 // it had data but no credit; the rate thresholds are per second.
-#include <cstdio>
 
 #include "analyzer/detector.h"
 #include "analyzer/port_window.h"
+#include "analyzer/run_facts.h"
 
 namespace fabtrack::analyzer {
 namespace {
@@ -31,11 +31,7 @@ constexpr Signal kSignals[] = {
     {"PFC pause", "max_pause_per_s", IsPause},
 };
 
-std::string Rate(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f/s", v);
-  return buf;
-}
+std::string Rate(double v) { return FormatFixed(v, 0) + "/s"; }
 
 void Detect(const InputIndex& input, const DetectorSettings& settings,
             std::vector<Finding>* findings) {

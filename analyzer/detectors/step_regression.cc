@@ -43,10 +43,6 @@ SeriesRegressionSpec SpecFor(Metric metric) {
   s.metric_field = metric == Metric::kStep ? "step_ms_p50" : "exposed_ms_p50";
   s.unit = "ms";
   s.higher_is_better = false;
-  s.min_magnitude = 0.05;
-  s.z_threshold = 3.5;
-  s.confirm_z = 2;
-  s.noise_floor = 0.01;
   return s;
 }
 

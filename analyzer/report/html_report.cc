@@ -187,18 +187,29 @@ std::vector<const RunView*> NewestJudged(const InputIndex& input) {
   return out;
 }
 
+LineChart Chart(std::string title, std::string x_label, std::string y_label) {
+  LineChart c;
+  c.title = std::move(title);
+  c.x_label = std::move(x_label);
+  c.y_label = std::move(y_label);
+  return c;
+}
+
+// One run's chart over message sizes (log2 axis, sizes in bytes).
+LineChart MessageSizeChart(const RunView& run, std::string y_label) {
+  LineChart c = Chart(SeriesName(run), "message size", std::move(y_label));
+  c.log2_x = true;
+  c.x_is_bytes = true;
+  return c;
+}
+
 void BusbwCurves(std::ostringstream& h, const InputIndex& input,
                  const std::vector<const RunView*>& tonight) {
   h << "<h2>Bus bandwidth by message size: tonight against the history</h2><div class=\"charts\">";
   size_t charts = 0;
   for (const RunView* run : tonight) {
     if (charts++ == kMaxCharts) break;
-    LineChart c;
-    c.title = SeriesName(*run);
-    c.x_label = "message size";
-    c.y_label = "busbw (GB/s)";
-    c.log2_x = true;
-    c.x_is_bytes = true;
+    LineChart c = MessageSizeChart(*run, "busbw (GB/s)");
     ChartSeries now{"tonight (run " + std::to_string(run->id) + ")", kTonight, {}, false};
     for (const ResultPoint& p : input.Results(run->id)) {
       if (p.busbw_gbps && p.size_bytes > 0)
@@ -238,10 +249,7 @@ void Trends(std::ostringstream& h, const InputIndex& input,
   for (const RunView* run : tonight) {
     if (charts++ == kMaxCharts) break;
     const std::string name = SeriesName(*run);
-    LineChart c;
-    c.title = name;
-    c.x_label = "night (UTC)";
-    c.y_label = "busbw, large messages (GB/s)";
+    LineChart c = Chart(name, "night (UTC)", "busbw, large messages (GB/s)");
     c.x_is_time = true;
     ChartSeries s{"busbw", kMedian, {}, false};
     for (const RunView* r : SeriesRuns(input, name)) {
@@ -270,10 +278,7 @@ void Scaling(std::ostringstream& h, const InputIndex& input,
   for (const auto& [family, by_nodes] : busbw_tonight) {
     if (by_nodes.size() < 2) continue;
     const double ref = by_nodes.begin()->second;
-    LineChart c;
-    c.title = family;
-    c.x_label = "nodes";
-    c.y_label = "efficiency";
+    LineChart c = Chart(family, "nodes", "efficiency");
     c.log2_x = true;
     ChartSeries s{"tonight", kTonight, {}, false};
     for (auto [n, v] : by_nodes) s.points.push_back({double(n), ref > 0 ? v / ref : 0});
@@ -304,12 +309,7 @@ void Latency(std::ostringstream& h, const InputIndex& input,
   size_t charts = 0;
   for (const RunView* run : tonight) {
     if (charts++ == kMaxCharts) break;
-    LineChart c;
-    c.title = SeriesName(*run);
-    c.x_label = "message size";
-    c.y_label = "latency (µs)";
-    c.log2_x = true;
-    c.x_is_bytes = true;
+    LineChart c = MessageSizeChart(*run, "latency (µs)");
     ChartSeries p50{"p50", kMedian, {}, false}, p99{"p99", kP99, {}, false};
     double cv_sum = 0;
     int cv_n = 0;
@@ -360,10 +360,7 @@ void StepTrends(std::ostringstream& h, const InputIndex& input, const AnalysisRe
       if (it == series.end() || it->second.size() < 2) continue;
       if (charts++ >= kMaxCharts) break;
       const std::string name = StepSeriesName(family, nodes);
-      LineChart c;
-      c.title = name;
-      c.x_label = "night (UTC)";
-      c.y_label = "p50 per step (ms)";
+      LineChart c = Chart(name, "night (UTC)", "p50 per step (ms)");
       c.x_is_time = true;
       c.width = 720;
       ChartSeries step{"step time", kMedian, {}, false};
@@ -420,12 +417,11 @@ void Training(std::ostringstream& h, const InputIndex& input, const AnalysisResu
   for (const auto& [family, by_nodes] : families) {
     if (by_nodes.size() < 2) continue;  // one node count: its row says it all
     if (charts++ == kMaxCharts) break;
-    LineChart c;
     // Every family starts so (its heading above says it); the chart is narrower.
     constexpr std::string_view kCollective = "ddp_step/";
-    c.title = family.starts_with(kCollective) ? family.substr(kCollective.size()) : family;
-    c.x_label = "nodes";
-    c.y_label = "step time p50 (ms)";
+    LineChart c =
+        Chart(family.starts_with(kCollective) ? family.substr(kCollective.size()) : family, "nodes",
+              "step time p50 (ms)");
     c.log2_x = true;
     c.width = 720;
     ChartBand compute{"compute (step − exposed)", kCompute, {}, {}, {}};

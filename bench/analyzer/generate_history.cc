@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+#include "bench/synthetic_latency.h"
 #include "core/clock.h"
 #include "core/content_hash.h"
 #include "core/counter_deltas.h"
@@ -94,14 +95,7 @@ RunRecord Night(const Options& o, std::time_t start, int night, int nodes, std::
     const double measured_algbw = static_cast<double>(size) / t / 1e3;
     r.row.oop = Measurement{t, measured_algbw, measured_algbw * factor, 0, std::nullopt};
     r.row.ip = r.row.oop;
-    r.latency.mean_us = t;
-    r.latency.p50_us = t * 0.99;
-    r.latency.p90_us = t * 1.03;
-    r.latency.p99_us = t * 1.08;
-    r.latency.min_us = t * 0.95;
-    r.latency.max_us = t * 1.15;
-    r.latency.stddev_us = t * 0.03;
-    r.latency.cv = 0.03;
+    r.latency = bench::ScaledLatency(t, {0.99, 1.03, 1.08, 0.95, 1.15, 0.03, 0.03});
     r.latency.straggler_host = Host(static_cast<int>(rng() % nodes));
     r.latency.straggler_excess_us = t * 0.01;
     run.results.push_back(r);

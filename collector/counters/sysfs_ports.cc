@@ -212,32 +212,6 @@ bool Gone(const std::string& path) {
   return ::stat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
 }
 
-// Natural order: runs of digits compare as numbers (mlx5_2 < mlx5_10).
-bool NaturalLess(std::string_view a, std::string_view b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    auto digit = [](char c) { return c >= '0' && c <= '9'; };
-    if (digit(a[i]) && digit(b[j])) {
-      size_t ie = i, je = j;
-      while (ie < a.size() && digit(a[ie])) ++ie;
-      while (je < b.size() && digit(b[je])) ++je;
-      std::string_view na = a.substr(i, ie - i), nb = b.substr(j, je - j);
-      while (na.size() > 1 && na.front() == '0') na.remove_prefix(1);
-      while (nb.size() > 1 && nb.front() == '0') nb.remove_prefix(1);
-      if (na.size() != nb.size()) return na.size() < nb.size();
-      if (na != nb) return na < nb;
-      i = ie;
-      j = je;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i;
-      ++j;
-    }
-  }
-  if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
-  return a < b;
-}
-
 // Reads every regular file of dir <name> under port_fd as a counter. Returns
 // false when a listed file disappeared (ENOENT after readdir). Calls
 // store(name, value) for each usable value.
@@ -416,6 +390,31 @@ void ReadDevice(int class_fd, const std::string& class_path, const std::string& 
 }
 
 }  // namespace
+
+bool NaturalLess(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (digit(a[i]) && digit(b[j])) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      std::string_view na = a.substr(i, ie - i), nb = b.substr(j, je - j);
+      while (na.size() > 1 && na.front() == '0') na.remove_prefix(1);
+      while (nb.size() > 1 && nb.front() == '0') nb.remove_prefix(1);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
+  return a < b;
+}
 
 HostPorts ReadSysfsPorts(const std::string& sysfs_root) {
   HostPorts out;
@@ -651,33 +650,26 @@ bool SysfsPortSampler::FastSample(const char** reason) {
     ++stats_.preads;
     return PreadAttr(fd, buf, sizeof buf, &v);
   };
+  // "4: ACTIVE" into its code and name; false when unreadable or of another form.
+  auto read_state = [&](int fd, std::optional<int>* code, std::optional<std::string>* name_out) {
+    if (!pread_attr(fd)) return false;
+    size_t colon = v.find(':');
+    std::string_view name = colon == std::string_view::npos ? v : v.substr(colon + 1);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    int parsed = 0;
+    if (colon == std::string_view::npos ||
+        std::from_chars(v.data(), v.data() + colon, parsed).ec != std::errc() || name.empty()) {
+      return false;
+    }
+    *code = parsed;
+    SetIfChanged(name_out, name);
+    return true;
+  };
   for (const PortFds& fds : ports_) {
     PortSample& p = host_.ports[fds.index];
-    if (fds.state >= 0) {
-      if (!pread_attr(fds.state)) return false;
-      size_t colon = v.find(':');
-      std::string_view name = colon == std::string_view::npos ? v : v.substr(colon + 1);
-      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-      int parsed = 0;
-      if (colon == std::string_view::npos ||
-          std::from_chars(v.data(), v.data() + colon, parsed).ec != std::errc() || name.empty()) {
-        return false;
-      }
-      p.state_code = parsed;
-      SetIfChanged(&p.state, name);
-    }
-    if (fds.phys_state >= 0) {
-      if (!pread_attr(fds.phys_state)) return false;
-      size_t colon = v.find(':');
-      std::string_view name = colon == std::string_view::npos ? v : v.substr(colon + 1);
-      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-      int parsed = 0;
-      if (colon == std::string_view::npos ||
-          std::from_chars(v.data(), v.data() + colon, parsed).ec != std::errc() || name.empty()) {
-        return false;
-      }
-      p.phys_state_code = parsed;
-      SetIfChanged(&p.phys_state, name);
+    if (fds.state >= 0 && !read_state(fds.state, &p.state_code, &p.state)) return false;
+    if (fds.phys_state >= 0 && !read_state(fds.phys_state, &p.phys_state_code, &p.phys_state)) {
+      return false;
     }
     if (fds.rate >= 0) {
       if (!pread_attr(fds.rate) || v.empty()) return false;

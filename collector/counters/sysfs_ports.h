@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/port_sample.h"
@@ -27,6 +28,10 @@ namespace fabtrack {
 //  - no class/infiniband at all gives no ports and one problem.
 // `host` is left empty: the caller fills it.
 HostPorts ReadSysfsPorts(const std::string& sysfs_root);
+
+// Natural order of sysfs names: runs of digits compare as numbers, leading
+// zeros aside (mlx5_2 < mlx5_10); a strict weak order for std::sort.
+bool NaturalLess(std::string_view a, std::string_view b);
 
 // How a SysfsPortSampler reads now: the exposition's
 // fabtrack_exporter_sampler_* gauges and the one log line per change.

@@ -7,6 +7,21 @@
 
 namespace fabtrack {
 
+nlohmann::json VerbsDevicesJson(const std::vector<VerbsDevice>& devices) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const VerbsDevice& d : devices) {
+    nlohmann::json ports = nlohmann::json::array();
+    for (const VerbsPort& p : d.ports) {
+      ports.push_back({{"port", p.port},
+                       {"state", p.state},
+                       {"link_layer", p.link_layer},
+                       {"rate_gbps", p.rate_gbps()}});
+    }
+    out.push_back({{"name", d.name}, {"fw_version", d.fw_version}, {"ports", ports}});
+  }
+  return out;
+}
+
 int WidthLanes(int code) {
   // IBTA PortInfo:LinkWidthActive: 1x=1, 4x=2, 8x=4, 12x=8, 2x=16.
   switch (code) {

@@ -3,6 +3,7 @@
 // and to prove the stack is usable. No devices is a normal answer.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ VerbsReport QueryVerbsPorts();
 // "mlx5_0/1: state ACTIVE in sysfs, DOWN in verbs". Ports only one side
 // knows are reported too.
 std::vector<std::string> CrossCheck(const HostPorts& sysfs, const VerbsReport& verbs);
+
+// The devices as JSON: [{"name", "fw_version", "ports": [{"port", "state",
+// "link_layer", "rate_gbps"}]}] (`counters verbs`, `check node`).
+nlohmann::json VerbsDevicesJson(const std::vector<VerbsDevice>& devices);
 
 // Lanes and per-lane Gb/s from ibv_port_attr active_width/active_speed codes.
 int WidthLanes(int active_width_code);

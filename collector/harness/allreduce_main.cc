@@ -347,6 +347,22 @@ std::string Fixed(double value, int digits) {
   return text;
 }
 
+// Records the run's end and names the stored run (`what` it holds: "12
+// sizes"); false, having said why, when the sink cannot record it.
+bool FinishRecording(RunSink& recorder, const RunRecord& run, const std::string& what, int ranks) {
+  try {
+    recorder.Finish(run);
+  } catch (const std::exception& e) {
+    std::cerr << "fabtrack-allreduce: cannot record the run's end: " << e.what() << "\n";
+    return false;
+  }
+  if (recorder.run_id()) {
+    std::cerr << "fabtrack-allreduce: stored run " << *recorder.run_id() << " (" << what << ", "
+              << ranks << " ranks on " << run.nodes.value_or(0) << " nodes)\n";
+  }
+  return true;
+}
+
 // Step mode: warmup and measured steps on every rank, then rank 0 prints the
 // summary in the table's style and records the run.
 int RunStepMode(const HarnessOptions& o, AllReduceBackend& backend, RunRecord& run,
@@ -384,15 +400,8 @@ int RunStepMode(const HarnessOptions& o, AllReduceBackend& backend, RunRecord& r
   }
   run.ended_at = UtcNowIso();
   run.status = RunStatus::kComplete;
-  try {
-    recorder->Finish(run);
-  } catch (const std::exception& e) {
-    std::cerr << "fabtrack-allreduce: cannot record the run's end: " << e.what() << "\n";
+  if (!FinishRecording(*recorder, run, std::to_string(sum.steps) + " steps", ranks)) {
     return kExitDatabase;
-  }
-  if (recorder->run_id()) {
-    std::cerr << "fabtrack-allreduce: stored run " << *recorder->run_id() << " (" << sum.steps
-              << " steps, " << ranks << " ranks on " << run.nodes.value_or(0) << " nodes)\n";
   }
   return 0;
 }
@@ -648,15 +657,8 @@ int RunHarness(int argc, char** argv, const RunSinkFactory& make_sink) {
 
     std::cout.flush();
   }
-  try {
-    recorder->Finish(run);
-  } catch (const std::exception& e) {
-    std::cerr << "fabtrack-allreduce: cannot record the run's end: " << e.what() << "\n";
+  if (!FinishRecording(*recorder, run, std::to_string(sizes.size()) + " sizes", ranks)) {
     return kExitDatabase;
-  }
-  if (recorder->run_id()) {
-    std::cerr << "fabtrack-allreduce: stored run " << *recorder->run_id() << " (" << sizes.size()
-              << " sizes, " << ranks << " ranks on " << run.nodes.value_or(0) << " nodes)\n";
   }
   return out_of_bounds == 0 ? 0 : kExitRunFailed;
 }

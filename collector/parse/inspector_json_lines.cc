@@ -12,6 +12,7 @@
 
 #include "collector/parse/inspector_input.h"
 #include "collector/parse/inspector_parser.h"
+#include "collector/parse/json_non_finite.h"
 #include "core/bus_bandwidth.h"
 #include "core/clock.h"
 
@@ -19,51 +20,6 @@ namespace fabtrack::inspector_internal {
 namespace {
 
 using nlohmann::json;
-
-// printf's "%lf" writes infinities as bare inf/-inf (and NaN as nan when not
-// quoted), which is not JSON. Replaces such words outside strings with null;
-// sets *changed when there were any.
-std::string NullBareNonFinite(std::string_view line, bool* changed) {
-  std::string out;
-  out.reserve(line.size());
-  bool in_string = false, escape = false;
-  auto is_word = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  };
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (in_string) {
-      if (escape) {
-        escape = false;
-      } else if (c == '\\') {
-        escape = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      out += c;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      continue;
-    }
-    bool replaced = false;
-    if (i == 0 || !is_word(line[i - 1])) {
-      for (std::string_view word : {"-inf", "inf", "-nan", "nan"}) {
-        size_t end = i + word.size();
-        if (line.substr(i, word.size()) == word && (end >= line.size() || !is_word(line[end]))) {
-          out += "null";
-          i = end - 1;
-          replaced = *changed = true;
-          break;
-        }
-      }
-    }
-    if (!replaced) out += c;
-  }
-  return out;
-}
 
 // Typed field access for one record; reports what it cannot use.
 class Fields {

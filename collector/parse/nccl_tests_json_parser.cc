@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "collector/parse/json_non_finite.h"
 #include "core/bus_bandwidth.h"
 
 namespace fabtrack {
@@ -42,14 +43,12 @@ struct Scan {
   bool unclosed = false;             // text ended inside a container or string
 };
 
-bool IsWordChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-Scan ScanJson(std::string_view text) {
+Scan ScanJson(std::string_view raw) {
   Scan s;
-  std::string& out = s.sanitized;
-  out.reserve(text.size());
+  // nccl-tests prints NaN as "nan" but infinities with a bare %lf, which is
+  // not JSON; read them as null (absent). The scan is of the cleaned text.
+  s.sanitized = NullBareNonFinite(raw);
+  const std::string_view text = s.sanitized;
   struct Open {
     char bracket;
     std::string key;  // key of this container in its parent object
@@ -67,16 +66,12 @@ Scan ScanJson(std::string_view text) {
     char c = text[i];
     if (c == '\n') ++line;
     if (in_string) {
-      out += c;
-      if (escape) {
-        escape = false;
-      } else if (c == '\\') {
-        escape = true;
-      } else if (c == '"') {
-        in_string = false;
+      const bool escaped = escape;  // c is the escaped character: not collected
+      in_string = StaysInJsonString(c, &escape);
+      if (!in_string) {
         last_string = std::move(current);
         current.clear();
-      } else if (current.size() < 64) {
+      } else if (!escaped && !escape && current.size() < 64) {
         current += c;
       }
       continue;
@@ -102,30 +97,14 @@ Scan ScanJson(std::string_view text) {
       case '}':
       case ']':
         if (!stack.empty()) stack.pop_back();
-        out += c;
-        if (!stack.empty() && stack.size() <= 2) s.cut_points.push_back({out.size(), closers()});
-        continue;
+        if (!stack.empty() && stack.size() <= 2) s.cut_points.push_back({i + 1, closers()});
+        break;
       case ',':
-        if (!stack.empty() && stack.size() <= 2) s.cut_points.push_back({out.size(), closers()});
+        if (!stack.empty() && stack.size() <= 2) s.cut_points.push_back({i, closers()});
         break;
-      default: {
-        // nccl-tests prints NaN as "nan" but infinities with a bare %lf,
-        // which is not JSON; read them as null (absent).
-        bool replaced = false;
-        for (std::string_view word : {"-inf", "inf", "-nan", "nan"}) {
-          if (text.substr(i, word.size()) == word && (i == 0 || !IsWordChar(text[i - 1])) &&
-              (i + word.size() >= text.size() || !IsWordChar(text[i + word.size()]))) {
-            out += "null";
-            i += word.size() - 1;
-            replaced = true;
-            break;
-          }
-        }
-        if (replaced) continue;
+      default:
         break;
-      }
     }
-    out += c;
   }
   s.unclosed = in_string || !stack.empty();
   return s;
@@ -269,19 +248,24 @@ TestTable ToTable(const json& doc, const std::vector<int>& result_lines, int* ro
   t.nccl_version_code = SmallInt(doc, "nccl_version");
 
   if (const json* cfg = Member(doc, "config"); cfg && cfg->is_object()) {
-    TestParameters& p = t.parameters;
-    p.threads = SmallInt(*cfg, "nthreads");
-    p.gpus_per_thread = SmallInt(*cfg, "ngpus");
-    p.min_bytes = Int(*cfg, "minimum_bytes");
-    p.max_bytes = Int(*cfg, "maximum_bytes");
-    p.step_factor = Int(*cfg, "step_factor");
-    p.step_bytes = Int(*cfg, "step_bytes");
-    p.warmup_iters = SmallInt(*cfg, "warmup_iters");
-    p.iters = SmallInt(*cfg, "iterations");
-    p.agg_iters = SmallInt(*cfg, "aggregated_iterations");
-    p.validation = SmallInt(*cfg, "validation");
-    p.graph = SmallInt(*cfg, "graph");
-    p.unalign = SmallInt(*cfg, "unalign");
+    static constexpr std::pair<const char*, std::optional<int> TestParameters::*> kInts[] = {
+        {"nthreads", &TestParameters::threads},
+        {"ngpus", &TestParameters::gpus_per_thread},
+        {"warmup_iters", &TestParameters::warmup_iters},
+        {"iterations", &TestParameters::iters},
+        {"aggregated_iterations", &TestParameters::agg_iters},
+        {"validation", &TestParameters::validation},
+        {"graph", &TestParameters::graph},
+        {"unalign", &TestParameters::unalign},
+    };
+    static constexpr std::pair<const char*, std::optional<int64_t> TestParameters::*> kInt64s[] = {
+        {"minimum_bytes", &TestParameters::min_bytes},
+        {"maximum_bytes", &TestParameters::max_bytes},
+        {"step_factor", &TestParameters::step_factor},
+        {"step_bytes", &TestParameters::step_bytes},
+    };
+    for (const auto& [key, field] : kInts) t.parameters.*field = SmallInt(*cfg, key);
+    for (const auto& [key, field] : kInt64s) t.parameters.*field = Int(*cfg, key);
     if (const json* devs = Member(*cfg, "devices"); devs && devs->is_array()) {
       for (const json& d : *devs) {
         if (!d.is_object()) continue;

@@ -43,13 +43,7 @@ void TokensInto(std::string_view s, std::vector<std::string_view>* tokens) {
 
 std::vector<std::string_view> Tokens(std::string_view s) {
   std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && IsSpace(s[i])) ++i;
-    size_t start = i;
-    while (i < s.size() && !IsSpace(s[i])) ++i;
-    if (i > start) out.push_back(s.substr(start, i - start));
-  }
+  TokensInto(s, &out);
   return out;
 }
 
@@ -66,14 +60,18 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-std::optional<int64_t> ToInt64(std::string_view s) {
+// Strict number: the whole token, an optional leading '+', in range.
+template <typename T>
+std::optional<T> ToNumber(std::string_view s) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   if (s.empty()) return std::nullopt;
-  int64_t v = 0;
+  T v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return v;
 }
+
+std::optional<int64_t> ToInt64(std::string_view s) { return ToNumber<int64_t>(s); }
 
 std::optional<int> ToInt(std::string_view s) {
   auto v = ToInt64(s);
@@ -83,14 +81,7 @@ std::optional<int> ToInt(std::string_view s) {
 
 // Strict double: the whole token must be a number in range. "nan"/"inf" parse
 // (nccl-tests prints them for zero-time rows) and are reported separately.
-std::optional<double> ToDouble(std::string_view s) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return std::nullopt;
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+std::optional<double> ToDouble(std::string_view s) { return ToNumber<double>(s); }
 
 bool IsNotAvailable(std::string_view s) { return s == "N/A" || s == "n/a" || s == "-"; }
 
@@ -202,20 +193,26 @@ std::optional<Layout> ParseColumnHeader(std::string_view body, std::vector<std::
 // "nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup
 // iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0"
 TestParameters ParseParameters(std::string_view body) {
+  // The numbers that follow their key directly.
+  static constexpr std::pair<std::string_view, std::optional<int> TestParameters::*> kInts[] = {
+      {"nThread", &TestParameters::threads},        {"nGpus", &TestParameters::gpus_per_thread},
+      {"validation:", &TestParameters::validation}, {"graph:", &TestParameters::graph},
+      {"unalign:", &TestParameters::unalign},
+  };
+  static constexpr std::pair<std::string_view, std::optional<int64_t> TestParameters::*> kInt64s[] =
+      {{"minBytes", &TestParameters::min_bytes}, {"maxBytes", &TestParameters::max_bytes}};
   TestParameters p;
   std::vector<std::string_view> t = Tokens(body);
   auto next = [&](size_t i) -> std::string_view { return i + 1 < t.size() ? t[i + 1] : ""; };
   for (size_t i = 0; i < t.size(); ++i) {
     std::string_view k = t[i];
-    if (k == "nThread") {
-      p.threads = ToInt(next(i));
-    } else if (k == "nGpus") {
-      p.gpus_per_thread = ToInt(next(i));
-    } else if (k == "minBytes") {
-      p.min_bytes = ToInt64(next(i));
-    } else if (k == "maxBytes") {
-      p.max_bytes = ToInt64(next(i));
-    } else if (k == "step:") {
+    for (const auto& [key, field] : kInts) {
+      if (k == key) p.*field = ToInt(next(i));
+    }
+    for (const auto& [key, field] : kInt64s) {
+      if (k == key) p.*field = ToInt64(next(i));
+    }
+    if (k == "step:") {
       // "1048576(bytes)" or "2(factor)"
       std::string_view v = next(i);
       size_t paren = v.find('(');
@@ -226,19 +223,9 @@ TestParameters ParseParameters(std::string_view body) {
       }
     } else if (k == "iters:") {
       std::string_view prev = i > 0 ? t[i - 1] : "";
-      if (prev == "warmup") {
-        p.warmup_iters = ToInt(next(i));
-      } else if (prev == "agg") {
-        p.agg_iters = ToInt(next(i));
-      } else {
-        p.iters = ToInt(next(i));
-      }
-    } else if (k == "validation:") {
-      p.validation = ToInt(next(i));
-    } else if (k == "graph:") {
-      p.graph = ToInt(next(i));
-    } else if (k == "unalign:") {
-      p.unalign = ToInt(next(i));
+      p.*(prev == "warmup" ? &TestParameters::warmup_iters
+          : prev == "agg"  ? &TestParameters::agg_iters
+                           : &TestParameters::iters) = ToInt(next(i));
     }
   }
   return p;

@@ -144,6 +144,21 @@ std::string Quoted(std::string_view line) {
   return b == std::string_view::npos ? "" : std::string(line.substr(a + 1, b - a - 1));
 }
 
+// A new sample for port `number` of `device`, with what the device's lines
+// said before it (empty: not said); nullptr when there is no number.
+PortSample* AddPort(std::optional<uint64_t> number, const std::string& device,
+                    const std::string& fw, const std::string& guid, const std::string& board,
+                    ParsedPortDump* out) {
+  if (!number) return nullptr;
+  PortSample& p = out->ports.emplace_back();
+  p.device = device;
+  p.port = static_cast<int>(*number);
+  if (!fw.empty()) p.fw_version = fw;
+  if (!guid.empty()) p.node_guid = guid;
+  if (!board.empty()) p.board_id = board;
+  return &p;
+}
+
 void ParseIbstat(const std::vector<std::string_view>& lines, ParsedPortDump* out) {
   std::string device, fw, guid;
   PortSample* port = nullptr;
@@ -156,18 +171,9 @@ void ParseIbstat(const std::vector<std::string_view>& lines, ParsedPortDump* out
       guid.clear();
       port = nullptr;
     } else if (line.starts_with("Port ") && line.ends_with(":") && !device.empty()) {
-      auto number = Unsigned(Trim(line.substr(5, line.size() - 6)));
-      if (!number) {
+      port = AddPort(Unsigned(Trim(line.substr(5, line.size() - 6))), device, fw, guid, "", out);
+      if (!port)
         out->errors.push_back({static_cast<int>(i + 1), "bad port number: " + std::string(line)});
-        port = nullptr;
-        continue;
-      }
-      PortSample& p = out->ports.emplace_back();
-      p.device = device;
-      p.port = static_cast<int>(*number);
-      if (!fw.empty()) p.fw_version = fw;
-      if (!guid.empty()) p.node_guid = guid;
-      port = &p;
     } else if (KeyValue(line, &key, &value)) {
       if (key == "Firmware version") fw = value;
       if (key == "Node GUID") guid = value;
@@ -279,19 +285,8 @@ void ParseIbvDevinfo(const std::vector<std::string_view>& lines, ParsedPortDump*
       board = value;
     } else if (key == "port" && !device.empty()) {
       finish_rate();
-      auto number = Unsigned(value);
-      if (!number) {
-        out->errors.push_back({static_cast<int>(i + 1), "bad port number"});
-        port = nullptr;
-        continue;
-      }
-      PortSample& p = out->ports.emplace_back();
-      p.device = device;
-      p.port = static_cast<int>(*number);
-      if (!fw.empty()) p.fw_version = fw;
-      if (!guid.empty()) p.node_guid = guid;
-      if (!board.empty()) p.board_id = board;
-      port = &p;
+      port = AddPort(Unsigned(value), device, fw, guid, board, out);
+      if (!port) out->errors.push_back({static_cast<int>(i + 1), "bad port number"});
       width = 0;
       lane_gbps.reset();
     } else if (port) {

@@ -424,18 +424,7 @@ CheckResult CheckVerbs(const HostPorts& sysfs, const VerbsReport& verbs) {
     }
   }
   std::set<std::string> opened;
-  nlohmann::json verbs_devices = nlohmann::json::array();
-  for (const VerbsDevice& d : verbs.devices) {
-    opened.insert(d.name);
-    nlohmann::json ports = nlohmann::json::array();
-    for (const VerbsPort& p : d.ports) {
-      ports.push_back({{"port", p.port},
-                       {"state", p.state},
-                       {"link_layer", p.link_layer},
-                       {"rate_gbps", p.rate_gbps()}});
-    }
-    verbs_devices.push_back({{"name", d.name}, {"fw_version", d.fw_version}, {"ports", ports}});
-  }
+  for (const VerbsDevice& d : verbs.devices) opened.insert(d.name);
   std::vector<std::string> missing;
   for (const std::string& d : sysfs_devices) {
     if (!opened.count(d)) missing.push_back(d);
@@ -447,7 +436,7 @@ CheckResult CheckVerbs(const HostPorts& sysfs, const VerbsReport& verbs) {
     if (opened.count(device)) differences.push_back(d);
   }
   nlohmann::json details = {{"sysfs_devices", sysfs_devices},
-                            {"verbs_devices", verbs_devices},
+                            {"verbs_devices", VerbsDevicesJson(verbs.devices)},
                             {"missing", missing},
                             {"differences", differences},
                             {"error", verbs.error}};

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "collector/counters/sysfs_ports.h"
+
 namespace fabtrack {
 namespace {
 
@@ -58,29 +60,6 @@ std::optional<PciFunction> ReadFunction(const std::string& dir, const std::strin
   // -1: the platform does not say (single-socket hosts, some VMs).
   if (ec == std::errc() && end == numa.data() + numa.size() && n >= 0) f.numa_node = n;
   return f;
-}
-
-// Natural order, so that mlx5_2 sorts before mlx5_10.
-bool NaturalLess(const std::string& a, const std::string& b) {
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (digit(a[i]) && digit(b[j])) {
-      size_t ie = i, je = j;
-      while (ie < a.size() && digit(a[ie])) ++ie;
-      while (je < b.size() && digit(b[je])) ++je;
-      if (ie - i != je - j) return ie - i < je - j;
-      int c = a.compare(i, ie - i, b, j, je - j);
-      if (c != 0) return c < 0;
-      i = ie;
-      j = je;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i;
-      ++j;
-    }
-  }
-  return a.size() - i < b.size() - j;
 }
 
 std::vector<std::string> ListDir(const std::string& path) {
