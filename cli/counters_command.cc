@@ -236,6 +236,13 @@ void RunEthtool(const EthtoolOptions& o) {
     throw CommandExit{kExitInputError};
   }
   std::map<std::string, uint64_t> shown = o.all ? stats.values : FlowControlStats(stats.values);
+  if (shown.empty()) {
+    // Silence would read as "no pauses"; say what the driver does report.
+    std::cerr << "fabtrack counters ethtool: " << o.netdev << ": the driver reports "
+              << stats.values.size() << " statistic(s)"
+              << (stats.values.empty() ? "" : ", none of them flow control (pause/PFC/ECN/CNP)")
+              << (stats.values.empty() || o.all ? "" : "; --all lists them") << "\n";
+  }
   if (o.format == "json") {
     std::cout << nlohmann::json(shown).dump(2) << "\n";
   } else {
