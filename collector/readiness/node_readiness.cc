@@ -173,7 +173,8 @@ CheckResult CheckHcaPorts(const HostPorts& host, std::optional<double> expect_ra
                      {"link_layer", p.link_layer ? nlohmann::json(*p.link_layer) : nullptr},
                      {"state", p.state ? nlohmann::json(*p.state) : nullptr},
                      {"phys_state", p.phys_state ? nlohmann::json(*p.phys_state) : nullptr},
-                     {"rate_gbps", p.rate_gbps ? nlohmann::json(*p.rate_gbps) : nullptr}});
+                     {"rate_gbps", p.rate_gbps ? nlohmann::json(*p.rate_gbps) : nullptr},
+                     {"saturated", p.saturated}});
   }
   nlohmann::json problems = nlohmann::json::array();
   for (const PortProblem& p : host.problems) problems.push_back(p.path + ": " + p.message);
@@ -239,6 +240,34 @@ CheckResult CheckHcaPorts(const HostPorts& host, std::optional<double> expect_ra
                                                      " Gb/s, other " + layer + " ports at " +
                                                      Gbps(norm)});
     }
+  }
+  // An error counter stuck at its maximum has counted that many errors and
+  // counts no more: whatever happens next on the port is invisible in it.
+  // (A stuck port_xmit_wait or data counter is common on busy ports and says
+  // nothing wrong by itself; those stay in the details.)
+  static const std::set<std::string> kErrorCounters = {"symbol_error",
+                                                       "link_error_recovery",
+                                                       "link_downed",
+                                                       "port_rcv_errors",
+                                                       "port_rcv_remote_physical_errors",
+                                                       "port_rcv_switch_relay_errors",
+                                                       "port_xmit_discards",
+                                                       "port_xmit_constraint_errors",
+                                                       "port_rcv_constraint_errors",
+                                                       "local_link_integrity_errors",
+                                                       "excessive_buffer_overrun_errors",
+                                                       "VL15_dropped"};
+  for (const PortSample& p : host.ports) {
+    std::vector<std::string> stuck;
+    for (const std::string& c : p.saturated) {
+      if (!kErrorCounters.count(c)) continue;
+      auto it = p.counters.find(c);
+      stuck.push_back(c + (it == p.counters.end() ? "" : " (" + std::to_string(it->second) + ")"));
+    }
+    if (stuck.empty()) continue;
+    findings.push_back({CheckStatus::kWarning,
+                        PortName(p) + " error counter(s) at their maximum, no longer counting: " +
+                            JoinList(stuck) + " (clear with perfquery -R)"});
   }
   for (const PortProblem& p : host.problems) {
     findings.push_back({CheckStatus::kWarning, p.path + ": " + p.message});

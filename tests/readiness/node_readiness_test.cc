@@ -85,6 +85,23 @@ TEST(HcaPortsCheckTest, RatesAreComparedWithinOneLinkLayer) {
             "Gb/s)");
 }
 
+// Real HCAs: link_downed stuck at 255 (8 bits) hides every later flap; a
+// stuck port_xmit_wait (busy port) is no finding by itself.
+TEST(HcaPortsCheckTest, SaturatedErrorCountersAreAWarning) {
+  HostPorts h;
+  h.ports = {Port("mlx5_0", "ACTIVE", "LinkUp", 400), Port("mlx5_1", "ACTIVE", "LinkUp", 400)};
+  h.ports[0].counters = {{"link_downed", 255}, {"port_xmit_wait", 4294967295}};
+  h.ports[0].saturated = {"link_downed", "port_xmit_wait"};
+  h.ports[1].counters = {{"port_xmit_wait", 4294967295}};
+  h.ports[1].saturated = {"port_xmit_wait"};
+  CheckResult r = CheckHcaPorts(h, std::nullopt);
+  EXPECT_EQ(r.status, CheckStatus::kWarning);
+  EXPECT_EQ(r.message,
+            "mlx5_0/1 error counter(s) at their maximum, no longer counting: link_downed (255) "
+            "(clear with perfquery -R)");
+  EXPECT_EQ(r.details["ports"][1]["saturated"], nlohmann::json({"port_xmit_wait"}));
+}
+
 TEST(HcaPortsCheckTest, ActiveButNotLinkUpIsCritical) {
   HostPorts h;
   h.ports = {Port("mlx5_0", "ACTIVE", "LinkUp", 400), Port("mlx5_1", "ACTIVE", "Polling", 400)};
