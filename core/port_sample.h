@@ -10,6 +10,23 @@
 
 namespace fabtrack {
 
+// The IBA PortCounters error counters under their sysfs counters/ names, in
+// the order the schema's port_counter_samples columns have them.
+inline constexpr const char* kPortErrorCounters[] = {
+    "symbol_error",
+    "link_error_recovery",
+    "link_downed",
+    "port_rcv_errors",
+    "port_rcv_remote_physical_errors",
+    "port_rcv_switch_relay_errors",
+    "port_xmit_discards",
+    "port_xmit_constraint_errors",
+    "port_rcv_constraint_errors",
+    "local_link_integrity_errors",
+    "excessive_buffer_overrun_errors",
+    "VL15_dropped",
+};
+
 struct PortSample {
   std::string device;  // "mlx5_0"
   int port = 0;

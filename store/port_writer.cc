@@ -10,24 +10,6 @@
 namespace fabtrack::store {
 namespace {
 
-// The counters that get their own column (the ones dashboards and the
-// analyzer query); all of them also stay in the jsonb `counters`.
-constexpr const char* kCounterColumns[] = {
-    "symbol_error",
-    "link_error_recovery",
-    "link_downed",
-    "port_rcv_errors",
-    "port_rcv_remote_physical_errors",
-    "port_rcv_switch_relay_errors",
-    "port_xmit_discards",
-    "port_xmit_constraint_errors",
-    "port_rcv_constraint_errors",
-    "local_link_integrity_errors",
-    "excessive_buffer_overrun_errors",
-    "VL15_dropped",
-    "port_xmit_wait",
-};
-
 std::optional<int64_t> Counter(const PortSample& p, const std::string& name) {
   auto it = p.counters.find(name);
   if (it == p.counters.end()) return std::nullopt;
@@ -92,13 +74,15 @@ void WriteCounterSample(pqxx::transaction_base& txn, int port_id, const std::str
       .Int(Counter(port, "port_rcv_packets"));
   std::string columns, values;
   int n = 11;
-  for (const char* c : kCounterColumns) {
+  // The counters that get their own column (the ones dashboards and the
+  // analyzer query); all of them also stay in the jsonb `counters`.
+  auto column = [&](const std::string& c) {
     p.Int(Counter(port, c));
-    std::string column = c;
-    if (column == "VL15_dropped") column = "vl15_dropped";
-    columns += ", " + column;
+    columns += ", " + (c == "VL15_dropped" ? std::string("vl15_dropped") : c);
     values += ", $" + std::to_string(++n) + "::bigint";
-  }
+  };
+  for (const char* c : kPortErrorCounters) column(c);
+  column("port_xmit_wait");
   p.Text(JsonText(port.counters))
       .Text(JsonText(port.hw_counters))
       .Text(JsonText(port.ethtool))

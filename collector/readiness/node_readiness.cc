@@ -245,22 +245,13 @@ CheckResult CheckHcaPorts(const HostPorts& host, std::optional<double> expect_ra
   // counts no more: whatever happens next on the port is invisible in it.
   // (A stuck port_xmit_wait or data counter is common on busy ports and says
   // nothing wrong by itself; those stay in the details.)
-  static const std::set<std::string> kErrorCounters = {"symbol_error",
-                                                       "link_error_recovery",
-                                                       "link_downed",
-                                                       "port_rcv_errors",
-                                                       "port_rcv_remote_physical_errors",
-                                                       "port_rcv_switch_relay_errors",
-                                                       "port_xmit_discards",
-                                                       "port_xmit_constraint_errors",
-                                                       "port_rcv_constraint_errors",
-                                                       "local_link_integrity_errors",
-                                                       "excessive_buffer_overrun_errors",
-                                                       "VL15_dropped"};
   for (const PortSample& p : host.ports) {
     std::vector<std::string> stuck;
     for (const std::string& c : p.saturated) {
-      if (!kErrorCounters.count(c)) continue;
+      if (std::find(std::begin(kPortErrorCounters), std::end(kPortErrorCounters), c) ==
+          std::end(kPortErrorCounters)) {
+        continue;
+      }
       auto it = p.counters.find(c);
       stuck.push_back(c + (it == p.counters.end() ? "" : " (" + std::to_string(it->second) + ")"));
     }
