@@ -1,6 +1,8 @@
-// fabtrack sweep: fabtrack-allreduce over node counts, one night's scaling curve.
+// fabtrack sweep: a benchmark over node counts, one night's scaling curve.
 //   fabtrack sweep --nodes 1,2,4 [--ranks-per-node R] [--hostfile F | --slurm |
-//                  --mpirun "CMD ..."] --cluster NAME [--db ...] -- <harness flags>
+//                  --mpirun "CMD ..." | --no-launcher] --cluster NAME [--db ...]
+//                  [--bench nccl-tests --nccl-tests-dir DIR --collective LIST]
+//                  -- <benchmark flags>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,7 +16,9 @@
 #include "cli/commands.h"
 #include "cli/database_options.h"
 #include "collector/counters/sysfs_ports.h"
+#include "collector/ingest/nccl_tests_run.h"
 #include "collector/sweep/sweep_plan.h"
+#include "core/bus_bandwidth.h"
 #include "core/clock.h"
 #include "core/counter_deltas.h"
 #include "core/port_sample_json.h"
@@ -38,6 +42,11 @@ struct SweepOptions {
   std::vector<std::string> harness_args;
   std::string sysfs = "/sys";
   std::string ports = "auto";
+  std::string bench = "fabtrack-allreduce";
+  std::optional<std::string> nccl_tests_dir;
+  std::string collectives = "all_reduce";
+  std::string nccl_tests_json = "auto";
+  bool no_launcher = false;
   DatabaseOptions database;
 };
 
@@ -172,6 +181,135 @@ class TemporaryFolder {
   bool keep_ = false;
 };
 
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+std::string JoinWords(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& w : words) text += (text.empty() ? "" : " ") + w;
+  return text;
+}
+
+// The nccl-tests programs of --collective in --nccl-tests-dir: `<c>_perf`,
+// or `<c>_perf_mpi` (builds with NAME_SUFFIX=_mpi). "all": every one found.
+std::vector<sweep::NcclTestsProgram> FindNcclTestsPrograms(const SweepOptions& o) {
+  if (!o.nccl_tests_dir) {
+    std::cerr << "fabtrack sweep: --bench nccl-tests needs --nccl-tests-dir DIR (where "
+                 "all_reduce_perf is)\n";
+    throw CommandExit{kExitUsage};
+  }
+  const fs::path dir = fs::absolute(*o.nccl_tests_dir);
+  auto find = [&](const std::string& collective) -> std::optional<std::string> {
+    for (const std::string& suffix : {"_perf", "_perf_mpi"}) {
+      fs::path candidate = dir / (collective + suffix);
+      if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    }
+    return std::nullopt;
+  };
+  std::vector<sweep::NcclTestsProgram> programs;
+  if (o.collectives == "all") {
+    for (const std::string& c : KnownCollectives()) {
+      if (auto path = find(c)) programs.push_back({c, *path});
+    }
+    if (programs.empty()) {
+      std::cerr << "fabtrack sweep: no nccl-tests program (*_perf) in " << dir.string() << "\n";
+      throw CommandExit{kExitUsage};
+    }
+    return programs;
+  }
+  std::string list = o.collectives;
+  std::replace(list.begin(), list.end(), ',', ' ');
+  for (const std::string& name : SplitWords(list)) {
+    std::optional<std::string> collective = CanonicalCollective(name);
+    if (!collective) {
+      std::cerr << "fabtrack sweep: --collective " << name << ": not an nccl-tests collective ("
+                << JoinWords(KnownCollectives()) << ", or all)\n";
+      throw CommandExit{kExitUsage};
+    }
+    std::optional<std::string> path = find(*collective);
+    if (!path) {
+      std::cerr << "fabtrack sweep: " << (dir / (*collective + "_perf")).string()
+                << ": no such program (build nccl-tests there, or fix --nccl-tests-dir)\n";
+      throw CommandExit{kExitUsage};
+    }
+    programs.push_back({*collective, *path});
+  }
+  return programs;
+}
+
+// Whether the programs write -J reports: nccl-tests 2.17 and later list
+// --output_file in their usage text.
+bool NcclTestsWriteJson(const SweepOptions& o, const std::string& program) {
+  if (o.nccl_tests_json != "auto") return o.nccl_tests_json == "on";
+  try {
+    return RunProcess({program, "-h"}).output.find("--output_file") != std::string::npos;
+  } catch (const std::exception& e) {
+    std::cerr << "fabtrack sweep: " << program << " -h: " << e.what() << "\n";
+    return false;
+  }
+}
+
+// The runs of one nccl-tests launch, from its transcript and -J report; the
+// problems are printed. An unusable output keeps the sweep's folder.
+std::vector<RunRecord> NcclTestsRecords(const sweep::SweepSpec& spec, const sweep::PlannedRun& run,
+                                        const SweepOptions& o, int exit_code,
+                                        const std::string& launched_at, TemporaryFolder* own_folder,
+                                        int* worst) {
+  NcclTestsLaunch launch;
+  launch.collective = *run.collective;
+  launch.nodes = run.nodes;
+  launch.expected_ranks = run.expected_ranks;
+  launch.cluster = o.cluster;
+  launch.launched_at = launched_at;
+  launch.command_line = JoinWords(run.argv);
+  launch.sweep_id = spec.sweep_id;
+  for (const std::string& tag : spec.tags) {
+    const size_t eq = tag.find('=');
+    if (eq != std::string::npos) launch.tags[tag.substr(0, eq)] = tag.substr(eq + 1);
+  }
+  launch.exit_code = exit_code;
+  launch.transcript_path = *run.transcript_file;
+  launch.transcript = ReadFile(*run.transcript_file);
+  if (run.json_file && fs::exists(*run.json_file)) {
+    launch.json_path = *run.json_file;
+    launch.json = ReadFile(*run.json_file);
+  }
+  NcclTestsRuns built = BuildNcclTestsRuns(launch);
+  for (const std::string& problem : built.problems) std::cerr << problem << "\n";
+  if (built.runs.empty()) {
+    own_folder->Keep();
+    *worst = std::max(*worst, static_cast<int>(kExitInputError));
+  }
+  return std::move(built.runs);
+}
+
+// fabtrack-allreduce's result file of `run`. Whatever the exit code, what was
+// measured is kept: a run cut short left a "partial" result file.
+std::optional<RunRecord> HarnessRecord(const sweep::PlannedRun& run, int exit_code,
+                                       TemporaryFolder* own_folder, int* worst) {
+  std::ifstream in(*run.output_file);
+  if (!in) {
+    std::cerr << "fabtrack sweep: " << run.nodes << " node(s): no result file (exit " << exit_code
+              << ")\n";
+    // fabtrack-allreduce exits 2 on bad flags before measuring anything:
+    // every other node count would fail the same way.
+    if (exit_code == kExitUsage) throw CommandExit{kExitUsage};
+    return std::nullopt;
+  }
+  std::string why;
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  std::optional<RunRecord> record =
+      doc.is_discarded() ? std::nullopt : RunRecordFromJson(doc, &why);
+  if (!record) {
+    std::cerr << *run.output_file << ":1: unreadable result file: " << why << "\n";
+    own_folder->Keep();
+    *worst = std::max(*worst, static_cast<int>(kExitInputError));
+  }
+  return record;
+}
+
 void RunSweep(const SweepOptions& o) {
   sweep::SweepSpec spec;
   auto counts = sweep::ParseNodeCounts(o.nodes);
@@ -183,7 +321,9 @@ void RunSweep(const SweepOptions& o) {
   spec.node_counts = *counts;
   spec.ranks_per_node = o.ranks_per_node;
   spec.as_root = geteuid() == 0;
-  if (o.slurm) {
+  if (o.no_launcher) {
+    spec.launcher = sweep::Launcher::kDirect;
+  } else if (o.slurm) {
     spec.launcher = sweep::Launcher::kSlurm;
   } else if (o.mpirun) {
     spec.launcher = sweep::Launcher::kCustom;
@@ -197,7 +337,18 @@ void RunSweep(const SweepOptions& o) {
     }
     spec.hosts = sweep::ParseHostfile(std::string((std::istreambuf_iterator<char>(in)), {}));
   }
-  spec.allreduce = o.allreduce ? *o.allreduce : FindAllreduce().value_or("");
+  if (o.bench == "nccl-tests") {
+    spec.benchmark = sweep::Benchmark::kNcclTests;
+    spec.nccl_tests = FindNcclTestsPrograms(o);
+    spec.nccl_tests_json = NcclTestsWriteJson(o, spec.nccl_tests.front().path);
+  } else {
+    if (o.collectives != "all_reduce") {
+      std::cerr << "fabtrack sweep: fabtrack-allreduce runs all_reduce only; --collective "
+                << o.collectives << " needs --bench nccl-tests\n";
+      throw CommandExit{kExitUsage};
+    }
+    spec.allreduce = o.allreduce ? *o.allreduce : FindAllreduce().value_or("");
+  }
   spec.harness_args = o.harness_args;
   spec.tags = o.tags;
   spec.sweep_id = NewSweepId();
@@ -226,7 +377,13 @@ void RunSweep(const SweepOptions& o) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
 
-  std::cout << "sweep " << spec.sweep_id << ": node counts";
+  std::cout << "sweep " << spec.sweep_id << ": ";
+  if (spec.benchmark == sweep::Benchmark::kNcclTests) {
+    std::cout << "nccl-tests";
+    for (const auto& program : spec.nccl_tests) std::cout << " " << program.collective;
+    std::cout << (spec.nccl_tests_json ? " (-J reports)" : " (printed tables)") << ", ";
+  }
+  std::cout << "node counts";
   for (int k : spec.node_counts) std::cout << " " << k;
   std::cout << ", " << spec.ranks_per_node << " rank(s) per node, results in " << spec.output_dir
             << std::endl;
@@ -238,12 +395,16 @@ void RunSweep(const SweepOptions& o) {
   const bool local_ports = o.ports == "local" || spec.launcher == sweep::Launcher::kLocal;
   int worst = 0;
   int stored = 0;
-  for (const sweep::PlannedRun& run : sweep::PlanSweep(spec)) {
+  const std::vector<sweep::PlannedRun> plan = sweep::PlanSweep(spec);
+  const size_t planned = plan.size();
+  for (const sweep::PlannedRun& run : plan) {
     if (run.hostfile_path) {
       std::ofstream hostfile(*run.hostfile_path);
       for (const auto& line : run.hostfile_lines) hostfile << line << "\n";
     }
-    std::cout << "\n== " << run.nodes << " node(s), " << run.ranks << " rank(s)" << std::endl;
+    std::cout << "\n== " << run.nodes << " node(s), " << run.ranks << " rank(s)";
+    if (run.collective) std::cout << ", " << *run.collective;
+    std::cout << std::endl;
     int code = 0;
     Bracket bracket;
     auto t0 = std::chrono::steady_clock::now();
@@ -253,7 +414,8 @@ void RunSweep(const SweepOptions& o) {
     }
     const std::string launched_at = UtcNowIso();
     try {
-      code = RunAttached(run.argv);
+      code = run.transcript_file ? RunAttachedWithTranscript(run.argv, *run.transcript_file)
+                                 : RunAttached(run.argv);
     } catch (const std::exception& e) {
       std::cerr << "fabtrack sweep: " << e.what() << "\n";
       throw CommandExit{kExitInputError};
@@ -266,65 +428,60 @@ void RunSweep(const SweepOptions& o) {
       bracket.seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    // Whatever the exit code, keep what was measured: a run cut short left a
-    // "partial" result file.
-    std::ifstream in(*run.output_file);
-    if (!in) {
-      std::cerr << "fabtrack sweep: " << run.nodes << " node(s): no result file (exit " << code
-                << ")\n";
-      // fabtrack-allreduce exits 2 on bad flags before measuring anything:
-      // every other node count would fail the same way.
-      if (code == kExitUsage) throw CommandExit{kExitUsage};
-      continue;
+    std::vector<RunRecord> records;
+    if (spec.benchmark == sweep::Benchmark::kNcclTests) {
+      records = NcclTestsRecords(spec, run, o, code, launched_at, &own_folder, &worst);
+    } else if (std::optional<RunRecord> record = HarnessRecord(run, code, &own_folder, &worst)) {
+      records.push_back(std::move(*record));
     }
-    std::string why;
-    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    std::optional<RunRecord> record =
-        doc.is_discarded() ? std::nullopt : RunRecordFromJson(doc, &why);
-    if (!record) {
-      std::cerr << *run.output_file << ":1: unreadable result file: " << why << "\n";
-      own_folder.Keep();
-      worst = std::max(worst, static_cast<int>(kExitInputError));
-      continue;
-    }
-    record->cluster = o.cluster;
-    record->source_file = *run.output_file;
-    if (spec.launcher == sweep::Launcher::kLocal && record->nodes != run.nodes) {
-      // A local sweep stands its node counts up on this one host: the run is
-      // the node count it printed and was launched as, and says it was local.
-      record->nodes = run.nodes;
-      record->ranks_per_node = run.ranks / std::max(run.nodes, 1);
-      record->tags["local_sweep"] = "one host";
-    }
-    // Rank 0 may run on a node whose clock is off: the run is placed in the
-    // window this host launched it in (nights and baselines are by time).
-    RunClock clock =
-        ReconcileRunClock(record->started_at, record->ended_at, launched_at, returned_at);
-    if (clock.skew_s) {
-      std::cerr << "fabtrack sweep: " << run.nodes << " node(s): rank 0's clock is "
-                << static_cast<long long>(std::llround(*clock.skew_s))
-                << " s off this host's; the run is recorded at this host's time\n";
-      record->started_at = clock.started_at;
-      record->ended_at = clock.ended_at;
-      record->tags["clock_skew_s"] = std::to_string(std::llround(*clock.skew_s));
-    }
-    store::SpoolBatch batch;
-    batch.run = std::move(*record);
-    if (bracketing) {
-      batch.bracket = store::SpooledBracket{std::move(bracket.before), std::move(bracket.after),
-                                            bracket.started_at, bracket.ended_at, bracket.seconds};
-    }
-    // The run and the same window's port counters of every node: raw
-    // samples and per-port deltas (resets and saturation handled).
-    const size_t sizes = batch.run.results.size();
-    const RunStatus status = batch.run.status;
     std::vector<store::SpoolBatch> batches;
-    batches.push_back(std::move(batch));
+    for (RunRecord& record : records) {
+      record.cluster = o.cluster;
+      if (spec.benchmark == sweep::Benchmark::kFabtrackAllreduce) {
+        record.source_file = *run.output_file;
+        record.parameters["fabtrack_version"] = FABTRACK_VERSION;
+      }
+      if (spec.launcher == sweep::Launcher::kLocal && run.nodes > 1) {
+        // A local sweep stands its node counts up on this one host: the run is
+        // the node count it was launched as, and says it was local.
+        record.nodes = run.nodes;
+        record.ranks_per_node = run.ranks / std::max(run.nodes, 1);
+        record.tags["local_sweep"] = "one host";
+      }
+      // Rank 0 may run on a node whose clock is off: the run is placed in the
+      // window this host launched it in (nights and baselines are by time).
+      RunClock clock =
+          ReconcileRunClock(record.started_at, record.ended_at, launched_at, returned_at);
+      if (clock.skew_s) {
+        std::cerr << "fabtrack sweep: " << run.nodes << " node(s): rank 0's clock is "
+                  << static_cast<long long>(std::llround(*clock.skew_s))
+                  << " s off this host's; the run is recorded at this host's time\n";
+        record.started_at = clock.started_at;
+        record.ended_at = clock.ended_at;
+        record.tags["clock_skew_s"] = std::to_string(std::llround(*clock.skew_s));
+      }
+      if (!record.ended_at) record.ended_at = returned_at;
+      store::SpoolBatch batch;
+      batch.run = std::move(record);
+      if (bracketing) {
+        batch.bracket = store::SpooledBracket{bracket.before, bracket.after, bracket.started_at,
+                                              bracket.ended_at, bracket.seconds};
+      }
+      batches.push_back(std::move(batch));
+    }
+    if (batches.empty()) continue;
+    // Each run with the same window's port counters of every node: raw
+    // samples and per-port deltas (resets and saturation handled), in one
+    // transaction.
+    std::vector<std::pair<size_t, RunStatus>> shapes;
+    for (const auto& batch : batches)
+      shapes.push_back({batch.run.results.size(), batch.run.status});
+    const std::string stored_from = run.output_file.value_or(run.transcript_file.value_or(""));
     app::StoreOutcome outcome;
     try {
       outcome = database.Store(std::move(batches));
     } catch (const app::BatchRefused& e) {
-      std::cerr << "fabtrack sweep: cannot store " << *run.output_file << ": " << e.what()
+      std::cerr << "fabtrack sweep: cannot store " << stored_from << ": " << e.what()
                 << " (the file is kept; `fabtrack ingest` it later)\n";
       own_folder.Keep();
       throw CommandExit{kExitDatabaseError};
@@ -333,14 +490,15 @@ void RunSweep(const SweepOptions& o) {
       std::cerr << "fabtrack sweep: not stored: " << outcome.failure << "\n";
     if (!outcome.stored) continue;
     ++stored;
-    const store::AppliedBatch& applied = outcome.applied.front();
-    std::cout << (applied.inserted ? "stored run " : "already stored as run ") << applied.run_id
-              << " (" << sizes << " sizes, " << RunStatusName(status);
-    if (bracketing) std::cout << ", port counters of " << applied.bracketed_hosts << " node(s)";
-    std::cout << ")" << std::endl;
+    for (size_t i = 0; i < outcome.applied.size() && i < shapes.size(); ++i) {
+      const store::AppliedBatch& applied = outcome.applied[i];
+      std::cout << (applied.inserted ? "stored run " : "already stored as run ") << applied.run_id
+                << " (" << shapes[i].first << " sizes, " << RunStatusName(shapes[i].second);
+      if (bracketing) std::cout << ", port counters of " << applied.bracketed_hosts << " node(s)";
+      std::cout << ")" << std::endl;
+    }
   }
-  std::cout << "\nsweep " << spec.sweep_id << ": " << stored << " of " << spec.node_counts.size()
-            << " runs stored";
+  std::cout << "\nsweep " << spec.sweep_id << ": " << stored << " of " << planned << " runs stored";
   if (database.spooled() > 0) {
     std::cout << ", " << database.spooled() << " spooled (database unavailable)";
   }
@@ -354,7 +512,7 @@ void RunSweep(const SweepOptions& o) {
 void SetupSweep(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   CLI::App* sweep = app.add_subcommand(
-      "sweep", "Run fabtrack-allreduce over node counts and store the scaling curve");
+      "sweep", "Run fabtrack-allreduce or nccl-tests over node counts and store the scaling curve");
   sweep->add_option("--nodes", o->nodes, "node counts: 1,2,4 or 1-4 or pow2:16 (default 1-2)");
   sweep->add_option("--ranks-per-node", o->ranks_per_node, "MPI ranks (GPUs) per node")
       ->check(CLI::PositiveNumber);
@@ -375,6 +533,23 @@ void SetupSweep(CLI::App& app) {
                    "port-counter bracketing: auto (every node of each run when this host has "
                    "class/infiniband), nodes, local (this host only) or off")
       ->check(CLI::IsMember({"auto", "nodes", "local", "off"}));
+  sweep
+      ->add_option("--bench", o->bench,
+                   "benchmark: fabtrack-allreduce (default) or nccl-tests (its programs in "
+                   "--nccl-tests-dir; flags after -- go to them)")
+      ->check(CLI::IsMember({"fabtrack-allreduce", "nccl-tests"}));
+  sweep->add_option("--nccl-tests-dir", o->nccl_tests_dir,
+                    "where nccl-tests' programs are (all_reduce_perf, all_gather_perf, ...)");
+  sweep->add_option("--collective", o->collectives,
+                    "nccl-tests collectives, comma-separated (all_reduce,all_gather,...) or all; "
+                    "one run of each per node count (default all_reduce)");
+  sweep
+      ->add_option("--nccl-tests-json", o->nccl_tests_json,
+                   "store nccl-tests' -J report: auto (when the program lists -J), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  sweep->add_flag("--no-launcher", o->no_launcher,
+                  "run the benchmark itself on this node, without mpirun (one node; "
+                  "nccl-tests -g N for N GPUs)");
   AddDatabaseOptions(sweep, &o->database);
   sweep->callback([o] {
     o->harness_args = PassthroughArgs();

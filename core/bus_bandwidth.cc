@@ -18,7 +18,9 @@ const std::map<std::string, Scaling, std::less<>>& Table() {
       {"alltoall", Scaling::kNMinus1OverN},
       {"gather", Scaling::kNMinus1OverN},
       {"scatter", Scaling::kNMinus1OverN},
-      {"hypercube", Scaling::kNMinus1OverN},
+      {"alltoallv", Scaling::kNMinus1OverN},
+      // hypercube's algbw already counts the n-1 peers each rank sends to.
+      {"hypercube", Scaling::kOne},
       {"broadcast", Scaling::kOne},
       {"reduce", Scaling::kOne},
       {"sendrecv", Scaling::kOne},
@@ -48,6 +50,12 @@ std::optional<std::string> CanonicalCollective(std::string_view name) {
   if (s == "send_recv") s = "sendrecv";
   if (Table().count(s) == 0) return std::nullopt;
   return s;
+}
+
+std::vector<std::string> KnownCollectives() {
+  std::vector<std::string> names;
+  for (const auto& [name, scaling] : Table()) names.push_back(name);
+  return names;
 }
 
 std::optional<double> BusBandwidthFactor(std::string_view collective, int ranks) {

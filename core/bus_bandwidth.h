@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fabtrack {
 
@@ -14,6 +15,9 @@ namespace fabtrack {
 // "all_reduce_perf", "all_gather_perf_mpi", "AllReduce" -> "all_reduce".
 // Returns nullopt for names it does not know.
 std::optional<std::string> CanonicalCollective(std::string_view name);
+
+// Every collective nccl-tests has a program for (`<name>_perf`), sorted.
+std::vector<std::string> KnownCollectives();
 
 // Bus-bandwidth factor for `ranks` ranks; nullopt for unknown collectives.
 std::optional<double> BusBandwidthFactor(std::string_view collective, int ranks);

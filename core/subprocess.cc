@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -107,6 +108,72 @@ int RunAttached(const std::vector<std::string>& argv) {
   if (n == static_cast<ssize_t>(sizeof exec_errno)) {
     throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(exec_errno));
   }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+int RunAttachedWithTranscript(const std::vector<std::string>& argv, const std::string& transcript) {
+  if (argv.empty()) throw std::runtime_error("RunAttachedWithTranscript: empty command");
+  const int file = open(transcript.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (file < 0) throw std::runtime_error(transcript + ": " + std::strerror(errno));
+  std::vector<char*> c_argv;
+  for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
+  c_argv.push_back(nullptr);
+  int output_pipe[2], error_pipe[2];
+  if (pipe2(output_pipe, O_CLOEXEC) != 0 || pipe2(error_pipe, O_CLOEXEC) != 0) {
+    close(file);
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  }
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // One pipe for both streams keeps their interleaving as written.
+    dup2(output_pipe[1], STDOUT_FILENO);
+    dup2(output_pipe[1], STDERR_FILENO);
+    execvp(c_argv[0], c_argv.data());
+    int err = errno;
+    (void)!write(error_pipe[1], &err, sizeof err);
+    _exit(127);
+  }
+  close(output_pipe[1]);
+  close(error_pipe[1]);
+  int exec_errno = 0;
+  ssize_t n = read(error_pipe[0], &exec_errno, sizeof exec_errno);
+  close(error_pipe[0]);
+  // Copy until the program (and every child holding the pipe) is done. A
+  // full disk stops the copy to the file, not the program (its output still
+  // reaches the terminal); the failure is reported when it ends.
+  bool file_ok = true;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t got = read(output_pipe[0], buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    for (ssize_t done = 0; done < got;) {
+      ssize_t w = write(STDOUT_FILENO, buffer + done, got - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) break;
+      done += w;
+    }
+    for (ssize_t done = 0; file_ok && done < got;) {
+      ssize_t w = write(file, buffer + done, got - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) file_ok = false;
+      done += w;
+    }
+  }
+  close(output_pipe[0]);
+  const bool closed = close(file) == 0;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  }
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+    throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(exec_errno));
+  }
+  if (!file_ok || !closed) throw std::runtime_error(transcript + ": write failed");
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;

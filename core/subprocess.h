@@ -29,4 +29,12 @@ namespace fabtrack {
 // (128+signal when killed). Throws std::runtime_error if it cannot start.
 int RunAttached(const std::vector<std::string>& argv);
 
+// RunAttached whose output (stdout and stderr of the program, merged in the
+// order it wrote them) also goes, byte for byte, to the file `transcript`
+// (created or truncated): the user watches the run while the file keeps what
+// a parser needs (a benchmark's table and the NCCL log lines it printed).
+// Throws std::runtime_error when the file cannot be written or the program
+// cannot start.
+int RunAttachedWithTranscript(const std::vector<std::string>& argv, const std::string& transcript);
+
 }  // namespace fabtrack

@@ -119,7 +119,9 @@ missing=$(LD_LIBRARY_PATH="$out/lib:$cuda/lib64" ldd "$out"/bin/fabtrack* "$out"
   "$out"/lib/* | awk '/^\// {f = $1} /not found/ {print f, $1}') || die "ldd failed on the bundle"
 [[ -z $missing ]] || die "libraries not found for the bundle: $missing"
 
-# 4. nccl-tests' all_reduce_perf: Hopper code only (sm_90), no MPI.
+# 4. nccl-tests' programs: all_reduce_perf (the side-by-side peer) and the
+# collectives `fabtrack sweep --bench nccl-tests` runs there; Hopper code
+# only (sm_90), no MPI (one GPU, launched without a launcher).
 peer_commit="(not built)"
 if ((peer)); then
   src=${NCCL_TESTS_SRC:-}
@@ -136,14 +138,18 @@ if ((peer)); then
     peer_commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo "$src")
   fi
   peer_build=$src/build
-  if [[ ! -x $peer_build/all_reduce_perf ]]; then
-    make -C "$src/src" -j"$(nproc)" MPI=0 CUDA_HOME="$cuda" NCCL_HOME="$cuda" \
-      NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" BUILDDIR="$peer_build" \
-      "$peer_build/all_reduce_perf" >"$src/build.log" 2>&1 ||
-      die "nccl-tests build failed (see $src/build.log)"
-  fi
-  cp "$peer_build/all_reduce_perf" "$out/bin/"
-  strip "$out/bin/all_reduce_perf"
+  programs=(all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf
+    sendrecv_perf)
+  for program in "${programs[@]}"; do
+    if [[ ! -x $peer_build/$program ]]; then
+      make -C "$src/src" -j"$(nproc)" MPI=0 CUDA_HOME="$cuda" NCCL_HOME="$cuda" \
+        NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" BUILDDIR="$peer_build" \
+        "$peer_build/$program" >>"$src/build.log" 2>&1 ||
+        die "nccl-tests build of $program failed (see $src/build.log)"
+    fi
+    cp "$peer_build/$program" "$out/bin/"
+    strip "$out/bin/$program"
+  done
 fi
 
 # 5. env.sh, read on the GPU machine.

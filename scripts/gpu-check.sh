@@ -13,7 +13,10 @@
 #      alternating, every size 8 B..1 GiB, the median per-size ratio of
 #      out-of-place algbw fabtrack/nccl-tests, both as they run by default:
 #      >= 0.98 over all sizes and >= 0.95 at every size (fabtrack -I 0, the
-#      mean loop without the sample loop, measured beside for information).
+#      mean loop without the sample loop, measured beside for information);
+#   4. nccl-tests as the sweep's benchmark: `fabtrack sweep --bench
+#      nccl-tests` over six collectives (-J reports and printed tables), each
+#      a complete run, spooled for a replay into PostgreSQL back home.
 # Everything lands in ./gpu-check-out (or $GPU_CHECK_DIR), packed into
 # gpu-check.tar.gz; where $OUT is set (the device tool's folder that comes
 # back) the archive and the summaries are copied there. The last lines
@@ -153,8 +156,40 @@ else
   fail "no nccl-tests in the bundle ($peer): the comparison did not run"
 fi
 
+# 4. nccl-tests as fabtrack's benchmark (issue 22): `fabtrack sweep --bench
+# nccl-tests` launches the real programs itself (no launcher: one GPU),
+# stores what they print (-J reports for two, printed tables for the other
+# four) and, this machine having no PostgreSQL, spools every run: the spool
+# comes back in the archive and is replayed into a real database there
+# (README, "On a GPU machine"). Every collective must give one complete run.
+export FABTRACK_SPOOL_DIR=$out/spool
+rm -rf "$FABTRACK_SPOOL_DIR" "$out/nccl-tests-sweep"
+nt_sweep() {  # nt_sweep NAME ARGS...: one sweep, its output to NAME.txt
+  local name=$1
+  shift
+  timeout 300 "$bundle/bin/fabtrack" sweep --no-launcher --nodes 1 --bench nccl-tests \
+    --nccl-tests-dir "$bundle/bin" --cluster gpu-check --ports off \
+    --db "host=/nonexistent-gpu-check port=1 dbname=none connect_timeout=1" \
+    --output-dir "$out/nccl-tests-sweep" "$@" -- -b 8 -e 1G -f 4 -n 20 -w 5 \
+    >"$out/nccl-tests-sweep.$name.txt" 2>&1
+  local code=$?
+  grep -E '^(sweep|==|stored|fabtrack sweep)|spooled \(|nothing stored|:[0-9]+: ' \
+    "$out/nccl-tests-sweep.$name.txt" | grep -v 'NCCL INFO'
+  ((code == 0)) || fail "fabtrack sweep --bench nccl-tests ($name) exited $code"
+}
+if [[ -x $bundle/bin/all_gather_perf ]]; then
+  NCCL_DEBUG=INFO nt_sweep json --collective all_reduce,all_gather
+  nt_sweep text --collective reduce_scatter,alltoall,broadcast,sendrecv --nccl-tests-json off
+  spooled=$(find "$FABTRACK_SPOOL_DIR" -name '*.batch' 2>/dev/null | wc -l)
+  echo "gpu-check: nccl-tests sweep: $spooled run(s) spooled for the replay"
+  ((spooled == 6)) || fail "nccl-tests sweep: $spooled runs spooled, 6 expected"
+else
+  fail "no nccl-tests collectives in the bundle: the sweep plug-in did not run"
+fi
+
 tar -czf "$out/gpu-check.tar.gz" -C "$out" runs gpu.txt environment.txt \
-  $([[ -f $out/comparison.txt ]] && echo comparison.txt)
+  $([[ -f $out/comparison.txt ]] && echo comparison.txt) \
+  $(cd "$out" && ls -d spool nccl-tests-sweep nccl-tests-sweep.*.txt 2>/dev/null)
 if [[ -n ${OUT:-} ]]; then
   cp "$out/gpu-check.tar.gz" "$out/gpu.txt" "$out/environment.txt" "$OUT/"
   [[ -f $out/comparison.txt ]] && cp "$out/comparison.txt" "$OUT/"

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace fabtrack::sweep {
 namespace {
@@ -68,10 +69,58 @@ std::vector<std::string> ParseHostfile(const std::string& text) {
   return hosts;
 }
 
+std::optional<int> NcclTestsRanksPerProcess(const std::vector<std::string>& args) {
+  int gpus = 1, threads = 1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    int* target = nullptr;
+    std::string value;
+    for (auto [short_flag, long_flag, slot] :
+         {std::tuple{"-g", "--ngpus", &gpus}, std::tuple{"-t", "--nthreads", &threads}}) {
+      const std::string long_eq = std::string(long_flag) + "=";
+      if (a == short_flag || a == long_flag) {
+        if (i + 1 >= args.size()) return std::nullopt;
+        target = slot;
+        value = args[++i];
+      } else if (a.rfind(long_eq, 0) == 0) {
+        target = slot;
+        value = a.substr(long_eq.size());
+      } else if (a.size() > 2 && a.rfind(short_flag, 0) == 0 && a[1] != '-') {
+        target = slot;
+        value = a.substr(2);
+      }
+      if (target) break;
+    }
+    if (!target) continue;
+    std::optional<int> v = ToPositive(value);
+    if (!v) return std::nullopt;
+    *target = *v;
+  }
+  return gpus * threads;
+}
+
 std::string ValidateSpec(const SweepSpec& s) {
   if (s.node_counts.empty()) return "no node counts";
   if (s.ranks_per_node < 1) return "--ranks-per-node must be at least 1";
-  if (s.allreduce.empty()) return "fabtrack-allreduce not found (use --allreduce PATH)";
+  if (s.benchmark == Benchmark::kFabtrackAllreduce && s.allreduce.empty()) {
+    return "fabtrack-allreduce not found (use --allreduce PATH)";
+  }
+  if (s.benchmark == Benchmark::kNcclTests) {
+    if (s.nccl_tests.empty()) return "no nccl-tests program to run";
+    for (const std::string& a : s.harness_args) {
+      if (a == "-J" || a.rfind("-J", 0) == 0 || a.rfind("--output_file", 0) == 0) {
+        return "nccl-tests flag " + a + ": the sweep sets -J itself (its report is stored)";
+      }
+    }
+    if (!NcclTestsRanksPerProcess(s.harness_args)) {
+      return "nccl-tests flags: -g/-t need a positive whole number";
+    }
+  }
+  if (s.launcher == Launcher::kDirect &&
+      (s.node_counts != std::vector<int>{1} || s.ranks_per_node != 1)) {
+    return "without a launcher the benchmark runs as one process on this node: --nodes 1, "
+           "one rank per node (nccl-tests -g N drives N GPUs)";
+  }
   if (s.launcher == Launcher::kHostfile) {
     if (s.hosts.empty()) return "the hostfile lists no hosts";
     if (s.node_counts.back() > static_cast<int>(s.hosts.size())) {
@@ -90,9 +139,12 @@ std::vector<PlannedRun> PlanSweep(const SweepSpec& s) {
     PlannedRun run;
     run.nodes = k;
     run.ranks = k * s.ranks_per_node;
+    run.expected_ranks = run.ranks;
     const std::string np = std::to_string(run.ranks);
     std::vector<std::string>& a = run.argv;
     switch (s.launcher) {
+      case Launcher::kDirect:
+        break;
       case Launcher::kSlurm:
         a = {"srun", "-N", std::to_string(k), "--ntasks-per-node",
              std::to_string(s.ranks_per_node)};
@@ -125,6 +177,29 @@ std::vector<PlannedRun> PlanSweep(const SweepSpec& s) {
                  {"-np", np, "--map-by", "ppr:" + std::to_string(s.ranks_per_node) + ":node"});
         break;
     }
+    if (s.benchmark == Benchmark::kNcclTests) {
+      // nccl-tests prints its table (and NCCL's log) on rank 0's stdout,
+      // which the launcher brings here; -J writes the same table as JSON.
+      const std::vector<std::string> launcher = a;
+      const int per_process = NcclTestsRanksPerProcess(s.harness_args).value_or(1);
+      for (const NcclTestsProgram& program : s.nccl_tests) {
+        PlannedRun one = run;
+        one.argv = launcher;
+        one.argv.push_back(program.path);
+        one.argv.insert(one.argv.end(), s.harness_args.begin(), s.harness_args.end());
+        one.collective = program.collective;
+        one.expected_ranks = run.ranks * per_process;
+        const std::string stem = s.output_dir + "/" + s.sweep_id + ".nodes" + std::to_string(k) +
+                                 "." + program.collective;
+        one.transcript_file = stem + ".txt";
+        if (s.nccl_tests_json) {
+          one.json_file = stem + ".json";
+          one.argv.insert(one.argv.end(), {"-J", *one.json_file});
+        }
+        runs.push_back(std::move(one));
+      }
+      continue;
+    }
     a.push_back(s.allreduce);
     a.insert(a.end(), s.harness_args.begin(), s.harness_args.end());
     a.insert(a.end(), {"--sweep-id", s.sweep_id});
@@ -146,6 +221,7 @@ std::vector<std::string> PlanPortSampling(const SweepSpec& s, const PlannedRun& 
   std::vector<std::string> a;
   switch (s.launcher) {
     case Launcher::kLocal:
+    case Launcher::kDirect:
       break;
     case Launcher::kSlurm:
       a = {"srun", "-N", k, "--ntasks-per-node", "1"};
@@ -175,6 +251,7 @@ std::vector<std::string> PlanProbeRound(const SweepSpec& s, const std::vector<st
   std::vector<std::string> a;
   switch (s.launcher) {
     case Launcher::kLocal:
+    case Launcher::kDirect:
       return {};
     case Launcher::kSlurm:
       a = {"srun", "-N", n, "-n", n, "--nodelist=" + list, "--ntasks-per-node", "1"};

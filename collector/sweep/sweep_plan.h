@@ -1,5 +1,7 @@
-// Plans a sweep of fabtrack-allreduce over node counts: which node counts,
-// and the exact launcher command line for each. Pure; `fabtrack sweep` runs it.
+// Plans a sweep of a benchmark over node counts: which node counts, and the
+// exact launcher command line for each. The benchmark is fabtrack-allreduce
+// (default) or nccl-tests' programs, one run per collective and node count.
+// Pure; `fabtrack sweep` runs it.
 #pragma once
 
 #include <optional>
@@ -13,6 +15,19 @@ enum class Launcher {
   kHostfile,  // mpirun with the first k hosts of a hostfile
   kSlurm,     // srun -N k inside an allocation
   kCustom,    // a given mpirun-like prefix (e.g. scripts/netns-fabric.sh mpirun --)
+  kDirect,    // no launcher: the program itself, on this one node (one node count, 1);
+              // a GPU box without MPI, nccl-tests -g 8 on one server
+};
+
+enum class Benchmark {
+  kFabtrackAllreduce,  // fabtrack-allreduce, writes its own result file
+  kNcclTests,          // nccl-tests' <collective>_perf: its printed output is parsed
+};
+
+// One nccl-tests program of the sweep: "all_gather" at DIR/all_gather_perf.
+struct NcclTestsProgram {
+  std::string collective;
+  std::string path;
 };
 
 struct SweepSpec {
@@ -29,6 +44,9 @@ struct SweepSpec {
   std::string output_dir;         // result files land here (shared or local)
   std::vector<std::string> tags;  // k=v
   bool as_root = false;           // Open MPI needs --allow-run-as-root
+  Benchmark benchmark = Benchmark::kFabtrackAllreduce;
+  std::vector<NcclTestsProgram> nccl_tests;  // kNcclTests: the programs, in run order
+  bool nccl_tests_json = false;              // they take -J FILE (nccl-tests 2.17+)
 };
 
 struct PlannedRun {
@@ -37,8 +55,17 @@ struct PlannedRun {
   std::vector<std::string> argv;
   std::optional<std::string> hostfile_path;  // to write before running
   std::vector<std::string> hostfile_lines;
-  std::optional<std::string> output_file;
+  std::optional<std::string> output_file;      // fabtrack-allreduce's result file
+  std::optional<std::string> collective;       // kNcclTests
+  std::optional<std::string> transcript_file;  // kNcclTests: everything it printed
+  std::optional<std::string> json_file;        // kNcclTests with -J
+  int expected_ranks = 0;  // ranks the benchmark should report (nccl-tests: x -g x -t)
 };
+
+// nccl-tests' ranks per process: -g GPUs per thread times -t threads, from
+// the flags as given (-g 2, -g2, --ngpus 2, --ngpus=2; the last one wins).
+// nullopt when a value is malformed.
+std::optional<int> NcclTestsRanksPerProcess(const std::vector<std::string>& args);
 
 // "1,2,4" -> {1,2,4}; "1-4" -> {1,2,3,4}; "pow2:16" -> {1,2,4,8,16}.
 // nullopt on malformed input.
@@ -51,6 +78,7 @@ std::vector<std::string> ParseHostfile(const std::string& text);
 // Empty string when the spec can run, else what is wrong.
 std::string ValidateSpec(const SweepSpec& spec);
 
+// Node count by node count; for nccl-tests, each count runs every program.
 std::vector<PlannedRun> PlanSweep(const SweepSpec& spec);
 
 // The command that reads the port counters of every node of `run` once: the

@@ -142,5 +142,82 @@ TEST(PlanProbeRound, OneRankOnEachHostThroughTheLauncher) {
   EXPECT_TRUE(plan(Spec(Launcher::kLocal)).empty());
 }
 
+// nccl-tests as the sweep's benchmark: one run per program per node count,
+// the launcher the same as fabtrack-allreduce's, the user's flags passed
+// through as typed, -J added when the programs write reports.
+TEST(PlanSweepTest, NcclTestsRunsEveryProgramAtEveryNodeCount) {
+  SweepSpec s = Spec(Launcher::kSlurm);
+  s.benchmark = Benchmark::kNcclTests;
+  s.allreduce.clear();
+  s.nccl_tests = {{"all_reduce", "/opt/nt/all_reduce_perf"},
+                  {"all_gather", "/opt/nt/all_gather_perf"}};
+  s.nccl_tests_json = true;
+  s.harness_args = {"-b", "8", "-e", "1G", "-f", "2", "-g", "2"};
+  ASSERT_EQ(ValidateSpec(s), "");
+  std::vector<PlannedRun> runs = PlanSweep(s);
+  ASSERT_EQ(runs.size(), 6u);
+  EXPECT_EQ(runs[0].collective, "all_reduce");
+  EXPECT_EQ(runs[1].collective, "all_gather");
+  EXPECT_EQ(runs[5].nodes, 4);
+  EXPECT_EQ(runs[5].ranks, 8);            // processes: 4 nodes x 2 per node
+  EXPECT_EQ(runs[5].expected_ranks, 16);  // each drives 2 GPUs (-g 2)
+  EXPECT_EQ(runs[1].argv,
+            (std::vector<std::string>{"srun", "-N", "1", "--ntasks-per-node", "2",
+                                      "/opt/nt/all_gather_perf", "-b", "8", "-e", "1G", "-f", "2",
+                                      "-g", "2", "-J", "/shared/out/S1.nodes1.all_gather.json"}));
+  EXPECT_EQ(runs[1].transcript_file, "/shared/out/S1.nodes1.all_gather.txt");
+  EXPECT_EQ(runs[1].output_file, std::nullopt);
+  // fabtrack-allreduce's own flags do not reach nccl-tests.
+  EXPECT_FALSE(Has(runs[1].argv, {"--sweep-id"}));
+  EXPECT_FALSE(Has(runs[1].argv, {"--output"}));
+  s.nccl_tests_json = false;
+  EXPECT_FALSE(Has(PlanSweep(s)[0].argv, {"-J"}));
+  EXPECT_EQ(PlanSweep(s)[0].json_file, std::nullopt);
+}
+
+TEST(PlanSweepTest, NcclTestsFlagsTheSweepOwnsAreRefused) {
+  SweepSpec s = Spec(Launcher::kLocal);
+  s.benchmark = Benchmark::kNcclTests;
+  s.nccl_tests = {{"all_reduce", "/opt/nt/all_reduce_perf"}};
+  s.harness_args = {"-b", "8", "-J", "mine.json"};
+  EXPECT_NE(ValidateSpec(s).find("-J"), std::string::npos);
+  s.harness_args = {"--output_file=mine.json"};
+  EXPECT_NE(ValidateSpec(s).find("--output_file"), std::string::npos);
+  s.harness_args = {"-g", "zero"};
+  EXPECT_NE(ValidateSpec(s).find("-g/-t"), std::string::npos);
+  s.nccl_tests.clear();
+  s.harness_args.clear();
+  EXPECT_NE(ValidateSpec(s), "");
+}
+
+TEST(NcclTestsRanksPerProcessTest, EveryFlagSpelling) {
+  EXPECT_EQ(NcclTestsRanksPerProcess({}), 1);
+  EXPECT_EQ(NcclTestsRanksPerProcess({"-b", "8", "-g", "8"}), 8);
+  EXPECT_EQ(NcclTestsRanksPerProcess({"-g4", "-t", "2"}), 8);
+  EXPECT_EQ(NcclTestsRanksPerProcess({"--ngpus", "2", "--nthreads=3"}), 6);
+  EXPECT_EQ(NcclTestsRanksPerProcess({"-g", "2", "-g", "4"}), 4);  // the last one wins
+  EXPECT_EQ(NcclTestsRanksPerProcess({"-g"}), std::nullopt);
+  EXPECT_EQ(NcclTestsRanksPerProcess({"-g", "0"}), std::nullopt);
+  EXPECT_EQ(NcclTestsRanksPerProcess({"-t", "x"}), std::nullopt);
+}
+
+// Without a launcher the program is the whole command, on this node only.
+TEST(PlanSweepTest, DirectLaunchRunsTheProgramItselfOnOneNode) {
+  SweepSpec s = Spec(Launcher::kDirect);
+  s.ranks_per_node = 1;
+  EXPECT_NE(ValidateSpec(s).find("--nodes 1"), std::string::npos);
+  s.node_counts = {1};
+  ASSERT_EQ(ValidateSpec(s), "");
+  s.benchmark = Benchmark::kNcclTests;
+  s.nccl_tests = {{"all_reduce", "/opt/nt/all_reduce_perf"}};
+  s.harness_args = {"-g", "8"};
+  std::vector<PlannedRun> runs = PlanSweep(s);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].argv, (std::vector<std::string>{"/opt/nt/all_reduce_perf", "-g", "8"}));
+  EXPECT_EQ(runs[0].expected_ranks, 8);
+  s.ranks_per_node = 2;
+  EXPECT_NE(ValidateSpec(s), "");
+}
+
 }  // namespace
 }  // namespace fabtrack::sweep
