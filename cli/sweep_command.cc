@@ -202,7 +202,7 @@ std::vector<sweep::NcclTestsProgram> FindNcclTestsPrograms(const SweepOptions& o
   }
   const fs::path dir = fs::absolute(*o.nccl_tests_dir);
   auto find = [&](const std::string& collective) -> std::optional<std::string> {
-    for (const std::string& suffix : {"_perf", "_perf_mpi"}) {
+    for (const char* suffix : {"_perf", "_perf_mpi"}) {
       fs::path candidate = dir / (collective + suffix);
       if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
     }

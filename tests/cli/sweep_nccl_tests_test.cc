@@ -69,7 +69,8 @@ TEST_F(SweepNcclTests, EveryCollectiveAtEveryNodeCountIsStored) {
                  "u.nodes = 2 AND u.collective = 'all_reduce' AND r.size_bytes = 134217728"));
   EXPECT_NEAR(busbw, 1.19, 0.005);
   EXPECT_NE(busbw, 1.19);
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM run_results"), "36");
+  // 14 sizes in the H200 recordings (1 node), 9 in the 2-node outputs.
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM run_results"), "46");
   // The user's flags reached the programs as typed, each with its own -J.
   const std::string args = Args();
   EXPECT_NE(args.find("all_gather_perf -b 8 -e 128M -f 8 -J " + dir_ + "/out/"), std::string::npos)
@@ -114,27 +115,30 @@ TEST_F(SweepNcclTests, WithoutLauncherTheProgramRunsAlone) {
   EXPECT_EQ(Sweep("--no-launcher --nodes 1-2").exit_code, 2);
 }
 
-// "all": every nccl-tests program in the folder, NAME_SUFFIX=_mpi builds
-// too; one that prints nothing usable fails the sweep, naming its output,
-// and the others are stored.
+// "all": every nccl-tests program in the folder (the H200 recordings of six
+// collectives), NAME_SUFFIX=_mpi builds too; one that prints nothing usable
+// fails the sweep, naming its output, and the others are stored.
 TEST_F(SweepNcclTests, AllCollectivesInTheFolder) {
   CommandOutput r = Sweep("--nodes 1 --collective all -- -b 8 -e 128M -f 8");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // kExitInputError
-  EXPECT_NE(r.out.find("nccl-tests all_gather all_reduce reduce_scatter"), std::string::npos)
+  EXPECT_NE(r.out.find("nccl-tests all_gather all_reduce alltoall broadcast gather reduce_scatter "
+                       "sendrecv"),
+            std::string::npos)
       << r.out;
-  EXPECT_NE(r.err.find(".nodes1.reduce_scatter.txt:1: nccl-tests printed neither a result table "
-                       "nor NCCL log lines"),
+  EXPECT_NE(r.err.find(".nodes1.gather.txt:1: nccl-tests printed neither a result table nor NCCL "
+                       "log lines"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(db_.Scalar("SELECT string_agg(collective, ',' ORDER BY collective) FROM runs"),
-            "all_gather,all_reduce");
-  EXPECT_NE(Args().find("reduce_scatter_perf_mpi -b 8"), std::string::npos) << Args();
+            "all_gather,all_reduce,alltoall,broadcast,reduce_scatter,sendrecv");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM runs WHERE status = 'complete'"), "6");
+  EXPECT_NE(Args().find("gather_perf_mpi -b 8"), std::string::npos) << Args();
 }
 
 TEST_F(SweepNcclTests, UsageErrorsNameWhatIsWrong) {
-  CommandOutput r = Sweep("--nodes 1 --collective sendrecv");
+  CommandOutput r = Sweep("--nodes 1 --collective scatter");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find(kPrograms + "/sendrecv_perf: no such program"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(kPrograms + "/scatter_perf: no such program"), std::string::npos) << r.err;
   r = Sweep("--nodes 1 --collective allreduce,bogus");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--collective bogus: not an nccl-tests collective"), std::string::npos)

@@ -9,8 +9,8 @@ namespace {
 
 TEST(BusBandwidthTest, FactorsOfEveryCollectiveAtEightRanks) {
   EXPECT_DOUBLE_EQ(*BusBandwidthFactor("all_reduce", 8), 14.0 / 8);
-  for (const char* c : {"all_gather", "reduce_scatter", "alltoall", "alltoallv", "gather",
-                        "scatter"}) {
+  for (const char* c :
+       {"all_gather", "reduce_scatter", "alltoall", "alltoallv", "gather", "scatter"}) {
     EXPECT_DOUBLE_EQ(*BusBandwidthFactor(c, 8), 7.0 / 8) << c;
   }
   // hypercube's algbw already counts the n-1 peers; broadcast, reduce and

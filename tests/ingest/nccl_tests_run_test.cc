@@ -57,6 +57,44 @@ TEST(NcclTestsRunTest, PrintedTableWithItsNcclLog) {
   EXPECT_EQ(run.content_hash.size(), 64u);
 }
 
+// The six collectives as nccl-tests 2.19.6 printed them on an H200 (one
+// rank; all_reduce and all_gather with -J and NCCL_DEBUG=INFO).
+TEST(NcclTestsRunTest, RecordedH200OutputsOfSixCollectives) {
+  for (const std::string collective :
+       {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "sendrecv"}) {
+    SCOPED_TRACE(collective);
+    NcclTestsLaunch launch = Launch(collective, 1);
+    const bool with_report = collective.starts_with("all_");
+    if (with_report) {
+      launch.json_path = "/out/r.json";
+      launch.json = Read("fake_nccl_tests/outputs/" + collective + ".1.json");
+    }
+    NcclTestsRuns built = BuildNcclTestsRuns(launch);
+    EXPECT_TRUE(built.problems.empty()) << built.problems.front();
+    ASSERT_EQ(built.runs.size(), 1u);
+    const RunRecord& run = built.runs[0];
+    EXPECT_EQ(run.status, RunStatus::kComplete);
+    EXPECT_EQ(run.collective, collective);
+    EXPECT_EQ(run.nccl_tests_version, "2.19.6");
+    EXPECT_EQ(run.nccl_version, "2.28.9");
+    EXPECT_EQ(run.gpu_model, "NVIDIA H200");
+    EXPECT_EQ(run.hosts, std::vector<std::string>{"vm"});
+    ASSERT_EQ(run.results.size(), 14u);  // 8 B x 4^k up to -e 1G: 8 B .. 512 MiB
+    EXPECT_EQ(run.results.back().row.size_bytes, 536870912);
+    for (const ResultRow& r : run.results) {
+      ASSERT_TRUE(r.row.oop);
+      EXPECT_EQ(r.row.oop->wrong.value_or(-1), 0) << r.row.size_bytes;
+    }
+    if (with_report) {
+      // The log printed between header and table: NCCL fell back to sockets
+      // (no HCA on that machine); the image's NCCL_VERSION is not a setting.
+      EXPECT_EQ(run.network, "Socket");
+      EXPECT_EQ(run.nccl_env.count("NCCL_VERSION"), 0u);
+      EXPECT_EQ(run.nccl_env.at("NCCL_DEBUG"), "INFO");
+    }
+  }
+}
+
 // The -J report's numbers (more digits) with the printed header's version
 // and the printed log's evidence.
 TEST(NcclTestsRunTest, JsonReportPreferredAndCompletedFromThePrintedOutput) {
