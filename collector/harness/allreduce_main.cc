@@ -67,6 +67,12 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
                  "distribution (p50/p99/cv%); 0 the mean alone");
   app.add_option("-G,--cudagraph", o->timing.graph_launches,
                  "nccl: capture the timed calls into a CUDA graph and launch it this many times");
+  int average = 1;
+  app.add_option("-a,--average", average,
+                 "time reported over ranks: 0 rank 0, 1 average (default), 2 min, 3 max");
+  app.add_option("-N,--run_cycles", o->cycles, "run and print the sweep this many times");
+  app.add_option("-g,--ngpus", o->gpus_per_thread, "GPUs per process: 1 (one rank per GPU)");
+  app.add_option("-t,--nthreads", o->threads, "threads per process: 1");
   app.add_option("-d,--datatype", dtype,
                  "float, double, int32, uint32, int64, uint64, int8, uint8"
                  " (nccl: also half, bfloat16)");
@@ -138,6 +144,10 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
     return "-I " + std::to_string(per_iteration) + ": expected 0 or 1";
   }
   o->timing.per_iteration_events = per_iteration == 1;
+  if (average < 0 || average > 3) {
+    return "-a " + std::to_string(average) + ": expected 0 (rank 0), 1 (average), 2 (min), 3 (max)";
+  }
+  o->rank_time = static_cast<RankTimeMode>(average);
   auto t = ParseDataType(dtype);
   if (!t) return "-d " + dtype + ": unknown data type";
   o->dtype = *t;
@@ -313,9 +323,11 @@ Half MeasureHalf(AllReduceBackend& backend, const HarnessOptions& o, int64_t cou
   AllReduceBackend::TimedRun timed = backend.RunTimed(count, in_place, o.iters);
   const std::vector<double>& mine = timed.samples_us;
   const int samples = static_cast<int>(mine.size());
-  // nccl-tests' time: each rank's mean, averaged over the ranks (its -a 1).
-  double mean_us = timed.mean_us.value_or(0), mean_sum = 0;
-  MPI_Reduce(&mean_us, &mean_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  // nccl-tests' time: each rank's mean, combined over the ranks as -a says
+  // (default: averaged).
+  double mean_us = timed.mean_us.value_or(0);
+  std::vector<double> rank_means(rank == 0 ? ranks : 0);
+  MPI_Gather(&mean_us, 1, MPI_DOUBLE, rank_means.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   std::vector<double> all(rank == 0 ? static_cast<size_t>(samples) * ranks : 0);
   MPI_Gather(mine.data(), samples, MPI_DOUBLE, all.data(), samples, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   int64_t wrong = 0;
@@ -336,7 +348,11 @@ Half MeasureHalf(AllReduceBackend& backend, const HarnessOptions& o, int64_t cou
                           all.begin() + static_cast<ptrdiff_t>(r + 1) * samples);
     }
     half.latency = AnalyzeLatencies(durations);
-    if (timed.mean_us) half.latency.time_us = mean_sum / ranks;
+    if (!timed.mean_us) {
+      // Calls timed one by one: each rank's mean is that of its samples.
+      for (const RankSummary& rs : half.latency.ranks) rank_means[rs.rank] = rs.mean_us;
+    }
+    half.latency.time_us = CombineRankTimes(rank_means, o.rank_time);
   }
   return half;
 }
@@ -533,84 +549,92 @@ int RunHarness(int argc, char** argv, const RunSinkFactory& make_sink) {
   double busbw_sum = 0;
   int busbw_count = 0;
   int64_t out_of_bounds = 0;
-  for (size_t s = 0; s < sizes.size(); ++s) {
-    if (fault.exit_after_sizes >= 0 && static_cast<int>(s) == fault.exit_after_sizes &&
-        rank == fault.rank) {
-      std::cerr << "fabtrack-allreduce: rank " << rank << ": fault injection: exiting\n";
-      std::_Exit(9);
-    }
-    const int64_t bytes = sizes[s];
-    const int64_t count = bytes / width;
-    Half halves[2];
-    for (int in_place = 0; in_place < 2; ++in_place) {
-      halves[in_place] = MeasureHalf(*backend, o, count, in_place == 1, rank, ranks);
-    }
-    if (rank != 0) continue;
-    ResultRow row;
-    row.row.size_bytes = bytes;
-    row.row.count = count;
-    row.row.type = DataTypeName(o.dtype);
-    row.row.redop = ReduceOpName(o.op);
-    row.row.root = -1;
-    TableHalf table[2];
-    for (int h = 0; h < 2; ++h) {
-      const SizeLatency& l = halves[h].latency;
-      Measurement m;
-      m.time_us = l.time_us;
-      m.algbw_gbps = l.time_us > 0 ? bytes / l.time_us / 1e3 : 0.0;
-      m.busbw_gbps = *m.algbw_gbps * factor;
-      if (o.check) m.wrong = halves[h].wrong;
-      m.iter_min_us = l.collective.min;
-      m.iter_max_us = l.collective.max;
-      m.iter_p50_us = l.collective.p50;
-      m.iter_p99_us = l.collective.p99;
-      m.iter_cv_pct = l.collective.cv * 100.0;
-      (h == 0 ? row.row.oop : row.row.ip) = m;
-      table[h] = {*m.time_us,       *m.algbw_gbps,    *m.busbw_gbps,  m.wrong,
-                  l.collective.p50, l.collective.p99, l.collective.cv};
-      busbw_sum += *m.busbw_gbps;
-      ++busbw_count;
-      out_of_bounds += halves[h].wrong;
-      const int row_index = static_cast<int>(run.results.size());
-      for (size_t i = 0; i < l.per_iteration_us.size(); ++i) {
-        run.latency_samples.push_back(
-            {row_index, h == 1, static_cast<int>(i), l.per_iteration_us[i]});
+  // nccl-tests -N: the sweep again and again, every cycle's rows printed in
+  // the one table as nccl-tests does; the run keeps the last cycle (the
+  // earlier ones warmed the fabric up).
+  for (int cycle = 0; cycle < o.cycles; ++cycle) {
+    const bool recorded = cycle == o.cycles - 1;
+    for (size_t s = 0; s < sizes.size(); ++s) {
+      if (fault.exit_after_sizes >= 0 && static_cast<int>(s) == fault.exit_after_sizes &&
+          rank == fault.rank) {
+        std::cerr << "fabtrack-allreduce: rank " << rank << ": fault injection: exiting\n";
+        std::_Exit(9);
       }
-      for (const RankSummary& rs : l.ranks) {
-        run.rank_timings.push_back({row_index, h == 1, rs.rank, hosts[rs.rank], rs.mean_us,
-                                    rs.p50_us, rs.p99_us, rs.max_us, rs.mean_lateness_us});
+      const int64_t bytes = sizes[s];
+      const int64_t count = bytes / width;
+      Half halves[2];
+      for (int in_place = 0; in_place < 2; ++in_place) {
+        halves[in_place] = MeasureHalf(*backend, o, count, in_place == 1, rank, ranks);
+      }
+      if (rank != 0) continue;
+      ResultRow row;
+      row.row.size_bytes = bytes;
+      row.row.count = count;
+      row.row.type = DataTypeName(o.dtype);
+      row.row.redop = ReduceOpName(o.op);
+      row.row.root = -1;
+      TableHalf table[2];
+      for (int h = 0; h < 2; ++h) {
+        const SizeLatency& l = halves[h].latency;
+        Measurement m;
+        m.time_us = l.time_us;
+        m.algbw_gbps = l.time_us > 0 ? bytes / l.time_us / 1e3 : 0.0;
+        m.busbw_gbps = *m.algbw_gbps * factor;
+        if (o.check) m.wrong = halves[h].wrong;
+        m.iter_min_us = l.collective.min;
+        m.iter_max_us = l.collective.max;
+        m.iter_p50_us = l.collective.p50;
+        m.iter_p99_us = l.collective.p99;
+        m.iter_cv_pct = l.collective.cv * 100.0;
+        (h == 0 ? row.row.oop : row.row.ip) = m;
+        table[h] = {*m.time_us,       *m.algbw_gbps,    *m.busbw_gbps,  m.wrong,
+                    l.collective.p50, l.collective.p99, l.collective.cv};
+        if (!recorded) continue;
+        busbw_sum += *m.busbw_gbps;
+        ++busbw_count;
+        out_of_bounds += halves[h].wrong;
+        const int row_index = static_cast<int>(run.results.size());
+        for (size_t i = 0; i < l.per_iteration_us.size(); ++i) {
+          run.latency_samples.push_back(
+              {row_index, h == 1, static_cast<int>(i), l.per_iteration_us[i]});
+        }
+        for (const RankSummary& rs : l.ranks) {
+          run.rank_timings.push_back({row_index, h == 1, rs.rank, hosts[rs.rank], rs.mean_us,
+                                      rs.p50_us, rs.p99_us, rs.max_us, rs.mean_lateness_us});
+        }
+      }
+      const SizeLatency& oop = halves[0].latency;
+      LatencySummary& sum = row.latency;
+      sum.mean_us = oop.collective.mean;
+      sum.p50_us = oop.collective.p50;
+      sum.p90_us = oop.collective.p90;
+      sum.p99_us = oop.collective.p99;
+      sum.min_us = oop.collective.min;
+      sum.max_us = oop.collective.max;
+      sum.stddev_us = oop.collective.stddev;
+      sum.cv = oop.collective.cv;
+      sum.ip_p50_us = halves[1].latency.collective.p50;
+      sum.ip_p99_us = halves[1].latency.collective.p99;
+      sum.ip_cv = halves[1].latency.collective.cv;
+      if (oop.straggler_rank) {
+        sum.straggler_rank = oop.straggler_rank;
+        sum.straggler_host = hosts[*oop.straggler_rank];
+        sum.straggler_excess_us = oop.straggler_excess_us;
+      }
+      if (!o.quiet) {
+        std::cout << RowLine(bytes, count, *row.row.type, *row.row.redop, table[0], table[1])
+                  << std::endl;
+      }
+      if (!recorded) continue;
+      const size_t first_new = run.results.size();
+      run.results.push_back(row);
+      try {
+        recorder->Update(run, first_new);
+      } catch (const std::exception& e) {
+        std::cerr << "fabtrack-allreduce: cannot record size " << bytes << ": " << e.what() << "\n";
       }
     }
-    const SizeLatency& oop = halves[0].latency;
-    LatencySummary& sum = row.latency;
-    sum.mean_us = oop.collective.mean;
-    sum.p50_us = oop.collective.p50;
-    sum.p90_us = oop.collective.p90;
-    sum.p99_us = oop.collective.p99;
-    sum.min_us = oop.collective.min;
-    sum.max_us = oop.collective.max;
-    sum.stddev_us = oop.collective.stddev;
-    sum.cv = oop.collective.cv;
-    sum.ip_p50_us = halves[1].latency.collective.p50;
-    sum.ip_p99_us = halves[1].latency.collective.p99;
-    sum.ip_cv = halves[1].latency.collective.cv;
-    if (oop.straggler_rank) {
-      sum.straggler_rank = oop.straggler_rank;
-      sum.straggler_host = hosts[*oop.straggler_rank];
-      sum.straggler_excess_us = oop.straggler_excess_us;
-    }
-    const size_t first_new = run.results.size();
-    run.results.push_back(row);
-    if (!o.quiet) {
-      std::cout << RowLine(bytes, count, *row.row.type, *row.row.redop, table[0], table[1])
-                << std::endl;
-    }
-    try {
-      recorder->Update(run, first_new);
-    } catch (const std::exception& e) {
-      std::cerr << "fabtrack-allreduce: cannot record size " << bytes << ": " << e.what() << "\n";
-    }
-  }
+  }  // cycles
   if (o.link_probe_bytes > 0) {
     std::vector<PairProbe> probes = ProbeLinks(hosts, rank, o.link_probe_bytes);
     // A slow link must stay slow on a second probe: on a busy host one

@@ -123,6 +123,22 @@ std::vector<int64_t> SweepSizes(const HarnessOptions& o) {
   return sizes;
 }
 
+double CombineRankTimes(const std::vector<double>& rank_means_us, RankTimeMode mode) {
+  switch (mode) {
+    case RankTimeMode::kRank0:
+      return rank_means_us.front();
+    case RankTimeMode::kMin:
+      return *std::min_element(rank_means_us.begin(), rank_means_us.end());
+    case RankTimeMode::kMax:
+      return *std::max_element(rank_means_us.begin(), rank_means_us.end());
+    case RankTimeMode::kAverage:
+      break;
+  }
+  double sum = 0;
+  for (double v : rank_means_us) sum += v;
+  return sum / static_cast<double>(rank_means_us.size());
+}
+
 std::string Validate(const HarnessOptions& o, bool backend_has_nccl) {
   if (o.backend != "mpi" && o.backend != "nccl") {
     return "--backend " + o.backend + ": expected mpi or nccl";
@@ -163,6 +179,18 @@ std::string Validate(const HarnessOptions& o, bool backend_has_nccl) {
   if (o.backend == "mpi" && o.op == ReduceOp::kAvg) {
     return "-o avg: MPI_Allreduce has no average; use sum";
   }
+  if (o.threads != 1 || o.gpus_per_thread != 1) {
+    return std::string(o.threads != 1 ? "-t " + std::to_string(o.threads)
+                                      : "-g " + std::to_string(o.gpus_per_thread)) +
+           ": fabtrack-allreduce drives one device per rank; start one rank per GPU "
+           "(mpirun -np N, fabtrack sweep --ranks-per-node N), or sweep nccl-tests itself "
+           "(fabtrack sweep --bench nccl-tests)";
+  }
+  if (o.cycles < 1) {
+    return "-N " + std::to_string(o.cycles) +
+           ": at least one cycle (nccl-tests' -N 0 runs forever; a run is stored when it ends)";
+  }
+  if (o.cycles > 1000) return "-N: at most 1000 cycles";
   if (o.cluster && o.cluster->empty()) return "--cluster: empty name";
   return "";
 }

@@ -1,5 +1,6 @@
 // fabtrack-allreduce's settings, in nccl-tests' vocabulary (-b -e -i -f -n -w
-// -c -d -o), parsed and validated before any rank does work. Pure.
+// -c -d -o -z -G -a -N, and -g/-t at 1), parsed and validated before any rank
+// does work. Pure.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,12 @@ enum class DataType {
   kDouble
 };
 enum class ReduceOp { kSum, kProd, kMax, kMin, kAvg };
+// nccl-tests -a 0..3: rank 0's time, the average (default), min or max.
+enum class RankTimeMode { kRank0 = 0, kAverage = 1, kMin = 2, kMax = 3 };
+
+// The reported time of one size from every rank's mean, as nccl-tests -a
+// combines them. `rank_means_us` in rank order, not empty.
+double CombineRankTimes(const std::vector<double>& rank_means_us, RankTimeMode mode);
 
 struct HarnessOptions {
   std::string backend = "mpi";  // "mpi" | "nccl"
@@ -37,6 +44,12 @@ struct HarnessOptions {
   int iters = 20;
   int warmup_iters = 5;
   bool check = true;
+  // nccl-tests -a: how the ranks' mean times make the reported time.
+  RankTimeMode rank_time = RankTimeMode::kAverage;
+  int cycles = 1;  // nccl-tests -N: the sweep run and printed this many times
+  // nccl-tests -t/-g: one process drives threads x GPUs. fabtrack-allreduce
+  // drives one device per rank (launch one rank per GPU): both must be 1.
+  int threads = 1, gpus_per_thread = 1;
   TimingOptions timing;  // -z, -G: how the NCCL backend times its calls (timing_plan.h)
   DataType dtype = DataType::kFloat;
   ReduceOp op = ReduceOp::kSum;

@@ -107,6 +107,11 @@ RunRecord DescribeRun(const HarnessOptions& o, const std::vector<std::string>& h
     run.parameters["step_bytes"] = std::to_string(o.step_bytes);
   }
   run.parameters["check"] = o.check ? "1" : "0";
+  // Non-defaults only: a series' times are comparable across runs that agree.
+  if (o.rank_time != RankTimeMode::kAverage) {
+    run.parameters["average"] = std::to_string(static_cast<int>(o.rank_time));
+  }
+  if (o.cycles > 1) run.parameters["cycles"] = std::to_string(o.cycles);
   if (o.backend == "nccl") {
     // Back-to-back calls and per-call waits differ by NCCL's launch cost
     // (1-2.5 us): a series' small-message latency is only comparable within

@@ -218,6 +218,10 @@ TEST(AllreduceMpiTest, BadFlagsFailBeforeAnyWork) {
       {"--step --model-params 1M", "--backward-ms"},
       {"--step --model-params 1M --backward-ms 5 --grad-dtype int8", "--grad-dtype int8"},
       {"--model-params 1M", "--model-params: only with --step"},
+      {"-g 8", "-g 8: fabtrack-allreduce drives one device per rank"},
+      {"-t 2", "-t 2: fabtrack-allreduce drives one device per rank"},
+      {"-a 4", "-a 4: expected 0 (rank 0)"},
+      {"-N 0", "-N 0: at least one cycle"},
   };
   for (const Case& c : cases) {
     Result r = MpiRun(2, c.args);
@@ -225,6 +229,37 @@ TEST(AllreduceMpiTest, BadFlagsFailBeforeAnyWork) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
     EXPECT_EQ(r.out.find("out-of-place"), std::string::npos) << "no table for " << c.args;
   }
+}
+
+// nccl-tests' -a, -N, -g 1 and -t 1 with nccl-tests' meaning: -N 3 prints
+// every cycle's rows in the one table, as nccl-tests does, and the result
+// file keeps the last cycle; -a 3 reports the slowest rank's mean, which is
+// at least the average's.
+TEST(AllreduceMpiTest, NcclTestsCyclesAndRankTimeFlags) {
+  const std::string file = TempPath("cycles.json");
+  Result r = MpiRun(2, "-g 1 -t 1 -N 3 -a 3 -b 8 -e 4K -f 8 -n 5 -w 1 --output " + file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ParsedFile parsed = ParseText(r.out, "stdout");
+  ASSERT_EQ(parsed.tests.size(), 1u) << r.out;
+  ASSERT_EQ(parsed.tests[0].rows.size(), 12u) << r.out;  // 8, 64, 512, 4K, three times
+  std::ifstream in(file);
+  std::string why;
+  auto run = RunRecordFromJson(nlohmann::json::parse(in), &why);
+  ASSERT_TRUE(run) << why;
+  EXPECT_EQ(run->results.size(), 4u);
+  EXPECT_EQ(run->parameters.at("cycles"), "3");
+  EXPECT_EQ(run->parameters.at("average"), "3");
+  // The slowest rank's mean: every rank's mean is in rank_timings.
+  for (const ResultRow& row : run->results) {
+    double slowest = 0;
+    for (const RankTiming& t : run->rank_timings) {
+      if (!t.in_place && run->results[t.row_index].row.size_bytes == row.row.size_bytes) {
+        slowest = std::max(slowest, t.mean_us.value_or(0));
+      }
+    }
+    EXPECT_NEAR(*row.row.oop->time_us, slowest, 1e-6 + slowest * 1e-9) << row.row.size_bytes;
+  }
+  std::filesystem::remove(file);
 }
 
 TEST(AllreduceMpiTest, UnreachableDatabaseFailsBeforeWork) {

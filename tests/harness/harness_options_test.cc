@@ -89,5 +89,29 @@ TEST(NamesTest, RoundTrip) {
   EXPECT_EQ(ParseReduceOp("xor"), std::nullopt);
 }
 
+// nccl-tests -a: rank 0, average, min, max of the ranks' means.
+TEST(CombineRankTimesTest, EveryMode) {
+  const std::vector<double> means = {5.0, 3.0, 10.0, 6.0};
+  EXPECT_DOUBLE_EQ(CombineRankTimes(means, RankTimeMode::kRank0), 5.0);
+  EXPECT_DOUBLE_EQ(CombineRankTimes(means, RankTimeMode::kAverage), 6.0);
+  EXPECT_DOUBLE_EQ(CombineRankTimes(means, RankTimeMode::kMin), 3.0);
+  EXPECT_DOUBLE_EQ(CombineRankTimes(means, RankTimeMode::kMax), 10.0);
+}
+
+TEST(ValidateTest, OneDevicePerRankAndFiniteCycles) {
+  HarnessOptions o;
+  o.gpus_per_thread = 8;
+  EXPECT_NE(Validate(o, false).find("-g 8: fabtrack-allreduce drives one device per rank"),
+            std::string::npos);
+  o.gpus_per_thread = 1;
+  o.threads = 2;
+  EXPECT_NE(Validate(o, false).find("-t 2"), std::string::npos);
+  o.threads = 1;
+  o.cycles = 0;
+  EXPECT_NE(Validate(o, false).find("-N 0"), std::string::npos);
+  o.cycles = 3;
+  EXPECT_EQ(Validate(o, false), "");
+}
+
 }  // namespace
 }  // namespace fabtrack::harness
