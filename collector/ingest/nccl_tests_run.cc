@@ -13,6 +13,25 @@ std::string At(const std::string& path, int line, const std::string& message) {
   return path + ":" + std::to_string(std::max(line, 1)) + ": " + message;
 }
 
+// nccl-tests -N prints every cycle's rows in one table: the sizes start
+// again. The last cycle is kept (as fabtrack-allreduce -N stores it); the
+// number of cycles seen is returned.
+int KeepLastCycle(TestTable* table) {
+  int cycles = 1;
+  size_t last_start = 0;
+  for (size_t i = 1; i < table->rows.size(); ++i) {
+    if (table->rows[i].size_bytes <= table->rows[i - 1].size_bytes) {
+      ++cycles;
+      last_start = i;
+    }
+  }
+  if (cycles > 1) {
+    table->rows.erase(table->rows.begin(),
+                      table->rows.begin() + static_cast<ptrdiff_t>(last_start));
+  }
+  return cycles;
+}
+
 }  // namespace
 
 NcclTestsRuns BuildNcclTestsRuns(const NcclTestsLaunch& launch) {
@@ -67,6 +86,8 @@ NcclTestsRuns BuildNcclTestsRuns(const NcclTestsLaunch& launch) {
       return out;
     }
   }
+  std::vector<int> cycles;
+  for (TestTable& t : parsed.tests) cycles.push_back(KeepLastCycle(&t));
   SourceFacts source{launch.transcript_path,
                      Sha256Hex(launch.transcript + launch.json.value_or("")), launch.launched_at};
   IngestOptions options;
@@ -75,7 +96,11 @@ NcclTestsRuns BuildNcclTestsRuns(const NcclTestsLaunch& launch) {
   options.nodes = launch.nodes;
   options.tags = launch.tags;
   out.runs = BuildRunRecords(parsed, source, options);
-  for (RunRecord& run : out.runs) {
+  for (size_t i = 0; i < out.runs.size(); ++i) {
+    RunRecord& run = out.runs[i];
+    if (run.source != "nccl-log" && i < cycles.size() && cycles[i] > 1) {
+      run.parameters["cycles"] = std::to_string(cycles[i]);
+    }
     run.collective = launch.collective;
     run.sweep_id = launch.sweep_id;
     // As launched (launcher included); the report's args lack the launcher.

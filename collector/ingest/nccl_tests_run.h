@@ -42,7 +42,8 @@ struct NcclTestsRuns {
 // under mpirun prints one 1-rank table per process) or another collective.
 // The -J report's table is taken over the printed one (more digits), with
 // the printed log's evidence; a report that does not parse falls back to the
-// printed table, with a warning.
+// printed table, with a warning. A table of several cycles (-N) keeps the
+// last one, the count in parameters["cycles"].
 NcclTestsRuns BuildNcclTestsRuns(const NcclTestsLaunch& launch);
 
 }  // namespace fabtrack

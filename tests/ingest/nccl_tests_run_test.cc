@@ -114,6 +114,25 @@ TEST(NcclTestsRunTest, JsonReportPreferredAndCompletedFromThePrintedOutput) {
   EXPECT_NE(run.content_hash, BuildNcclTestsRuns(Launch("all_reduce", 2)).runs[0].content_hash);
 }
 
+// -N 3: nccl-tests prints the sizes three times in one table; the last
+// cycle is the run (the same as fabtrack-allreduce -N stores).
+TEST(NcclTestsRunTest, CyclesKeepTheLastOne) {
+  NcclTestsLaunch launch = Launch("all_reduce", 2);
+  std::string& text = launch.transcript;
+  const size_t first = text.find("           8             2");
+  const size_t trailer = text.find("# Out of bounds");
+  const std::string rows = text.substr(first, trailer - first);
+  std::string last = rows;
+  last.replace(last.find("  1.19  "), 8, "  1.17  ");  // 16 MiB oop algbw, last cycle only
+  text = text.substr(0, first) + rows + rows + last + text.substr(trailer);
+  NcclTestsRuns built = BuildNcclTestsRuns(launch);
+  ASSERT_EQ(built.runs.size(), 1u);
+  ASSERT_EQ(built.runs[0].results.size(), 9u);
+  EXPECT_EQ(built.runs[0].parameters.at("cycles"), "3");
+  EXPECT_EQ(built.runs[0].results.front().row.size_bytes, 8);
+  EXPECT_DOUBLE_EQ(*built.runs[0].results[7].row.oop->algbw_gbps, 1.17);
+}
+
 TEST(NcclTestsRunTest, TruncatedReportFallsBackToThePrintedTable) {
   NcclTestsLaunch launch = Launch("all_reduce", 2);
   launch.json_path = "/out/r.json";
