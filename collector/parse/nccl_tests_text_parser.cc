@@ -1,5 +1,6 @@
 #include "collector/parse/nccl_tests_text_parser.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -20,7 +21,13 @@ namespace {
 // ---------------------------------------------------------------------------
 // Small text helpers.
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+// A table lookup: the row tokenizer asks this of every character.
+constexpr std::array<bool, 256> kSpaceTable = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : {' ', '\t', '\r', '\n'}) t[c] = true;
+  return t;
+}();
+bool IsSpace(char c) { return kSpaceTable[static_cast<unsigned char>(c)]; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 std::string_view Trim(std::string_view s) {
@@ -32,12 +39,14 @@ std::string_view Trim(std::string_view s) {
 void TokensInto(std::string_view s, std::vector<std::string_view>* tokens) {
   std::vector<std::string_view>& out = *tokens;
   out.clear();
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && IsSpace(s[i])) ++i;
-    size_t start = i;
-    while (i < s.size() && !IsSpace(s[i])) ++i;
-    if (i > start) out.push_back(s.substr(start, i - start));
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  while (true) {
+    while (p != end && IsSpace(*p)) ++p;
+    if (p == end) return;
+    const char* start = p;
+    while (p != end && !IsSpace(*p)) ++p;
+    out.emplace_back(start, static_cast<size_t>(p - start));
   }
 }
 
@@ -243,8 +252,10 @@ bool SameParameters(const TestParameters& a, const TestParameters& b) {
 // "Rank  0 Pid  87569 on    seville device  0 [0x36] Tesla V100-SXM3-32GB"
 // "Rank  0 on host device  0 [0x1a] Tesla P100" (2017)
 // Returns nullopt when the line is cut short or otherwise not a device line.
-std::optional<RankDevice> ParseDevice(std::string_view body) {
-  std::vector<std::string_view> t = Tokens(body);
+std::optional<RankDevice> ParseDevice(std::string_view body,
+                                      std::vector<std::string_view>* scratch) {
+  TokensInto(body, scratch);
+  const std::vector<std::string_view>& t = *scratch;
   if (t.size() < 2 || t[0] != "Rank") return std::nullopt;
   RankDevice d;
   auto rank = ToInt(t[1]);
@@ -284,6 +295,8 @@ std::optional<RankDevice> ParseDevice(std::string_view body) {
 // A command line such as "mpirun ... ./build/all_gather_perf -b 8" names the
 // collective for formats that do not print it.
 std::optional<std::string> CollectiveFromCommand(std::string_view text) {
+  // Most lines outside a table name no program: no tokens for them.
+  if (text.find("_perf") == std::string_view::npos) return std::nullopt;
   for (std::string_view tok : Tokens(text)) {
     while (!tok.empty() && (tok.back() == '"' || tok.back() == '\'' || tok.back() == ',' ||
                             tok.back() == ';' || tok.back() == '`')) {
@@ -520,13 +533,20 @@ void RecomputeRanksAndHosts(TestTable* t) {
   }
 }
 
-// Copies header facts into a table, filling only what it does not have yet.
-void ApplyHeader(const PendingHeader& h, TestTable* t) {
-  if (!t->nccl_tests_version) t->nccl_tests_version = h.tests_version;
+// Moves header facts into a table, filling only what it does not have yet
+// (the header is spent: a month of tables is a month of device lines).
+void ApplyHeader(PendingHeader&& h, TestTable* t) {
+  if (!t->nccl_tests_version) t->nccl_tests_version = std::move(h.tests_version);
   if (!t->nccl_version_code) t->nccl_version_code = h.version_code;
-  if (!t->collective) t->collective = h.collective ? h.collective : h.command_collective;
+  if (!t->collective) {
+    t->collective = h.collective ? std::move(h.collective) : std::move(h.command_collective);
+  }
   if (h.params && !t->parameters.threads && !t->parameters.min_bytes) t->parameters = *h.params;
-  for (const RankDevice& d : h.devices) AddDevice(&t->devices, d);
+  if (t->devices.empty()) {
+    t->devices = std::move(h.devices);
+  } else {
+    for (RankDevice& d : h.devices) AddDevice(&t->devices, std::move(d));
+  }
   RecomputeRanksAndHosts(t);
 }
 
@@ -545,6 +565,20 @@ class NcclTestsTextParser::Impl {
     std::string_view body = Body(text);
     bool hashed = text.front() == '#';
 
+    // Rows first: most lines of a long output are rows, and no other line
+    // kind starts with a digit.
+    if (!hashed && IsDigit(text.front())) {
+      if (!st.open) return;  // not inside a table: not ours
+      RowResult r = ParseRow(line, st.layout, &scratch_);
+      if (!r.row) {
+        Error(line.number, r.error);
+        return;
+      }
+      TestTable& t = At(*st.open);
+      t.rows.push_back(std::move(*r.row));
+      t.last_line = line.number;
+      return;
+    }
     if (StartsWith(body, "nccl-tests version")) {
       StartHeaderBlock(&st);
       st.pending.Touch(line.number);
@@ -586,7 +620,7 @@ class NcclTestsTextParser::Impl {
       return;
     }
     if (StartsWith(body, "Rank ")) {
-      if (auto d = ParseDevice(body)) {
+      if (auto d = ParseDevice(body, &scratch_)) {
         st.pending.Touch(line.number);
         AddDevice(&st.pending.devices, std::move(*d));
       } else if (hashed) {
@@ -632,18 +666,6 @@ class NcclTestsTextParser::Impl {
         Error(line.number, "unknown column '" + u + "' in the column header (skipped)");
       }
       OpenTable(&st, std::move(*layout), line.number);
-      return;
-    }
-    if (!hashed && IsDigit(text.front())) {
-      if (!st.open) return;  // not inside a table: not ours
-      RowResult r = ParseRow(line, st.layout, &scratch_);
-      if (!r.row) {
-        Error(line.number, r.error);
-        return;
-      }
-      TestTable& t = At(*st.open);
-      t.rows.push_back(std::move(*r.row));
-      t.last_line = line.number;
       return;
     }
     if (!hashed) {
@@ -708,14 +730,15 @@ class NcclTestsTextParser::Impl {
       TestTable& t = At(*st->open);
       // Column header again before any row: a duplicated header, not a table.
       if (t.rows.empty() && !t.complete && st->layout == layout) {
-        ApplyHeader(st->pending, &t);
+        ApplyHeader(std::move(st->pending), &t);
         st->pending = PendingHeader{};
         return;
       }
     }
     TestTable t;
-    ApplyHeader(st->pending, &t);
-    t.first_line = st->pending.first_line != 0 ? st->pending.first_line : line;
+    const int first_line = st->pending.first_line;
+    ApplyHeader(std::move(st->pending), &t);
+    t.first_line = first_line != 0 ? first_line : line;
     t.last_line = line;
     tables_.push_back(std::move(t));
     st->open = base_ + tables_.size() - 1;

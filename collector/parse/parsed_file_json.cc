@@ -31,20 +31,26 @@ class Writer {
   }
   void EndArray() { Close(']'); }
 
+  // Keys are this file's own literals: nothing to escape.
   void Key(std::string_view key) {
     Item();
-    String(key);
-    out_->append(": ");
+    out_->push_back('"');
+    out_->append(key);
+    out_->append("\": ", 3);
   }
   // Starts an array element.
   void Item() {
-    out_->append(first_.back() ? "\n" : ",\n");
-    first_.back() = false;
+    if (first_.back()) {
+      out_->push_back('\n');
+      first_.back() = false;
+    } else {
+      out_->append(",\n", 2);
+    }
     Indent();
   }
 
-  void Null() { out_->append("null"); }
-  void Bool(bool v) { out_->append(v ? "true" : "false"); }
+  void Null() { out_->append("null", 4); }
+  void Bool(bool v) { v ? out_->append("true", 4) : out_->append("false", 5); }
   void Int(int64_t v) {
     char buf[24];
     auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
