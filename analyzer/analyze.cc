@@ -18,6 +18,10 @@ AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
   result.cluster = index.cluster().name;
   result.judged_runs = static_cast<int>(index.judged().size());
   result.judged_jobs = static_cast<int>(index.input().inspector_jobs.size());
+  for (const RunView* run : index.judged()) {
+    result.newest_judged_at = std::max(result.newest_judged_at.value_or(run->started_at),
+                                       run->started_at);
+  }
   for (const DetectorInfo& detector : Detectors()) {
     if (!config.Enabled(detector.name)) continue;
     std::vector<Finding> found;

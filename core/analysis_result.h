@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct AnalysisResult {
   std::vector<std::string> detectors_run;
   int judged_runs = 0;
   int judged_jobs = 0;  // NCCL Inspector jobs (real training jobs)
+  // The newest judged run's start (epoch seconds): its night is "tonight"
+  // for the problems (analyzer/problems.h).
+  std::optional<double> newest_judged_at;
 };
 
 // Exit status as monitoring plugins report it: 0 nothing at warning or

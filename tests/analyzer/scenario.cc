@@ -95,13 +95,29 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
     case Fault::kNone:
       break;
   }
+  std::vector<FaultWindow> windows = spec.more_faults;
+  if (spec.fault != Fault::kNone) {
+    windows.insert(windows.begin(),
+                   FaultWindow{spec.fault, spec.fault_night, spec.nights, spec.fault_nodes,
+                               spec.fault_nodes, spec.magnitude});
+  }
   for (int night = 0; night < spec.nights; ++night) {
     const bool outlier_night = unit(rng) < 0.02;
     for (size_t slot = 0; slot < ScenarioNodeCounts().size(); ++slot) {
       const int nodes = ScenarioNodeCounts()[slot];
-      const bool faulty = spec.fault != Fault::kNone && night >= spec.fault_night &&
-                          (nodes == spec.fault_nodes ||
-                           (spec.fault == Fault::kSocketFallback && nodes >= spec.fault_nodes));
+      // The fault of this run, if any (the first window that covers it).
+      const FaultWindow* window = nullptr;
+      for (const FaultWindow& w : windows) {
+        if (night >= w.first_night && night <= w.last_night &&
+            (nodes == w.nodes || (w.fault == Fault::kSocketFallback && nodes >= w.nodes))) {
+          window = &w;
+          break;
+        }
+      }
+      const bool faulty = window != nullptr;
+      const Fault fault = faulty ? window->fault : Fault::kNone;
+      const double magnitude = faulty ? window->magnitude : 0;
+      const std::string fault_host = faulty ? Host(window->host_node) : "";
       RunView& run = b.AddRun(night, nodes, slot * 600.0);
       run.source = "fabtrack-allreduce";
       run.backend = "nccl";
@@ -119,13 +135,13 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
       }
       double cv = 0.03;
       if (faulty) {
-        switch (spec.fault) {
+        switch (fault) {
           case Fault::kBusbwDrop:
           case Fault::kScalingCollapse:
-            bw_scale *= 1 - spec.magnitude;
+            bw_scale *= 1 - magnitude;
             break;
           case Fault::kLatencyRise:
-            lat_scale *= 1 + spec.magnitude;
+            lat_scale *= 1 + magnitude;
             break;
           case Fault::kSocketFallback:
             bw_scale *= 0.3;
@@ -143,7 +159,7 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
         const double algbw = peak * bw_scale / factor;
         double t = latency * lat_scale * (1 + lat_size(rng)) +
                    static_cast<double>(size) / (algbw * 1e3) * (1 + bw_size(rng));
-        if (spec.fault == Fault::kScalingCollapse && faulty && size < (int64_t{64} << 20)) {
+        if (fault == Fault::kScalingCollapse && faulty && size < (int64_t{64} << 20)) {
           t = latency * lat_scale + static_cast<double>(size) / (peak / factor * 1e3);
         }
         ResultPoint& r = b.AddResult(run, size, t, static_cast<double>(size) / t / 1e3 * factor);
@@ -161,15 +177,15 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
       if (nodes > 1) {
         for (int n = 1; n <= nodes; ++n) {
           const std::string host = Host(n);
-          const bool this_host = faulty && host == s.fault_host;
+          const bool this_host = faulty && host == fault_host;
           for (int local = 0; local < kRanksPerNode; ++local) {
             const int rank = (n - 1) * kRanksPerNode + local;
             std::string family = "NET/IB";
             int nic = local;
             bool gdr = true;
-            if (this_host && spec.fault == Fault::kSocketFallback) family = "NET/Socket";
-            if (this_host && spec.fault == Fault::kGdrdmaLost) gdr = false;
-            if (this_host && spec.fault == Fault::kSharedNic) nic = 0;
+            if (this_host && fault == Fault::kSocketFallback) family = "NET/Socket";
+            if (this_host && fault == Fault::kGdrdmaLost) gdr = false;
+            if (this_host && fault == Fault::kSharedNic) nic = 0;
             b.AddChannel(run, host, rank, family, nic, 2, gdr && family == "NET/IB");
             if (n == 1 || n == nodes)
               b.AddNetDevice(run, host, local, "mlx5_" + std::to_string(local));
@@ -182,7 +198,7 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
         for (const char* counter : {"symbol_error", "link_downed", "port_rcv_errors",
                                     "port_xmit_discards", "link_error_recovery"}) {
           int64_t delta = 0;
-          if (faulty && spec.fault == Fault::kPortErrors && Host(n) == s.fault_host) {
+          if (faulty && fault == Fault::kPortErrors && Host(n) == fault_host) {
             delta = std::string(counter) == "symbol_error"          ? 5000
                     : std::string(counter) == "link_error_recovery" ? 3
                                                                     : 0;

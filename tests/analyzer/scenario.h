@@ -25,6 +25,16 @@ enum class Fault {
   kPortErrors,       // one port counts symbol errors and link recoveries
 };
 
+// A further fault, from `first_night` to `last_night` (inclusive), in the
+// runs at `nodes` nodes, on node `host_node` for host-level faults.
+struct FaultWindow {
+  Fault fault = Fault::kNone;
+  int first_night = 0, last_night = 0;
+  int nodes = 8;
+  int host_node = 8;
+  double magnitude = 0.1;
+};
+
 struct ScenarioSpec {
   Fault fault = Fault::kNone;
   double magnitude = 0.1;  // relative change for busbw/latency/scaling faults
@@ -32,8 +42,9 @@ struct ScenarioSpec {
   int fault_night = 30;  // first faulty night
   int fault_nodes = 8;   // node count whose runs carry the fault
   uint64_t seed = 1;
-  double busbw_noise = 0.01;    // night-to-night σ of busbw (relative)
-  double latency_noise = 0.02;  // night-to-night σ of small-message latency
+  double busbw_noise = 0.01;             // night-to-night σ of busbw (relative)
+  double latency_noise = 0.02;           // night-to-night σ of small-message latency
+  std::vector<FaultWindow> more_faults;  // besides `fault` (Evaluate scores `fault` only)
 };
 
 struct Scenario {

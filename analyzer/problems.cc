@@ -1,0 +1,142 @@
+#include "analyzer/problems.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/clock.h"
+
+namespace fabtrack::analyzer {
+namespace {
+
+// How far a finding's value is from its baseline, relative: a tie-break
+// between findings of one severity (the worst night of a regression).
+double Deviation(const Finding& f) {
+  if (!f.value || !f.baseline || *f.baseline == 0) return 0;
+  return std::fabs(*f.value - *f.baseline) / std::fabs(*f.baseline);
+}
+
+bool Worse(const Finding& a, const Finding& b) {
+  if (a.severity != b.severity) return a.severity > b.severity;
+  return Deviation(a) > Deviation(b);
+}
+
+int StateRank(ProblemState s) {
+  switch (s) {
+    case ProblemState::kNew:
+    case ProblemState::kOngoing:
+      return 0;
+    case ProblemState::kRecovered:
+      return 1;
+    case ProblemState::kAcknowledged:
+      return 2;
+  }
+  return 3;
+}
+
+}  // namespace
+
+std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vector<ProblemAck>& acks,
+                                  const std::string& now_iso) {
+  const double now = ParseIsoSeconds(now_iso).value_or(0);
+  // A finding without a run time (a job's) belongs to the analysis itself.
+  auto seen_at = [&](const Finding& f) { return f.run_started_at.value_or(now_iso); };
+  const std::optional<int64_t> newest_night =
+      result.newest_judged_at ? std::optional<int64_t>(NightOf(*result.newest_judged_at))
+                              : std::nullopt;
+  struct Fold {
+    Problem problem;
+    std::set<int64_t> nights;
+  };
+  std::map<std::pair<std::string, std::string>, Fold> folds;
+  for (const Finding& f : result.findings) {
+    // An info finding is a note (a one-off wobble within noise), not a
+    // thing to fix: it stays among the findings only.
+    if (f.severity == Severity::kInfo) continue;
+    auto [it, inserted] = folds.try_emplace({f.kind, f.subject});
+    Problem& p = it->second.problem;
+    const std::string seen = seen_at(f);
+    if (inserted) {
+      p.id = FindingFingerprint(result.cluster, f.kind, f.subject);
+      p.kind = f.kind;
+      p.subject = f.subject;
+      p.worst = f;
+      p.latest = f;
+      p.first_seen = p.last_seen = seen;
+    } else {
+      if (Worse(f, p.worst)) p.worst = f;
+      if (seen >= p.last_seen) {
+        p.latest = f;
+        p.last_seen = seen;
+      }
+      p.first_seen = std::min(p.first_seen, seen);
+    }
+    ++p.findings;
+    it->second.nights.insert(NightOf(ParseIsoSeconds(seen).value_or(now)));
+  }
+  std::vector<Problem> problems;
+  for (auto& [key, fold] : folds) {
+    Problem& p = fold.problem;
+    p.severity = p.worst.severity;
+    p.nights = static_cast<int>(fold.nights.size());
+    const int64_t first_night = *fold.nights.begin(), last_night = *fold.nights.rbegin();
+    if (newest_night && last_night < *newest_night) {
+      p.state = ProblemState::kRecovered;
+    } else {
+      p.state =
+          newest_night && first_night < *newest_night ? ProblemState::kOngoing : ProblemState::kNew;
+    }
+    for (const ProblemAck& ack : acks) {
+      if (ack.id != p.id) continue;
+      std::optional<double> until = ParseIsoSeconds(ack.until);
+      if (until && *until > now) {
+        p.state = ProblemState::kAcknowledged;
+        p.ack = ack;
+      }
+    }
+    problems.push_back(std::move(p));
+  }
+  std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
+    if (StateRank(a.state) != StateRank(b.state)) return StateRank(a.state) < StateRank(b.state);
+    if (a.severity != b.severity) return a.severity > b.severity;
+    if (a.kind != b.kind) return a.kind < b.kind;
+    return a.subject < b.subject;
+  });
+  return problems;
+}
+
+int ExitStatusOfProblems(const std::vector<Problem>& problems) {
+  int status = 0;
+  for (const Problem& p : problems) {
+    if (p.state == ProblemState::kAcknowledged) continue;
+    if (p.severity == Severity::kCritical) status = 2;
+    if (p.severity == Severity::kWarning) status = std::max(status, 1);
+  }
+  return status;
+}
+
+std::string VerdictLine(const std::vector<Problem>& problems) {
+  const Problem* top = nullptr;
+  int counted = 0;
+  for (const Problem& p : problems) {
+    if (p.state == ProblemState::kAcknowledged) continue;
+    ++counted;
+    // Problems are ordered open first, then by severity: the first one is the
+    // top, unless a recovered one is worse.
+    if (!top || p.severity > top->severity) top = &p;
+  }
+  if (!top) return "OK: no problem";
+  std::string severity = SeverityName(top->severity);
+  for (char& c : severity) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string line = severity + ": " + top->kind + " " + top->subject + " (" +
+                     ProblemStateName(top->state) + ", since " + top->first_seen.substr(0, 10) +
+                     ", " + std::to_string(top->nights) + " night" + (top->nights == 1 ? "" : "s") +
+                     ")";
+  if (counted > 1) {
+    line += " and " + std::to_string(counted - 1) + " more problem" + (counted == 2 ? "" : "s");
+  }
+  return line;
+}
+
+}  // namespace fabtrack::analyzer

@@ -1,0 +1,28 @@
+// Folds an analysis's findings into problems (core/problem.h). Pure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/analysis_result.h"
+#include "core/problem.h"
+
+namespace fabtrack::analyzer {
+
+// One problem per (kind, subject) of the warning and critical findings of
+// `result` (info findings are notes, not problems), ordered like findings
+// (open ones by severity first, recovered and acknowledged after). `acks` that
+// have not expired by `now_iso` acknowledge their problem. The newest night
+// judged (result.newest_judged_at) tells new/ongoing from recovered.
+std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vector<ProblemAck>& acks,
+                                  const std::string& now_iso);
+
+// The exit status over problems: acknowledged ones are silenced; recovered
+// ones still count (the window judged had them), as ExitStatusOf does.
+int ExitStatusOfProblems(const std::vector<Problem>& problems);
+
+// One line saying whether tonight is good: "OK", or "CRITICAL: <the top open
+// problem>" / "WARNING: ...", with how many more.
+std::string VerdictLine(const std::vector<Problem>& problems);
+
+}  // namespace fabtrack::analyzer

@@ -1,0 +1,147 @@
+// Findings folded into problems: a 60-night history with two regressions
+// and three one-night faults is five problems, not dozens of rows.
+#include "analyzer/problems.h"
+
+#include <gtest/gtest.h>
+
+#include "analyzer/analyze.h"
+#include "core/clock.h"
+#include "tests/analyzer/input_builder.h"
+#include "tests/analyzer/scenario.h"
+
+namespace fabtrack::analyzer {
+namespace {
+
+using testing::Fault;
+using testing::FaultWindow;
+using testing::kDay;
+using testing::kFirstNight;
+
+std::string NightIso(int night) {
+  return IsoFromSeconds(kFirstNight + night * kDay, IsoStyle::kSeconds);
+}
+
+TEST(ProblemsTest, SixtyNightsWithTwoRegressionsAndThreeOneNightFaults) {
+  testing::ScenarioSpec spec;
+  spec.nights = 60;
+  spec.seed = 7;
+  spec.more_faults = {
+      FaultWindow{Fault::kJitter, 30, 59, 4, 4, 0},         // regression from night 30
+      FaultWindow{Fault::kLatencyRise, 45, 59, 2, 2, 0.3},  // regression from night 45
+      FaultWindow{Fault::kPortErrors, 15, 15, 4, 3, 0},     // one night, node03
+      FaultWindow{Fault::kSharedNic, 22, 22, 16, 16, 0},    // one night, node16
+      FaultWindow{Fault::kGdrdmaLost, 50, 50, 16, 9, 0},    // one night, node09
+  };
+  testing::Scenario scenario = testing::MakeScenario(spec);
+  scenario.input.judge_from = kFirstNight + 10 * kDay - 3600;
+  AnalysisResult result = Analyze(scenario.input, AnalyzerConfig{});
+  std::vector<Problem> problems = FoldProblems(result, {}, NightIso(60));
+  int rows = 0;
+  for (const Finding& f : result.findings) rows += f.severity != Severity::kInfo;
+  EXPECT_GE(rows, 45) << "the history no longer produces a finding per faulty night";
+  // kind, subject's start, first night, last night, nights, state.
+  struct Expected {
+    std::string kind, subject_prefix;
+    int first, last, nights;
+    ProblemState state;
+  };
+  const std::vector<Expected> expected = {
+      {"latency_regression", "all_reduce/float/2 nodes", 45, 59, 15, ProblemState::kOngoing},
+      {"latency_jitter", "all_reduce/float/4 nodes", 30, 59, 30, ProblemState::kOngoing},
+      {"port_errors", "node03:mlx5_0/1", 15, 15, 1, ProblemState::kRecovered},
+      {"gdrdma_disabled", "host node09", 50, 50, 1, ProblemState::kRecovered},
+      {"shared_nic", "host node16", 22, 22, 1, ProblemState::kRecovered},
+  };
+  ASSERT_EQ(problems.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const Problem& p = problems[i];
+    const Expected& e = expected[i];
+    SCOPED_TRACE(p.kind + " " + p.subject);
+    EXPECT_EQ(p.kind, e.kind);
+    EXPECT_EQ(p.subject.rfind(e.subject_prefix, 0), 0u);
+    EXPECT_EQ(p.first_seen.substr(0, 10), NightIso(e.first).substr(0, 10));
+    EXPECT_EQ(p.last_seen.substr(0, 10), NightIso(e.last).substr(0, 10));
+    EXPECT_EQ(p.nights, e.nights);
+    EXPECT_EQ(p.state, e.state);
+    EXPECT_EQ(p.id, FindingFingerprint(result.cluster, p.kind, p.subject));
+  }
+  EXPECT_EQ(ExitStatusOfProblems(problems), ExitStatusOf(result));
+  EXPECT_EQ(VerdictLine(problems).rfind("CRITICAL: latency_regression all_reduce/float/2 nodes", 0),
+            0u)
+      << VerdictLine(problems);
+}
+
+Finding At(const std::string& kind, const std::string& subject, Severity severity, int night,
+           double value = 0, double baseline = 0) {
+  Finding f;
+  f.kind = kind;
+  f.subject = subject;
+  f.severity = severity;
+  f.run_started_at = NightIso(night);
+  f.value = value;
+  f.baseline = baseline;
+  f.message = kind + " on night " + std::to_string(night);
+  return f;
+}
+
+AnalysisResult Result(std::vector<Finding> findings, int newest_night) {
+  AnalysisResult r;
+  r.cluster = "lab";
+  r.findings = std::move(findings);
+  r.newest_judged_at = kFirstNight + newest_night * kDay;
+  return r;
+}
+
+// The worst night is the most severe one, then the largest deviation; the
+// latest night describes the problem now.
+TEST(ProblemsTest, WorstAndLatestOfAProblem) {
+  std::vector<Problem> p =
+      FoldProblems(Result({At("busbw_regression", "s", Severity::kWarning, 3, 80, 100),
+                           At("busbw_regression", "s", Severity::kWarning, 4, 60, 100),
+                           At("busbw_regression", "s", Severity::kWarning, 5, 90, 100),
+                           At("busbw_regression", "s", Severity::kWarning, 5, 91, 100)},
+                          5),
+                   {}, NightIso(6));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(*p[0].worst.value, 60);
+  EXPECT_EQ(p[0].latest.message, "busbw_regression on night 5");
+  EXPECT_EQ(p[0].nights, 3);
+  EXPECT_EQ(p[0].findings, 4);
+  EXPECT_EQ(p[0].state, ProblemState::kOngoing);
+}
+
+TEST(ProblemsTest, NewOnlyOnTheNewestNightAndInfoIsNoProblem) {
+  std::vector<Problem> p =
+      FoldProblems(Result({At("port_errors", "h:mlx5_0/1", Severity::kCritical, 9),
+                           At("latency_jitter", "s", Severity::kInfo, 9)},
+                          9),
+                   {}, NightIso(10));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].state, ProblemState::kNew);
+  EXPECT_EQ(VerdictLine(p), "CRITICAL: port_errors h:mlx5_0/1 (new, since " +
+                                NightIso(9).substr(0, 10) + ", 1 night)");
+  EXPECT_EQ(VerdictLine({}), "OK: no problem");
+}
+
+// `fabtrack ack` silences a problem until a date: it stays listed,
+// acknowledged, and stops counting; an expired silence does nothing.
+TEST(ProblemsTest, AcknowledgedUntilTheDate) {
+  AnalysisResult r = Result({At("port_errors", "h:mlx5_0/1", Severity::kCritical, 9),
+                             At("shared_nic", "host h", Severity::kWarning, 9)},
+                            9);
+  const std::string id = FindingFingerprint("lab", "port_errors", "h:mlx5_0/1");
+  std::vector<Problem> p =
+      FoldProblems(r, {{id, NightIso(20), "cable ordered, RMA 4411"}}, NightIso(10));
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].kind, "shared_nic");  // open ones first
+  EXPECT_EQ(p[1].state, ProblemState::kAcknowledged);
+  EXPECT_EQ(p[1].ack->note, "cable ordered, RMA 4411");
+  EXPECT_EQ(ExitStatusOfProblems(p), 1);
+  EXPECT_EQ(VerdictLine(p).rfind("WARNING: shared_nic host h", 0), 0u);
+  p = FoldProblems(r, {{id, NightIso(5), "expired"}}, NightIso(10));
+  EXPECT_EQ(p[0].state, ProblemState::kNew);
+  EXPECT_EQ(ExitStatusOfProblems(p), 2);
+}
+
+}  // namespace
+}  // namespace fabtrack::analyzer
