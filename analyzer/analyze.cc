@@ -4,7 +4,9 @@
 
 #include "analyzer/detector.h"
 #include "analyzer/input_index.h"
+#include "analyzer/problems.h"
 #include "analyzer/run_facts.h"
+#include "core/clock.h"
 #include "core/run_record.h"
 
 namespace fabtrack::analyzer {
@@ -19,8 +21,8 @@ AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
   result.judged_runs = static_cast<int>(index.judged().size());
   result.judged_jobs = static_cast<int>(index.input().inspector_jobs.size());
   for (const RunView* run : index.judged()) {
-    result.newest_judged_at = std::max(result.newest_judged_at.value_or(run->started_at),
-                                       run->started_at);
+    result.newest_judged_at =
+        std::max(result.newest_judged_at.value_or(run->started_at), run->started_at);
   }
   for (const DetectorInfo& detector : Detectors()) {
     if (!config.Enabled(detector.name)) continue;
@@ -33,6 +35,10 @@ AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
     result.detectors_run.push_back(detector.name);
   }
   std::stable_sort(result.findings.begin(), result.findings.end(), FindingBefore);
+  // No acknowledgements here (they live in the database): the caller folds
+  // again with them.
+  result.problems = FoldProblems(
+      result, {}, IsoFromSeconds(result.newest_judged_at.value_or(0), IsoStyle::kSeconds));
   for (const RunView* run : index.judged()) {
     const StepView* step = index.Step(run->id);
     if (!step) continue;

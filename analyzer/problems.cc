@@ -106,16 +106,6 @@ std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vecto
   return problems;
 }
 
-int ExitStatusOfProblems(const std::vector<Problem>& problems) {
-  int status = 0;
-  for (const Problem& p : problems) {
-    if (p.state == ProblemState::kAcknowledged) continue;
-    if (p.severity == Severity::kCritical) status = 2;
-    if (p.severity == Severity::kWarning) status = std::max(status, 1);
-  }
-  return status;
-}
-
 std::string VerdictLine(const std::vector<Problem>& problems) {
   const Problem* top = nullptr;
   int counted = 0;

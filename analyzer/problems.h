@@ -17,10 +17,6 @@ namespace fabtrack::analyzer {
 std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vector<ProblemAck>& acks,
                                   const std::string& now_iso);
 
-// The exit status over problems: acknowledged ones are silenced; recovered
-// ones still count (the window judged had them), as ExitStatusOf does.
-int ExitStatusOfProblems(const std::vector<Problem>& problems);
-
 // One line saying whether tonight is good: "OK", or "CRITICAL: <the top open
 // problem>" / "WARNING: ...", with how many more.
 std::string VerdictLine(const std::vector<Problem>& problems);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/finding.h"
+#include "core/problem.h"
 
 namespace fabtrack {
 
@@ -32,6 +33,9 @@ struct AnalysisResult {
   // The newest judged run's start (epoch seconds): its night is "tonight"
   // for the problems (analyzer/problems.h).
   std::optional<double> newest_judged_at;
+  // The findings folded into problems (analyzer/problems.h), acknowledgements
+  // applied when the caller had them: what the outputs lead with.
+  std::vector<Problem> problems;
 };
 
 // Exit status as monitoring plugins report it: 0 nothing at warning or

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "analyzer/problems.h"
 #include "analyzer/report/svg_chart.h"
 #include "analyzer/run_facts.h"
 #include "core/statistics.h"
@@ -39,7 +40,10 @@ details pre{white-space:pre-wrap;font-size:11px;background:#fafafa;padding:6px;m
 .chart text{font-size:10px;fill:#444}.chart .ct{font-size:12px;font-weight:600;fill:#222}
 .chart .grid{stroke:#eee}.chart .frame{stroke:#999}.chart .band{opacity:.22}
 .chart .marker{stroke:#8e44ad;stroke-width:2;stroke-dasharray:4,3}.chart .mlabel{fill:#8e44ad;font-size:10px}
-.more{color:#666;font-style:italic})";
+.more{color:#666;font-style:italic}
+.verdict{font-size:18px;font-weight:600;color:#fff;padding:10px 14px;border-radius:6px;margin:0 0 14px}
+.all-findings{margin-top:10px}.all-findings summary{cursor:pointer;color:#444}
+@media print{body{max-width:none;margin:8mm}details{display:block}.chart{break-inside:avoid}})";
 
 std::string E(const std::string& s) { return EscapeXml(s); }
 
@@ -95,6 +99,13 @@ void Header(std::ostringstream& h, const InputIndex& input, const AnalysisResult
     if (first.empty()) first = r->started_at_iso;
     last = r->started_at_iso;
   }
+  // One line first: is tonight good, and if not, the top problem.
+  const int verdict_status = ExitStatusOf(result);
+  h << "<p class=\"verdict "
+    << (verdict_status == 2   ? "critical"
+        : verdict_status == 1 ? "warning"
+                              : "ok")
+    << "\">" << E(VerdictLine(result.problems)) << "</p>";
   h << "<h1>fabtrack report: " << E(result.cluster) << "</h1><div class=\"sub\">"
     << result.judged_runs << " run(s) judged";
   if (!first.empty()) h << " from " << E(first) << " to " << E(last);
@@ -112,12 +123,46 @@ void Header(std::ostringstream& h, const InputIndex& input, const AnalysisResult
     << "</div>";
 }
 
-void Findings(std::ostringstream& h, const AnalysisResult& result) {
-  h << "<h2>Findings</h2>";
-  if (result.findings.empty()) {
-    h << "<p>Nothing to report.</p>";
+// Problems in plain words: what, where, since when, the latest evidence.
+void Problems(std::ostringstream& h, const AnalysisResult& result) {
+  h << "<h2>Problems</h2>";
+  if (result.problems.empty()) {
+    h << "<p>No problem.</p>";
     return;
   }
+  h << "<table class=\"problems\"><tr><th>severity</th><th>state</th><th>what</th><th>where</th>"
+       "<th>since</th><th>nights</th><th>latest evidence</th></tr>";
+  for (const Problem& p : result.problems) {
+    const char* sev = SeverityName(p.severity);
+    std::string where = p.subject;
+    if (p.latest.host) {
+      where = *p.latest.host;
+      if (p.latest.device) where += " " + *p.latest.device;
+      if (p.latest.port) where += " port " + std::to_string(*p.latest.port);
+    }
+    h << "<tr class=\"problem\"><td><span class=\"badge " << sev << "\">" << sev
+      << "</span></td><td>" << ProblemStateName(p.state) << "</td><td>" << E(p.kind)
+      << "<br><small>" << E(p.subject) << "</small></td><td>" << E(where) << "</td><td>"
+      << E(p.first_seen.substr(0, 10)) << "</td><td class=\"num\">" << p.nights << "</td><td>"
+      << E(p.latest.message);
+    if (p.latest.run_id) {
+      h << "<br><small>run " << *p.latest.run_id << ", " << E(p.latest.run_started_at.value_or(""))
+        << "</small>";
+    }
+    if (p.ack) {
+      h << "<br><small>acknowledged until " << E(p.ack->until) << ": " << E(p.ack->note)
+        << "</small>";
+    }
+    h << "</td></tr>";
+  }
+  h << "</table>";
+}
+
+void Findings(std::ostringstream& h, const AnalysisResult& result) {
+  if (result.findings.empty()) return;
+  // The rows behind the problems, one per run and subject: there when asked.
+  h << "<details class=\"all-findings\"><summary>All " << result.findings.size()
+    << " findings</summary>";
   h << "<table class=\"findings\"><tr><th>severity</th><th>kind</th><th>subject</th><th>what</th>"
        "<th>value</th><th>baseline</th></tr>";
   size_t shown = 0;
@@ -138,6 +183,7 @@ void Findings(std::ostringstream& h, const AnalysisResult& result) {
   if (result.findings.size() > kMaxRows) {
     h << "<p class=\"more\">" << result.findings.size() - kMaxRows << " more in --format json</p>";
   }
+  h << "</details>";
 }
 
 // The runs of a series, or none: a window can hold runs that have no series
@@ -548,6 +594,7 @@ std::string RenderHtmlReport(const InputIndex& input, const AnalysisResult& resu
   h << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>fabtrack: "
     << E(result.cluster) << "</title><style>" << kStyle << "</style></head><body>";
   Header(h, input, result);
+  Problems(h, result);
   Findings(h, result);
   UnfinishedRuns(h, input);
   Training(h, input, result);

@@ -1,5 +1,7 @@
 #include "analyzer/report/json_report.h"
 
+#include "analyzer/problems.h"
+
 namespace fabtrack::analyzer {
 namespace {
 
@@ -28,6 +30,27 @@ nlohmann::json FindingJson(const Finding& f) {
           {"evidence", f.evidence}};
 }
 
+nlohmann::json ProblemJson(const Problem& p) {
+  nlohmann::json j = {{"id", p.id},
+                      {"kind", p.kind},
+                      {"subject", p.subject},
+                      {"severity", SeverityName(p.severity)},
+                      {"state", ProblemStateName(p.state)},
+                      {"first_seen", p.first_seen},
+                      {"last_seen", p.last_seen},
+                      {"nights", p.nights},
+                      {"findings", p.findings},
+                      {"message", p.latest.message},
+                      {"host", OrNull(p.latest.host)},
+                      {"device", OrNull(p.latest.device)},
+                      {"port", OrNull(p.latest.port)},
+                      {"latest", FindingJson(p.latest)},
+                      {"worst", FindingJson(p.worst)}};
+  j["ack"] = p.ack ? nlohmann::json{{"until", p.ack->until}, {"note", p.ack->note}}
+                   : nlohmann::json(nullptr);
+  return j;
+}
+
 nlohmann::json AnalysisJson(const AnalysisResult& result) {
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : result.findings) findings.push_back(FindingJson(f));
@@ -44,9 +67,16 @@ nlohmann::json AnalysisJson(const AnalysisResult& result) {
                         {"idle_share_p50", t.idle_share_p50},
                         {"gpu_hours_per_1000_steps", t.gpu_hours_per_1000_steps}});
   }
-  return {{"cluster", result.cluster},         {"judged_runs", result.judged_runs},
-          {"judged_jobs", result.judged_jobs}, {"exit_status", ExitStatusOf(result)},
-          {"detectors", result.detectors_run}, {"findings", std::move(findings)},
+  nlohmann::json problems = nlohmann::json::array();
+  for (const Problem& p : result.problems) problems.push_back(ProblemJson(p));
+  return {{"cluster", result.cluster},
+          {"judged_runs", result.judged_runs},
+          {"judged_jobs", result.judged_jobs},
+          {"exit_status", ExitStatusOf(result)},
+          {"verdict", VerdictLine(result.problems)},
+          {"detectors", result.detectors_run},
+          {"problems", std::move(problems)},
+          {"findings", std::move(findings)},
           {"training", std::move(training)}};
 }
 

@@ -65,6 +65,19 @@ std::string PrometheusTextfileImpl(const InputIndex& input, const AnalysisResult
       << "# TYPE fabtrack_finding gauge\n";
   for (const auto& [fp, line] : lines) out << line;
 
+  // One series per problem (its id is the findings' fingerprint), the value
+  // the nights it was seen; alerts select open ones, so an acknowledged or
+  // recovered problem stops alerting and a regression alerts once.
+  out << "# HELP fabtrack_problem A problem of the last analysis (value: nights it was seen).\n"
+      << "# TYPE fabtrack_problem gauge\n";
+  for (const Problem& p : result.problems) {
+    out << "fabtrack_problem{" << cluster << ",id=\"" << EscapePrometheusLabel(p.id) << "\",kind=\""
+        << EscapePrometheusLabel(p.kind) << "\",severity=\"" << SeverityName(p.severity)
+        << "\",state=\"" << ProblemStateName(p.state) << "\",subject=\""
+        << EscapePrometheusLabel(p.subject) << "\",host=\""
+        << EscapePrometheusLabel(p.latest.host.value_or("")) << "\"} " << p.nights << "\n";
+  }
+
   // Headline figures of the newest judged run of each series.
   std::map<std::string, const RunView*> newest;
   for (const RunView* run : input.judged()) newest[SeriesName(*run)] = run;

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "analyzer/problems.h"
 #include "analyzer/run_facts.h"
 
 namespace fabtrack::analyzer {
@@ -16,16 +17,40 @@ std::string TextReport(const AnalysisResult& result, const std::string& judged_f
       << "judged since " << judged_from_iso << ": " << by_severity[2] << " critical, "
       << by_severity[1] << " warning, " << by_severity[0] << " info\n";
   if (result.judged_runs == 0) out << "  (no run to judge in that window)\n";
-  for (const Finding& f : result.findings) {
-    std::string severity = SeverityName(f.severity);
-    for (char& c : severity) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    out << severity << "  " << f.kind << "  " << f.subject << "\n    " << f.message;
-    if (f.run_id) {
-      out << "\n    run " << *f.run_id << " started " << f.run_started_at.value_or("?");
-    }
+  // Problems, not rows: a regression seen every night is one thing to fix.
+  if (!result.problems.empty()) {
+    out << VerdictLine(result.problems) << "\n";
+    out << by_severity[2] + by_severity[1] << " finding(s) fold into " << result.problems.size()
+        << " problem(s)";
+    if (by_severity[0]) out << "; " << by_severity[0] << " info note(s) in --format json";
     out << "\n";
   }
-  if (result.findings.empty() && result.judged_runs > 0) out << "OK: nothing to report\n";
+  for (const Problem& p : result.problems) {
+    std::string severity = SeverityName(p.severity);
+    for (char& c : severity) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    out << severity << "  " << p.kind << "  " << p.subject << "  [" << ProblemStateName(p.state)
+        << ", " << p.first_seen.substr(0, 10);
+    if (p.last_seen.substr(0, 10) != p.first_seen.substr(0, 10)) {
+      out << " .. " << p.last_seen.substr(0, 10);
+    }
+    out << ", " << p.nights << " night" << (p.nights == 1 ? "" : "s") << ", id " << p.id
+        << "]\n    " << p.latest.message;
+    if (p.latest.run_id) {
+      out << "\n    latest: run " << *p.latest.run_id << " started "
+          << p.latest.run_started_at.value_or("?");
+    }
+    if (p.worst.run_id && p.worst.run_id != p.latest.run_id && p.worst.value) {
+      out << "; worst: run " << *p.worst.run_id << ", " << FormatFixed(*p.worst.value, 2) << " "
+          << p.worst.unit.value_or("");
+    }
+    if (p.ack) out << "\n    acknowledged until " << p.ack->until << ": " << p.ack->note;
+    out << "\n";
+  }
+  if (result.problems.empty() && result.judged_runs > 0) {
+    out << "OK: nothing to report";
+    if (by_severity[0]) out << " (" << by_severity[0] << " info note(s) in --format json)";
+    out << "\n";
+  }
   if (!result.training.empty()) {
     out << "Training step (simulated data-parallel), what the network costs:\n";
     for (const TrainingLine& t : result.training) {

@@ -3,8 +3,8 @@
 # 15% down at 8 nodes, port errors on one host) in headless Chromium and looks
 # at what came out: the screenshot must show tonight's curves (red), the
 # history bands (light blue), the history/trend lines (blue) and the critical
-# and warning badges in their colours; the rendered DOM must hold the findings
-# rows. Then the training section: absent from that report (no step-mode
+# and warning badges in their colours; the rendered DOM must hold the verdict
+# line and the problem rows. Then the training section: absent from that report (no step-mode
 # runs), present in a report with a judged step sweep, where the screenshot
 # must show the compute (light green) and exposed communication (light red)
 # areas under the step line (blue). Chromium missing is a failure, not a skip.
@@ -27,8 +27,9 @@ timeout 120 "${chrome[@]}" --screenshot="$work/report.png" --window-size=1280,26
 timeout 120 "${chrome[@]}" --dump-dom "file://$work/report.html" >"$work/dom.html" 2>/dev/null ||
   fail "chromium --dump-dom"
 
-rows=$(grep -o 'class="finding"' "$work/dom.html" | wc -l)
-((rows >= 2)) || fail "rendered DOM has $rows finding rows"
+rows=$(grep -o 'class="problem"' "$work/dom.html" | wc -l)
+((rows >= 2)) || fail "rendered DOM has $rows problem rows"
+grep -q '<p class="verdict critical">CRITICAL: ' "$work/dom.html" || fail "no verdict line in the rendered page"
 grep -q "busbw_regression" "$work/dom.html" || fail "busbw_regression finding not in the rendered page"
 
 # name colour:tolerance minimum-pixels
@@ -49,7 +50,7 @@ d = open(sys.argv[1], "rb").read()
 print(struct.unpack(">II", d[16:24])[0] * struct.unpack(">II", d[16:24])[1])
 PY
 )
-echo "report rendered: $rows findings, screenshot of $total pixels"
+echo "report rendered: $rows problems, screenshot of $total pixels"
 
 grep -q 'id="training"' "$work/dom.html" && fail "training section in a report without step runs"
 FABTRACK_REPORT_OUT=$work/training.html "$test_binary" --gtest_filter=HtmlReport.TrainingReport \

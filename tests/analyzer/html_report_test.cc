@@ -51,11 +51,14 @@ TEST(HtmlReport, ScenarioReport) {
   std::string without_ns = std::regex_replace(html, std::regex("xmlns=\"[^\"]*\""), "");
   EXPECT_EQ(without_ns.find("http"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  for (const char* section : {"Findings", "Bus bandwidth by message size",
+  for (const char* section : {"Problems", "All ", "Bus bandwidth by message size",
                               "Trend:", "Scaling efficiency", "Latency: p50", "Port health"}) {
     EXPECT_NE(html.find(section), std::string::npos) << section;
   }
   EXPECT_NE(html.find("busbw_regression"), std::string::npos);
+  // The verdict first, then one row per problem (not per run).
+  EXPECT_LT(html.find("class=\"verdict critical\">CRITICAL: "), html.find("<h1>"));
+  EXPECT_GE(Count(html, "class=\"problem\""), 2u);
   EXPECT_NE(html.find("port_errors"), std::string::npos);
   EXPECT_NE(html.find("badge warning"), std::string::npos);
   // One busbw curve, one trend and one latency chart per node count, one
