@@ -28,8 +28,11 @@ void JudgeSeries(const InputIndex& input, const SeriesTable& t, const Settings& 
   // the next), oldest first, the same whichever runs are judged.
   std::vector<int8_t> verdicts(runs.size(), 0);
   std::vector<std::optional<RobustResult>> judged(runs.size());
+  std::vector<std::optional<Window>> windows(runs.size());
   for (int i = 0; i < static_cast<int>(runs.size()); ++i) {
-    std::optional<RobustResult> r = RobustCheck(t, c, i, i > 0 ? verdicts[i - 1] : 0, s, spec);
+    windows[i] = FitWindowBefore(t, c, i, s);
+    std::optional<RobustResult> r =
+        RobustCheck(t, c, i, i > 0 ? verdicts[i - 1] : 0, s, spec, windows);
     verdicts[i] = static_cast<int8_t>(Verdict(r));
     if (input.Judged(*runs[i])) judged[i] = std::move(r);
   }
@@ -101,7 +104,10 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
 
 void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& settings,
                              const SeriesRegressionSpec& spec, std::vector<Finding>* findings) {
-  const series::Settings s = series::ReadSettings(settings, spec);
+  // Every series of the cluster counts, judged tonight or not: the nightly
+  // and the full analysis of the same history then judge alike.
+  const series::Settings s = series::ForSeriesFamily(series::ReadSettings(settings, spec),
+                                                     static_cast<int>(input.series().size()));
   for (const auto& [name, runs] : input.series()) {
     if (runs.empty() || !input.Judged(*runs.back())) continue;  // judged runs are the newest
     if (!spec.skip_oversubscribed) {

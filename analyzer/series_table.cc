@@ -37,6 +37,31 @@ Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spe
   return r;
 }
 
+namespace {
+
+double UpperTail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+// The z whose upper normal tail is `tail` (tail in (0, 0.5]): bisection, the
+// tail falls monotonically.
+double ZForTail(double tail) {
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    (UpperTail(mid) > tail ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+}  // namespace
+
+Settings ForSeriesFamily(Settings s, int series) {
+  if (series <= 1) return s;
+  const double m = series;
+  if (s.z_threshold > 0) s.z_threshold = ZForTail(UpperTail(s.z_threshold) / m);
+  if (s.confirm_z > 0) s.confirm_z = ZForTail(UpperTail(s.confirm_z) / std::sqrt(m));
+  return s;
+}
+
 SeriesTable BuildTable(const InputIndex& input, std::string subject,
                        const std::vector<const RunView*>& runs, const SeriesRegressionSpec& spec,
                        int64_t band_bytes) {
