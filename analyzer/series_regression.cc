@@ -70,7 +70,7 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
       {"confirm_z", spec.confirm_z, "robust z each of two runs in a row must reach"},
       {"noise_floor", spec.noise_floor,
        "the baseline's scale is at least this fraction of its median"},
-      {"noise_runs", 60,
+      {"noise_runs", 365,
        "the baseline's scale is at least the night-to-night noise of this many runs before "
        "(0: off)"},
       {"confirm_runs", 2,

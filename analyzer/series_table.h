@@ -21,7 +21,7 @@ struct Settings {
   double z_threshold = 4;
   double confirm_z = 2;
   double noise_floor = 0.01;
-  int noise_runs = 60;
+  int noise_runs = 365;
   double change_noise_z = 1.5;
   double unseen_change_z = 2;
   double hold_z = 1;

@@ -108,11 +108,14 @@ std::string IdArray(const std::vector<int64_t>& ids) {
   return out.str();
 }
 
-// Port counters that count traffic (bytes, packets): they move in every run
-// and no detector reads them; see the port delta query.
-constexpr const char* kTrafficCounters =
-    "{port_xmit_data,port_rcv_data,port_xmit_packets,port_rcv_packets,unicast_xmit_packets,"
-    "unicast_rcv_packets,multicast_xmit_packets,multicast_rcv_packets,xmit_bytes,rcv_bytes}";
+// A port counter delta a detector may need: saturated, or moved and not a
+// traffic counter (bytes, packets: they move in every run and no detector
+// reads them). The same text as migration 010's partial index predicate,
+// which the planner matches literally.
+constexpr const char* kMovedPortDelta =
+    "(saturated OR (delta IS DISTINCT FROM 0 AND counter <> ALL ('{port_xmit_data,"
+    "port_rcv_data,port_xmit_packets,port_rcv_packets,unicast_xmit_packets,unicast_rcv_packets,"
+    "multicast_xmit_packets,multicast_rcv_packets,xmit_bytes,rcv_bytes}'::text[])))";
 
 constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'";
 
@@ -239,12 +242,15 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   // has ~10^5 of them): only moved, unknown or saturated ones are loaded.
   // Nor do the traffic counters (bytes and packets, which move in every run:
   // 7 of every port's 9 moved counters on a healthy night), unless saturated.
+  // The condition is spelled as the partial index run_port_deltas_moved's
+  // (migration 010), so that a night of 4096 nodes x 8 HCAs reads its ~3%
+  // of rows through it rather than scanning the night.
   for (const pqxx::row& row : txn.exec_params(
-           "SELECT d.run_id, p.host, p.device, p.port, d.counter, d.delta, d.per_second, "
-           "d.saturated FROM run_port_deltas d JOIN ports p ON p.id = d.port_id "
-           "WHERE d.run_id = ANY($1::bigint[]) AND (d.saturated OR (d.delta IS DISTINCT FROM 0 "
-           "AND d.counter <> ALL($2::text[])))",
-           ids, kTrafficCounters)) {
+           std::string("SELECT d.run_id, p.host, p.device, p.port, d.counter, d.delta, "
+                       "d.per_second, d.saturated FROM run_port_deltas d JOIN ports p ON p.id = "
+                       "d.port_id WHERE d.run_id = ANY($1::bigint[]) AND ") +
+               kMovedPortDelta,
+           ids)) {
     PortDeltaView d;
     ReadColumns(row, 0, &d.run_id, &d.host, &d.device, &d.port, &d.counter, &d.delta, &d.per_second,
                 &d.saturated);

@@ -14,8 +14,9 @@
 // the family's scaling wanders more than that. With such a history, and its
 // median at or above min_efficiency, a sweep below min_efficiency is flagged
 // only outside that noise band (history_mad_factor scaled MADs below the
-// median): the threshold is about the fabric's level, and one sweep's noise
-// around a healthy level near it is no break. Small-message latency (the
+// median, widened for the number of node counts one sweep tests: Bonferroni):
+// the threshold is about the fabric's level, and one sweep's noise around a
+// healthy level near it is no break. Small-message latency (the
 // per-iteration median where the harness measured it, else the mean time)
 // should grow no faster than the node count: t(N) / t(N_ref) above
 // (1 + latency_tolerance) * N / N_ref is flagged. Each of the two curves gives
@@ -42,6 +43,7 @@
 
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
+#include "analyzer/stats/normal_tail.h"
 #include "core/statistics.h"
 
 namespace fabtrack::analyzer {
@@ -240,6 +242,11 @@ std::map<int, History> HistoryOf(const Curve& curve,
                                  std::span<const std::pair<const Sweep*, Curve>> earlier,
                                  const Settings& s) {
   std::map<int, History> by_nodes;
+  // One sweep tests every node count but the reference against its noise
+  // band: history_mad_factor holds for one of them, the band widens so that
+  // the sweep as a whole keeps that chance of a false alarm (Bonferroni).
+  const double tests = static_cast<double>(curve.efficiency.size()) - 1;
+  const double band_z = stats::BonferroniZ(s.history_mad_factor, tests);
   for (const auto& [n, e] : curve.efficiency) {
     std::vector<double> past;
     for (const auto& [other, other_curve] : earlier) {
@@ -252,7 +259,7 @@ std::map<int, History> HistoryOf(const Curve& curve,
     h.count = static_cast<int>(past.size());
     if (auto b = stats::Baseline(past, s.min_history, 0)) {
       h.median = b->median;
-      h.noise_band = s.history_mad_factor * b->scale;
+      h.noise_band = band_z * b->scale;
       h.allowed_drop = std::max(s.history_margin, h.noise_band);
     }
   }
