@@ -7,6 +7,7 @@
 
 #include "analyzer/run_facts.h"
 #include "analyzer/stats/normal_tail.h"
+#include "analyzer/stats/sorted_values.h"
 #include "core/statistics.h"
 
 namespace fabtrack::analyzer::series {
@@ -110,26 +111,6 @@ SeriesTable BuildRunTable(const RunSeries& series) {
 
 namespace {
 
-// A multiset of numbers kept sorted, for the median of a sliding window
-// (insert and erase move at most the window's size of doubles).
-class SortedWindow {
- public:
-  void Insert(double v) { values_.insert(std::upper_bound(values_.begin(), values_.end(), v), v); }
-  void Erase(double v) { values_.erase(std::lower_bound(values_.begin(), values_.end(), v)); }
-  size_t size() const { return values_.size(); }
-  // The median as stats::MedianInPlace computes it (same rounding).
-  double Median() const {
-    const size_t mid = values_.size() / 2;
-    const double upper = values_[mid];
-    if (values_.size() % 2 == 1) return upper;
-    const double lower = values_[mid - 1];
-    return lower + (upper - lower) * 0.5;
-  }
-
- private:
-  std::vector<double> values_;
-};
-
 // The night-to-night noise of the points before each end = 0..values.size(),
 // relative to their level: the scaled median absolute difference of
 // successive points among the last `noise_runs`, which a level shift among
@@ -139,7 +120,8 @@ std::vector<std::optional<double>> RelativeNoiseByEnd(const std::vector<double>&
                                                       const Settings& s) {
   const int n = static_cast<int>(values.size());
   std::vector<std::optional<double>> out(n + 1);
-  SortedWindow window, differences;  // values[begin, end), |v[j] - v[j-1]| for begin < j < end
+  stats::SortedValues window,
+      differences;  // values[begin, end), |v[j] - v[j-1]| for begin < j < end
   int begin = 0;
   for (int end = 0; end <= n; ++end) {
     if (end > 0) {
@@ -152,9 +134,9 @@ std::vector<std::optional<double>> RelativeNoiseByEnd(const std::vector<double>&
       ++begin;
     }
     if (end - begin - 1 < s.min_history || differences.size() == 0) continue;
-    const double level = window.Median();
+    const double level = *window.Median();
     if (!(level > 0)) continue;
-    out[end] = 1.4826 / std::sqrt(2.0) * differences.Median() / level;
+    out[end] = 1.4826 / std::sqrt(2.0) * *differences.Median() / level;
   }
   return out;
 }

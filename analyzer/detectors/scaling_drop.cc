@@ -44,6 +44,7 @@
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
 #include "analyzer/stats/normal_tail.h"
+#include "analyzer/stats/sorted_values.h"
 #include "core/statistics.h"
 
 namespace fabtrack::analyzer {
@@ -238,8 +239,17 @@ struct History {
   double noise_band = 0;
 };
 
-std::map<int, History> HistoryOf(const Curve& curve,
-                                 std::span<const std::pair<const Sweep*, Curve>> earlier,
+// E(N) of a family's earlier sweeps, by reference and node count, grown one
+// sweep at a time as the family's sweeps are judged oldest first: judging
+// three years of sweeps against all sweeps before each is then one insert
+// per value, not a copy and a selection of the whole past per sweep.
+using PastEfficiency = std::map<std::pair<int, int>, stats::SortedValues>;
+
+void AddToPast(const Curve& curve, PastEfficiency* past) {
+  for (const auto& [n, e] : curve.efficiency) (*past)[{curve.ref_nodes, n}].Insert(e);
+}
+
+std::map<int, History> HistoryOf(const Curve& curve, const PastEfficiency& earlier,
                                  const Settings& s) {
   std::map<int, History> by_nodes;
   // One sweep tests every node count but the reference against its noise
@@ -248,27 +258,24 @@ std::map<int, History> HistoryOf(const Curve& curve,
   const double tests = static_cast<double>(curve.efficiency.size()) - 1;
   const double band_z = stats::BonferroniZ(s.history_mad_factor, tests);
   for (const auto& [n, e] : curve.efficiency) {
-    std::vector<double> past;
-    for (const auto& [other, other_curve] : earlier) {
-      if (other_curve.ref_nodes != curve.ref_nodes) continue;
-      if (auto it = other_curve.efficiency.find(n); it != other_curve.efficiency.end()) {
-        past.push_back(it->second);
-      }
-    }
     History& h = by_nodes[n];
+    auto it = earlier.find({curve.ref_nodes, n});
+    if (it == earlier.end()) continue;
+    const stats::SortedValues& past = it->second;
     h.count = static_cast<int>(past.size());
-    if (auto b = stats::Baseline(past, s.min_history, 0)) {
-      h.median = b->median;
-      h.noise_band = band_z * b->scale;
+    // stats::Baseline(past, min_history, 0), from the sorted values.
+    if (h.count >= std::max(s.min_history, 1)) {
+      h.median = *past.Median();
+      const double scale = past.ScaledMad().value_or(0);
+      h.noise_band = band_z * scale;
       h.allowed_drop = std::max(s.history_margin, h.noise_band);
     }
   }
   return by_nodes;
 }
 
-void JudgeBusbw(const Sweep& sweep, const Curve& curve,
-                std::span<const std::pair<const Sweep*, Curve>> earlier, const Settings& s,
-                std::vector<Finding>* findings) {
+void JudgeBusbw(const Sweep& sweep, const Curve& curve, const PastEfficiency& earlier,
+                const Settings& s, std::vector<Finding>* findings) {
   const double min_efficiency = sweep.host_path ? s.host_min_efficiency : s.min_efficiency;
   const std::map<int, History> history = HistoryOf(curve, earlier, s);
   for (const auto& [n, e] : curve.efficiency) {
@@ -402,12 +409,13 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
     std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
       return a.first->started_at < b.first->started_at;
     });
-    for (size_t i = 0; i < list.size(); ++i) {
-      const auto& [sweep, curve] = list[i];
-      if (!sweep->judged) continue;
-      std::span<const std::pair<const Sweep*, Curve>> history(list.data(), i);
-      JudgeBusbw(*sweep, curve, history, s, findings);
-      JudgeLatency(*sweep, curve, s, findings);
+    PastEfficiency past;
+    for (const auto& [sweep, curve] : list) {
+      if (sweep->judged) {
+        JudgeBusbw(*sweep, curve, past, s, findings);
+        JudgeLatency(*sweep, curve, s, findings);
+      }
+      AddToPast(curve, &past);
     }
   }
 }
