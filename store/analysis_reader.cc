@@ -185,14 +185,16 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   // query, three years of nightly sweeps are ~10^5..10^6 rows; the analyzer
   // groups them. The straggler and #wrong columns only matter for the judged
   // runs (latency_jitter, run_failure): history rows leave them NULL, which
-  // spares a string per row.
+  // spares a string per row. Judged is compared as timestamps against one
+  // converted bound: extract(epoch ...) is numeric since PostgreSQL 14, and
+  // converting it per row tripled the query's server time.
   pqxx::result results = txn.exec_params(
       "SELECT x.run_id, x.size_bytes, x.oop_time_us, x.oop_busbw_gbps, x.lat_p50_us, "
       "x.lat_p99_us, x.lat_cv, "
       "CASE WHEN j THEN x.straggler_host END, CASE WHEN j THEN x.straggler_excess_us END, "
       "CASE WHEN j THEN greatest(x.oop_wrong, x.ip_wrong) END "
       "FROM run_results x JOIN ("
-      "  SELECT id, extract(epoch FROM started_at)::float8 >= $2::float8 AS j FROM runs "
+      "  SELECT id, started_at >= (SELECT to_timestamp($2::float8)) AS j FROM runs "
       "  WHERE cluster = $1) r ON r.id = x.run_id",
       query.cluster, input.judge_from);
   input.results.reserve(results.size());
