@@ -7,7 +7,6 @@
 
 #include "analyzer/run_facts.h"
 #include "analyzer/stats/normal_tail.h"
-#include "analyzer/stats/sorted_values.h"
 #include "core/statistics.h"
 
 namespace fabtrack::analyzer::series {

@@ -29,7 +29,6 @@
 
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
-#include "analyzer/stats/sorted_values.h"
 #include "core/statistics.h"
 
 namespace fabtrack::analyzer {

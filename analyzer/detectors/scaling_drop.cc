@@ -44,7 +44,6 @@
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
 #include "analyzer/stats/normal_tail.h"
-#include "analyzer/stats/sorted_values.h"
 #include "core/statistics.h"
 
 namespace fabtrack::analyzer {

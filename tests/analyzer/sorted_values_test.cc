@@ -1,5 +1,5 @@
-#include "analyzer/stats/sorted_values.h"
-
+// stats::SortedValues (core/statistics.h) against the copy-and-select it
+// replaced, and the normal-tail helpers of the multiple-testing correction.
 #include <gtest/gtest.h>
 
 #include <random>
