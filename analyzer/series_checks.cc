@@ -72,15 +72,20 @@ int Verdict(const std::optional<RobustResult>& r) {
   return r->direction * (r->confirmed ? 2 : 1);
 }
 
+std::optional<Window> FitWindowBefore(const SeriesTable& t, const ChangeSeries& c, int i,
+                                      const Settings& s) {
+  return FitWindow(t, c, t.bands[i], std::max(0, i - s.baseline_runs), i, s);
+}
+
 std::optional<RobustResult> RobustCheck(const SeriesTable& t, const ChangeSeries& c, int i,
                                         int previous_verdict, const Settings& s,
-                                        const SeriesRegressionSpec& spec) {
-  const std::vector<int>& band = t.bands[i];
+                                        const SeriesRegressionSpec& spec,
+                                        const std::vector<std::optional<Window>>& windows) {
   std::optional<RobustResult> result;
-  if (auto w = FitWindow(t, c, band, std::max(0, i - s.baseline_runs), i, s)) {
+  if (const std::optional<Window>& w = windows[i]) {
     if (auto ratio = RatioOf(t, *w, i)) {
       RobustResult r;
-      r.window = std::move(*w);
+      r.window = *w;
       r.ratio = *ratio;
       r.change = *ratio / r.window.band.median - 1;
       r.z = Worse(spec, *ratio - r.window.band.median) / r.window.band.scale;
@@ -96,7 +101,13 @@ std::optional<RobustResult> RobustCheck(const SeriesTable& t, const ChangeSeries
   }
   if (result && result->direction != 0 && result->confirmed) return result;
   if (i >= 1) {
-    auto w = FitWindow(t, c, band, std::max(0, i - 1 - s.baseline_runs), i - 1, s);
+    // The window before both runs, over tonight's band: the run before's own
+    // window when their bands agree (they do unless the sizes changed).
+    std::optional<Window> other_band;
+    if (t.bands[i] != t.bands[i - 1]) {
+      other_band = FitWindow(t, c, t.bands[i], std::max(0, i - 1 - s.baseline_runs), i - 1, s);
+    }
+    const std::optional<Window>& w = t.bands[i] != t.bands[i - 1] ? other_band : windows[i - 1];
     std::optional<double> previous, tonight;
     if (w) {
       previous = RatioOf(t, *w, i - 1);
@@ -117,7 +128,7 @@ std::optional<RobustResult> RobustCheck(const SeriesTable& t, const ChangeSeries
         r.direction = direction;
         r.confirmed = true;
         r.rule = RobustResult::Rule::kTwoRuns;
-        r.window = std::move(*w);
+        r.window = *w;
         r.ratio = *tonight;
         r.change = change;
         r.z = z;

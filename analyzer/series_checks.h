@@ -50,9 +50,18 @@ int Verdict(const std::optional<RobustResult>& r);
 // flagged, tonight still worse (better) by hold_z: a flagged drop stays
 // flagged through the nights before a change point can be placed.
 // `previous_verdict` is Verdict() of the run before.
+// The baseline window of run i against the `baseline_runs` runs before it
+// (nullopt without enough history). RobustCheck compares tonight with the
+// window of tonight and the two-run rule with the window of the run before:
+// computed once per run, every window serves two checks.
+std::optional<Window> FitWindowBefore(const SeriesTable& t, const ChangeSeries& c, int i,
+                                      const Settings& s);
+
+// `windows[j]` is FitWindowBefore(j) for j <= i.
 std::optional<RobustResult> RobustCheck(const SeriesTable& t, const ChangeSeries& c, int i,
                                         int previous_verdict, const Settings& s,
-                                        const SeriesRegressionSpec& spec);
+                                        const SeriesRegressionSpec& spec,
+                                        const std::vector<std::optional<Window>>& windows);
 
 struct ChangeResult {
   int direction = 0;  // +1 worse, -1 better

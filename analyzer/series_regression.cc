@@ -28,8 +28,11 @@ void JudgeSeries(const InputIndex& input, const SeriesTable& t, const Settings& 
   // the next), oldest first, the same whichever runs are judged.
   std::vector<int8_t> verdicts(runs.size(), 0);
   std::vector<std::optional<RobustResult>> judged(runs.size());
+  std::vector<std::optional<Window>> windows(runs.size());
   for (int i = 0; i < static_cast<int>(runs.size()); ++i) {
-    std::optional<RobustResult> r = RobustCheck(t, c, i, i > 0 ? verdicts[i - 1] : 0, s, spec);
+    windows[i] = FitWindowBefore(t, c, i, s);
+    std::optional<RobustResult> r =
+        RobustCheck(t, c, i, i > 0 ? verdicts[i - 1] : 0, s, spec, windows);
     verdicts[i] = static_cast<int8_t>(Verdict(r));
     if (input.Judged(*runs[i])) judged[i] = std::move(r);
   }
@@ -67,7 +70,7 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
       {"confirm_z", spec.confirm_z, "robust z each of two runs in a row must reach"},
       {"noise_floor", spec.noise_floor,
        "the baseline's scale is at least this fraction of its median"},
-      {"noise_runs", 60,
+      {"noise_runs", 365,
        "the baseline's scale is at least the night-to-night noise of this many runs before "
        "(0: off)"},
       {"confirm_runs", 2,
@@ -101,7 +104,10 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
 
 void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& settings,
                              const SeriesRegressionSpec& spec, std::vector<Finding>* findings) {
-  const series::Settings s = series::ReadSettings(settings, spec);
+  // Every series of the cluster counts, judged tonight or not: the nightly
+  // and the full analysis of the same history then judge alike.
+  const series::Settings s = series::ForSeriesFamily(series::ReadSettings(settings, spec),
+                                                     static_cast<int>(input.series().size()));
   for (const auto& [name, runs] : input.series()) {
     if (runs.empty() || !input.Judged(*runs.back())) continue;  // judged runs are the newest
     if (!spec.skip_oversubscribed) {

@@ -38,6 +38,10 @@
 //      level; a shift under change_noise_z times the noise keeps nothing open.
 //      "What changed" compares the run at the change point with the one
 //      before: NCCL version, hosts, network, transports, GDRDMA.
+// Many series at once: z_threshold and confirm_z hold for a cluster with one
+// series; with m series (node counts, collectives, ...) they are raised so
+// that the chance of a false alarm on a healthy night stays that of one
+// series (Bonferroni over the series: series_table.h ForSeriesFamily).
 // Improvements pass the same tests in the other direction and are info, never
 // regressions; coming back to an earlier level (a fault fixed) is no
 // improvement: tonight, the newest three runs and the level since the change

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analyzer/run_facts.h"
+#include "analyzer/stats/normal_tail.h"
 #include "core/statistics.h"
 
 namespace fabtrack::analyzer::series {
@@ -35,6 +36,15 @@ Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spe
   r.critical_magnitude = s["critical_magnitude"];
   r.first_night_magnitude = s["first_night_magnitude"];
   return r;
+}
+
+Settings ForSeriesFamily(Settings s, int series) {
+  if (series <= 1) return s;
+  const double m = series;
+  if (s.z_threshold > 0) s.z_threshold = stats::BonferroniZ(s.z_threshold, m);
+  // Two runs in a row: P(Z >= z)^2 / m, so each run's tail shrinks by sqrt(m).
+  if (s.confirm_z > 0) s.confirm_z = stats::BonferroniZ(s.confirm_z, std::sqrt(m));
+  return s;
 }
 
 SeriesTable BuildTable(const InputIndex& input, std::string subject,
@@ -100,21 +110,34 @@ SeriesTable BuildRunTable(const RunSeries& series) {
 
 namespace {
 
-// The night-to-night noise of the points before `end`, relative to their level:
-// the scaled median absolute difference of successive points among the last
-// `noise_runs`, which a level shift among them barely moves (unlike the MAD of
-// a short window). nullopt with too few points.
-std::optional<double> RelativeNoise(const std::vector<double>& values, int end, const Settings& s) {
-  const int begin = std::max(0, end - s.noise_runs);
-  if (end - begin - 1 < s.min_history) return std::nullopt;
-  std::vector<double> differences;
-  for (int j = begin + 1; j < end; ++j) {
-    differences.push_back(std::fabs(values[j] - values[j - 1]));
+// The night-to-night noise of the points before each end = 0..values.size(),
+// relative to their level: the scaled median absolute difference of
+// successive points among the last `noise_runs`, which a level shift among
+// them barely moves (unlike the MAD of a short window). nullopt with too few
+// points. Windows slide: a year of noise_runs costs no more than a month.
+std::vector<std::optional<double>> RelativeNoiseByEnd(const std::vector<double>& values,
+                                                      const Settings& s) {
+  const int n = static_cast<int>(values.size());
+  std::vector<std::optional<double>> out(n + 1);
+  stats::SortedValues window,
+      differences;  // values[begin, end), |v[j] - v[j-1]| for begin < j < end
+  int begin = 0;
+  for (int end = 0; end <= n; ++end) {
+    if (end > 0) {
+      window.Insert(values[end - 1]);
+      if (end - 1 > begin) differences.Insert(std::fabs(values[end - 1] - values[end - 2]));
+    }
+    while (end - begin > s.noise_runs) {
+      window.Erase(values[begin]);
+      if (begin + 1 < end) differences.Erase(std::fabs(values[begin + 1] - values[begin]));
+      ++begin;
+    }
+    if (end - begin - 1 < s.min_history || differences.size() == 0) continue;
+    const double level = *window.Median();
+    if (!(level > 0)) continue;
+    out[end] = 1.4826 / std::sqrt(2.0) * *differences.Median() / level;
   }
-  std::vector<double> window(values.begin() + begin, values.begin() + end);
-  auto level = stats::MedianInPlace(window);
-  if (!level || !(*level > 0)) return std::nullopt;
-  return 1.4826 / std::sqrt(2.0) * *stats::MedianInPlace(differences) / *level;
+  return out;
 }
 
 }  // namespace
@@ -143,10 +166,11 @@ ChangeSeries BuildChangeSeries(const SeriesTable& t, const Settings& s) {
       c.values.push_back(*m);
     }
   }
+  const std::vector<std::optional<double>> noise = RelativeNoiseByEnd(c.values, s);
   c.noise_before_run.resize(t.runs.size() + 1);
   int points = 0;
   for (size_t r = 0; r <= t.runs.size(); ++r) {
-    c.noise_before_run[r] = RelativeNoise(c.values, points, s);
+    c.noise_before_run[r] = noise[points];
     if (r < t.runs.size() && c.point_of_run[r] >= 0) ++points;
   }
   return c;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/host_list.h"
+
 namespace fabtrack {
 
 struct ClusterInfo {
@@ -27,7 +29,7 @@ struct RunView {
   std::optional<std::string> backend;  // "nccl" | "mpi" (harness)
   std::optional<std::string> collective, dtype;
   std::optional<int> nodes, ranks, ranks_per_node;
-  std::vector<std::string> hosts;
+  HostList hosts;
   std::optional<std::string> network;   // what NCCL selected: "IB", "Socket", ...
   std::vector<std::string> transports;  // distinct channel families: "NET/IB", "P2P/IPC"
   std::optional<bool> gdrdma;

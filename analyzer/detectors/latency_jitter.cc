@@ -137,13 +137,13 @@ struct Verdict {
   bool flagged() const { return above_threshold || above_history; }
 };
 
-Verdict Judge(double value, double threshold, const std::vector<double>& history, double floor,
+Verdict Judge(double value, double threshold, const stats::SortedValues& history, double floor,
               const Settings& s) {
   Verdict v;
   v.above_threshold = value > threshold;
   v.history_count = static_cast<int>(history.size());
   if (v.history_count >= std::max(s.min_history, 1)) {
-    v.history_median = stats::Median(history);
+    v.history_median = history.Median();
     v.above_history = value >= floor && value > s.history_factor * *v.history_median;
   }
   return v;
@@ -190,17 +190,37 @@ class JitterCache {
   std::unordered_map<int64_t, Jitter> by_run_;
 };
 
+// A series' history grown as the judged runs advance in time: the runs
+// started before the one judged (oversubscribed ones left out), sorted, so
+// that judging a whole year is not a copy and a selection of every earlier
+// run per run.
+struct SeriesHistory {
+  size_t next = 0;  // the series' runs [0, next) are in
+  stats::SortedValues cv, ratio;
+};
+
 void JudgeHarnessRun(const InputIndex& input, const RunView& run, const Jitter& jitter,
-                     const Settings& s, JitterCache* cache, std::vector<Finding>* findings) {
-  std::vector<double> cv_history, ratio_history;
-  if (auto it = input.series().find(SeriesName(run)); it != input.series().end()) {
-    for (const RunView* earlier : it->second) {
-      if (earlier->started_at >= run.started_at || earlier->id == run.id) continue;
-      if (earlier->oversubscribed) continue;
+                     const Settings& s, JitterCache* cache,
+                     std::map<std::string, SeriesHistory>* histories,
+                     std::vector<Finding>* findings) {
+  static const stats::SortedValues kNone;
+  const stats::SortedValues* cv_history = &kNone;
+  const stats::SortedValues* ratio_history = &kNone;
+  const std::string series = SeriesName(run);
+  if (auto it = input.series().find(series); it != input.series().end()) {
+    // Judged runs come oldest first (InputIndex::judged), so the runs before
+    // this one are a prefix of the series that only grows.
+    SeriesHistory& h = (*histories)[series];
+    const std::vector<const RunView*>& runs = it->second;
+    for (; h.next < runs.size() && runs[h.next]->started_at < run.started_at; ++h.next) {
+      const RunView* earlier = runs[h.next];
+      if (earlier->id == run.id || earlier->oversubscribed) continue;
       const Jitter& j = cache->Of(*earlier);
-      if (j.cv) cv_history.push_back(*j.cv);
-      if (j.p99_p50) ratio_history.push_back(*j.p99_p50);
+      if (j.cv) h.cv.Insert(*j.cv);
+      if (j.p99_p50) h.ratio.Insert(*j.p99_p50);
     }
+    cv_history = &h.cv;
+    ratio_history = &h.ratio;
   }
   // The MPI backend reduces in host memory over kernel TCP: the hosts' CPUs
   // are part of what it measures, so its absolute thresholds are its own.
@@ -208,9 +228,9 @@ void JudgeHarnessRun(const InputIndex& input, const RunView& run, const Jitter& 
   const double max_cv = host_path ? s.host_max_cv : s.max_cv;
   const double max_ratio = host_path ? s.host_max_p99_p50 : s.max_p99_p50;
   Verdict cv, ratio;
-  if (jitter.cv) cv = Judge(*jitter.cv, max_cv, cv_history, s.history_min_cv, s);
+  if (jitter.cv) cv = Judge(*jitter.cv, max_cv, *cv_history, s.history_min_cv, s);
   if (jitter.p99_p50) {
-    ratio = Judge(*jitter.p99_p50, max_ratio, ratio_history, s.history_min_p99_p50, s);
+    ratio = Judge(*jitter.p99_p50, max_ratio, *ratio_history, s.history_min_p99_p50, s);
   }
   if (!cv.flagged() && !ratio.flagged()) return;
   // On the host path one scheduler hiccup in a short run moves one of the
@@ -326,9 +346,9 @@ void JudgeCycles(const InputIndex& input, const std::vector<const RunView*>& no_
       }
     }
     // History: earlier nights of the series that ran enough cycles.
-    std::vector<double> history;
+    stats::SortedValues history;
     for (const auto& [n, cv] : cached->second) {
-      if (n < night && cv) history.push_back(*cv);
+      if (n < night && cv) history.Insert(*cv);
     }
     Verdict v = Judge(*tonight.cv, s.max_cv, history, s.history_min_cv, s);
     if (!v.flagged()) continue;
@@ -356,6 +376,7 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
             std::vector<Finding>* findings) {
   const Settings s = Read(settings);
   JitterCache cache(input, s);
+  std::map<std::string, SeriesHistory> histories;
   std::vector<const RunView*> no_distribution;
   for (const RunView* run : input.judged()) {
     if (run->status == "failed" || run->ranks == 1) continue;
@@ -363,7 +384,7 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
     if (run->oversubscribed) continue;
     const Jitter& jitter = cache.Of(*run);
     if (jitter.cv || jitter.p99_p50) {
-      JudgeHarnessRun(input, *run, jitter, s, &cache, findings);
+      JudgeHarnessRun(input, *run, jitter, s, &cache, &histories, findings);
     } else {
       no_distribution.push_back(run);
     }

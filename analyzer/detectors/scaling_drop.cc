@@ -11,7 +11,12 @@
 // flagged below min_efficiency, or below the median E(N) of the family's
 // earlier sweeps (same N and N_ref, at least min_history of them) by more
 // than history_margin, or history_mad_factor scaled MADs of those sweeps when
-// the family's scaling wanders more than that. Small-message latency (the
+// the family's scaling wanders more than that. With such a history, and its
+// median at or above min_efficiency, a sweep below min_efficiency is flagged
+// only outside that noise band (history_mad_factor scaled MADs below the
+// median, widened for the number of node counts one sweep tests: Bonferroni):
+// the threshold is about the fabric's level, and one sweep's noise around a
+// healthy level near it is no break. Small-message latency (the
 // per-iteration median where the harness measured it, else the mean time)
 // should grow no faster than the node count: t(N) / t(N_ref) above
 // (1 + latency_tolerance) * N / N_ref is flagged. Each of the two curves gives
@@ -38,6 +43,7 @@
 
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
+#include "analyzer/stats/normal_tail.h"
 #include "core/statistics.h"
 
 namespace fabtrack::analyzer {
@@ -227,39 +233,63 @@ struct History {
   int count = 0;
   std::optional<double> median;
   double allowed_drop = 0;
+  // history_mad_factor scaled MADs of the earlier sweeps' E(N): how far one
+  // sweep wanders from the median by noise alone.
+  double noise_band = 0;
 };
 
-std::map<int, History> HistoryOf(const Curve& curve,
-                                 std::span<const std::pair<const Sweep*, Curve>> earlier,
+// E(N) of a family's earlier sweeps, by reference and node count, grown one
+// sweep at a time as the family's sweeps are judged oldest first: judging
+// three years of sweeps against all sweeps before each is then one insert
+// per value, not a copy and a selection of the whole past per sweep.
+using PastEfficiency = std::map<std::pair<int, int>, stats::SortedValues>;
+
+void AddToPast(const Curve& curve, PastEfficiency* past) {
+  for (const auto& [n, e] : curve.efficiency) (*past)[{curve.ref_nodes, n}].Insert(e);
+}
+
+std::map<int, History> HistoryOf(const Curve& curve, const PastEfficiency& earlier,
                                  const Settings& s) {
   std::map<int, History> by_nodes;
+  // One sweep tests every node count but the reference against its noise
+  // band: history_mad_factor holds for one of them, the band widens so that
+  // the sweep as a whole keeps that chance of a false alarm (Bonferroni).
+  const double tests = static_cast<double>(curve.efficiency.size()) - 1;
+  const double band_z = stats::BonferroniZ(s.history_mad_factor, tests);
   for (const auto& [n, e] : curve.efficiency) {
-    std::vector<double> past;
-    for (const auto& [other, other_curve] : earlier) {
-      if (other_curve.ref_nodes != curve.ref_nodes) continue;
-      if (auto it = other_curve.efficiency.find(n); it != other_curve.efficiency.end()) {
-        past.push_back(it->second);
-      }
-    }
     History& h = by_nodes[n];
+    auto it = earlier.find({curve.ref_nodes, n});
+    if (it == earlier.end()) continue;
+    const stats::SortedValues& past = it->second;
     h.count = static_cast<int>(past.size());
-    if (auto b = stats::Baseline(past, s.min_history, 0)) {
-      h.median = b->median;
-      h.allowed_drop = std::max(s.history_margin, s.history_mad_factor * b->scale);
+    // stats::Baseline(past, min_history, 0), from the sorted values.
+    if (h.count >= std::max(s.min_history, 1)) {
+      h.median = *past.Median();
+      const double scale = past.ScaledMad().value_or(0);
+      h.noise_band = band_z * scale;
+      h.allowed_drop = std::max(s.history_margin, h.noise_band);
     }
   }
   return by_nodes;
 }
 
-void JudgeBusbw(const Sweep& sweep, const Curve& curve,
-                std::span<const std::pair<const Sweep*, Curve>> earlier, const Settings& s,
-                std::vector<Finding>* findings) {
+void JudgeBusbw(const Sweep& sweep, const Curve& curve, const PastEfficiency& earlier,
+                const Settings& s, std::vector<Finding>* findings) {
   const double min_efficiency = sweep.host_path ? s.host_min_efficiency : s.min_efficiency;
   const std::map<int, History> history = HistoryOf(curve, earlier, s);
   for (const auto& [n, e] : curve.efficiency) {
     if (n == curve.ref_nodes) continue;
     const History& h = history.at(n);
-    const bool below_threshold = e < min_efficiency;
+    // The threshold judges the level of E(N), not one sweep's noise: where
+    // the family's earlier sweeps at N sat at or above min_efficiency, a sweep
+    // dipping below it within the family's own noise band is that noise (a
+    // healthy 4096-node fabric at 0.83 +- 0.02 crossed 0.80 a few nights a
+    // year). A family whose level is below the threshold, or a sweep that
+    // falls out of the band, is flagged as before; without enough history,
+    // the threshold alone decides.
+    const bool within_noise =
+        h.median && *h.median >= min_efficiency && e >= *h.median - h.noise_band;
+    const bool below_threshold = e < min_efficiency && !within_noise;
     const bool below_history = h.median && e < *h.median - h.allowed_drop;
     if (!below_threshold && !below_history) continue;
     const RunView& run = *sweep.by_nodes.at(n);
@@ -378,12 +408,13 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
     std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
       return a.first->started_at < b.first->started_at;
     });
-    for (size_t i = 0; i < list.size(); ++i) {
-      const auto& [sweep, curve] = list[i];
-      if (!sweep->judged) continue;
-      std::span<const std::pair<const Sweep*, Curve>> history(list.data(), i);
-      JudgeBusbw(*sweep, curve, history, s, findings);
-      JudgeLatency(*sweep, curve, s, findings);
+    PastEfficiency past;
+    for (const auto& [sweep, curve] : list) {
+      if (sweep->judged) {
+        JudgeBusbw(*sweep, curve, past, s, findings);
+        JudgeLatency(*sweep, curve, s, findings);
+      }
+      AddToPast(curve, &past);
     }
   }
 }

@@ -90,6 +90,39 @@ TEST(AnalysisStore, LoadsHistoryAndJudgesTheNewestNight) {
   EXPECT_THROW(LoadAnalysisInput(db.connection(), {"nope", std::nullopt}), UnknownCluster);
 }
 
+// Host lists are read once per distinct list (runs.hosts_digest, kept by a
+// trigger) and shared by the runs that used them; each run still reads its
+// own. History rows leave out what only judged runs need (the straggler).
+TEST(AnalysisStore, HostListsAreSharedAndHistoryRowsAreLean) {
+  TestDatabase db;
+  for (const char* t : {"2026-11-28T02:00:00Z", "2026-11-29T02:00:00Z"}) {
+    RunRecord run = NightRun(t, 200, "NET/IB");
+    run.results[0].latency.straggler_host = "gpu-a02";
+    Write(db, run);
+  }
+  RunRecord moved = NightRun("2026-11-30T02:00:00Z", 200, "NET/IB");
+  moved.hosts = {"gpu-a01", "gpu-b07"};
+  moved.results[0].latency.straggler_host = "gpu-b07";
+  Write(db, moved);
+  AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+  ASSERT_EQ(input.runs.size(), 3u);
+  EXPECT_EQ(input.runs[0].hosts, (std::vector<std::string>{"gpu-a01", "gpu-a02"}));
+  EXPECT_EQ(&input.runs[0].hosts.vector(), &input.runs[1].hosts.vector());  // one list
+  EXPECT_EQ(input.runs[2].hosts, (std::vector<std::string>{"gpu-a01", "gpu-b07"}));
+  for (const ResultPoint& p : input.results) {
+    const bool judged = p.run_id == input.runs[2].id;
+    if (p.size_bytes == 8) EXPECT_EQ(p.straggler_host.has_value(), judged) << p.run_id;
+  }
+
+  // The digest follows the list when a run's hosts change.
+  pqxx::work txn(db.connection());
+  txn.exec_params("UPDATE runs SET hosts = '{gpu-c01}' WHERE id = $1", input.runs[0].id);
+  txn.commit();
+  input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+  EXPECT_EQ(input.runs[0].hosts, (std::vector<std::string>{"gpu-c01"}));
+  EXPECT_EQ(input.runs[1].hosts, (std::vector<std::string>{"gpu-a01", "gpu-a02"}));
+}
+
 TEST(AnalysisStore, FindingsOpenRefreshAndResolve) {
   TestDatabase db;
   Write(db, NightRun("2026-11-29T02:00:00Z", 200, "NET/IB"));
