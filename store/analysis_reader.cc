@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/clock.h"
+#include "store/locate_store.h"
 
 namespace fabtrack::store {
 namespace {
@@ -105,6 +106,9 @@ std::string IdArray(const std::vector<int64_t>& ids) {
   out << '}';
   return out.str();
 }
+
+// How many locate verdicts the report shows.
+constexpr int kLocateVerdicts = 10;
 
 constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'";
 
@@ -289,6 +293,12 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
                 &v.backward_ms, &v.step_ms_p50, &v.step_ms_p99, &v.compute_ms_p50,
                 &v.exposed_ms_p50, &v.idle_share_p50);
     input.steps.push_back(std::move(v));
+  }
+  // The newest locate verdicts, and those of the judged window (up to 100).
+  for (StoredLocate& s : ReadLocateVerdicts(txn, query.cluster, 10 * kLocateVerdicts)) {
+    if (input.locate_verdicts.size() >= size_t{kLocateVerdicts} && s.located_at < input.judge_from)
+      break;
+    input.locate_verdicts.push_back({s.id, s.located_at, std::move(s.record)});
   }
   return input;
 }
