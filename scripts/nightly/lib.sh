@@ -82,6 +82,10 @@ nightly_locate() {
     echo "fabtrack-nightly: flagged, but no hosts to locate on (set LOCATE_HOSTS or HOSTFILE)"
     return 1
   fi
+  if ((${#hosts[@]} == 0 && ${SLURM_JOB_NUM_NODES:-2} < 2)); then
+    echo "fabtrack-nightly: flagged, but the allocation has one node: nothing to locate"
+    return 1
+  fi
   [[ -n $NIGHTLY_LOCATE_TOPOLOGY ]] && extra+=(--topology "$NIGHTLY_LOCATE_TOPOLOGY")
   [[ -n $NIGHTLY_LOCATE_FLAGGED_BY ]] && extra+=(--flagged-by "$NIGHTLY_LOCATE_FLAGGED_BY")
   mkdir -p "$NIGHTLY_OUTPUT_DIR/locate"

@@ -11,6 +11,7 @@ if [[ ${1:-} == --as-rank ]]; then
   IFS=, read -ra names <<<"$2"
   shift 2
   name=${names[${OMPI_COMM_WORLD_RANK:?not started by mpirun}]}
+  # shellcheck disable=SC2016  # expanded by that sh, not here
   exec unshare --uts sh -c 'hostname "$0" && exec "$@"' "$name" "$@"
 fi
 np=1 hosts=
@@ -22,6 +23,7 @@ while (($#)); do
     *) break ;;
   esac
 done
+# shellcheck disable=SC2054  # "self,tcp" is one argument
 run=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,tcp -np "$np")
 if [[ -n $hosts ]]; then
   exec "${run[@]}" "$(readlink -f "$0")" --as-rank "$hosts" "$@"
