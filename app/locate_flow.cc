@@ -7,12 +7,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <pqxx/pqxx>
 #include <sstream>
 
 #include "analyzer/locate/locate.h"
+#include "app/batch_store.h"
+#include "app/database_access.h"
 #include "collector/harness/pair_probe.h"
 #include "core/exit_code.h"
 #include "core/subprocess.h"
+#include "store/locate_store.h"
 
 namespace fabtrack::app {
 namespace {
@@ -78,7 +82,19 @@ LocateReport RunLocateFlow(const LocateRequest& r, std::ostream& log) {
   std::map<std::string, int> index;
   for (int i = 0; i < n; ++i) index[topology.nodes[i]] = i;
 
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double last_round_s = 0;
   for (int round = 1; round <= max_rounds; ++round) {
+    double remaining = r.budget_s - elapsed();
+    if (r.budget_s > 0 && (remaining <= 1 || remaining < last_round_s)) {
+      log << "round " << round << " not started: " << std::max(remaining, 0.0)
+          << " s of the budget left, the last round took " << last_round_s << " s" << std::endl;
+      report.budget_spent = true;
+      break;
+    }
+    const double round_t0 = elapsed();
     analyzer::LocateRound plan = analyzer::PlanLocateRound(topology, report.probes, report.verdict);
     if (plan.probes.empty()) break;
     std::vector<harness::ProbePair> pairs;
@@ -99,6 +115,13 @@ LocateReport RunLocateFlow(const LocateRequest& r, std::ostream& log) {
       throw CommandExit{kCouldNotRun};
     }
     argv[0] = Resolve(argv[0]);
+    if (r.budget_s > 0) {
+      // Stopped when the budget is spent (SIGTERM, then SIGKILL 10 s later:
+      // mpirun takes its ranks down on SIGTERM).
+      std::vector<std::string> limited = {Resolve("timeout"), "--kill-after=10",
+                                          std::to_string(std::max(1, static_cast<int>(remaining)))};
+      argv.insert(argv.begin(), limited.begin(), limited.end());
+    }
     log << "round " << round << ": " << pairs.size() << " pair(s), each measured both ways"
         << std::endl;
     ProcessResult run;
@@ -113,6 +136,14 @@ LocateReport RunLocateFlow(const LocateRequest& r, std::ostream& log) {
     std::string why = "no result file " + output;
     std::optional<harness::PairProbeResults> results;
     if (in) results = harness::PairProbeResultsFromJson(text, &why);
+    if (r.budget_s > 0 && (run.exit_code == 124 || run.exit_code == 137)) {
+      log << "round " << round << " stopped: the budget of " << r.budget_s << " s is spent"
+          << std::endl;
+      // Without one finished round there is nothing to judge: could not run.
+      if (report.probes.empty()) throw CommandExit{kCouldNotRun};
+      report.budget_spent = true;
+      break;
+    }
     if (run.exit_code != 0 || !results) {
       log << "fabtrack locate: round " << round << " failed (exit " << run.exit_code << "): " << why
           << "\n"
@@ -131,10 +162,55 @@ LocateReport RunLocateFlow(const LocateRequest& r, std::ostream& log) {
       report.probes.push_back(probe);
     }
     report.verdict = analyzer::JudgeLocate(topology, report.probes);
+    last_round_s = elapsed() - round_t0;
     if (report.verdict.settled) break;
   }
+  if (report.verdict.settled) report.budget_spent = false;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
+}
+
+const std::vector<std::string>& DefaultLocateTriggers() {
+  static const std::vector<std::string> kinds = {"scaling_drop", "busbw_regression",
+                                                 "latency_regression", "latency_jitter"};
+  return kinds;
+}
+
+std::vector<int64_t> FlaggedRuns(const DatabaseChoice& choice, const std::string& cluster,
+                                 const std::string& since, const std::vector<std::string>& kinds,
+                                 std::ostream& err) {
+  std::unique_ptr<pqxx::connection> db =
+      OpenDatabaseOrExit(choice, SchemaPolicy::kRequireCurrent, err);
+  try {
+    LimitReadTime(*db);
+    pqxx::read_transaction txn(*db);
+    return store::ReadFlaggedRuns(txn, cluster, since, kinds);
+  } catch (const pqxx::failure& e) {
+    err << "fabtrack locate: cannot read the flagged runs of " << cluster << ": " << e.what()
+        << "\n";
+    throw CommandExit{kCouldNotRun};
+  }
+}
+
+LocateStored StoreLocateVerdict(const DatabaseChoice& choice, const LocateRecord& record,
+                                std::ostream& err) {
+  BatchStore sink(choice, err);
+  store::SpoolBatch batch;
+  batch.kind = store::SpoolBatch::Kind::kLocate;
+  batch.locate = record;
+  LocateStored out;
+  try {
+    StoreOutcome outcome = sink.Store({std::move(batch)});
+    out.stored = outcome.stored;
+    if (outcome.stored && !outcome.applied.empty()) {
+      out.verdict_id = outcome.applied.front().locate_verdict_id;
+    }
+  } catch (const BatchRefused& e) {
+    err << "fabtrack locate: the database refused the verdict: " << e.what() << "\n";
+    throw CommandExit{kExitDatabaseError};
+  }
+  sink.Finish();
+  return out;
 }
 
 }  // namespace fabtrack::app

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collector/sweep/sweep_plan.h"
+#include "core/database_choice.h"
 #include "core/locate.h"
 
 namespace fabtrack::app {
@@ -22,6 +23,11 @@ struct LocateRequest {
   std::vector<std::string> probe_args;   // passed through (-b, -n, --reps, --latency-iters)
   std::string work_dir;                  // result files (shared with the first rank's node)
   int max_rounds = 0;                    // 0: 2*ceil(log2 N)+2
+  // Wall-clock budget in seconds (0: none): no round starts that the
+  // previous one says would not fit, and a round still running when it is
+  // spent is stopped (`timeout`); the verdict is then what the rounds before
+  // it showed.
+  double budget_s = 0;
 };
 
 struct LocateReport {
@@ -30,6 +36,7 @@ struct LocateReport {
   std::vector<LocateProbe> probes;
   LocateVerdict verdict;
   double seconds = 0;
+  bool budget_spent = false;  // stopped by the budget before the verdict settled
 };
 
 // The hosts on the fabric: each host's leaf (matched by name or first
@@ -46,5 +53,27 @@ LocateReport RunLocateFlow(const LocateRequest& request, std::ostream& log);
 // 2 a settled verdict whose first suspect is strong (score >= 6: one and a
 // half times the grading's threshold of slow).
 int LocateExitCode(const LocateVerdict& verdict);
+
+// The finding kinds that make the nightly job locate (`locate --flagged-since`):
+// the sweep slowed as a whole or one rank held the others back.
+const std::vector<std::string>& DefaultLocateTriggers();
+
+// The runs of `cluster` since `since` that an open finding of one of `kinds`
+// flags, oldest first. Throws CommandExit{3} when the database cannot be read.
+std::vector<int64_t> FlaggedRuns(const DatabaseChoice& choice, const std::string& cluster,
+                                 const std::string& since, const std::vector<std::string>& kinds,
+                                 std::ostream& err);
+
+struct LocateStored {
+  bool stored = false;  // false: spooled, stored when the database is back
+  int64_t verdict_id = 0;
+};
+
+// Stores a verdict (store/locate_store.h) in its database in one
+// transaction, or spools it when the database is away (app/batch_store.h):
+// a verdict measured is never lost. Throws CommandExit{3} when the database
+// refuses it or even the spool cannot take it.
+LocateStored StoreLocateVerdict(const DatabaseChoice& choice, const LocateRecord& record,
+                                std::ostream& err);
 
 }  // namespace fabtrack::app

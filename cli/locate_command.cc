@@ -1,7 +1,13 @@
 // fabtrack locate: name the slow node or uplink in few rounds of pair probes.
 //   fabtrack locate [--hosts a,b,c | --hostfile F | (Slurm allocation)]
 //                   [--topology FILE] [--mpirun "CMD ..."] [--format text|json]
-//                   [--max-rounds N] [--probe PATH] [-- <fabtrack-pairprobe flags>]
+//                   [--max-rounds N] [--budget SECONDS] [--probe PATH]
+//                   [--cluster NAME [--db ... | --data-dir DIR] [--sweep-id ID]
+//                    [--run-id N ...] [--flagged-since TIME [--flagged-by KINDS]]]
+//                   [-- <fabtrack-pairprobe flags>]
+// With --cluster the verdict is stored (spooled when the database is away),
+// linked to the given runs, the sweep's runs and the flagged runs;
+// --flagged-since locates only when the analysis flagged a run since TIME.
 // Exit: 0 no suspect, 1 a suspect (warning), 2 a settled strong suspect
 // (critical), 3 could not run; 2 also for bad flags, as every command.
 #include <unistd.h>
@@ -14,8 +20,10 @@
 
 #include "app/locate_flow.h"
 #include "cli/commands.h"
+#include "cli/database_options.h"
 #include "collector/parse/locate_topology_parser.h"
 #include "collector/sweep/sweep_plan.h"
+#include "core/clock.h"
 #include "core/locate_json.h"
 #include "core/subprocess.h"
 
@@ -29,6 +37,12 @@ struct LocateOptions {
   std::optional<std::string> hosts, hostfile, topology, mpirun, probe, work_dir;
   std::string format = "text";
   int max_rounds = 0;
+  double budget_s = 0;
+  // Storing the verdict.
+  std::optional<std::string> cluster, sweep_id, flagged_since;
+  std::vector<int64_t> run_ids;
+  std::optional<std::string> flagged_by;
+  DatabaseOptions database;
 };
 
 std::vector<std::string> Split(const std::string& text, const std::string& separators) {
@@ -42,6 +56,12 @@ std::vector<std::string> Split(const std::string& text, const std::string& separ
       word += c;
     }
   }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ",") + w;
   return out;
 }
 
@@ -103,6 +123,31 @@ void PrintText(const app::LocateReport& report) {
 }
 
 void RunLocate(const LocateOptions& o) {
+  if ((o.sweep_id || !o.run_ids.empty() || o.flagged_since) && !o.cluster) {
+    std::cerr << "fabtrack locate: --sweep-id, --run-id and --flagged-since need --cluster\n";
+    throw CommandExit{kExitUsage};
+  }
+  std::vector<int64_t> run_ids = o.run_ids;
+  if (o.flagged_since) {
+    std::optional<std::string> since = NormalizeTimestamp(*o.flagged_since);
+    if (!since) {
+      std::cerr << "fabtrack locate: --flagged-since " << *o.flagged_since
+                << " is not a time (2026-12-01T02:00:00Z)\n";
+      throw CommandExit{kExitUsage};
+    }
+    std::vector<std::string> kinds =
+        o.flagged_by ? Split(*o.flagged_by, ",") : app::DefaultLocateTriggers();
+    std::vector<int64_t> flagged =
+        app::FlaggedRuns(o.database, *o.cluster, *since, kinds, std::cerr);
+    if (flagged.empty()) {
+      std::cout << "locate: no run of " << *o.cluster << " since " << *since << " is flagged by "
+                << Join(kinds) << "; not run\n";
+      return;
+    }
+    std::cout << "locate: " << flagged.size() << " run(s) of " << *o.cluster << " flagged since "
+              << *since << "\n";
+    run_ids.insert(run_ids.end(), flagged.begin(), flagged.end());
+  }
   app::LocateRequest request;
   request.launch.as_root = geteuid() == 0;
   if (o.hosts) {
@@ -157,6 +202,7 @@ void RunLocate(const LocateOptions& o) {
   request.probe_program = o.probe.value_or(FindProbe());
   request.probe_args = PassthroughArgs();
   request.max_rounds = o.max_rounds;
+  request.budget_s = o.budget_s;
   // Result files: our own temp folder unless told where (it must be shared
   // with the node of the first rank of each round).
   std::error_code ec;
@@ -191,7 +237,34 @@ void RunLocate(const LocateOptions& o) {
   } else {
     PrintText(report);
   }
-  if (int code = app::LocateExitCode(report.verdict); code != 0) throw CommandExit{code};
+  const int code = app::LocateExitCode(report.verdict);
+  if (report.budget_spent) {
+    std::cerr << "fabtrack locate: the budget of " << o.budget_s
+              << " s was spent before the verdict settled\n";
+  }
+  if (o.cluster) {
+    LocateRecord record;
+    record.cluster = *o.cluster;
+    record.located_at = UtcNowIso();
+    record.hosts = report.topology.nodes;
+    record.verdict = report.verdict;
+    record.seconds = report.seconds;
+    record.probes = static_cast<int>(report.probes.size());
+    record.exit_status = code;
+    record.budget_spent = report.budget_spent;
+    record.sweep_id = o.sweep_id;
+    record.run_ids = run_ids;
+    app::LocateStored stored = app::StoreLocateVerdict(o.database, record, std::cerr);
+    std::ostream& out = o.format == "json" ? std::cerr : std::cout;
+    if (stored.stored) {
+      out << "locate: verdict " << stored.verdict_id << " stored for cluster " << *o.cluster
+          << "\n";
+    } else {
+      out << "locate: verdict spooled for cluster " << *o.cluster
+          << " (stored when the database is back)\n";
+    }
+  }
+  if (code != 0) throw CommandExit{code};
 }
 
 }  // namespace
@@ -211,7 +284,22 @@ void SetupLocate(CLI::App& app) {
                   "where round results go (shared with the nodes; default a temp dir)");
   cmd->add_option("--max-rounds", o->max_rounds, "round budget (default 2*ceil(log2 N)+2)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--budget", o->budget_s,
+                  "wall-clock budget in seconds: no round starts that would not fit, a round "
+                  "still running when it is spent is stopped; the verdict says so")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--cluster", o->cluster,
+                  "store the verdict for this cluster (spooled when the database is away)");
+  cmd->add_option("--sweep-id", o->sweep_id, "link the verdict to this sweep's runs");
+  cmd->add_option("--run-id", o->run_ids, "link the verdict to this run (repeatable)");
+  cmd->add_option("--flagged-since", o->flagged_since,
+                  "locate only when the analysis flagged a run of --cluster started since this "
+                  "time (the nightly job); the verdict is linked to those runs");
+  cmd->add_option("--flagged-by", o->flagged_by,
+                  "finding kinds that flag a run (default "
+                  "scaling_drop,busbw_regression,latency_regression,latency_jitter)");
+  AddDatabaseOptions(cmd, &o->database);
   cmd->callback([o] { RunLocate(*o); });
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/host_list.h"
+#include "core/locate.h"
 
 namespace fabtrack {
 
@@ -151,6 +152,13 @@ struct InspectorJobView {
   std::vector<InspectorGroupView> groups;
 };
 
+// A stored `fabtrack locate` verdict (store: locate_verdicts).
+struct LocateView {
+  int64_t id = 0;
+  double located_at = 0;  // epoch seconds
+  LocateRecord record;
+};
+
 struct AnalysisInput {
   ClusterInfo cluster;
   // Every run of the cluster known to the analysis, oldest first; the runs
@@ -173,6 +181,10 @@ struct AnalysisInput {
   std::vector<StepView> steps;
   // Inspector jobs to judge: ended or ingested at or after judge_from.
   std::vector<InspectorJobView> inspector_jobs;
+  // The cluster's newest locate verdicts (any age, newest first): the
+  // report lists them, the locate_suspect detector judges those located at
+  // or after judge_from.
+  std::vector<LocateView> locate_verdicts;
 
   bool Judged(const RunView& run) const { return run.started_at >= judge_from; }
 };

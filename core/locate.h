@@ -4,7 +4,9 @@
 // (analyzer/locate/) read them and write LocateVerdict.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,7 @@ struct LocateSuspect {
   std::string name;  // "node7", "leaf2-spine", "node3<->node9" (one-way: "node3->node9")
   double score = 0;  // robust z of the convicting measurements (higher: surer)
   std::vector<std::string> evidence;
+  bool operator==(const LocateSuspect&) const = default;
 };
 
 struct LocateVerdict {
@@ -49,6 +52,25 @@ struct LocateVerdict {
   // The measured spread of healthy probes (scaled MAD / median), for "no
   // fault found" to say how closely it looked.
   double busbw_spread = 0, latency_spread = 0;
+  bool operator==(const LocateVerdict&) const = default;
+};
+
+// One locate as stored (`fabtrack locate --cluster`, schema 010): the
+// verdict, where and when it was reached, and the runs it was run for (the
+// night's flagged runs, or a sweep's). What the spool keeps when the database
+// is away (core/locate_json.h) and what the analyzer reads back.
+struct LocateRecord {
+  std::string cluster;
+  std::string located_at;          // ISO 8601 UTC (clock.h), when it finished
+  std::vector<std::string> hosts;  // in the order given
+  LocateVerdict verdict;
+  double seconds = 0;
+  int probes = 0;             // one-way probes measured
+  int exit_status = 0;        // 0 no suspect, 1 warning, 2 critical (`locate`'s exit)
+  bool budget_spent = false;  // stopped by --budget before it settled
+  std::optional<std::string> sweep_id;
+  std::vector<int64_t> run_ids;  // linked runs (those of sweep_id are linked too)
+  bool operator==(const LocateRecord&) const = default;
 };
 
 }  // namespace fabtrack

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "core/clock.h"
+#include "store/locate_store.h"
 
 namespace fabtrack::store {
 namespace {
@@ -116,6 +117,9 @@ constexpr const char* kMovedPortDelta =
     "(saturated OR (delta IS DISTINCT FROM 0 AND counter <> ALL ('{port_xmit_data,"
     "port_rcv_data,port_xmit_packets,port_rcv_packets,unicast_xmit_packets,unicast_rcv_packets,"
     "multicast_xmit_packets,multicast_rcv_packets,xmit_bytes,rcv_bytes}'::text[])))";
+
+// How many locate verdicts the report shows.
+constexpr int kLocateVerdicts = 10;
 
 constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'";
 
@@ -326,6 +330,12 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
                 &v.backward_ms, &v.step_ms_p50, &v.step_ms_p99, &v.compute_ms_p50,
                 &v.exposed_ms_p50, &v.idle_share_p50);
     input.steps.push_back(std::move(v));
+  }
+  // The newest locate verdicts, and those of the judged window (up to 100).
+  for (StoredLocate& s : ReadLocateVerdicts(txn, query.cluster, 10 * kLocateVerdicts)) {
+    if (input.locate_verdicts.size() >= size_t{kLocateVerdicts} && s.located_at < input.judge_from)
+      break;
+    input.locate_verdicts.push_back({s.id, s.located_at, std::move(s.record)});
   }
   return input;
 }

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/content_hash.h"
+#include "core/locate_json.h"
 #include "core/port_sample_json.h"
 #include "core/run_record_json.h"
 
@@ -51,6 +52,7 @@ void WriteAll(int fd, const std::string& data, const std::string& path) {
 // when the database is down and the node may be short of it.
 std::string BatchPayload(const SpoolBatch& b) {
   using nlohmann::json;
+  if (b.kind == SpoolBatch::Kind::kLocate) return LocateRecordToJson(b.locate).dump();
   if (b.kind == SpoolBatch::Kind::kHostSample) {
     return json{{"cluster", b.cluster},
                 {"sampled_at", b.sampled_at},
@@ -101,6 +103,18 @@ SpoolTarget TargetFromHeader(const nlohmann::json& header) {
   return t;
 }
 
+const char* KindName(SpoolBatch::Kind kind) {
+  switch (kind) {
+    case SpoolBatch::Kind::kRun:
+      return "run";
+    case SpoolBatch::Kind::kHostSample:
+      return "host_sample";
+    case SpoolBatch::Kind::kLocate:
+      return "locate";
+  }
+  return "run";
+}
+
 bool SupportedVersion(const nlohmann::json& header) {
   const int version = header.value("version", 0);
   return header.value("format", "") == kFormat && (version == 1 || version == kVersion);
@@ -125,13 +139,12 @@ std::string Spool::Put(const SpoolBatch& batch) {
   if (ec) throw SpoolError("cannot create spool " + dir_ + ": " + ec.message());
   if (!existed) chmod(dir_.c_str(), 0700);
   const std::string payload = BatchPayload(batch);
-  const nlohmann::json header = {
-      {"format", kFormat},
-      {"version", kVersion},
-      {"kind", batch.kind == SpoolBatch::Kind::kRun ? "run" : "host_sample"},
-      {"target", TargetToJson(batch.target)},
-      {"instance", batch.instance_id},
-      {"sha256", Sha256Hex(payload)}};
+  const nlohmann::json header = {{"format", kFormat},
+                                 {"version", kVersion},
+                                 {"kind", KindName(batch.kind)},
+                                 {"target", TargetToJson(batch.target)},
+                                 {"instance", batch.instance_id},
+                                 {"sha256", Sha256Hex(payload)}};
   // Names sort in creation order: nanoseconds, then pid and a counter.
   static std::atomic<int> sequence{0};
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -230,6 +243,18 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
   SpoolBatch batch;
   batch.target = TargetFromHeader(header);
   batch.instance_id = header.value("instance", "");
+  if (header.value("kind", "") == "locate") {
+    doc = nlohmann::json::parse(payload, nullptr, false);
+    std::optional<LocateRecord> locate;
+    if (!doc.is_discarded()) locate = LocateRecordFromJson(doc, why);
+    if (!locate) {
+      *why = path + ":2: " + (doc.is_discarded() ? "payload is not JSON" : *why);
+      return std::nullopt;
+    }
+    batch.kind = SpoolBatch::Kind::kLocate;
+    batch.locate = std::move(*locate);
+    return batch;
+  }
   if (host_sample) {
     doc = nlohmann::json::parse(payload, nullptr, false);
   } else {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/locate.h"
 #include "core/port_sample.h"
 #include "core/run_record.h"
 #include "store/spool_target.h"
@@ -34,7 +35,7 @@ struct SpooledBracket {
 };
 
 struct SpoolBatch {
-  enum class Kind { kRun, kHostSample };
+  enum class Kind { kRun, kHostSample, kLocate };
   Kind kind = Kind::kRun;
   SpoolTarget target;  // the database it must be stored in, and no other
   // That database's fabtrack_instance id when the spooling command had seen
@@ -47,6 +48,8 @@ struct SpoolBatch {
   std::string cluster, sampled_at, phase;
   HostPorts host;
   std::optional<int64_t> run_id;  // `counters watch --run-id`
+  // kLocate: a `fabtrack locate --cluster` verdict
+  LocateRecord locate;
 };
 
 class SpoolError : public std::runtime_error {
@@ -58,7 +61,7 @@ class SpoolError : public std::runtime_error {
 struct PendingBatch {
   std::string path;
   SpoolTarget target;
-  std::string kind;  // "run" | "host_sample" | "unreadable"
+  std::string kind;  // "run" | "host_sample" | "locate" | "unreadable"
   uintmax_t bytes = 0;
   int64_t modified_unix = 0;
 };
@@ -88,10 +91,11 @@ class Spool {
 };
 
 struct AppliedBatch {
-  int64_t run_id = 0;          // kRun
-  bool inserted = false;       // false: the run was already stored (replay, re-ingest)
-  size_t bracketed_hosts = 0;  // nodes whose port counters were attached
-  size_t samples = 0;          // kHostSample: port samples written
+  int64_t run_id = 0;             // kRun
+  bool inserted = false;          // false: the run was already stored (replay, re-ingest)
+  size_t bracketed_hosts = 0;     // nodes whose port counters were attached
+  size_t samples = 0;             // kHostSample: port samples written
+  int64_t locate_verdict_id = 0;  // kLocate
 };
 
 }  // namespace fabtrack::store

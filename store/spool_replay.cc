@@ -4,6 +4,7 @@
 #include <pqxx/pqxx>
 
 #include "core/counter_deltas.h"
+#include "store/locate_store.h"
 #include "store/port_writer.h"
 #include "store/run_writer.h"
 
@@ -11,6 +12,10 @@ namespace fabtrack::store {
 
 AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
   AppliedBatch applied;
+  if (batch.kind == SpoolBatch::Kind::kLocate) {
+    applied.locate_verdict_id = WriteLocateVerdict(txn, batch.locate).verdict_id;
+    return applied;
+  }
   if (batch.kind == SpoolBatch::Kind::kHostSample) {
     applied.samples = WriteHostSample(txn, batch.cluster, batch.host, batch.sampled_at,
                                       batch.run_id, batch.phase);

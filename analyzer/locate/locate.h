@@ -15,6 +15,7 @@
 // everything at once, so single faults settle in two rounds.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "core/locate.h"
@@ -32,5 +33,14 @@ LocateVerdict JudgeLocate(const LocateTopology& topology, const std::vector<Loca
 // there is nothing left to learn (settled, or no candidate can be separated).
 LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<LocateProbe>& probes,
                             const LocateVerdict& verdict);
+
+// A suspect in plain words: "node node7 is slow", "the uplink leaf2-spine is
+// slow", "the link node3->node9 is slow".
+std::string DescribeSuspect(const LocateSuspect& suspect);
+
+// A verdict in one sentence for people: its suspects in rank order, or "no
+// fault found" with the healthy spread; "not settled" and a spent budget
+// said.
+std::string DescribeLocateVerdict(const LocateVerdict& verdict, bool budget_spent);
 
 }  // namespace fabtrack::analyzer

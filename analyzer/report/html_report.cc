@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "analyzer/locate/locate.h"
 #include "analyzer/problems.h"
 #include "analyzer/report/svg_chart.h"
 #include "analyzer/run_facts.h"
@@ -184,6 +185,40 @@ void Findings(std::ostringstream& h, const AnalysisResult& result) {
     h << "<p class=\"more\">" << result.findings.size() - kMaxRows << " more in --format json</p>";
   }
   h << "</details>";
+}
+
+// The newest `fabtrack locate` verdicts (stored with --cluster): when, over
+// how many nodes, how many rounds and seconds, and what they convicted in
+// plain words; the runs each was run for.
+void LocateVerdicts(std::ostringstream& h, const InputIndex& input) {
+  const std::vector<LocateView>& verdicts = input.input().locate_verdicts;
+  if (verdicts.empty()) return;
+  h << "<h2 id=\"locate\">Locate: which node or link is slow</h2><table class=\"findings\">"
+       "<tr><th>located</th><th>nodes</th><th>rounds</th><th>seconds</th><th>verdict</th>"
+       "<th>runs</th></tr>";
+  for (size_t i = 0; i < verdicts.size() && i < kMaxRows; ++i) {
+    const LocateRecord& r = verdicts[i].record;
+    const bool faulted = !r.verdict.suspects.empty();
+    const char* sev = r.exit_status >= 2 ? "critical" : faulted ? "warning" : "info";
+    h << "<tr class=\"locate\"><td>"
+      << E(IsoFromSeconds(verdicts[i].located_at, IsoStyle::kSeconds)) << "</td><td class=\"num\">"
+      << r.hosts.size() << "</td><td class=\"num\">" << r.verdict.rounds
+      << "</td><td class=\"num\">" << Fixed(r.seconds, 1) << "</td><td><span class=\"badge " << sev
+      << "\">" << (faulted ? "suspect" : "clear") << "</span> "
+      << E(DescribeLocateVerdict(r.verdict, r.budget_spent));
+    if (faulted) {
+      h << "<details><summary>evidence</summary><ul>";
+      for (const LocateSuspect& s : r.verdict.suspects) {
+        for (const std::string& e : s.evidence) h << "<li>" << E(s.name) << ": " << E(e) << "</li>";
+      }
+      h << "</ul></details>";
+    }
+    h << "</td><td>";
+    for (size_t j = 0; j < r.run_ids.size(); ++j) h << (j ? ", " : "") << r.run_ids[j];
+    if (r.sweep_id) h << (r.run_ids.empty() ? "" : "<br>") << "sweep " << E(*r.sweep_id);
+    h << "</td></tr>";
+  }
+  h << "</table>";
 }
 
 // The runs of a series, or none: a window can hold runs that have no series
@@ -596,6 +631,7 @@ std::string RenderHtmlReport(const InputIndex& input, const AnalysisResult& resu
   Header(h, input, result);
   Problems(h, result);
   Findings(h, result);
+  LocateVerdicts(h, input);
   UnfinishedRuns(h, input);
   Training(h, input, result);
   const std::vector<const RunView*> tonight = NewestJudged(input);

@@ -1,6 +1,7 @@
 // `fabtrack analyze --format html`: one self-contained page (inline CSS and
 // SVG, no script, nothing fetched) for the morning check: the findings with
-// their evidence, what the network costs the simulated training step (step
+// their evidence, the newest `fabtrack locate` verdicts (suspects in plain
+// words, rounds, seconds), what the network costs the simulated training step (step
 // mode: step time split into compute and exposed communication per node
 // count, lost GPU-hours; only when step runs were judged), tonight's busbw
 // curve against the history band per node count, each series' trend with its

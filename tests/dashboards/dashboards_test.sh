@@ -144,6 +144,32 @@ echo "stored: $(q "SELECT string_agg(cluster || ' ' || n || ' runs', ', ' ORDER 
         $(q "SELECT count(*) FROM run_port_deltas") run port deltas,
         $(q "SELECT count(*) FROM inspector_jobs") Inspector jobs"
 
+# A real `fabtrack locate` stored for cluster local, linked to the second
+# sweep: four "nodes" (each rank in its own UTS namespace on this host,
+# tests/support/uts-mpirun.sh) probed in pairs by fabtrack-pairprobe over MPI.
+# What the locate panel must say is written from locate's own JSON, not from
+# the database, into a table the panel's expectations read.
+sweep2=$(q "SELECT sweep_id FROM runs WHERE cluster = 'local' ORDER BY started_at DESC, id DESC LIMIT 1")
+rc=0
+timeout 300 "$fabtrack" locate --data-dir "$work/db" --cluster local --sweep-id "$sweep2" \
+  --hosts dash-n1,dash-n2,dash-n3,dash-n4 --mpirun "$repo/tests/support/uts-mpirun.sh" \
+  --format json -- --stream-ms 20 --reps 2 --latency-iters 50 >"$work/locate.json" 2>"$work/locate.err" || rc=$?
+((rc <= 2)) || { cat "$work/locate.err"; fail "locate exited $rc"; }
+grep -q "stored for cluster local" "$work/locate.err" || { cat "$work/locate.err"; fail "locate did not store its verdict"; }
+python3 - "$work/locate.json" "$rc" >"$work/locate.sql" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+words = [("node " + s["name"] if s["kind"] == "node" else "the %s %s" % (s["kind"], s["name"]))
+         + " is slow (score %.1f)" % s["score"] for s in v["suspects"]]
+suspects = "; or else ".join(words) or "no fault found"
+verdict = {0: "clear", 1: "warning", 2: "critical"}[int(sys.argv[2])]
+lit = lambda t: "'" + t.replace("'", "''") + "'"
+print("CREATE TABLE dashboards_test_locate AS SELECT %s::text AS suspects, %s::text AS verdict"
+      % (lit(suspects), lit(verdict)))
+PY
+q "$(cat "$work/locate.sql")" >/dev/null
+echo "locate: exit $rc, $(q "SELECT suspects FROM dashboards_test_locate")"
+
 step "analysis"
 "$fabtrack" analyze --help >/dev/null 2>&1 || fail "this fabtrack has no analyze command"
 for cluster in lab local training jobs; do

@@ -47,7 +47,8 @@ SCHEMA_VERSIONS = range(38, 42)
 # Tables that grow with history: a panel must reach them through an index.
 GROWING_TABLES = ("runs", "run_results", "latency_samples", "rank_timings", "link_probes",
                   "run_net_devices", "transport_observations", "run_port_deltas", "findings",
-                  "port_counter_samples", "run_ranks", "inspector_jobs", "inspector_collectives")
+                  "port_counter_samples", "run_ranks", "inspector_jobs", "inspector_collectives",
+                  "locate_verdicts", "locate_suspects", "locate_verdict_runs")
 NUMERIC_TYPES = ("smallint", "integer", "bigint", "real", "double precision", "numeric")
 TIME_TYPES = ("timestamp with time zone", "timestamp without time zone", "date")
 NULL = object()  # a NULL cell as psql prints it with -P null=...

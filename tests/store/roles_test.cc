@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/content_hash.h"
+#include "store/locate_store.h"
 #include "store/port_writer.h"
 #include "store/run_writer.h"
 #include "tests/support/test_database.h"
@@ -99,6 +100,29 @@ TEST(RolesTest, WriterInsertsButCannotDeleteUpdateOrDrop) {
                        "first_seen, last_seen) VALUES ('c1', 'k', 'info', 's', 'm', now(), now())"),
             kInsufficientPrivilege);
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "1");
+}
+
+// `fabtrack locate --cluster` runs as a collector: it stores its verdict and
+// reads which runs the night's analysis flagged, and changes nothing else.
+TEST(RolesTest, WriterStoresLocateVerdictsAndReadsFlaggedRuns) {
+  TestDatabase db;
+  LoginRole writer(db, "fabtrack_writer");
+  pqxx::work txn(writer.connection());
+  const int64_t run = WriteRun(txn, SmallRun("c1", "gpu-01")).run_id;
+  LocateRecord r;
+  r.cluster = "c1";
+  r.located_at = "2031-05-01T00:00:00Z";
+  r.hosts = {"gpu-01", "gpu-02"};
+  r.verdict.suspects = {{.kind = "node", .name = "gpu-02", .score = 7, .evidence = {"slow"}}};
+  r.run_ids = {run};
+  WriteLocateResult w = WriteLocateVerdict(txn, r);
+  EXPECT_TRUE(w.inserted);
+  EXPECT_EQ(w.linked_runs, 1);
+  EXPECT_TRUE(ReadFlaggedRuns(txn, "c1", "2000-01-01T00:00:00Z", {"busbw_regression"}).empty());
+  txn.commit();
+  EXPECT_EQ(writer.Try("DELETE FROM locate_verdicts"), kInsufficientPrivilege);
+  EXPECT_EQ(writer.Try("UPDATE locate_suspects SET name = 'x'"), kInsufficientPrivilege);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM locate_suspects"), "1");
 }
 
 TEST(RolesTest, ReaderOnlySelects) {

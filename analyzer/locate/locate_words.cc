@@ -1,0 +1,41 @@
+#include <cstdio>
+
+#include "analyzer/locate/locate.h"
+
+namespace fabtrack::analyzer {
+namespace {
+
+std::string Fixed(double v, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+}  // namespace
+
+std::string DescribeSuspect(const LocateSuspect& s) {
+  if (s.kind == "uplink") return "the uplink " + s.name + " is slow";
+  if (s.kind == "link") return "the link " + s.name + " is slow";
+  return s.kind + " " + s.name + " is slow";
+}
+
+std::string DescribeLocateVerdict(const LocateVerdict& v, bool budget_spent) {
+  std::string out;
+  if (v.suspects.empty()) {
+    out = "no fault found (healthy spread: bandwidth " + Fixed(100 * v.busbw_spread, 1) +
+          "%, small-message latency " + Fixed(100 * v.latency_spread, 1) + "%)";
+  } else {
+    for (size_t i = 0; i < v.suspects.size(); ++i) {
+      const LocateSuspect& s = v.suspects[i];
+      out += (i == 0   ? ""
+              : i == 1 ? "; or else "
+                       : ", or ") +
+             DescribeSuspect(s) + " (score " + Fixed(s.score, 1) + ")";
+    }
+    if (!v.settled) out += "; not settled: the measurements fit more than one explanation";
+  }
+  if (budget_spent) out += "; stopped by its time budget";
+  return out;
+}
+
+}  // namespace fabtrack::analyzer
