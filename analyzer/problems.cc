@@ -108,15 +108,21 @@ std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vecto
 
 std::string VerdictLine(const std::vector<Problem>& problems) {
   const Problem* top = nullptr;
-  int counted = 0;
+  int counted = 0, acknowledged = 0;
   for (const Problem& p : problems) {
-    if (p.state == ProblemState::kAcknowledged) continue;
+    if (p.state == ProblemState::kAcknowledged) {
+      ++acknowledged;
+      continue;
+    }
     ++counted;
     // Problems are ordered open first, then by severity: the first one is the
     // top, unless a recovered one is worse.
     if (!top || p.severity > top->severity) top = &p;
   }
-  if (!top) return "OK: no problem";
+  if (!top) {
+    return acknowledged == 0 ? "OK: no problem"
+                             : "OK: no problem (" + std::to_string(acknowledged) + " acknowledged)";
+  }
   std::string severity = SeverityName(top->severity);
   for (char& c : severity) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::string line = severity + ": " + top->kind + " " + top->subject + " (" +

@@ -5,6 +5,7 @@
 #include "app/database_access.h"
 #include "store/analysis_reader.h"
 #include "store/findings_writer.h"
+#include "store/problem_acks.h"
 
 namespace fabtrack::app {
 
@@ -55,6 +56,22 @@ StoredAnalysis AnalysisSession::Store(const AnalysisInput& input, const Analysis
     return {s.opened, s.refreshed, s.resolved, s.analysis_id};
   } catch (const pqxx::failure& e) {
     throw AnalysisUnavailable(std::string("could not store the findings: ") + e.what());
+  }
+}
+
+std::vector<ProblemAck> AnalysisSession::Acks(const std::string& cluster) {
+  return Reading([&] { return store::ProblemAcksInForce(*connection_->db, cluster); });
+}
+
+void AnalysisSession::Ack(const std::string& cluster, const std::string& problem,
+                          const std::string& until, const std::string& note) {
+  try {
+    Reading([&] {
+      store::AddProblemAck(*connection_->db, cluster, problem, until, note);
+      return 0;
+    });
+  } catch (const store::UnknownProblem& e) {
+    throw UnknownProblem(e.what());
   }
 }
 

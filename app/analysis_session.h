@@ -15,10 +15,17 @@
 #include "core/analysis_input.h"
 #include "core/analysis_result.h"
 #include "core/database_choice.h"
+#include "core/problem.h"
 
 namespace fabtrack::app {
 
 class AnalysisUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// `fabtrack ack` of an id that names no problem of the cluster.
+class UnknownProblem : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -42,6 +49,12 @@ class AnalysisSession {
   AnalysisInput Load(const std::string& cluster, const std::optional<std::string>& since);
   // Stores the findings (deduplicated per subject, resolved when cleared).
   StoredAnalysis Store(const AnalysisInput& input, const AnalysisResult& result);
+  // `fabtrack ack`'s silences in force for `cluster`.
+  std::vector<ProblemAck> Acks(const std::string& cluster);
+  // Silences `problem` until `until` (RFC 3339). Throws UnknownProblem when
+  // the cluster never had it, AnalysisUnavailable when the database fails.
+  void Ack(const std::string& cluster, const std::string& problem, const std::string& until,
+           const std::string& note);
 
  private:
   struct Connection;

@@ -21,6 +21,7 @@
 #include "analyzer/analyze.h"
 #include "analyzer/detector.h"
 #include "analyzer/input_index.h"
+#include "analyzer/problems.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_report.h"
 #include "analyzer/report/prometheus_textfile.h"
@@ -186,8 +187,14 @@ void RunAnalyze(const AnalyzeOptions& o) {
   timer.Mark("load");
   const double judge_from = input.judge_from;
   const analyzer::InputIndex index(std::move(input));
-  const AnalysisResult result = analyzer::Analyze(index, config);
+  AnalysisResult result = analyzer::Analyze(index, config);
   timer.Mark("detect");
+  // Problems again, with the silences of `fabtrack ack` in force now.
+  try {
+    result.problems = analyzer::FoldProblems(result, session->Acks(cluster), UtcNowIso());
+  } catch (const app::AnalysisUnavailable& e) {
+    CannotAnalyze(e.what());
+  }
   if (result.judged_runs == 0 && result.judged_jobs == 0) {
     CannotAnalyze("cluster " + cluster + " has no run started at or after " +
                   IsoFromSeconds(judge_from, IsoStyle::kSeconds) +

@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   SetupCheck(app);
   SetupImport(app);
   SetupLocate(app);
+  SetupAck(app);
   // An unknown command would otherwise be "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;

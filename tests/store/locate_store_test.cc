@@ -1,4 +1,4 @@
-// `fabtrack locate --cluster`'s verdicts in PostgreSQL (schema 010): a record
+// `fabtrack locate --cluster`'s verdicts in PostgreSQL (schema 011): a record
 // with every field filled goes in and comes back equal (its links are the
 // runs that exist in its cluster), a replay of the same record is a no-op,
 // the spool keeps it across an outage, the night's flagged runs are the

@@ -1,0 +1,67 @@
+// fabtrack ack PROBLEM --cluster NAME --until DATE --note TEXT: silences a
+// known problem (the id `fabtrack analyze` prints) until a date. It stays
+// listed, acknowledged, with the note; it stops counting in the exit status
+// and stops alerting. The ack is kept (who, when, why).
+#include <iostream>
+
+#include "app/analysis_session.h"
+#include "cli/commands.h"
+#include "cli/database_options.h"
+#include "core/clock.h"
+
+namespace fabtrack::cli {
+namespace {
+
+struct AckOptions {
+  std::string problem;
+  std::string cluster;
+  std::string until;
+  std::string note;
+  DatabaseOptions database;
+};
+
+void RunAck(const AckOptions& o) {
+  std::optional<std::string> until = NormalizeTimestamp(o.until);
+  if (!until) {
+    std::cerr << "fabtrack ack: --until " << o.until
+              << ": not a time; use a date (2026-12-31) or RFC 3339\n";
+    throw CommandExit{kExitUsage};
+  }
+  if (ParseIsoSeconds(*until).value_or(0) <= ParseIsoSeconds(UtcNowIso()).value_or(0)) {
+    std::cerr << "fabtrack ack: --until " << o.until << " is not in the future\n";
+    throw CommandExit{kExitUsage};
+  }
+  if (o.note.empty()) {
+    std::cerr << "fabtrack ack: --note: say why (a ticket, an RMA): the next person asks\n";
+    throw CommandExit{kExitUsage};
+  }
+  app::AnalysisSession session(o.database, std::cerr);
+  try {
+    session.Ack(o.cluster, o.problem, *until, o.note);
+  } catch (const app::UnknownProblem& e) {
+    std::cerr << "fabtrack ack: " << e.what() << "\n";
+    throw CommandExit{kExitInputError};
+  } catch (const app::AnalysisUnavailable& e) {
+    std::cerr << "fabtrack ack: " << e.what() << "\n";
+    throw CommandExit{kExitDatabaseError};
+  }
+  std::cout << "problem " << o.problem << " of " << o.cluster << " acknowledged until " << *until
+            << "\n";
+}
+
+}  // namespace
+
+void SetupAck(CLI::App& app) {
+  auto o = std::make_shared<AckOptions>();
+  CLI::App* ack = app.add_subcommand(
+      "ack", "Silence a known problem until a date (it stays listed, acknowledged)");
+  ack->add_option("problem", o->problem, "the problem's id, as `fabtrack analyze` prints it")
+      ->required();
+  ack->add_option("--cluster", o->cluster, "cluster name")->required();
+  ack->add_option("--until", o->until, "silenced until (2026-12-31 or RFC 3339)")->required();
+  ack->add_option("--note", o->note, "why: a ticket, an RMA, who is on it")->required();
+  AddDatabaseOptions(ack, &o->database);
+  ack->callback([o] { RunAck(*o); });
+}
+
+}  // namespace fabtrack::cli
