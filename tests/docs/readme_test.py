@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""README doc test (issue 22 item 6): the README cannot drift from the program.
+
+1. Every `fabtrack ...` command in the README, in shell blocks and in inline
+   code, names a subcommand that exists and only options that its --help
+   lists (bracketed optional parts included).
+2. Every command line of the README's shell blocks is either run here,
+   verbatim, against a private PostgreSQL the test starts the way the README
+   says (`fabtrack db start` with FABTRACK_DATA_DIR), with the exit status
+   it must have; or listed below with the reason it cannot run on a machine
+   without GPUs, HCAs, Slurm or a Pushgateway. A new command in the README
+   that is in neither list fails the test, so docs get checked as they grow.
+
+Usage: readme_test.py REPO_ROOT FABTRACK_BINARY
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+# README command lines run here, verbatim (bracketed optional parts dropped),
+# with the exit status each must end with.
+RUN_HERE = {
+    "fabtrack db start": 0,
+    "fabtrack db status": 0,
+    "fabtrack db migrate": 0,
+    "fabtrack sweep --nodes 1-4 --cluster laptop -- -b 8 -e 4M -f 8": 0,
+    "fabtrack counters metrics --sysfs /sys": 0,
+    "fabtrack db prune --older-than 400d": 0,
+    "fabtrack db stop": 0,
+}
+
+# README command lines that cannot run here, and why. (Their options are
+# still checked against --help above.)
+CANNOT_RUN_HERE = {
+    "scripts/demo.sh": "the README's own set-up command; CI runs scripts/test.sh, demo.sh is run by hand",
+    "scripts/test.sh": "this test is part of it",
+    "mpirun -np 16 --hostfile hosts fabtrack-allreduce --backend nccl": "16 GPUs over a hostfile",
+    "fabtrack sweep --slurm": "a Slurm allocation with GPUs",
+    "fabtrack sweep --hostfile hosts": "a hostfile of GPU nodes",
+    "fabtrack sweep --no-launcher --nodes 1 --cluster dgx --bench nccl-tests": "8 GPUs and nccl-tests (tests/cli/sweep_nccl_tests_test.cc runs the plug-in with stand-ins)",
+    "scripts/netns-fabric.sh": "root and network namespaces (tests/netns/ run it)",
+    "fabtrack sweep --nodes 1-4 --cluster lab --mpirun \"scripts/netns-fabric.sh": "root and network namespaces (tests/netns/)",
+    "fabtrack locate --hosts": "root and the netns fabric (tests/netns/)",
+    "fabtrack counters watch --interval 5 --duration 600": "ten minutes of sampling (tests/counters/ run short watches)",
+    "fabtrack counters serve": "a daemon (tests/counters/ run it on a port)",
+    "fabtrack counters verbs": "an HCA and libibverbs devices",
+    "fabtrack counters ethtool ens1f0np0": "a RoCE netdev of that name",
+    "FABTRACK_PUSHGATEWAY_USER=fabtrack": "a Pushgateway (tests/cli/pushgateway_test.sh runs one)",
+    "fabtrack analyze --cluster prod --pushgateway": "a Pushgateway (tests/cli/pushgateway_test.sh)",
+    "cmake -S . -B build": "the build this test runs in",
+    "cd build && ctest": "the suite this test runs in",
+    "scripts/sanitize.sh": "a second, sanitizer build (CI runs it apart)",
+    "scripts/fuzz.sh": "a clang build and minutes of fuzzing",
+    "clang-format -i": "rewrites the sources",
+}
+
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print("FAIL " + message)
+
+
+def shell_blocks(readme):
+    """Command lines of the ```sh / ```bash / ``` blocks, continuations joined,
+    comments and blank lines dropped, with their README line numbers."""
+    commands, lang, acc, start = [], None, "", 0
+    for number, line in enumerate(readme.split("\n"), 1):
+        if line.startswith("```"):
+            lang = line[3:].strip() if lang is None else None
+            continue
+        if lang not in ("sh", "bash", ""):
+            continue
+        text = line.strip()
+        if not acc:
+            start = number
+        acc = (acc + " " + text) if acc else text
+        if acc.endswith("\\"):
+            acc = acc[:-1].rstrip()
+            continue
+        if acc and not acc.startswith("#"):
+            commands.append((start, acc))
+        acc = ""
+    return commands
+
+
+def without_comment(command):
+    return re.sub(r"\s+#\s.*$", "", command).strip()
+
+
+def without_brackets(command):
+    """`fabtrack db start [--data-dir DIR]` as one would type it bare."""
+    return re.sub(r"\s*\[[^\]]*\]", "", command).strip()
+
+
+def fabtrack_invocations(text):
+    """(subcommand words, options) of each `fabtrack` call in a command line."""
+    calls = []
+    for m in re.finditer(r"(?:^|[\s/;|&(])fabtrack(?:\s+([^|;&`]*))?", text):
+        try:
+            # A quoted argument is one word: --mpirun "netns-fabric.sh mpirun --prefix ft --".
+            words = shlex.split(m.group(1) or "", comments=True)
+        except ValueError:
+            words = (m.group(1) or "").split()
+        sub = []
+        for w in words:
+            if re.fullmatch(r"[a-z][a-z-]*", w) and len(sub) < 2:
+                sub.append(w)
+            else:
+                break
+        options = set()
+        for w in words:
+            if w == "--":
+                break  # the benchmark's own flags follow
+            mo = re.match(r"\[?(--[a-z][a-z0-9-]*)", w)
+            if mo:
+                options.add(mo.group(1))
+        calls.append((sub, options))
+    return calls
+
+
+help_cache = {}
+
+
+def help_text(fabtrack, words):
+    key = tuple(words)
+    if key not in help_cache:
+        r = subprocess.run([fabtrack] + list(words) + ["--help"], capture_output=True, text=True)
+        help_cache[key] = (r.returncode, r.stdout + r.stderr)
+    return help_cache[key]
+
+
+def check_options(fabtrack, where, text):
+    for sub, options in fabtrack_invocations(text):
+        if not sub:
+            continue
+        # The longest subcommand path --help accepts (db start, counters watch).
+        for n in range(len(sub), 0, -1):
+            code, out = help_text(fabtrack, sub[:n])
+            if code == 0 and ("Usage" in out or "Options" in out):
+                break
+        else:
+            fail("%s: `fabtrack %s` is not a command" % (where, " ".join(sub)))
+            continue
+        for option in sorted(options):
+            if not re.search(re.escape(option) + r"(?![a-z0-9-])", out):
+                fail("%s: `fabtrack %s` has no option %s" % (where, " ".join(sub[:n]), option))
+
+
+def main():
+    root, fabtrack = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    readme = open(os.path.join(root, "README.md")).read()
+    bin_dir = tempfile.mkdtemp(prefix="readme-test-")
+    # Run as root, `fabtrack db start` runs PostgreSQL as its own user, which
+    # must reach the data directory below.
+    os.chmod(bin_dir, 0o755)
+    # `fabtrack` as the README types it: the build's binary first on PATH.
+    os.symlink(fabtrack, os.path.join(bin_dir, "fabtrack"))
+    env = dict(os.environ)
+    env["PATH"] = bin_dir + os.pathsep + env["PATH"]
+    env["FABTRACK_DATA_DIR"] = os.path.join(bin_dir, "postgres")
+    env["FABTRACK_SPOOL_DIR"] = os.path.join(bin_dir, "spool")
+    for key in ("FABTRACK_DB", "PGHOST", "PGDATABASE", "PGUSER", "PGPORT"):
+        env.pop(key, None)
+
+    # 1. Options of every fabtrack call, fenced and inline.
+    checked = 0
+    for number, line in enumerate(readme.split("\n"), 1):
+        for span in re.findall(r"`([^`]*fabtrack [a-z][^`]*)`", line):
+            check_options(fabtrack, "README.md:%d" % number, span)
+            checked += 1
+    commands = shell_blocks(readme)
+    for number, command in commands:
+        check_options(fabtrack, "README.md:%d" % number, without_comment(command))
+
+    # 2. Each shell-block line run here or excused.
+    ran = 0
+    try:
+        for number, command in commands:
+            bare = without_brackets(without_comment(command))
+            if bare in RUN_HERE:
+                expected = RUN_HERE[bare]
+                r = subprocess.run(bare, shell=True, cwd=root, env=env, capture_output=True,
+                                   text=True, timeout=300)
+                ran += 1
+                status = "ok  " if r.returncode == expected else "FAIL"
+                print("%s README.md:%d: %s (exit %d)" % (status, number, bare, r.returncode))
+                if r.returncode != expected:
+                    fail("README.md:%d: `%s` exited %d, expected %d:\n%s%s" %
+                         (number, bare, r.returncode, expected, r.stdout[-1500:], r.stderr[-1500:]))
+                continue
+            if any(bare.startswith(prefix) for prefix in CANNOT_RUN_HERE):
+                continue
+            fail("README.md:%d: `%s` is neither run by this test nor listed with why it "
+                 "cannot run here (tests/docs/readme_test.py)" % (number, bare))
+        missing = set(RUN_HERE) - {without_brackets(without_comment(c)) for _, c in commands}
+        for command in sorted(missing):
+            fail("`%s` is run by this test but no longer in the README" % command)
+    finally:
+        subprocess.run([fabtrack, "db", "stop"], env=env, capture_output=True)
+        subprocess.run(["rm", "-rf", bin_dir])
+    print("README: %d inline fabtrack command(s) and %d block line(s) checked against --help; "
+          "%d run here" % (checked, len(commands), ran))
+    if failures:
+        print("%d failure(s)" % len(failures))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
