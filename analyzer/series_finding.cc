@@ -83,7 +83,39 @@ nlohmann::json WhatChanged(const RunView& before, const RunView& after, std::str
                      {"after", after.gdrdma ? nlohmann::json(*after.gdrdma) : nlohmann::json()}};
     parts.push_back("GDRDMA " + text(before.gdrdma) + " → " + text(after.gdrdma));
   }
-  *summary = parts.empty() ? "no NCCL, host, network or GDRDMA change recorded" : Join(parts, ", ");
+  auto version = [&](const char* key, const char* label, const std::optional<std::string>& a,
+                     const std::optional<std::string>& b) {
+    if (a == b || !a || !b) return;  // a run that did not record it is no change
+    out[key] = {{"before", *a}, {"after", *b}};
+    parts.push_back(std::string(label) + " " + *a + " → " + *b);
+  };
+  version("cuda_version", "CUDA", before.cuda_version, after.cuda_version);
+  version("driver_version", "driver", before.driver_version, after.driver_version);
+  if (before.nccl_env_json != after.nccl_env_json) {
+    // NCCL_* and launcher settings, variable by variable.
+    const nlohmann::json a = nlohmann::json::parse(before.nccl_env_json, nullptr, false);
+    const nlohmann::json b = nlohmann::json::parse(after.nccl_env_json, nullptr, false);
+    if (a.is_object() && b.is_object()) {
+      nlohmann::json env = nlohmann::json::object();
+      std::set<std::string> names;
+      for (const auto& [k, v] : a.items()) names.insert(k);
+      for (const auto& [k, v] : b.items()) names.insert(k);
+      for (const std::string& name : names) {
+        const nlohmann::json va = a.contains(name) ? a[name] : nlohmann::json();
+        const nlohmann::json vb = b.contains(name) ? b[name] : nlohmann::json();
+        if (va == vb) continue;
+        env[name] = {{"before", va}, {"after", vb}};
+        auto shown = [](const nlohmann::json& v) {
+          return v.is_string() ? v.get<std::string>() : std::string("unset");
+        };
+        parts.push_back(name + " " + shown(va) + " → " + shown(vb));
+      }
+      if (!env.empty()) out["nccl_env"] = env;
+    }
+  }
+  *summary = parts.empty()
+                 ? "no NCCL, CUDA, driver, setting, host, network or GDRDMA change recorded"
+                 : Join(parts, ", ");
   return out;
 }
 

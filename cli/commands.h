@@ -32,5 +32,6 @@ void SetupCheck(CLI::App& app);
 void SetupImport(CLI::App& app);
 void SetupLocate(CLI::App& app);
 void SetupAck(CLI::App& app);
+void SetupDiff(CLI::App& app);
 
 }  // namespace fabtrack::cli

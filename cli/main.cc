@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   SetupImport(app);
   SetupLocate(app);
   SetupAck(app);
+  SetupDiff(app);
   // An unknown command would otherwise be "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;

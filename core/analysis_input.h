@@ -35,6 +35,12 @@ struct RunView {
   std::vector<std::string> transports;  // distinct channel families: "NET/IB", "P2P/IPC"
   std::optional<bool> gdrdma;
   std::optional<std::string> nccl_version;
+  // The facts a regression's "what changed" compares (issue 21): the CUDA
+  // runtime and driver, and the NCCL_* settings as stored (runs.nccl_env,
+  // jsonb text: equal maps print equal, so runs compare by text and only a
+  // differing pair is parsed).
+  std::optional<std::string> cuda_version, driver_version;
+  std::string nccl_env_json = "{}";
   std::optional<std::string> sweep_id;
   std::optional<std::string> link_straggler_host;
   std::string status;  // "complete" | "partial" | "failed"

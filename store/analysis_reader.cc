@@ -152,7 +152,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
           kIso +
           "), source, backend, collective, dtype, nodes, ranks, ranks_per_node, hosts_digest, "
           "network, transports, gdrdma, nccl_version, sweep_id, link_straggler_host, status, "
-          "oversubscribed, max_ranks_per_machine, cpus_per_machine, oob_ok, oob_count "
+          "oversubscribed, max_ranks_per_machine, cpus_per_machine, oob_ok, oob_count, "
+          "cuda_version, driver_version, nccl_env::text "
           "FROM runs WHERE cluster = $1 "
           "ORDER BY started_at, id",
       query.cluster);
@@ -172,7 +173,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
                 &r.collective, &r.dtype, &r.nodes, &r.ranks, &r.ranks_per_node, &hosts_digest,
                 &r.network, &r.transports, &r.gdrdma, &r.nccl_version, &r.sweep_id,
                 &r.link_straggler_host, &r.status, OrZero{&r.oversubscribed},
-                &r.max_ranks_per_machine, &r.cpus_per_machine, &r.oob_ok, &r.oob_count);
+                &r.max_ranks_per_machine, &r.cpus_per_machine, &r.oob_ok, &r.oob_count,
+                &r.cuda_version, &r.driver_version, OrZero{&r.nccl_env_json});
     r.hosts = HostList(host_lists.at(hosts_digest));
     input.runs.push_back(std::move(r));
   }

@@ -1,0 +1,65 @@
+// "What changed" behind a regression (issue 21 item 4): a scripted history in
+// which NCCL is upgraded on night 30 (and busbw falls) and one NCCL setting
+// changes on night 45 (and small-message latency rises). Each regression's
+// finding names exactly its own change, nothing else.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "analyzer/analyze.h"
+#include "tests/analyzer/input_builder.h"
+
+namespace fabtrack::analyzer {
+namespace {
+
+using testing::InputBuilder;
+
+TEST(WhatChanged, NcclUpgradeAndOneSettingEachNamedInTheirOwnFinding) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> night_noise(1, 0.01), size_noise(1, 0.01);
+  InputBuilder b;
+  const int nodes = 16;
+  for (int night = 0; night < 70; ++night) {
+    RunView& run = b.AddRun(night, nodes);
+    run.nccl_version = night >= 30 ? "2.28.9" : "2.27.7";
+    run.cuda_version = "13.0";
+    run.driver_version = "580.95.05";
+    run.nccl_env_json = night >= 45
+                            ? R"({"NCCL_IB_HCA": "mlx5", "NCCL_IB_QPS_PER_CONNECTION": "1"})"
+                            : R"({"NCCL_IB_HCA": "mlx5", "NCCL_IB_QPS_PER_CONNECTION": "4"})";
+    const double ranks = nodes * 8.0, factor = 2 * (ranks - 1) / ranks;
+    const double peak = 350 * (night >= 30 ? 0.85 : 1.0) * night_noise(rng);
+    const double latency = 42 * (night >= 45 ? 1.4 : 1.0) * night_noise(rng);
+    for (int i = 0; i < 30; ++i) {
+      const int64_t size = int64_t{8} << i;
+      const double t = latency * size_noise(rng) + size / (peak / factor * 1e3) * size_noise(rng);
+      b.AddResult(run, size, t, size / t / 1e3 * factor);
+    }
+  }
+  b.JudgeFrom(69);
+  AnalysisResult result = Analyze(b.Build(), AnalyzerConfig{});
+  const Finding* busbw = nullptr;
+  const Finding* latency = nullptr;
+  for (const Finding& f : result.findings) {
+    if (f.kind == "busbw_regression" && f.severity >= Severity::kWarning) busbw = &f;
+    if (f.kind == "latency_regression" && f.severity >= Severity::kWarning) latency = &f;
+  }
+  ASSERT_NE(busbw, nullptr);
+  ASSERT_NE(latency, nullptr);
+  const nlohmann::json& upgrade = busbw->evidence["what_changed"];
+  EXPECT_EQ(upgrade,
+            nlohmann::json({{"nccl_version", {{"before", "2.27.7"}, {"after", "2.28.9"}}}}))
+      << upgrade.dump();
+  EXPECT_NE(busbw->message.find("NCCL 2.27.7 → 2.28.9"), std::string::npos) << busbw->message;
+  const nlohmann::json& setting = latency->evidence["what_changed"];
+  EXPECT_EQ(setting,
+            nlohmann::json({{"nccl_env",
+                             {{"NCCL_IB_QPS_PER_CONNECTION", {{"before", "4"}, {"after", "1"}}}}}}))
+      << setting.dump();
+  EXPECT_NE(latency->message.find("NCCL_IB_QPS_PER_CONNECTION 4 → 1"), std::string::npos)
+      << latency->message;
+}
+
+}  // namespace
+}  // namespace fabtrack::analyzer
