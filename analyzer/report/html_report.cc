@@ -268,6 +268,16 @@ std::vector<const RunView*> NewestJudged(const InputIndex& input) {
   return out;
 }
 
+// A section with nothing to draw says why instead of leaving a heading over
+// an empty box (a night of log-only runs, a single node count).
+void NoChart(std::ostringstream& h, size_t drawn, const char* why) {
+  if (drawn == 0) h << "<p class=\"more no-chart\">" << why << "</p>";
+}
+
+constexpr const char* kNoMeasurements =
+    "No chart: tonight's judged runs carry no measurements (NCCL logs without a result table, "
+    "or runs that failed before their first size).";
+
 LineChart Chart(std::string title, std::string x_label, std::string y_label) {
   LineChart c;
   c.title = std::move(title);
@@ -296,6 +306,10 @@ void BusbwCurves(std::ostringstream& h, const InputIndex& input,
       if (p.busbw_gbps && p.size_bytes > 0)
         now.points.push_back({double(p.size_bytes), *p.busbw_gbps});
     }
+    if (now.points.empty()) {
+      --charts;
+      continue;
+    }
     // History: every earlier run of the series, per size.
     std::map<int64_t, std::vector<double>> by_size;
     for (const RunView* earlier : SeriesRuns(input, SeriesName(*run))) {
@@ -320,6 +334,7 @@ void BusbwCurves(std::ostringstream& h, const InputIndex& input,
     h << RenderSvg(c);
   }
   h << "</div>";
+  NoChart(h, charts, kNoMeasurements);
 }
 
 void Trends(std::ostringstream& h, const InputIndex& input,
@@ -336,6 +351,10 @@ void Trends(std::ostringstream& h, const InputIndex& input,
     for (const RunView* r : SeriesRuns(input, name)) {
       if (auto v = LargeBusbw(input, r->id)) s.points.push_back({r->started_at, *v});
     }
+    if (s.points.empty()) {
+      --charts;
+      continue;
+    }
     if (s.points.size() > 400) s.points.erase(s.points.begin(), s.points.end() - 400);
     c.series.push_back(std::move(s));
     if (auto it = change_points.find(name); it != change_points.end()) {
@@ -344,6 +363,7 @@ void Trends(std::ostringstream& h, const InputIndex& input,
     h << RenderSvg(c);
   }
   h << "</div>";
+  NoChart(h, charts, kNoMeasurements);
 }
 
 void Scaling(std::ostringstream& h, const InputIndex& input,
@@ -356,8 +376,10 @@ void Scaling(std::ostringstream& h, const InputIndex& input,
     if (auto v = LargeBusbw(input, r->id)) busbw_tonight[ScalingFamilyName(*r)][*r->nodes] = *v;
   }
   h << "<h2>Scaling efficiency E(N) = busbw(N) / busbw(N<sub>ref</sub>)</h2><div class=\"charts\">";
+  size_t drawn = 0;
   for (const auto& [family, by_nodes] : busbw_tonight) {
     if (by_nodes.size() < 2) continue;
+    ++drawn;
     const double ref = by_nodes.begin()->second;
     LineChart c = Chart(family, "nodes", "efficiency");
     c.log2_x = true;
@@ -381,6 +403,9 @@ void Scaling(std::ostringstream& h, const InputIndex& input,
     h << RenderSvg(c);
   }
   h << "</div>";
+  NoChart(h, drawn,
+          "No chart: tonight measured fewer than two node counts of one family with "
+          "large-message busbw.");
 }
 
 void Latency(std::ostringstream& h, const InputIndex& input,
@@ -404,12 +429,17 @@ void Latency(std::ostringstream& h, const InputIndex& input,
         ++cv_n;
       }
     }
+    if (p50.points.empty()) {
+      --charts;
+      continue;
+    }
     if (cv_n) c.title += " (mean CV " + Fixed(cv_sum / cv_n) + ")";
     c.series.push_back(std::move(p50));
     if (!p99.points.empty()) c.series.push_back(std::move(p99));
     h << RenderSvg(c);
   }
   h << "</div>";
+  NoChart(h, charts, kNoMeasurements);
 }
 
 std::string Plural(int n, const char* one) {

@@ -193,6 +193,28 @@ TEST(HtmlReport, StepChangePointIsMarkedOnTheStepTrend) {
   EXPECT_NE(svg.find("exposed change " + day), std::string::npos);
 }
 
+// A night of NCCL logs without result tables: no empty chart boxes, a
+// sentence per section saying why there is nothing to draw, and the
+// problems still first.
+TEST(HtmlReport, LogOnlyNightDrawsNoEmptyCharts) {
+  testing::InputBuilder b;
+  for (int night = 0; night < 5; ++night) {
+    RunView& run = b.AddRun(night, 2);
+    for (int i = 0; i < 8; ++i) b.AddResult(run, int64_t{8} << (3 * i), 20 + i, 1.0 + i);
+  }
+  RunView& tonight = b.AddRun(5, 2);
+  tonight.source = "nccl-log";
+  b.AddLogEvent(tonight, "warn", 12, "node01",
+                "transport/net_ib.cc:2146 NCCL WARN NET/IB : Got completion from peer "
+                "10.0.0.2<4242> with status=12 opcode=0 len=0 vendor err 129 (Recv) hca mlx5_0");
+  b.JudgeFrom(5);
+  InputIndex index(b.Build());
+  const std::string html = RenderHtmlReport(index, Analyze(index, AnalyzerConfig{}));
+  EXPECT_EQ(Count(html, "<svg"), 0u) << "a chart without tonight's data";
+  EXPECT_GE(Count(html, "class=\"more no-chart\""), 3u);
+  EXPECT_LT(html.find("class=\"verdict"), html.find("no-chart"));
+}
+
 TEST(HtmlReport, HostileNamesAreEscaped) {
   testing::InputBuilder b;
   b.input().cluster.name = "<b>c</b>";
