@@ -1,9 +1,9 @@
 // fabtrack import FILE... [--host H] [--cluster C] [--at TIME] [--device D]
 //                         [--port N] [--netdev IFACE] [--netdev-map FILE]
 // Port dumps operators already collect (ibstat, ibstatus, perfquery -x,
-// ibv_devinfo -v, ethtool -S, saved sysfs files) stored as port samples, so deltas and detectors use them
-// like live sysfs reads. Every file is parsed before anything is stored: one
-// unusable file stores nothing (exit 1, file:line named).
+// ibv_devinfo -v, ethtool -S, saved sysfs files) stored as port samples, so deltas and detectors
+// use them like live sysfs reads. Every file is parsed before anything is stored: one unusable file
+// stores nothing (exit 1, file:line named).
 #include <sys/stat.h>
 
 #include <algorithm>

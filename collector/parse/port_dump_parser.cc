@@ -341,7 +341,6 @@ std::optional<PortDumpFormat> SniffPortDump(std::string_view text) {
   return std::nullopt;
 }
 
-
 namespace {
 
 // "/sys/.../infiniband/mlx5_0/ports/1/counters/port_xmit_data:123" or
@@ -492,7 +491,8 @@ std::vector<NetdevPort> ParseIbdev2netdev(std::string_view text,
     netdev = netdev.substr(0, netdev.find_first_of(" \t"));
     NetdevPort m;
     for (size_t w = 0; w + 1 < left.size(); ++w) {
-      if (left[w] == "port" && Unsigned(left[w + 1])) m.port = static_cast<int>(*Unsigned(left[w + 1]));
+      if (left[w] == "port" && Unsigned(left[w + 1]))
+        m.port = static_cast<int>(*Unsigned(left[w + 1]));
     }
     // The HCA: the first word, or -v's second after the PCI address.
     for (std::string_view w : left) {
@@ -503,9 +503,9 @@ std::vector<NetdevPort> ParseIbdev2netdev(std::string_view text,
     }
     m.netdev = std::string(netdev);
     if (m.device.empty() || m.port <= 0 || m.netdev.empty()) {
-      errors->push_back({static_cast<int>(i + 1),
-                         "not an ibdev2netdev line (\"mlx5_0 port 1 ==> eth0 (Up)\"): " +
-                             std::string(line)});
+      errors->push_back(
+          {static_cast<int>(i + 1),
+           "not an ibdev2netdev line (\"mlx5_0 port 1 ==> eth0 (Up)\"): " + std::string(line)});
       continue;
     }
     out.push_back(std::move(m));
@@ -548,11 +548,11 @@ void ParseEthtool(std::string_view text, const PortDumpContext& c, ParsedPortDum
     } else {
       s.device = *c.netdev;
       s.port = 1;
-      out->notes.push_back(*c.netdev + " is tied to no HCA port" +
-                           (c.netdev_map.empty() ? std::string()
-                                                 : std::string(" in the netdev map")) +
-                           ": stored as device " + *c.netdev +
-                           " port 1 (give --device and --port, or --netdev-map)");
+      out->notes.push_back(
+          *c.netdev + " is tied to no HCA port" +
+          (c.netdev_map.empty() ? std::string() : std::string(" in the netdev map")) +
+          ": stored as device " + *c.netdev +
+          " port 1 (give --device and --port, or --netdev-map)");
     }
   } else {
     return;  // no port to store it under: ParsePortDump says why

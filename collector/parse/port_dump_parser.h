@@ -1,11 +1,10 @@
 // Port state and counters as operators already collect them, from the text
 // of `ibstat`, `ibstatus`, `perfquery` (with or without -x) and
 // `ibv_devinfo [-v]`, `ethtool -S NETDEV` and saved sysfs files
-// (`grep -H . /sys/class/infiniband/*/ports/*/counters/*`), into the same HostPorts that live sysfs reads give
-// (core/port_sample.h): sysfs state words and codes ("4: ACTIVE" ->
-// ACTIVE/4), rates in Gb/s, counters under their sysfs names
-// (PortXmitData -> port_xmit_data, data counters as 4-octet words, bytes
-// derived). Pure: text in, struct out; errors name the line.
+// (`grep -H . /sys/class/infiniband/*/ports/*/counters/*`), into the same HostPorts that live sysfs
+// reads give (core/port_sample.h): sysfs state words and codes ("4: ACTIVE" -> ACTIVE/4), rates in
+// Gb/s, counters under their sysfs names (PortXmitData -> port_xmit_data, data counters as 4-octet
+// words, bytes derived). Pure: text in, struct out; errors name the line.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +50,8 @@ struct NetdevPort {
 
 // Every mapping of an ibdev2netdev output; a line that is not one is an
 // error with its number.
-std::vector<NetdevPort> ParseIbdev2netdev(std::string_view text, std::vector<PortDumpError>* errors);
+std::vector<NetdevPort> ParseIbdev2netdev(std::string_view text,
+                                          std::vector<PortDumpError>* errors);
 
 // What the text itself cannot say. perfquery prints only LID and port: the
 // HCA is `device` (or a "perfquery ... -C mlx5_0" command line in the dump).

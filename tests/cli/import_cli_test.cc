@@ -71,11 +71,11 @@ TEST(ImportCli, WithoutAClusterPrintsTheSamples) {
 
 TEST(ImportCli, EthtoolDumpJoinsItsHcaPortThroughIbdev2netdev) {
   TestDatabase db;
-  CommandOutput r = Import(Dump("roce-a3.ibstatus.txt") + " " +
-                               Dump("roce-a3.ens1f0np0.ethtool.txt") + " --netdev-map " +
-                               Dump("roce-a3.ibdev2netdev.txt") +
-                               " --cluster lab --at 2026-12-01T02:00:00Z",
-                           db.conninfo());
+  CommandOutput r =
+      Import(Dump("roce-a3.ibstatus.txt") + " " + Dump("roce-a3.ens1f0np0.ethtool.txt") +
+                 " --netdev-map " + Dump("roce-a3.ibdev2netdev.txt") +
+                 " --cluster lab --at 2026-12-01T02:00:00Z",
+             db.conninfo());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("ethtool -S, 1 port(s) of roce-a3"), std::string::npos) << r.err;
   const std::string mlx5_0 =
@@ -110,8 +110,8 @@ TEST(ImportCli, EthtoolDumpWithDeviceAndPortOrAloneSaysWhereItWent) {
                       "ports p ON p.id = s.port_id WHERE p.device = 'ens1f0np0' AND p.port = 1"),
             "311");
 
-  r = Import(Dump("roce-a3.ens1f0np0.ethtool.txt") + " --netdev-map " +
-                 Dump("gpu-b07.ibstat.txt") + " --cluster lab --at 2026-12-01T04:00:00Z",
+  r = Import(Dump("roce-a3.ens1f0np0.ethtool.txt") + " --netdev-map " + Dump("gpu-b07.ibstat.txt") +
+                 " --cluster lab --at 2026-12-01T04:00:00Z",
              db.conninfo());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("gpu-b07.ibstat.txt:1: not an ibdev2netdev line"), std::string::npos)
@@ -131,13 +131,13 @@ TEST(ImportCli, SysfsDumpsStoredAsTheLiveReaderStoresThem) {
     return " FROM port_counter_samples s JOIN ports p ON p.id = s.port_id WHERE p.device = '" +
            device + "'";
   };
-  EXPECT_EQ(db.Scalar("SELECT p.host || ' ' || s.state || ' ' || s.rate_gbps || ' ' || "
-                      "s.xmit_bytes || ' ' || s.port_xmit_wait || ' ' || "
-                      "array_to_string(s.saturated, ',') || ' ' || "
-                      "(s.hw_counters->>'local_ack_timeout_err')" +
-                      of("mlx5_0")),
-            "gpu-c11 ACTIVE 400 " + std::to_string(87232017739ull * 4) +
-                " 4294967295 port_xmit_wait 3");
+  EXPECT_EQ(
+      db.Scalar("SELECT p.host || ' ' || s.state || ' ' || s.rate_gbps || ' ' || "
+                "s.xmit_bytes || ' ' || s.port_xmit_wait || ' ' || "
+                "array_to_string(s.saturated, ',') || ' ' || "
+                "(s.hw_counters->>'local_ack_timeout_err')" +
+                of("mlx5_0")),
+      "gpu-c11 ACTIVE 400 " + std::to_string(87232017739ull * 4) + " 4294967295 port_xmit_wait 3");
   EXPECT_EQ(db.Scalar("SELECT s.state || ' ' || s.symbol_error || ' ' || "
                       "array_to_string(s.saturated, ',')" +
                       of("mlx5_1")),
@@ -155,9 +155,9 @@ TEST(ImportCli, ASysfsDumpWithABadLineStoresNothing) {
   const std::string bad = ::testing::TempDir() + "/gpu-c13.sysfs.txt";
   std::ofstream(bad) << "/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE\n"
                         "grep: /sys/class/infiniband/mlx5_0/ports/1/rate: Permission denied\n";
-  CommandOutput r = Import(Dump("gpu-c11.sysfs.txt") + " " + bad +
-                               " --cluster lab --at 2026-12-01T02:00:00Z",
-                           db.conninfo());
+  CommandOutput r =
+      Import(Dump("gpu-c11.sysfs.txt") + " " + bad + " --cluster lab --at 2026-12-01T02:00:00Z",
+             db.conninfo());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("gpu-c13.sysfs.txt:2: not a"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("nothing stored"), std::string::npos) << r.err;

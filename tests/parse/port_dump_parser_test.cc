@@ -3,7 +3,6 @@
 #include "collector/parse/port_dump_parser.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -111,7 +110,8 @@ TEST(PortDumpParser, IbvDevinfoRateFromWidthAndLaneSpeed) {
 TEST(PortDumpParser, UnknownTextAndBadValuesAreErrors) {
   std::string why;
   EXPECT_FALSE(ParsePortDump("hello\nworld\n", std::nullopt, &why));
-  EXPECT_NE(why.find("ibstat, ibstatus, perfquery, ibv_devinfo, ethtool -S or sysfs"), std::string::npos);
+  EXPECT_NE(why.find("ibstat, ibstatus, perfquery, ibv_devinfo, ethtool -S or sysfs"),
+            std::string::npos);
   std::optional<ParsedPortDump> d = ParsePortDump(
       "# Port extended counters: Lid 3 port 1\nPortXmitData:....lots\nPortRcvData:.....5\n",
       std::nullopt, &why);
@@ -163,10 +163,10 @@ std::map<std::string, uint64_t> KeptEthtool() {
 
 TEST(PortDumpParser, Ibdev2netdevPlainAndVerbose) {
   std::vector<PortDumpError> errors;
-  EXPECT_EQ(ParseIbdev2netdev(Read("roce-a3.ibdev2netdev.txt"), &errors),
-            (std::vector<NetdevPort>{{"mlx5_0", 1, "ens1f0np0"},
-                                     {"mlx5_1", 1, "ens1f1np1"},
-                                     {"mlx5_bond_0", 1, "bond0"}}));
+  EXPECT_EQ(
+      ParseIbdev2netdev(Read("roce-a3.ibdev2netdev.txt"), &errors),
+      (std::vector<NetdevPort>{
+          {"mlx5_0", 1, "ens1f0np0"}, {"mlx5_1", 1, "ens1f1np1"}, {"mlx5_bond_0", 1, "bond0"}}));
   EXPECT_EQ(ParseIbdev2netdev(Read("roce-a3.ibdev2netdev-v.txt"), &errors),
             (std::vector<NetdevPort>{{"mlx5_0", 1, "ens1f0np0"}, {"mlx5_1", 1, "ens1f1np1"}}));
   EXPECT_TRUE(errors.empty());
@@ -266,10 +266,14 @@ TEST(PortDumpParser, SysfsEchoDumpOldKernelCountersExtAndNoPma) {
   want.board_id = "MT_1090120019";
   // 64-bit counters_ext/ values replace the stuck 32-bit ones; port_xmit_wait
   // read "N/A (no PMA)": absent.
-  want.counters = {{"port_xmit_data", 90283746512},   {"port_rcv_data", 88172635410},
-                   {"port_xmit_packets", 120938475},  {"port_rcv_packets", 2281736},
-                   {"unicast_xmit_packets", 120938001}, {"symbol_error", 0},
-                   {"link_downed", 0},                {"port_rcv_errors", 0},
+  want.counters = {{"port_xmit_data", 90283746512},
+                   {"port_rcv_data", 88172635410},
+                   {"port_xmit_packets", 120938475},
+                   {"port_rcv_packets", 2281736},
+                   {"unicast_xmit_packets", 120938001},
+                   {"symbol_error", 0},
+                   {"link_downed", 0},
+                   {"port_rcv_errors", 0},
                    {"port_xmit_discards", 7}};
   want.xmit_bytes = 90283746512ull * 4;
   want.rcv_bytes = 88172635410ull * 4;
@@ -292,11 +296,11 @@ TEST(PortDumpParser, SysfsStuckDataCountersWithoutA64BitSource) {
 
 TEST(PortDumpParser, SysfsLinesThatAreNotFilesAreErrorsWithTheirLine) {
   std::string why;
-  std::optional<ParsedPortDump> d =
-      ParsePortDump("/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE\n"
-                    "grep: /sys/class/infiniband/mlx5_0/ports/1/counters/x: Permission denied\n"
-                    "/sys/class/infiniband/mlx5_0/ports/one/state:4: ACTIVE\n",
-                    PortDumpContext{}, &why);
+  std::optional<ParsedPortDump> d = ParsePortDump(
+      "/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE\n"
+      "grep: /sys/class/infiniband/mlx5_0/ports/1/counters/x: Permission denied\n"
+      "/sys/class/infiniband/mlx5_0/ports/one/state:4: ACTIVE\n",
+      PortDumpContext{}, &why);
   ASSERT_TRUE(d) << why;
   ASSERT_EQ(d->errors.size(), 2u);
   EXPECT_EQ(d->errors[0].line, 2);
