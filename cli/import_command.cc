@@ -1,10 +1,13 @@
 // fabtrack import FILE... [--host H] [--cluster C] [--at TIME] [--device D]
+//                         [--port N] [--netdev IFACE] [--netdev-map FILE]
 // Port dumps operators already collect (ibstat, ibstatus, perfquery -x,
-// ibv_devinfo -v) stored as port samples, so deltas and detectors use them
-// like live sysfs reads. Every file is parsed before anything is stored: one
-// unusable file stores nothing (exit 1, file:line named).
+// ibv_devinfo -v, ethtool -S, saved sysfs files) stored as port samples, so deltas and detectors
+// use them like live sysfs reads. Every file is parsed before anything is stored: one unusable file
+// stores nothing (exit 1, file:line named).
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -23,7 +26,8 @@ namespace {
 
 struct ImportOptions {
   std::vector<std::string> paths;
-  std::optional<std::string> host, cluster, at, device;
+  std::optional<std::string> host, cluster, at, device, netdev, netdev_map;
+  std::optional<int> port;
   DatabaseOptions database;
 };
 
@@ -31,6 +35,43 @@ struct ImportOptions {
 std::string HostFromFileName(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
   return name.substr(0, name.find('.'));
+}
+
+// The interface of an `ethtool -S` dump from its name, "gpu-b07.ens1f0np0.ethtool.txt":
+// the one word after the host that is not a tool or file suffix (with a
+// netdev map: the word the map knows).
+std::optional<std::string> NetdevFromFileName(const std::string& path,
+                                              const std::vector<NetdevPort>& map) {
+  std::string name = std::filesystem::path(path).filename().string();
+  std::vector<std::string> words;
+  for (size_t at = name.find('.'); at != std::string::npos;) {
+    size_t next = name.find('.', at + 1);
+    std::string w = name.substr(at + 1, next == std::string::npos ? next : next - at - 1);
+    if (!w.empty() && w != "txt" && w != "log" && w != "out" && w != "ethtool" &&
+        w != "ethtool-S" && w != "ethtool_S" && w != "stats") {
+      words.push_back(w);
+    }
+    at = next;
+  }
+  for (const std::string& w : words) {
+    for (const NetdevPort& m : map) {
+      if (m.netdev == w) return w;
+    }
+  }
+  if (words.size() == 1) return words.front();
+  return std::nullopt;
+}
+
+bool ReadFile(const std::string& path, std::string* text) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << path << ": cannot read: " << std::strerror(errno) << "\n";
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  *text = buffer.str();
+  return true;
 }
 
 std::string MtimeIso(const std::string& path) {
@@ -50,25 +91,41 @@ void MergeInto(PortSample* into, const PortSample& from) {
             &PortSample::phys_state, &PortSample::phys_state_code, &PortSample::rate_gbps,
             &PortSample::rate_text, &PortSample::lid, &PortSample::node_guid,
             &PortSample::fw_version, &PortSample::board_id, &PortSample::xmit_bytes,
-            &PortSample::rcv_bytes);
+            &PortSample::rcv_bytes, &PortSample::netdev);
   into->counters.insert(from.counters.begin(), from.counters.end());
+  into->hw_counters.insert(from.hw_counters.begin(), from.hw_counters.end());
+  into->ethtool.insert(from.ethtool.begin(), from.ethtool.end());
+  for (const std::string& c : from.saturated) {
+    if (std::find(into->saturated.begin(), into->saturated.end(), c) == into->saturated.end())
+      into->saturated.push_back(c);
+  }
+  std::sort(into->saturated.begin(), into->saturated.end());
 }
 
 void RunImport(const ImportOptions& o) {
   // (host, time) -> the host's ports at that time, from every file of it.
   std::map<std::pair<std::string, std::string>, HostPorts> samples;
   bool failed = false;
+  PortDumpContext context{.device = o.device, .port = o.port};
+  if (o.netdev_map) {
+    std::string text;
+    if (!ReadFile(*o.netdev_map, &text)) throw CommandExit{kExitInputError};
+    std::vector<PortDumpError> errors;
+    context.netdev_map = ParseIbdev2netdev(text, &errors);
+    for (const PortDumpError& e : errors) {
+      std::cerr << *o.netdev_map << ":" << e.line << ": " << e.message << "\n";
+      failed = true;
+    }
+  }
   for (const std::string& path : o.paths) {
-    std::ifstream in(path);
-    if (!in) {
-      std::cerr << path << ": cannot read: " << std::strerror(errno) << "\n";
+    std::string text;
+    if (!ReadFile(path, &text)) {
       failed = true;
       continue;
     }
-    std::stringstream text;
-    text << in.rdbuf();
     std::string why;
-    std::optional<ParsedPortDump> dump = ParsePortDump(text.str(), o.device, &why);
+    context.netdev = o.netdev ? o.netdev : NetdevFromFileName(path, context.netdev_map);
+    std::optional<ParsedPortDump> dump = ParsePortDump(text, context, &why);
     if (!dump) {
       std::cerr << path << ":1: " << why << "\n";
       failed = true;
@@ -78,6 +135,7 @@ void RunImport(const ImportOptions& o) {
       std::cerr << path << ":" << e.line << ": " << e.message << "\n";
       failed = true;
     }
+    for (const std::string& note : dump->notes) std::cerr << path << ": " << note << "\n";
     const std::string host = o.host.value_or(HostFromFileName(path));
     const std::string at = o.at.value_or(MtimeIso(path));
     HostPorts& h = samples[{host, at}];
@@ -138,7 +196,8 @@ void SetupImport(CLI::App& app) {
   auto o = std::make_shared<ImportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "import",
-      "Store port dumps (ibstat, ibstatus, perfquery -x, ibv_devinfo -v output) as port samples");
+      "Store port dumps (ibstat, ibstatus, perfquery -x, ibv_devinfo -v, ethtool -S output, saved "
+      "sysfs files) as port samples");
   cmd->add_option("files", o->paths, "dump files (format recognised from the text)")->required();
   cmd->add_option("--host", o->host,
                   "the host they describe (default: file name up to its first dot)");
@@ -146,7 +205,15 @@ void SetupImport(CLI::App& app) {
                   "store into this cluster (without it: print the samples as JSON)");
   cmd->add_option("--at", o->at, "when they were taken, RFC 3339 (default: each file's mtime)");
   cmd->add_option("--device", o->device,
-                  "the HCA of a perfquery dump (perfquery prints only LIDs)");
+                  "the HCA of a perfquery dump (perfquery prints only LIDs) or an ethtool -S dump");
+  cmd->add_option("--port", o->port, "the HCA port of an ethtool -S dump (default 1)")
+      ->check(CLI::PositiveNumber)
+      ->needs("--device");
+  cmd->add_option("--netdev", o->netdev,
+                  "the interface of an ethtool -S dump (default: from the file name, "
+                  "HOST.NETDEV.ethtool)");
+  cmd->add_option("--netdev-map", o->netdev_map,
+                  "ibdev2netdev output: which HCA port each interface belongs to");
   AddDatabaseOptions(cmd, &o->database);
   cmd->callback([o] {
     if (o->at && !ParseIsoSeconds(*o->at)) {

@@ -111,16 +111,4 @@ EthtoolStats ReadEthtoolDump(const std::string& dir, const std::string& netdev) 
   return out;
 }
 
-std::map<std::string, uint64_t> FlowControlStats(const std::map<std::string, uint64_t>& all) {
-  std::map<std::string, uint64_t> out;
-  for (const auto& [name, value] : all) {
-    if (name.find("pause") != std::string::npos || name.find("pfc") != std::string::npos ||
-        name.find("_prio") != std::string::npos || name.find("prio_") != std::string::npos ||
-        name.find("ecn") != std::string::npos || name.find("cnp") != std::string::npos) {
-      out[name] = value;
-    }
-  }
-  return out;
-}
-
 }  // namespace fabtrack

@@ -8,6 +8,8 @@
 #include <map>
 #include <string>
 
+#include "collector/parse/port_dump_parser.h"
+
 namespace fabtrack {
 
 struct EthtoolStats {
@@ -23,8 +25,7 @@ EthtoolStats ReadEthtoolStats(const std::string& netdev);
 // operator collects dumps, and for tests (a fake source in the real format).
 EthtoolStats ReadEthtoolDump(const std::string& dir, const std::string& netdev);
 
-// The flow-control ones: pause frames and per-priority counters (PFC), plus
-// ECN/CNP-related names some drivers put here. Pure.
-std::map<std::string, uint64_t> FlowControlStats(const std::map<std::string, uint64_t>& all);
+// FlowControlStats (the statistics kept per port) is in
+// collector/parse/port_dump_parser.h, with the parser of `ethtool -S`.
 
 }  // namespace fabtrack

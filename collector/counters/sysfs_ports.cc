@@ -16,62 +16,16 @@
 #include <utility>
 #include <vector>
 
+#include "collector/parse/sysfs_values.h"
+
 namespace fabtrack {
 namespace {
 
-// Legacy PortCounters (IBA 1.3 vol. 1, 16.1.3.5, attribute 0x0012) fields and
-// their widths, as the kernel reads them in drivers/infiniband/core/sysfs.c
-// (PORT_PMA_ATTR(name, counter, width, offset)). These counters do not wrap:
-// at their maximum they stop, so a value at the maximum is "stuck", not a
-// rate of zero. The four data/packet counters are 32-bit only where no
-// 64-bit PortCountersExtended value replaces them: on kernels before 4.5 the
-// 64-bit ones live in counters_ext/ (read below); since 4.5 (commit
-// 145d9c541032, "Display extended counter set if available") counters/ holds
-// the 64-bit values itself and then also has unicast_*/multicast_* packets,
-// which only the extended set carries. port_xmit_wait is always 32-bit.
-struct LegacyCounter {
-  const char* name;
-  uint64_t max;
-  bool data;  // a data/packet counter that PortCountersExtended widens to 64 bits
-};
-constexpr uint64_t kMax4 = 15, kMax8 = 255, kMax16 = 65535, kMax32 = 4294967295u;
-constexpr LegacyCounter kLegacyCounters[] = {
-    {"symbol_error", kMax16, false},
-    {"link_error_recovery", kMax8, false},
-    {"link_downed", kMax8, false},
-    {"port_rcv_errors", kMax16, false},
-    {"port_rcv_remote_physical_errors", kMax16, false},
-    {"port_rcv_switch_relay_errors", kMax16, false},
-    {"port_xmit_discards", kMax16, false},
-    {"port_xmit_constraint_errors", kMax8, false},
-    {"port_rcv_constraint_errors", kMax8, false},
-    {"local_link_integrity_errors", kMax4, false},
-    {"excessive_buffer_overrun_errors", kMax4, false},
-    {"VL15_dropped", kMax16, false},
-    {"port_xmit_data", kMax32, true},
-    {"port_rcv_data", kMax32, true},
-    {"port_xmit_packets", kMax32, true},
-    {"port_rcv_packets", kMax32, true},
-    {"port_xmit_wait", kMax32, false},
-};
-
-// counters_ext/ (kernels before 4.5, and MLNX_OFED) file names and the
-// counters/ names their values are stored under, so that consumers see one
-// name whatever the kernel.
-struct ExtName {
-  std::string_view file;
-  const char* key;
-};
-constexpr ExtName kExtNames[] = {
-    {"port_xmit_data_64", "port_xmit_data"},
-    {"port_rcv_data_64", "port_rcv_data"},
-    {"port_xmit_packets_64", "port_xmit_packets"},
-    {"port_rcv_packets_64", "port_rcv_packets"},
-    {"port_unicast_xmit_packets", "unicast_xmit_packets"},
-    {"port_unicast_rcv_packets", "unicast_rcv_packets"},
-    {"port_multicast_xmit_packets", "multicast_xmit_packets"},
-    {"port_multicast_rcv_packets", "multicast_rcv_packets"},
-};
+// What the files say: one reading for live trees and saved dumps.
+using LegacyCounter = SysfsLegacyCounter;
+using ExtName = SysfsExtName;
+constexpr const auto& kLegacyCounters = kSysfsLegacyCounters;
+constexpr const auto& kExtNames = kSysfsExtNames;
 
 constexpr char kVanished[] = "vanished while reading";
 
@@ -165,39 +119,11 @@ Read ReadAttr(int dirfd, const char* name, char (&buf)[N], std::string_view* out
   return Read::kOk;
 }
 
-std::optional<uint64_t> ParseU64(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-// "4: ACTIVE" -> {4, "ACTIVE"}; text without a numeric prefix keeps no code.
+std::optional<uint64_t> ParseU64(std::string_view s) { return ParseSysfsCounter(s); }
 void ParseCoded(std::string_view s, std::optional<std::string>* text, std::optional<int>* code) {
-  size_t colon = s.find(':');
-  if (colon != std::string_view::npos) {
-    int v = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + colon, v);
-    if (ec == std::errc() && end == s.data() + colon) {
-      *code = v;
-      s.remove_prefix(colon + 1);
-      while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-    }
-  }
-  if (!s.empty()) *text = std::string(s);
+  ParseSysfsCoded(s, text, code);
 }
-
-// "100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)", "10 Gb/sec (4X)" -> Gb/s.
-std::optional<double> ParseRateGbps(std::string_view s) {
-  double v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end == s.data()) return std::nullopt;
-  std::string_view rest(end, s.data() + s.size() - end);
-  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-  if (rest.substr(0, 6) != "Gb/sec") return std::nullopt;
-  return v;
-}
+std::optional<double> ParseRateGbps(std::string_view s) { return ParseSysfsRateGbps(s); }
 
 std::optional<std::string> ReadText(int dirfd, const char* name) {
   char buf[256];
@@ -293,7 +219,7 @@ bool ReadPort(int dev_fd, int port_fd, const std::string& port_path, const Devic
     s->counters.emplace(name, value);
   });
   // Which of the data counters a 64-bit counters_ext value replaced.
-  std::vector<const char*> widened;
+  std::vector<std::string> widened;
   intact &= ReadCounterDir(port_fd, "counters_ext", [&](std::string_view name, uint64_t value) {
     for (const ExtName& x : kExtNames) {
       if (x.file == name) {
@@ -309,30 +235,7 @@ bool ReadPort(int dev_fd, int port_fd, const std::string& port_path, const Devic
   });
   if (!intact && Gone(port_path)) return false;
 
-  const bool extended_set =
-      s->counters.count("unicast_xmit_packets") + s->counters.count("unicast_rcv_packets") > 0;
-  for (const LegacyCounter& c : kLegacyCounters) {
-    auto it = s->counters.find(c.name);
-    if (it == s->counters.end() || it->second != c.max) continue;
-    if (c.data && (extended_set || std::any_of(widened.begin(), widened.end(), [&](const char* w) {
-                     return std::strcmp(w, c.name) == 0;
-                   }))) {
-      continue;
-    }
-    s->saturated.emplace_back(c.name);
-  }
-  std::sort(s->saturated.begin(), s->saturated.end());
-
-  // port_{xmit,rcv}_data count 4-octet words (IBA PortXmitData/PortRcvData).
-  auto bytes = [&](const char* name) -> std::optional<uint64_t> {
-    auto it = s->counters.find(name);
-    if (it == s->counters.end() || it->second > std::numeric_limits<uint64_t>::max() / 4) {
-      return std::nullopt;
-    }
-    return it->second * 4;
-  };
-  s->xmit_bytes = bytes("port_xmit_data");
-  s->rcv_bytes = bytes("port_rcv_data");
+  FinishSysfsPort(widened, s);
   return true;
 }
 

@@ -1,7 +1,10 @@
 #include "collector/parse/port_dump_parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
+
+#include "collector/parse/sysfs_values.h"
 
 namespace fabtrack {
 namespace {
@@ -313,6 +316,10 @@ const char* PortDumpFormatName(PortDumpFormat format) {
       return "perfquery";
     case PortDumpFormat::kIbvDevinfo:
       return "ibv_devinfo";
+    case PortDumpFormat::kEthtool:
+      return "ethtool -S";
+    case PortDumpFormat::kSysfs:
+      return "sysfs";
   }
   return "?";
 }
@@ -326,18 +333,243 @@ std::optional<PortDumpFormat> SniffPortDump(std::string_view text) {
       return PortDumpFormat::kPerfquery;
     }
     if (line.starts_with("hca_id:")) return PortDumpFormat::kIbvDevinfo;
+    if (line == "NIC statistics:") return PortDumpFormat::kEthtool;
+    if (line.starts_with("/sys/") && line.find("/infiniband/") != std::string_view::npos) {
+      return PortDumpFormat::kSysfs;
+    }
   }
   return std::nullopt;
 }
 
-std::optional<ParsedPortDump> ParsePortDump(std::string_view text,
-                                            const std::optional<std::string>& device,
+namespace {
+
+// "/sys/.../infiniband/mlx5_0/ports/1/counters/port_xmit_data:123" or
+// "... 123": the path ends at the first ':' or blank after "/infiniband/"
+// (PCI directories before it have colons; names after it have neither).
+bool SplitSysfsLine(std::string_view line, std::string_view* path, std::string_view* value) {
+  const size_t ib = line.find("/infiniband/");
+  if (!line.starts_with("/sys/") || ib == std::string_view::npos) return false;
+  size_t end = line.find_first_of(": \t", ib);
+  *path = line.substr(0, end);
+  *value = end == std::string_view::npos ? std::string_view() : Trim(line.substr(end + 1));
+  return true;
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  while (true) {
+    size_t at = s.find(sep);
+    parts.push_back(s.substr(0, at));
+    if (at == std::string_view::npos) return parts;
+    s.remove_prefix(at + 1);
+  }
+}
+
+struct SysfsPortText {
+  PortSample sample;
+  std::vector<std::string> widened;
+};
+
+void ParseSysfs(const std::vector<std::string_view>& lines, ParsedPortDump* out) {
+  // (device, port) -> what its files said; device -> its device-level files.
+  std::map<std::pair<std::string, int>, SysfsPortText> ports;
+  std::map<std::string, std::map<std::string, std::string>> devices;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const int number = static_cast<int>(i + 1);
+    const std::string_view line = Trim(lines[i]);
+    if (line.empty()) continue;
+    std::string_view path, value;
+    if (!SplitSysfsLine(line, &path, &value)) {
+      out->errors.push_back(
+          {number, "not a \"/sys/.../infiniband/DEV/... VALUE\" line: " + std::string(line)});
+      continue;
+    }
+    // After "/infiniband/": DEV / file, or DEV / ports / N / [dir /] file.
+    const std::vector<std::string_view> parts =
+        Split(path.substr(path.find("/infiniband/") + 12), '/');
+    const std::string device(parts[0]);
+    if (device.empty() || parts.size() < 2) {
+      out->errors.push_back({number, "no device in " + std::string(path)});
+      continue;
+    }
+    if (parts.size() == 2) {
+      if (parts[1] == "node_guid" || parts[1] == "fw_ver" || parts[1] == "board_id") {
+        if (!value.empty()) devices[device][std::string(parts[1])] = std::string(value);
+      }
+      continue;  // other device files (node_type, hca_type, ...): not kept
+    }
+    if (parts[1] != "ports") continue;  // device-level hw_counters/, power/, ...
+    int port = 0;
+    if (parts.size() >= 4) {
+      auto [end, ec] = std::from_chars(parts[2].data(), parts[2].data() + parts[2].size(), port);
+      if (ec != std::errc() || end != parts[2].data() + parts[2].size()) port = 0;
+    }
+    if (port <= 0) {
+      out->errors.push_back({number, "no port number in " + std::string(path)});
+      continue;
+    }
+    SysfsPortText& p = ports[{device, port}];
+    p.sample.device = device;
+    p.sample.port = port;
+    PortSample& s = p.sample;
+    const std::string_view dir = parts.size() == 5 ? parts[3] : std::string_view();
+    const std::string_view name = parts.back();
+    if (parts.size() == 4) {
+      if (name == "state") {
+        ParseSysfsCoded(value, &s.state, &s.state_code);
+      } else if (name == "phys_state") {
+        ParseSysfsCoded(value, &s.phys_state, &s.phys_state_code);
+      } else if (name == "rate" && !value.empty()) {
+        s.rate_text = std::string(value);
+        s.rate_gbps = ParseSysfsRateGbps(value);
+      } else if (name == "link_layer" && !value.empty()) {
+        s.link_layer = std::string(value);
+      } else if (name == "lid" && !value.empty()) {
+        s.lid = std::string(value);
+      }
+      continue;  // cap_mask, sm_lid, ...: not kept
+    }
+    if (parts.size() == 6 && parts[3] == "gid_attrs" && parts[4] == "ndevs" && parts[5] == "0") {
+      if (!value.empty()) s.netdev = std::string(value);
+      continue;
+    }
+    // "N/A (no PMA)", empty, unreadable: absent, as the live reader has it.
+    const std::optional<uint64_t> v = ParseSysfsCounter(value);
+    if (dir == "counters") {
+      if (v) s.counters.insert_or_assign(std::string(name), *v);
+    } else if (dir == "counters_ext") {
+      if (!v) continue;
+      auto x = std::find_if(std::begin(kSysfsExtNames), std::end(kSysfsExtNames),
+                            [&](const SysfsExtName& e) { return e.file == name; });
+      if (x == std::end(kSysfsExtNames)) {
+        s.counters.insert_or_assign(std::string(name), *v);
+      } else {
+        s.counters.insert_or_assign(x->key, *v);
+        p.widened.emplace_back(x->key);
+      }
+    } else if (dir == "hw_counters") {
+      if (v && name != "lifespan") s.hw_counters.insert_or_assign(std::string(name), *v);
+    }
+    // gids/, pkeys/, gid_attrs/types/...: not kept
+  }
+  for (auto& [key, p] : ports) {
+    // counters_ext/ wins over counters/ whatever the line order, as live.
+    PortSample& s = p.sample;
+    if (auto d = devices.find(key.first); d != devices.end()) {
+      auto get = [&](const char* f) -> std::optional<std::string> {
+        auto it = d->second.find(f);
+        if (it == d->second.end()) return std::nullopt;
+        return it->second;
+      };
+      s.node_guid = get("node_guid");
+      s.fw_version = get("fw_ver");
+      s.board_id = get("board_id");
+    }
+    if (s.link_layer != "Ethernet") s.netdev.reset();
+    FinishSysfsPort(p.widened, &s);
+    out->ports.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+std::vector<NetdevPort> ParseIbdev2netdev(std::string_view text,
+                                          std::vector<PortDumpError>* errors) {
+  std::vector<NetdevPort> out;
+  const std::vector<std::string_view> lines = Lines(text);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = Trim(lines[i]);
+    if (line.empty()) continue;
+    const size_t arrow = line.find("==>");
+    std::vector<std::string_view> left;
+    if (arrow != std::string_view::npos) {
+      for (std::string_view w : Split(line.substr(0, arrow), ' ')) {
+        if (!Trim(w).empty()) left.push_back(Trim(w));
+      }
+    }
+    std::string_view netdev = arrow == std::string_view::npos ? "" : Trim(line.substr(arrow + 3));
+    netdev = netdev.substr(0, netdev.find_first_of(" \t"));
+    NetdevPort m;
+    for (size_t w = 0; w + 1 < left.size(); ++w) {
+      if (left[w] == "port" && Unsigned(left[w + 1]))
+        m.port = static_cast<int>(*Unsigned(left[w + 1]));
+    }
+    // The HCA: the first word, or -v's second after the PCI address.
+    for (std::string_view w : left) {
+      if (w.find(':') == std::string_view::npos) {
+        m.device = std::string(w);
+        break;
+      }
+    }
+    m.netdev = std::string(netdev);
+    if (m.device.empty() || m.port <= 0 || m.netdev.empty()) {
+      errors->push_back(
+          {static_cast<int>(i + 1),
+           "not an ibdev2netdev line (\"mlx5_0 port 1 ==> eth0 (Up)\"): " + std::string(line)});
+      continue;
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::map<std::string, uint64_t> FlowControlStats(const std::map<std::string, uint64_t>& all) {
+  std::map<std::string, uint64_t> out;
+  for (const auto& [name, value] : all) {
+    for (const char* kept : {"pause", "pfc", "_prio", "prio_", "ecn", "cnp", "discard",
+                             "out_of_buffer", "crc_err", "link_down_events"}) {
+      if (name.find(kept) != std::string::npos) {
+        out[name] = value;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+void ParseEthtool(std::string_view text, const PortDumpContext& c, ParsedPortDump* out) {
+  std::string why;
+  std::optional<std::map<std::string, uint64_t>> all =
+      ParseEthtoolStatistics(text, &out->errors, &why);
+  if (!all) return;
+  PortSample s;
+  s.netdev = c.netdev;
+  if (c.device) {
+    s.device = *c.device;
+    s.port = c.port.value_or(1);
+  } else if (c.netdev) {
+    auto m = std::find_if(c.netdev_map.begin(), c.netdev_map.end(),
+                          [&](const NetdevPort& n) { return n.netdev == *c.netdev; });
+    if (m != c.netdev_map.end()) {
+      s.device = m->device;
+      s.port = m->port;
+    } else {
+      s.device = *c.netdev;
+      s.port = 1;
+      out->notes.push_back(
+          *c.netdev + " is tied to no HCA port" +
+          (c.netdev_map.empty() ? std::string() : std::string(" in the netdev map")) +
+          ": stored as device " + *c.netdev +
+          " port 1 (give --device and --port, or --netdev-map)");
+    }
+  } else {
+    return;  // no port to store it under: ParsePortDump says why
+  }
+  s.ethtool = FlowControlStats(*all);
+  out->ports.push_back(std::move(s));
+}
+
+}  // namespace
+
+std::optional<ParsedPortDump> ParsePortDump(std::string_view text, const PortDumpContext& context,
                                             std::string* why) {
   std::optional<PortDumpFormat> format = SniffPortDump(text);
   if (!format) {
     *why =
-        "not a port dump fabtrack knows: expected the output of ibstat, ibstatus, perfquery or "
-        "ibv_devinfo";
+        "not a port dump fabtrack knows: expected the output of ibstat, ibstatus, perfquery, "
+        "ibv_devinfo, ethtool -S or sysfs files (grep -H . /sys/class/infiniband/...)";
     return std::nullopt;
   }
   ParsedPortDump out;
@@ -351,7 +583,19 @@ std::optional<ParsedPortDump> ParsePortDump(std::string_view text,
       ParseIbstatus(lines, &out);
       break;
     case PortDumpFormat::kPerfquery:
-      ParsePerfquery(lines, device, &out);
+      ParsePerfquery(lines, context.device, &out);
+      break;
+    case PortDumpFormat::kEthtool:
+      if (!context.device && !context.netdev) {
+        *why =
+            "ethtool -S output names no interface: give --device (and --port), or --netdev "
+            "with --netdev-map, or name the file HOST.NETDEV.ethtool";
+        return std::nullopt;
+      }
+      ParseEthtool(text, context, &out);
+      break;
+    case PortDumpFormat::kSysfs:
+      ParseSysfs(lines, &out);
       break;
     case PortDumpFormat::kIbvDevinfo:
       ParseIbvDevinfo(lines, &out);

@@ -3,9 +3,13 @@
 #include "collector/parse/port_dump_parser.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "collector/counters/sysfs_ports.h"
 
 namespace fabtrack {
 namespace {
@@ -106,7 +110,8 @@ TEST(PortDumpParser, IbvDevinfoRateFromWidthAndLaneSpeed) {
 TEST(PortDumpParser, UnknownTextAndBadValuesAreErrors) {
   std::string why;
   EXPECT_FALSE(ParsePortDump("hello\nworld\n", std::nullopt, &why));
-  EXPECT_NE(why.find("ibstat, ibstatus, perfquery or ibv_devinfo"), std::string::npos);
+  EXPECT_NE(why.find("ibstat, ibstatus, perfquery, ibv_devinfo, ethtool -S or sysfs"),
+            std::string::npos);
   std::optional<ParsedPortDump> d = ParsePortDump(
       "# Port extended counters: Lid 3 port 1\nPortXmitData:....lots\nPortRcvData:.....5\n",
       std::nullopt, &why);
@@ -115,6 +120,191 @@ TEST(PortDumpParser, UnknownTextAndBadValuesAreErrors) {
   EXPECT_EQ(d->errors[0].line, 2);
   EXPECT_EQ(d->ports[0].device, "lid3");
   EXPECT_EQ(d->ports[0].counters.at("port_rcv_data"), 5u);
+}
+
+ParsedPortDump ParseWith(const std::string& name, const PortDumpContext& context) {
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(Read(name), context, &why);
+  EXPECT_TRUE(d) << name << ": " << why;
+  return d.value_or(ParsedPortDump{});
+}
+
+// The statistics of roce-a3.ens1f0np0.ethtool.txt that a port keeps: PFC,
+// pauses, drops and link errors; not the traffic totals.
+std::map<std::string, uint64_t> KeptEthtool() {
+  return {{"link_down_events_phy", 2},
+          {"rx_crc_errors_phy", 3},
+          {"rx_discards_phy", 4821},
+          {"rx_out_of_buffer", 17},
+          {"rx_pause_ctrl_phy", 0},
+          {"rx_prio0_bytes", 81927344},
+          {"rx_prio0_discards", 0},
+          {"rx_prio0_packets", 10021},
+          {"rx_prio0_pause", 0},
+          {"rx_prio0_pause_duration", 0},
+          {"rx_prio0_pause_transition", 0},
+          {"rx_prio3_bytes", 4101020099812},
+          {"rx_prio3_discards", 0},
+          {"rx_prio3_packets", 918200011},
+          {"rx_prio3_pause", 2987},
+          {"rx_prio3_pause_duration", 95521},
+          {"rx_prio3_pause_transition", 1494},
+          {"tx_discards_phy", 0},
+          {"tx_pause_ctrl_phy", 0},
+          {"tx_prio0_bytes", 70012344},
+          {"tx_prio0_packets", 9921},
+          {"tx_prio0_pause", 0},
+          {"tx_prio0_pause_duration", 0},
+          {"tx_prio3_bytes", 4100122820108},
+          {"tx_prio3_packets", 902103534},
+          {"tx_prio3_pause", 311},
+          {"tx_prio3_pause_duration", 10402}};
+}
+
+TEST(PortDumpParser, Ibdev2netdevPlainAndVerbose) {
+  std::vector<PortDumpError> errors;
+  EXPECT_EQ(
+      ParseIbdev2netdev(Read("roce-a3.ibdev2netdev.txt"), &errors),
+      (std::vector<NetdevPort>{
+          {"mlx5_0", 1, "ens1f0np0"}, {"mlx5_1", 1, "ens1f1np1"}, {"mlx5_bond_0", 1, "bond0"}}));
+  EXPECT_EQ(ParseIbdev2netdev(Read("roce-a3.ibdev2netdev-v.txt"), &errors),
+            (std::vector<NetdevPort>{{"mlx5_0", 1, "ens1f0np0"}, {"mlx5_1", 1, "ens1f1np1"}}));
+  EXPECT_TRUE(errors.empty());
+  EXPECT_TRUE(ParseIbdev2netdev("mlx5_0 port 1 ==> ib0 (Up)\nhello world\n", &errors).size() == 1);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 2);
+}
+
+TEST(PortDumpParser, EthtoolThroughTheNetdevMap) {
+  std::vector<PortDumpError> errors;
+  PortDumpContext c;
+  c.netdev = "ens1f0np0";
+  c.netdev_map = ParseIbdev2netdev(Read("roce-a3.ibdev2netdev.txt"), &errors);
+  ParsedPortDump d = ParseWith("roce-a3.ens1f0np0.ethtool.txt", c);
+  EXPECT_EQ(d.format, PortDumpFormat::kEthtool);
+  EXPECT_TRUE(d.errors.empty());
+  EXPECT_TRUE(d.notes.empty());
+  PortSample want;
+  want.device = "mlx5_0";
+  want.port = 1;
+  want.netdev = "ens1f0np0";
+  want.ethtool = KeptEthtool();
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0], want);
+}
+
+TEST(PortDumpParser, EthtoolDeviceAndPortGivenOrTheInterfaceAlone) {
+  PortDumpContext c;
+  c.device = "mlx5_3";
+  c.port = 2;
+  ParsedPortDump d = ParseWith("roce-a3.ens1f0np0.ethtool.txt", c);
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0].device, "mlx5_3");
+  EXPECT_EQ(d.ports[0].port, 2);
+
+  PortDumpContext alone;
+  alone.netdev = "eth7";
+  d = ParseWith("roce-a3.ens1f0np0.ethtool.txt", alone);
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0].device, "eth7");
+  EXPECT_EQ(d.ports[0].port, 1);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_NE(d.notes[0].find("eth7 is tied to no HCA port"), std::string::npos) << d.notes[0];
+
+  std::string why;
+  EXPECT_FALSE(ParsePortDump(Read("roce-a3.ens1f0np0.ethtool.txt"), PortDumpContext{}, &why));
+  EXPECT_NE(why.find("names no interface"), std::string::npos) << why;
+}
+
+TEST(PortDumpParser, SysfsGrepDumpReadsAsTheLiveReaderReadsTheFiles) {
+  const std::string text = Read("gpu-c11.sysfs.txt");
+  ParsedPortDump d = ParseWith("gpu-c11.sysfs.txt", {});
+  EXPECT_EQ(d.format, PortDumpFormat::kSysfs);
+  EXPECT_TRUE(d.errors.empty());
+  ASSERT_EQ(d.ports.size(), 2u);
+  EXPECT_EQ(d.ports[0].state, "ACTIVE");
+  EXPECT_EQ(d.ports[0].state_code, 4);
+  EXPECT_EQ(d.ports[0].rate_gbps, 400);
+  EXPECT_EQ(d.ports[0].xmit_bytes, 87232017739ull * 4);
+  EXPECT_EQ(d.ports[0].saturated, std::vector<std::string>{"port_xmit_wait"});
+  EXPECT_EQ(d.ports[0].hw_counters.count("lifespan"), 0u);
+  EXPECT_EQ(d.ports[0].hw_counters.at("local_ack_timeout_err"), 3u);
+  EXPECT_EQ(d.ports[1].saturated, (std::vector<std::string>{"link_downed", "symbol_error"}));
+
+  // The same files as a tree: ReadSysfsPorts gives the very same samples.
+  const std::string root =
+      std::filesystem::temp_directory_path() / ("sysfs_dump_" + std::to_string(getpid()));
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t colon = line.find(':');
+    const std::filesystem::path file = root + line.substr(4, colon - 4);
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file) << line.substr(colon + 1) << "\n";
+  }
+  HostPorts live = ReadSysfsPorts(root);
+  std::filesystem::remove_all(root);
+  EXPECT_TRUE(live.problems.empty());
+  EXPECT_EQ(live.ports, d.ports);
+}
+
+TEST(PortDumpParser, SysfsEchoDumpOldKernelCountersExtAndNoPma) {
+  ParsedPortDump d = ParseWith("gpu-c12.sysfs.txt", {});
+  EXPECT_TRUE(d.errors.empty());
+  PortSample want;
+  want.device = "mlx4_0";
+  want.port = 1;
+  want.link_layer = "InfiniBand";
+  want.state = "ACTIVE";
+  want.state_code = 4;
+  want.phys_state = "LinkUp";
+  want.phys_state_code = 5;
+  want.rate_gbps = 56;
+  want.rate_text = "56 Gb/sec (4X FDR)";
+  want.lid = "0x1c";
+  want.node_guid = "0002:c903:00a1:b2c0";
+  want.fw_version = "2.42.5000";
+  want.board_id = "MT_1090120019";
+  // 64-bit counters_ext/ values replace the stuck 32-bit ones; port_xmit_wait
+  // read "N/A (no PMA)": absent.
+  want.counters = {{"port_xmit_data", 90283746512},
+                   {"port_rcv_data", 88172635410},
+                   {"port_xmit_packets", 120938475},
+                   {"port_rcv_packets", 2281736},
+                   {"unicast_xmit_packets", 120938001},
+                   {"symbol_error", 0},
+                   {"link_downed", 0},
+                   {"port_rcv_errors", 0},
+                   {"port_xmit_discards", 7}};
+  want.xmit_bytes = 90283746512ull * 4;
+  want.rcv_bytes = 88172635410ull * 4;
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0], want);
+}
+
+TEST(PortDumpParser, SysfsStuckDataCountersWithoutA64BitSource) {
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(
+      "/sys/class/infiniband/mlx4_0/ports/1/counters/port_xmit_data:4294967295\n"
+      "/sys/class/infiniband/mlx4_0/ports/1/counters/port_rcv_data:4294967295\n"
+      "/sys/class/infiniband/mlx4_0/ports/1/counters_ext/port_rcv_data_64:991\n",
+      PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].saturated, std::vector<std::string>{"port_xmit_data"});
+  EXPECT_EQ(d->ports[0].counters.at("port_rcv_data"), 991u);
+}
+
+TEST(PortDumpParser, SysfsLinesThatAreNotFilesAreErrorsWithTheirLine) {
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(
+      "/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE\n"
+      "grep: /sys/class/infiniband/mlx5_0/ports/1/counters/x: Permission denied\n"
+      "/sys/class/infiniband/mlx5_0/ports/one/state:4: ACTIVE\n",
+      PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->errors.size(), 2u);
+  EXPECT_EQ(d->errors[0].line, 2);
+  EXPECT_EQ(d->errors[1].line, 3);
 }
 
 }  // namespace
