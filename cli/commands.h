@@ -31,5 +31,6 @@ void SetupInspector(CLI::App& app);
 void SetupCheck(CLI::App& app);
 void SetupImport(CLI::App& app);
 void SetupLocate(CLI::App& app);
+void SetupTopology(CLI::App& app);
 
 }  // namespace fabtrack::cli

@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   SetupCheck(app);
   SetupImport(app);
   SetupLocate(app);
+  SetupTopology(app);
   // An unknown command would otherwise be "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
     // critical: a usage error there is "could not analyze" (3).
     if (argc > 1 && (std::string(argv[1]) == "analyze" || std::string(argv[1]) == "check"))
       return 3;
+    if (argc > 2 && std::string(argv[1]) == "topology" && std::string(argv[2]) == "check") return 3;
     return kExitUsage;
   } catch (const CommandExit& e) {
     return e.code;

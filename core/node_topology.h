@@ -13,8 +13,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/finding.h"
-
 namespace fabtrack {
 
 // How a GPU reaches a NIC, in nvidia-smi topo / NCCL path terms, nearest
@@ -63,17 +61,6 @@ struct NodeTopology {
   std::vector<TopoNic> nics;  // in the source's order
 
   friend bool operator==(const NodeTopology&, const NodeTopology&) = default;
-};
-
-// What the rail check (and later the fleet diff) concludes about a node.
-struct TopologyFinding {
-  std::string kind;  // shared_nic | nic_far | gdr_off | link_degraded | no_nic
-  Severity severity = Severity::kWarning;
-  std::string gpu;  // "GPU3"; for shared_nic the GPUs, comma-separated
-  std::string nic;  // "mlx5_3"
-  std::string message;
-
-  friend bool operator==(const TopologyFinding&, const TopologyFinding&) = default;
 };
 
 // Pairs each GPU with its nearest NIC: paths[g][n] is GPU g -> NIC n

@@ -1,5 +1,9 @@
 #include "core/node_topology_json.h"
 
+#include <stdexcept>
+
+#include "core/content_hash.h"
+
 namespace fabtrack {
 namespace {
 
@@ -38,7 +42,9 @@ nlohmann::json TopologyGpusToJson(const NodeTopology& t) {
                    {"gdr", OrNull(PairGdr(t, g))},
                    {"numa_node", OrNull(g.numa_node)},
                    {"link_gts", OrNull(g.link_gts)},
-                   {"link_width", OrNull(g.link_width)}});
+                   {"link_width", OrNull(g.link_width)},
+                   {"gpu_gdr", OrNull(g.gdr)},
+                   {"rank", OrNull(g.rank)}});
   }
   return out;
 }
@@ -66,8 +72,73 @@ nlohmann::json TopologyFindingsToJson(const std::vector<TopologyFinding>& findin
                    {"gpu", OrNull(f.gpu)},
                    {"nic", OrNull(f.nic)},
                    {"message", f.message}});
+    if (!f.host.empty()) out.back()["host"] = f.host;
   }
   return out;
+}
+
+nlohmann::json NodeTopologyToJson(const NodeTopology& t) {
+  return {{"gpus", TopologyGpusToJson(t)}, {"nics", TopologyNicsToJson(t)}};
+}
+
+namespace {
+
+template <typename T>
+void Read(const nlohmann::json& o, const char* key, std::optional<T>& v) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return;
+  v = it->get<T>();
+}
+
+void Read(const nlohmann::json& o, const char* key, std::string& v) {
+  auto it = o.find(key);
+  if (it != o.end() && !it->is_null()) v = it->get<std::string>();
+}
+
+}  // namespace
+
+std::optional<NodeTopology> NodeTopologyFromJson(const nlohmann::json& j, std::string* why) {
+  try {
+    NodeTopology t;
+    for (const nlohmann::json& g : j.at("gpus")) {
+      TopoGpu gpu;
+      Read(g, "gpu", gpu.name);
+      Read(g, "bus_id", gpu.bus_id);
+      Read(g, "numa_node", gpu.numa_node);
+      Read(g, "rank", gpu.rank);
+      Read(g, "gpu_gdr", gpu.gdr);
+      Read(g, "link_gts", gpu.link_gts);
+      Read(g, "link_width", gpu.link_width);
+      Read(g, "nic", gpu.nic);
+      std::string path;
+      Read(g, "path", path);
+      if (!path.empty()) {
+        gpu.path = TopoPathFromName(path);
+        if (!gpu.path) throw std::runtime_error("unknown path " + path);
+      }
+      t.gpus.push_back(std::move(gpu));
+    }
+    for (const nlohmann::json& n : j.at("nics")) {
+      TopoNic nic;
+      Read(n, "name", nic.name);
+      Read(n, "bus_id", nic.bus_id);
+      Read(n, "numa_node", nic.numa_node);
+      Read(n, "speed_mbps", nic.speed_mbps);
+      Read(n, "port", nic.port);
+      Read(n, "gdr", nic.gdr);
+      Read(n, "link_gts", nic.link_gts);
+      Read(n, "link_width", nic.link_width);
+      t.nics.push_back(std::move(nic));
+    }
+    return t;
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+    return std::nullopt;
+  }
+}
+
+std::string TopologyFingerprint(const NodeTopology& topology) {
+  return Sha256Hex(NodeTopologyToJson(topology).dump());
 }
 
 }  // namespace fabtrack

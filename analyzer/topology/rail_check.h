@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/node_topology.h"
+#include "core/topology_finding.h"
 
 namespace fabtrack {
 

@@ -2,6 +2,7 @@
 // of the subset NCCL writes (xml.cc ncclTopoDumpXmlRec): elements with
 // double-quoted attributes, no text content, an optional <?xml?> prolog and
 // comments. It keeps going past what it does not understand and reports it.
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <map>

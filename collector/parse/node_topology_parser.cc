@@ -224,8 +224,35 @@ ParsedNodeTopology ParseSmiTopoMatrix(std::string_view text, const std::string& 
   return out;
 }
 
+namespace {
+
+// NCCL's dump starts with <system>, after at most a prolog and comments; a
+// text that only mentions the element (a README, a log quoting it) is not one.
+bool StartsWithSystemElement(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
+  while (true) {
+    while (!text.empty() && isspace(static_cast<unsigned char>(text.front())))
+      text.remove_prefix(1);
+    std::string_view end;
+    if (text.substr(0, 2) == "<?") {
+      end = "?>";
+    } else if (text.substr(0, 4) == "<!--") {
+      end = "-->";
+    } else {
+      break;
+    }
+    size_t at = text.find(end);
+    if (at == std::string_view::npos) return false;
+    text.remove_prefix(at + end.size());
+  }
+  return text.substr(0, 7) == "<system" && (text.size() == 7 || text[7] == '>' || text[7] == '/' ||
+                                            isspace(static_cast<unsigned char>(text[7])));
+}
+
+}  // namespace
+
 std::string SniffTopologyFormat(std::string_view text) {
-  if (text.find("<system") != std::string_view::npos) return "nccl_xml";
+  if (StartsWithSystemElement(text)) return "nccl_xml";
   for (const Line& l : Lines(text.substr(0, 1 << 20))) {
     std::vector<std::string> w = Words(l.text);
     if (IsHeader(w)) return "nvidia_smi_topo";

@@ -124,22 +124,6 @@ PciTopology ReadPciTopology(const std::string& sysfs_root) {
   return out;
 }
 
-const char* PciPathName(PciPath p) {
-  switch (p) {
-    case PciPath::kPix:
-      return "PIX";
-    case PciPath::kPxb:
-      return "PXB";
-    case PciPath::kPhb:
-      return "PHB";
-    case PciPath::kNode:
-      return "NODE";
-    case PciPath::kSys:
-      return "SYS";
-  }
-  return "SYS";
-}
-
 size_t CommonDepth(const PciFunction& a, const PciFunction& b) {
   size_t d = 0;
   while (d < a.chain.size() && d < b.chain.size() && a.chain[d] == b.chain[d]) ++d;

@@ -170,6 +170,10 @@ TEST(Sniff, FormatsAndNeither) {
   EXPECT_EQ(SniffTopologyFormat(Fixture("nccl_xml_old_v100.xml")), "nccl_xml");
   EXPECT_EQ(SniffTopologyFormat(Fixture("smi_old_driver.txt")), "nvidia_smi_topo");
   EXPECT_EQ(SniffTopologyFormat("# nccl-tests\n#  out-of-place\n"), "");
+  EXPECT_EQ(SniffTopologyFormat("<?xml version=\"1.0\"?>\n<!-- dump -->\n<system version=\"2\">"),
+            "nccl_xml");
+  // Quoting the element is not being the dump.
+  EXPECT_EQ(SniffTopologyFormat("NCCL writes <system version=\"1\"> first\n"), "");
   ParsedNodeTopology p = ParseNodeTopology("hello\n", "x.txt");
   ASSERT_EQ(p.errors.size(), 1u);
   EXPECT_EQ(p.errors[0].rfind("x.txt:1: neither", 0), 0u);
