@@ -13,7 +13,7 @@ cp "$fx"/nccl_tests/*.txt "$out/nccl_tests_text_fuzz/"
 cp "$fx"/nccl_tests/*.json "$out/nccl_tests_json_fuzz/"
 cp "$fx"/nccl_logs/* "$out/nccl_log_fuzz/"
 find "$fx/topology" -maxdepth 1 -type f -exec cp {} "$out/locate_topology_fuzz/" \;
-cp "$fx"/topology/node/*.xml "$fx"/topology/node/*.txt "$out/node_topology_fuzz/"
+cp "$fx"/topology/node/*.xml "$fx"/topology/node/*.txt "$fx"/topology/node/*.log "$out/node_topology_fuzz/"
 # sysfs values: state, phys_state, rate, link_layer, lid, then five counters, NUL-separated.
 printf '4: ACTIVE\n\0005: LinkUp\n\000400 Gb/sec (4X NDR)\n\000InfiniBand\n\0000x12\n\0000\n\00012345678901\n\000255\n\000N/A (no PMA)\n\00018446744073709551615\n' \
   >"$out/sysfs_values_fuzz/ndr_port"

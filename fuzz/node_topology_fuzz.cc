@@ -1,6 +1,6 @@
-// The node topology readers (NCCL topology XML, `nvidia-smi topo -m`) and the
-// rail check, on any text: no crash, every error names the file, and every
-// GPU's NIC is one of the node's NICs.
+// The node topology readers (NCCL topology XML, `nvidia-smi topo -m`, NCCL
+// GRAPH debug lines) and the rail check, on any text: no crash, every error
+// names the file, and every GPU's NIC is one of the node's NICs.
 #include <cstddef>
 #include <cstdint>
 #include <set>
@@ -32,6 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   Check(fabtrack::ParseNcclTopoXml(text, "fuzz.xml"), "fuzz.xml");
   Check(fabtrack::ParseSmiTopoMatrix(text, "fuzz.txt"), "fuzz.txt");
+  Check(fabtrack::ParseNcclGraphLines(text, "fuzz.log"), "fuzz.log");
   Check(fabtrack::ParseNodeTopology(text, "fuzz"), "fuzz");
   return 0;
 }

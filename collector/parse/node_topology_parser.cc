@@ -5,6 +5,8 @@
 #include <charconv>
 #include <map>
 
+#include "collector/parse/nccl_log_line.h"
+
 namespace fabtrack {
 namespace {
 
@@ -257,6 +259,14 @@ std::string SniffTopologyFormat(std::string_view text) {
     std::vector<std::string> w = Words(l.text);
     if (IsHeader(w)) return "nvidia_smi_topo";
   }
+  for (const Line& l : Lines(text.substr(0, 4 << 20))) {
+    if (l.text.find("NCCL INFO GPU/") == std::string::npos) continue;
+    std::optional<NcclLogLine> line = SplitNcclLogLine(l.text);
+    if (line && line->message.rfind("GPU/", 0) == 0 &&
+        line->message.find(" :") != std::string::npos) {
+      return "nccl_graph";
+    }
+  }
   return "";
 }
 
@@ -264,10 +274,11 @@ ParsedNodeTopology ParseNodeTopology(std::string_view text, const std::string& f
   const std::string format = SniffTopologyFormat(text);
   if (format == "nccl_xml") return ParseNcclTopoXml(text, file);
   if (format == "nvidia_smi_topo") return ParseSmiTopoMatrix(text, file);
+  if (format == "nccl_graph") return ParseNcclGraphLines(text, file);
   ParsedNodeTopology out;
   out.errors.push_back(file +
-                       ":1: neither an NCCL topology dump (<system>) nor an `nvidia-smi topo "
-                       "-m` matrix (a header of GPU0 ... columns)");
+                       ":1: neither an NCCL topology dump (<system>), an `nvidia-smi topo -m` "
+                       "matrix (a header of GPU0 ... columns) nor NCCL GRAPH debug lines");
   return out;
 }
 

@@ -22,6 +22,12 @@
 //    a "NIC Legend:" block naming NICk ("NIC0: mlx5_0"); older drivers put
 //    the HCA name (mlx5_0) in the header itself. ANSI underline escapes
 //    around the header (nvidia-smi writes them to a terminal) are dropped.
+// 3. NCCL debug lines (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,GRAPH): the
+//    "NET/IB : Using [0]mlx5_0:1/IB ..." device list, each rank's "cudaDev N
+//    nvmlDev M busId B ... Init START", "GPU Direct RDMA Disabled for HCA i
+//    'mlx5_i'" and the topology search's per-GPU path lines
+//    "GPU/18000 :... CPU/0 (1/24.0/PHB) NET/0 (2/24.0/PIX) ...". The first
+//    host that prints path lines is the node read (a job's log has all).
 #pragma once
 
 #include <string>
@@ -33,7 +39,7 @@
 namespace fabtrack {
 
 struct ParsedNodeTopology {
-  std::string format;  // "nccl_xml" | "nvidia_smi_topo" | "" (not recognised)
+  std::string format;  // "nccl_xml" | "nvidia_smi_topo" | "nccl_graph" | "" (unknown)
   NodeTopology topology;
   // "file:line: what". When any, the topology may be incomplete (a truncated
   // dump): what was read is kept, but a verdict on it is not to be trusted.
@@ -42,12 +48,14 @@ struct ParsedNodeTopology {
 
 ParsedNodeTopology ParseNcclTopoXml(std::string_view text, const std::string& file);
 ParsedNodeTopology ParseSmiTopoMatrix(std::string_view text, const std::string& file);
+ParsedNodeTopology ParseNcclGraphLines(std::string_view text, const std::string& file);
 
 // "nccl_xml" when the text has a <system> element, "nvidia_smi_topo" when a
-// line starts with "GPU0" among other column labels, else "".
+// line starts with "GPU0" among other column labels, "nccl_graph" when an
+// NCCL INFO line holds a GPU's paths ("GPU/18000 :..."), else "".
 std::string SniffTopologyFormat(std::string_view text);
 
-// Either format, sniffed; an unrecognised text is one error naming the file.
+// Any of the three, sniffed; an unrecognised text is one error naming the file.
 ParsedNodeTopology ParseNodeTopology(std::string_view text, const std::string& file);
 
 }  // namespace fabtrack

@@ -57,6 +57,9 @@ TEST(RailCheck, VerdictsOnEveryFixture) {
       {"nccl_xml_link_degraded.xml",
        "warning link_degraded GPU5 mlx5_5\nwarning link_degraded GPU2 mlx5_2\n"},
       {"nccl_xml_vm_no_nic.xml", "critical no_nic  \n"},
+      {"nccl_graph_shared.log",
+       "warning shared_nic GPU0,GPU1 mlx5_0\nwarning shared_nic GPU2,GPU3 mlx5_1\n"
+       "warning gdr_off GPU2 mlx5_1\nwarning gdr_off GPU3 mlx5_1\n"},
       {"smi_vm_no_nic.txt", "critical no_nic  \n"},
       {"nccl_xml_vm_socket.xml",
        "warning shared_nic GPU0,GPU1,GPU2,GPU3 eth0\nwarning nic_far GPU0 eth0\n"

@@ -166,9 +166,38 @@ TEST(SmiTopoMatrix, UnknownCellIsAnError) {
             "m.txt:2: GPU0 -> NIC0: 'FAR' is not a PCIe path (PIX, PXB, PHB, NODE, SYS)");
 }
 
+TEST(NcclGraphLines, FirstHostsPathsDeviceListAndGdr) {
+  ParsedNodeTopology p = Parse("nccl_graph_shared.log");
+  EXPECT_EQ(p.format, "nccl_graph");
+  EXPECT_TRUE(p.errors.empty()) << p.errors.front();
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PXB GPU3>mlx5_1/PXB");
+  EXPECT_EQ(p.topology.gpus[2].bus_id, "0000:9a:00.0");
+  EXPECT_EQ(p.topology.gpus[2].numa_node, 1);
+  ASSERT_EQ(p.topology.nics.size(), 2u);
+  EXPECT_EQ(p.topology.nics[1].gdr, false);
+  EXPECT_EQ(p.topology.nics[0].gdr, std::nullopt);
+  EXPECT_EQ(p.topology.nics[0].port, 1);
+}
+
+TEST(NcclGraphLines, SystemPrefixedIdsUnlistedNetsAndBadEntries) {
+  // NCCL 2.19+ prefixes ids with the system ("GPU/0-1b000"); without a
+  // "Using" line a NIC keeps NCCL's index.
+  ParsedNodeTopology p = ParseNcclGraphLines(
+      "h1:1:2 [0] NCCL INFO GPU/0-1b000 :GPU/0-1b000 (0/5000.000000/LOC) CPU/0-0 "
+      "(1/24.000000/PHB) NET/0-0 (3/24.000000/PHB) NET/0-1 (5/10.000000/SYS)\n"
+      "h1:1:2 [0] NCCL INFO GPU/0-3d000 :GPU/0-3d000 (0/5000.000000/LOC) NET/0-0 (2/24.0/PIX) "
+      "NET/0-1 garbage\n",
+      "g.log");
+  EXPECT_EQ(Pairs(p.topology), "GPU/1b000>NET/0/PHB GPU/3d000>NET/0/PIX");
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0], "g.log:2: cannot read path entry 'NET/0-1 garbage'");
+  EXPECT_FALSE(ParseNcclGraphLines("h1:1:2 [0] NCCL INFO Init COMPLETE\n", "n.log").errors.empty());
+}
+
 TEST(Sniff, FormatsAndNeither) {
   EXPECT_EQ(SniffTopologyFormat(Fixture("nccl_xml_old_v100.xml")), "nccl_xml");
   EXPECT_EQ(SniffTopologyFormat(Fixture("smi_old_driver.txt")), "nvidia_smi_topo");
+  EXPECT_EQ(SniffTopologyFormat(Fixture("nccl_graph_shared.log")), "nccl_graph");
   EXPECT_EQ(SniffTopologyFormat("# nccl-tests\n#  out-of-place\n"), "");
   EXPECT_EQ(SniffTopologyFormat("<?xml version=\"1.0\"?>\n<!-- dump -->\n<system version=\"2\">"),
             "nccl_xml");
