@@ -1,7 +1,8 @@
-// fabtrack topology check FILE... [--format text|json]
-// fabtrack topology ingest FILE --host H --cluster C [--db CONNINFO]
-// Reads each node's GPU/NIC wiring (NCCL's NCCL_TOPO_DUMP_FILE XML or an
-// `nvidia-smi topo -m` matrix, sniffed per file) and runs the rail check.
+// fabtrack topology check FILE... [--sysfs ROOT] [--format text|json]
+// fabtrack topology ingest FILE|--sysfs ROOT --host H --cluster C [--db CONNINFO]
+// Reads each node's GPU/NIC wiring (NCCL's NCCL_TOPO_DUMP_FILE XML, an
+// `nvidia-smi topo -m` matrix or NCCL GRAPH debug lines, sniffed per file;
+// or this node's PCIe tree under a sysfs root) and runs the rail check.
 // No database. Exit as analyze: 0 no finding, 1 a warning, 2 a critical
 // finding, 3 could not check (a file unreadable, not a topology, or
 // malformed: the errors name file:line; also a usage error).
@@ -21,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/database_options.h"
 #include "collector/parse/node_topology_parser.h"
+#include "collector/readiness/pci_topology.h"
 #include "core/node_topology_json.h"
 
 namespace fabtrack::cli {
@@ -32,6 +34,7 @@ constexpr std::streamsize kMaxFileBytes = 64 << 20;
 
 struct TopologyCheckOptions {
   std::vector<std::string> files;
+  std::optional<std::string> sysfs;
   std::string format = "text";
 };
 
@@ -62,6 +65,25 @@ FileVerdict CheckFile(const std::string& path) {
     return v;
   }
   v.parsed = ParseNodeTopology(text, path);
+  v.findings = CheckRails(v.parsed.topology);
+  return v;
+}
+
+// The node under a sysfs root, as if it were a file of format "sysfs".
+FileVerdict CheckSysfs(const std::string& root) {
+  FileVerdict v;
+  v.file = root;
+  v.parsed.format = "sysfs";
+  PciTopology pci = ReadPciTopology(root);
+  v.parsed.topology = ToNodeTopology(pci);
+  // A dangling link or two leave the rest readable; nothing at all is not.
+  for (const std::string& p : pci.problems) {
+    if (pci.gpus.empty()) {
+      v.parsed.errors.push_back(p);
+    } else {
+      std::cerr << "fabtrack topology: note: " << p << "\n";
+    }
+  }
   v.findings = CheckRails(v.parsed.topology);
   return v;
 }
@@ -117,8 +139,15 @@ void PrintText(const FileVerdict& v) {
 void RunTopologyCheck(const TopologyCheckOptions& o) {
   int status = 0;
   nlohmann::json all = nlohmann::json::array();
-  for (const std::string& file : o.files) {
-    FileVerdict v = CheckFile(file);
+  if (o.files.empty() && !o.sysfs) {
+    std::cerr << "fabtrack topology check: give topology files, or --sysfs ROOT\n";
+    throw CommandExit{kCouldNotCheck};
+  }
+  std::vector<std::pair<std::string, bool>> inputs;  // path, is a sysfs root
+  for (const std::string& f : o.files) inputs.push_back({f, false});
+  if (o.sysfs) inputs.push_back({*o.sysfs, true});
+  for (const auto& [file, is_sysfs] : inputs) {
+    FileVerdict v = is_sysfs ? CheckSysfs(file) : CheckFile(file);
     if (!v.unreadable.empty()) {
       std::cerr << "fabtrack topology check: cannot read " << file << ": " << v.unreadable << "\n";
       status = kCouldNotCheck;
@@ -144,23 +173,28 @@ void RunTopologyCheck(const TopologyCheckOptions& o) {
 
 struct TopologyIngestOptions {
   std::string file, host, cluster;
+  std::optional<std::string> sysfs;
   DatabaseOptions database;
 };
 
 void RunTopologyIngest(const TopologyIngestOptions& o) {
-  FileVerdict v = CheckFile(o.file);
+  if (o.file.empty() == !o.sysfs) {
+    std::cerr << "fabtrack topology ingest: give one topology file or --sysfs ROOT\n";
+    throw CommandExit{kExitUsage};
+  }
+  FileVerdict v = o.sysfs ? CheckSysfs(*o.sysfs) : CheckFile(o.file);
   if (!v.unreadable.empty()) {
-    std::cerr << "fabtrack topology ingest: cannot read " << o.file << ": " << v.unreadable << "\n";
+    std::cerr << "fabtrack topology ingest: cannot read " << v.file << ": " << v.unreadable << "\n";
     throw CommandExit{kExitInputError};
   }
   for (const std::string& e : v.parsed.errors) std::cerr << e << "\n";
   if (!v.parsed.errors.empty() || v.parsed.topology.gpus.empty()) {
-    std::cerr << "fabtrack topology ingest: nothing stored: " << o.file
+    std::cerr << "fabtrack topology ingest: nothing stored: " << v.file
               << (v.parsed.errors.empty() ? " has no GPU" : " is not a complete topology") << "\n";
     throw CommandExit{kExitInputError};
   }
   app::TopologyIngestResult r = app::IngestNodeTopology(
-      o.database, o.cluster, o.host, v.parsed.format, v.parsed.topology, o.file, std::cerr);
+      o.database, o.cluster, o.host, v.parsed.format, v.parsed.topology, v.file, std::cerr);
   std::cout << (r.stored ? "stored" : "unchanged") << ": " << o.host << " in " << o.cluster << " ("
             << v.parsed.topology.gpus.size() << " GPU(s), " << v.parsed.topology.nics.size()
             << " NIC(s), " << v.parsed.format << ")\n";
@@ -184,7 +218,10 @@ void SetupTopology(CLI::App& app) {
       "Rail check of each file (NCCL_TOPO_DUMP_FILE XML or `nvidia-smi topo -m`, sniffed): "
       "shared NICs, NICs far from their GPU, GPUDirect RDMA off, slow links; no database; "
       "exit 0 ok, 1 warning, 2 critical, 3 could not check");
-  check->add_option("files", o->files, "topology files, one node each")->required();
+  check->add_option("files", o->files, "topology files, one node each");
+  check->add_option("--sysfs", o->sysfs,
+                    "also check this node's PCIe tree under a sysfs root (/sys; tests use fake "
+                    "trees); sysfs has no GDR flags or port rates");
   check->add_option("--format", o->format, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   check->callback([o] { RunTopologyCheck(*o); });
@@ -194,8 +231,9 @@ void SetupTopology(CLI::App& app) {
       "ingest",
       "Store a node's topology file for its cluster and print the fleet diff (nodes wired "
       "unlike the majority)");
-  ingest->add_option("file", in->file, "NCCL topology XML or `nvidia-smi topo -m` output")
-      ->required();
+  ingest->add_option("file", in->file,
+                     "NCCL topology XML, `nvidia-smi topo -m` output or NCCL GRAPH debug lines");
+  ingest->add_option("--sysfs", in->sysfs, "read this node's PCIe tree instead (a sysfs root)");
   ingest->add_option("--host", in->host, "the node the file describes")->required();
   ingest->add_option("--cluster", in->cluster, "cluster name")->required();
   AddDatabaseOptions(ingest, &in->database);

@@ -174,4 +174,26 @@ std::vector<GpuNicPair> PairGpusWithNics(const std::vector<PciFunction>& gpus,
   return pairs;
 }
 
+NodeTopology ToNodeTopology(const PciTopology& topology) {
+  NodeTopology t;
+  std::vector<GpuNicPair> pairs = PairGpusWithNics(topology.gpus, topology.hcas);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    TopoGpu g;
+    g.name = "GPU" + std::to_string(i);
+    g.bus_id = pairs[i].gpu;
+    g.numa_node = pairs[i].gpu_numa;
+    g.nic = pairs[i].nic;
+    if (!g.nic.empty()) g.path = pairs[i].path;
+    t.gpus.push_back(std::move(g));
+  }
+  for (const PciHca& h : topology.hcas) {
+    TopoNic n;
+    n.name = h.name;
+    n.bus_id = h.pci.bdf;
+    n.numa_node = h.pci.numa_node;
+    t.nics.push_back(std::move(n));
+  }
+  return t;
+}
+
 }  // namespace fabtrack

@@ -76,4 +76,10 @@ struct GpuNicPair {
 std::vector<GpuNicPair> PairGpusWithNics(const std::vector<PciFunction>& gpus,
                                          const std::vector<PciHca>& nics);
 
+// The same node in the model every topology source shares (NCCL's dump,
+// nvidia-smi topo -m): GPUs named GPU0.. in bus order (nvidia-smi's and, with
+// CUDA_DEVICE_ORDER=PCI_BUS_ID, CUDA's numbering), each with its nearest NIC
+// as PairGpusWithNics pairs them. sysfs says nothing of GDR or port rates.
+NodeTopology ToNodeTopology(const PciTopology& topology);
+
 }  // namespace fabtrack

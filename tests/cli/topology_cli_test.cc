@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/readiness/node_fixtures.h"
 #include "tests/support/run_command.h"
 #include "tests/support/test_database.h"
 
@@ -96,6 +97,26 @@ TEST(TopologyCli, TruncatedUnreadableAndForeignFilesExitThreeNamingFileAndLine) 
   EXPECT_EQ(Check("--format yaml " + Node("smi_rail8.txt")).exit_code, 3);
 }
 
+// This node's PCIe tree (the fake /sys trees of `check node`) through the
+// same model and rail check.
+TEST(TopologyCli, SysfsTreeOfTheNode) {
+  using fabtrack::testing::NodeFixtures;
+  CommandOutput r = Check("--sysfs " + NodeFixtures::Sys("healthy") + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j[0]["format"], "sysfs");
+  EXPECT_EQ(j[0]["gpus"].size(), 8u);
+  EXPECT_EQ(j[0]["gpus"][2]["nic"], "mlx5_2");
+  EXPECT_EQ(j[0]["gpus"][2]["path"], "PIX");
+  r = Check("--sysfs " + NodeFixtures::Sys("gpu8_hca2"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("WARNING shared_nic: GPU0, GPU1, GPU2, GPU3 share mlx5_0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("WARNING nic_far: GPU2 -> mlx5_0 is NODE"), std::string::npos) << r.out;
+  EXPECT_EQ(Check("").exit_code, 3);
+}
+
 // A fleet of eight nodes stored in a real PostgreSQL: seven rail-optimized,
 // node5 with its second socket's NICs in the first socket's slots.
 TEST(TopologyIngestCli, FleetDiffNamesTheOddNodeAndOnlyIt) {
@@ -103,15 +124,14 @@ TEST(TopologyIngestCli, FleetDiffNamesTheOddNodeAndOnlyIt) {
   CommandOutput r;
   for (int i = 1; i <= 8; ++i) {
     const std::string file = i == 5 ? "nccl_xml_nic_sys.xml" : "nccl_xml_rail8.xml";
-    r = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " topology ingest " +
-                                      Node(file) + " --host node" + std::to_string(i) +
-                                      " --cluster lab --db '" + db.conninfo() + "'");
+    r = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " topology ingest " + Node(file) +
+                                      " --host node" + std::to_string(i) + " --cluster lab --db '" +
+                                      db.conninfo() + "'");
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   }
   EXPECT_NE(r.out.find("stored: node8 in lab (8 GPU(s), 8 NIC(s), nccl_xml)"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("fleet: 8 node(s) of lab, 4 off the majority"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("fleet: 8 node(s) of lab, 4 off the majority"), std::string::npos) << r.out;
   for (int g = 4; g < 8; ++g) {
     const std::string gpu = "GPU" + std::to_string(g), nic = "mlx5_" + std::to_string(g);
     EXPECT_NE(r.out.find("CRITICAL topology_odd_node: node5: " + gpu + " -> " + nic +
@@ -134,8 +154,7 @@ TEST(TopologyIngestCli, FleetDiffNamesTheOddNodeAndOnlyIt) {
   EXPECT_NE(r.out.find("unchanged: node8"), std::string::npos) << r.out;
   r = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " topology ingest " +
                                     Node("nccl_xml_rail8.xml") + " --host node5" + db_flag);
-  EXPECT_NE(r.out.find("fleet: 8 node(s) of lab, 0 off the majority"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("fleet: 8 node(s) of lab, 0 off the majority"), std::string::npos) << r.out;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM node_topologies"), "9");
 }
 
