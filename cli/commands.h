@@ -33,5 +33,6 @@ void SetupImport(CLI::App& app);
 void SetupLocate(CLI::App& app);
 void SetupAck(CLI::App& app);
 void SetupDiff(CLI::App& app);
+void SetupTopology(CLI::App& app);
 
 }  // namespace fabtrack::cli

@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   SetupLocate(app);
   SetupAck(app);
   SetupDiff(app);
+  SetupTopology(app);
   // An unknown command would otherwise be "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
@@ -98,6 +99,7 @@ int main(int argc, char** argv) {
     // critical: a usage error there is "could not analyze" (3).
     if (argc > 1 && (std::string(argv[1]) == "analyze" || std::string(argv[1]) == "check"))
       return 3;
+    if (argc > 2 && std::string(argv[1]) == "topology" && std::string(argv[2]) == "check") return 3;
     return kExitUsage;
   } catch (const CommandExit& e) {
     return e.code;

@@ -124,22 +124,6 @@ PciTopology ReadPciTopology(const std::string& sysfs_root) {
   return out;
 }
 
-const char* PciPathName(PciPath p) {
-  switch (p) {
-    case PciPath::kPix:
-      return "PIX";
-    case PciPath::kPxb:
-      return "PXB";
-    case PciPath::kPhb:
-      return "PHB";
-    case PciPath::kNode:
-      return "NODE";
-    case PciPath::kSys:
-      return "SYS";
-  }
-  return "SYS";
-}
-
 size_t CommonDepth(const PciFunction& a, const PciFunction& b) {
   size_t d = 0;
   while (d < a.chain.size() && d < b.chain.size() && a.chain[d] == b.chain[d]) ++d;
@@ -188,6 +172,28 @@ std::vector<GpuNicPair> PairGpusWithNics(const std::vector<PciFunction>& gpus,
     pairs.push_back(std::move(p));
   }
   return pairs;
+}
+
+NodeTopology ToNodeTopology(const PciTopology& topology) {
+  NodeTopology t;
+  std::vector<GpuNicPair> pairs = PairGpusWithNics(topology.gpus, topology.hcas);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    TopoGpu g;
+    g.name = "GPU" + std::to_string(i);
+    g.bus_id = pairs[i].gpu;
+    g.numa_node = pairs[i].gpu_numa;
+    g.nic = pairs[i].nic;
+    if (!g.nic.empty()) g.path = pairs[i].path;
+    t.gpus.push_back(std::move(g));
+  }
+  for (const PciHca& h : topology.hcas) {
+    TopoNic n;
+    n.name = h.name;
+    n.bus_id = h.pci.bdf;
+    n.numa_node = h.pci.numa_node;
+    t.nics.push_back(std::move(n));
+  }
+  return t;
 }
 
 }  // namespace fabtrack

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/node_topology.h"
+
 namespace fabtrack {
 
 struct PciFunction {
@@ -48,15 +50,10 @@ bool IsNvidiaGpu(const PciFunction& f);
 
 PciTopology ReadPciTopology(const std::string& sysfs_root);
 
-// How a GPU reaches a NIC, in nvidia-smi topo / NCCL path terms.
-enum class PciPath {
-  kPix,   // through a single PCIe switch
-  kPxb,   // through several PCIe switches, not the host bridge
-  kPhb,   // through the host bridge of one root complex (the CPU)
-  kNode,  // between root complexes of one NUMA node
-  kSys,   // across NUMA nodes (the SMP interconnect)
-};
-const char* PciPathName(PciPath p);  // "PIX", "PXB", "PHB", "NODE", "SYS"
+// How a GPU reaches a NIC, in nvidia-smi topo / NCCL path terms: the one
+// path scale of every topology source (core/node_topology.h).
+using PciPath = TopoPath;
+inline const char* PciPathName(PciPath p) { return TopoPathName(p); }
 PciPath ClassifyPath(const PciFunction& a, const PciFunction& b);
 
 // Length of the common prefix of two chains: the depth of the deepest shared
@@ -78,5 +75,11 @@ struct GpuNicPair {
 // evenly), then to name order. In GPU order.
 std::vector<GpuNicPair> PairGpusWithNics(const std::vector<PciFunction>& gpus,
                                          const std::vector<PciHca>& nics);
+
+// The same node in the model every topology source shares (NCCL's dump,
+// nvidia-smi topo -m): GPUs named GPU0.. in bus order (nvidia-smi's and, with
+// CUDA_DEVICE_ORDER=PCI_BUS_ID, CUDA's numbering), each with its nearest NIC
+// as PairGpusWithNics pairs them. sysfs says nothing of GDR or port rates.
+NodeTopology ToNodeTopology(const PciTopology& topology);
 
 }  // namespace fabtrack

@@ -130,6 +130,24 @@ TEST(PciTopologyTest, TwoNicsForEightGpusFallBackToTheNumaNode) {
   EXPECT_EQ(pairs[7], (GpuNicPair{"0000:c2:00.0", 1, "mlx5_1", PciPath::kNode}));
 }
 
+TEST(PciTopologyTest, TheSameNodeInTheSharedTopologyModel) {
+  NodeTopology t = ToNodeTopology(ReadPciTopology(NodeFixtures::Sys("gpu8_hca2")));
+  ASSERT_EQ(t.gpus.size(), 8u);
+  ASSERT_EQ(t.nics.size(), 2u);
+  TopoGpu gpu1;
+  gpu1.name = "GPU1";
+  gpu1.bus_id = "0000:1e:00.0";
+  gpu1.numa_node = 0;
+  gpu1.nic = "mlx5_0";
+  gpu1.path = TopoPath::kPxb;
+  EXPECT_EQ(t.gpus[1], gpu1);
+  EXPECT_EQ(t.gpus[7].nic, "mlx5_1");
+  EXPECT_EQ(t.gpus[7].path, TopoPath::kNode);
+  EXPECT_EQ(t.nics[1].name, "mlx5_1");
+  EXPECT_EQ(t.nics[1].numa_node, 1);
+  EXPECT_EQ(t.nics[1].speed_mbps, std::nullopt);
+}
+
 TEST(PciTopologyTest, NoNicLeavesTheGpuUnpaired) {
   std::vector<GpuNicPair> pairs = PairGpusWithNics({Fn({"pci0000:15", "0000:15:01.0"})}, {});
   ASSERT_EQ(pairs.size(), 1u);

@@ -1,0 +1,174 @@
+#include "analyzer/topology/rail_check.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "core/node_topology_json.h"
+
+namespace fabtrack {
+namespace {
+
+std::string Join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string Number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// The value most peers have (ties to the higher one); none with fewer than
+// two values to compare.
+template <typename T>
+std::optional<T> Majority(const std::vector<T>& values) {
+  if (values.size() < 2) return std::nullopt;
+  std::map<T, int> count;
+  for (const T& v : values) ++count[v];
+  std::optional<T> best;
+  int best_count = 0;
+  for (const auto& [v, c] : count) {
+    if (c >= best_count) {
+      best = v;
+      best_count = c;
+    }
+  }
+  return best;
+}
+
+// One finding per device whose value is below the majority's.
+template <typename Device, typename T>
+void BelowPeers(const std::vector<const Device*>& devices,
+                std::function<std::optional<T>(const Device&)> value,
+                std::function<TopologyFinding(const Device&, T, T)> make,
+                std::vector<TopologyFinding>& out) {
+  std::vector<T> values;
+  for (const Device* d : devices) {
+    if (std::optional<T> v = value(*d)) values.push_back(*v);
+  }
+  std::optional<T> ref = Majority(values);
+  if (!ref) return;
+  for (const Device* d : devices) {
+    std::optional<T> v = value(*d);
+    if (v && *v < *ref) out.push_back(make(*d, *v, *ref));
+  }
+}
+
+}  // namespace
+
+std::vector<TopologyFinding> CheckRails(const NodeTopology& t) {
+  std::vector<TopologyFinding> out;
+  if (t.gpus.empty()) return out;
+  if (t.nics.empty()) {
+    out.push_back({"no_nic", Severity::kCritical, "", "",
+                   "no NIC: " + std::to_string(t.gpus.size()) +
+                       " GPU(s) reach other nodes only through host sockets"});
+    return out;
+  }
+
+  std::map<std::string, std::vector<const TopoGpu*>> gpus_of;
+  for (const TopoGpu& g : t.gpus) {
+    if (g.nic.empty()) {
+      out.push_back(
+          {"no_nic", Severity::kCritical, g.name, "", g.name + " has no known path to any NIC"});
+      continue;
+    }
+    gpus_of[g.nic].push_back(&g);
+  }
+  for (const TopoNic& n : t.nics) {
+    auto it = gpus_of.find(n.name);
+    if (it == gpus_of.end() || it->second.size() < 2) continue;
+    std::vector<std::string> names, paths;
+    for (const TopoGpu* g : it->second) {
+      names.push_back(g->name);
+      paths.push_back(g->path ? TopoPathName(*g->path) : "?");
+    }
+    out.push_back({"shared_nic", Severity::kWarning, Join(names, ","), n.name,
+                   Join(names, ", ") + " share " + n.name + " (" + Join(paths, ", ") +
+                       "): each gets a fraction of one NIC's bandwidth"});
+  }
+  for (const TopoGpu& g : t.gpus) {
+    if (g.nic.empty() || !g.path || *g.path <= TopoPath::kPxb) continue;
+    const bool sys = *g.path == TopoPath::kSys;
+    out.push_back({"nic_far", sys ? Severity::kCritical : Severity::kWarning, g.name, g.nic,
+                   g.name + " -> " + g.nic + " is " + TopoPathName(*g.path) +
+                       (sys ? ": across the CPU interconnect, no GPUDirect RDMA"
+                            : ": through the CPU, no GPUDirect RDMA at NCCL's default level")});
+  }
+  std::map<std::string, const TopoNic*> nic_named;
+  for (const TopoNic& n : t.nics) nic_named.emplace(n.name, &n);
+  for (const TopoGpu& g : t.gpus) {
+    if (PairGdr(t, g) != false) continue;
+    std::vector<std::string> who;
+    if (g.gdr == false) who.push_back(g.name + " gdr=0");
+    if (nic_named[g.nic]->gdr == false) who.push_back(g.nic + " gdr=0");
+    out.push_back({"gdr_off", Severity::kWarning, g.name, g.nic,
+                   g.name + " -> " + g.nic + ": no GPUDirect RDMA (" + Join(who, ", ") +
+                       "): transfers stage through host memory"});
+  }
+
+  // Rates: GPUs against GPUs, and the NICs GPUs use against each other (a
+  // slower storage or management NIC is not a rail).
+  std::vector<const TopoGpu*> gpus;
+  for (const TopoGpu& g : t.gpus) gpus.push_back(&g);
+  std::vector<const TopoNic*> rails;
+  for (const TopoNic& n : t.nics) {
+    if (gpus_of.count(n.name)) rails.push_back(&n);
+  }
+  auto link = [](const std::string& who, const std::string& nic, const std::string& gpu,
+                 const std::string& what) {
+    return TopologyFinding{"link_degraded", Severity::kWarning, gpu, nic, who + " " + what};
+  };
+  BelowPeers<TopoGpu, int>(
+      gpus, [](const TopoGpu& g) { return g.link_width; },
+      [&](const TopoGpu& g, int v, int ref) {
+        return link(g.name, g.nic, g.name,
+                    "PCIe link x" + std::to_string(v) + ", peers x" + std::to_string(ref));
+      },
+      out);
+  BelowPeers<TopoGpu, double>(
+      gpus, [](const TopoGpu& g) { return g.link_gts; },
+      [&](const TopoGpu& g, double v, double ref) {
+        return link(g.name, g.nic, g.name,
+                    "PCIe link " + Number(v) + " GT/s, peers " + Number(ref) + " GT/s");
+      },
+      out);
+  auto gpus_on = [&](const TopoNic& n) {
+    std::vector<std::string> names;
+    for (const TopoGpu* g : gpus_of[n.name]) names.push_back(g->name);
+    return Join(names, ",");
+  };
+  BelowPeers<TopoNic, int>(
+      rails, [](const TopoNic& n) { return n.link_width; },
+      [&](const TopoNic& n, int v, int ref) {
+        return link(n.name, n.name, gpus_on(n),
+                    "PCIe link x" + std::to_string(v) + ", peers x" + std::to_string(ref));
+      },
+      out);
+  BelowPeers<TopoNic, double>(
+      rails, [](const TopoNic& n) { return n.link_gts; },
+      [&](const TopoNic& n, double v, double ref) {
+        return link(n.name, n.name, gpus_on(n),
+                    "PCIe link " + Number(v) + " GT/s, peers " + Number(ref) + " GT/s");
+      },
+      out);
+  BelowPeers<TopoNic, int64_t>(
+      rails, [](const TopoNic& n) { return n.speed_mbps; },
+      [&](const TopoNic& n, int64_t v, int64_t ref) {
+        return link(n.name, n.name, gpus_on(n),
+                    "port rate " + std::to_string(v / 1000) + " Gb/s, peers " +
+                        std::to_string(ref / 1000) + " Gb/s");
+      },
+      out);
+
+  std::stable_sort(out.begin(), out.end(), [](const TopologyFinding& a, const TopologyFinding& b) {
+    return a.severity > b.severity;
+  });
+  return out;
+}
+
+}  // namespace fabtrack

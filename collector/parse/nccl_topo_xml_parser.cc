@@ -1,0 +1,347 @@
+// NCCL's topology XML (see node_topology_parser.h). A small tolerant reader
+// of the subset NCCL writes (xml.cc ncclTopoDumpXmlRec): elements with
+// double-quoted attributes, no text content, an optional <?xml?> prolog and
+// comments. It keeps going past what it does not understand and reports it.
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+#include "collector/parse/node_topology_parser.h"
+
+namespace fabtrack {
+namespace {
+
+struct Element {
+  std::string name;
+  std::map<std::string, std::string> attrs;
+  int line = 0;
+};
+
+std::string Unescape(std::string_view v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] == '&') {
+      static const std::pair<std::string_view, char> kEntities[] = {
+          {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+      bool done = false;
+      for (const auto& [entity, c] : kEntities) {
+        if (v.substr(i, entity.size()) == entity) {
+          out += c;
+          i += entity.size() - 1;
+          done = true;
+          break;
+        }
+      }
+      if (done) continue;
+    }
+    out += v[i];
+  }
+  return out;
+}
+
+std::optional<int64_t> ToInt(const std::string& s) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s": the leading number; "Unknown" or
+// empty (VMs) say nothing.
+std::optional<double> LinkSpeed(const std::string& s) {
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || !(v > 0) || v > 1e4) return std::nullopt;
+  return v;
+}
+
+struct Endpoint {
+  int cpu = -1;                    // index of the enclosing <cpu> element
+  std::vector<std::string> chain;  // enclosing <pci> busids, outermost first
+};
+
+TopoPath PathBetween(const Endpoint& a, const Endpoint& b) {
+  if (a.cpu != b.cpu) return TopoPath::kSys;
+  size_t d = 0;
+  while (d < a.chain.size() && d < b.chain.size() && a.chain[d] == b.chain[d]) ++d;
+  if (d == 0) return TopoPath::kPhb;
+  // Switches on the way: the deepest shared one and those below it on
+  // either side, not counting the two endpoints' own functions.
+  const size_t below = a.chain.size() + b.chain.size() - 2 * d;
+  return below <= 2 ? TopoPath::kPix : TopoPath::kPxb;
+}
+
+class XmlReader {
+ public:
+  static constexpr size_t kMaxDepth = 64;
+  static constexpr size_t kMaxDevices = 4096;
+
+  XmlReader(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+
+  ParsedNodeTopology Read() {
+    out_.format = "nccl_xml";
+    size_t i = 0;
+    while (i < text_.size()) {
+      const char c = text_[i];
+      if (c == '\n') {
+        ++line_;
+        ++i;
+        continue;
+      }
+      if (c != '<') {
+        ++i;  // text content and whitespace: NCCL writes none that matters
+        continue;
+      }
+      if (text_.compare(i, 4, "<!--") == 0) {
+        size_t end = text_.find("-->", i + 4);
+        if (end == std::string_view::npos) return Fail("comment never closed");
+        CountLines(i, end + 3);
+        i = end + 3;
+        continue;
+      }
+      size_t end = text_.find('>', i);
+      if (end == std::string_view::npos) return Fail("tag never closed: file truncated?");
+      std::string_view tag = text_.substr(i + 1, end - i - 1);
+      const int tag_line = line_;
+      CountLines(i, end);
+      i = end + 1;
+      if (tag.empty()) {
+        Error(tag_line, "empty tag <>");
+        continue;
+      }
+      if (tag[0] == '?' || tag[0] == '!') continue;  // prolog, doctype
+      if (tag[0] == '/') {
+        Close(std::string(Trim(tag.substr(1))), tag_line);
+        continue;
+      }
+      bool self_closing = tag.back() == '/';
+      if (self_closing) tag.remove_suffix(1);
+      std::optional<Element> e = ParseTag(tag, tag_line);
+      if (!e) continue;
+      // NCCL nests a handful of levels (system, cpu, a few switches, pci,
+      // gpu, nvlink); far deeper is not a topology dump.
+      if (stack_.size() >= kMaxDepth)
+        return Fail("elements nested deeper than " + std::to_string(kMaxDepth));
+      if (gpus_.size() + nics_.size() >= kMaxDevices) {
+        return Fail("more than " + std::to_string(kMaxDevices) + " GPUs and NICs");
+      }
+      Open(*e);
+      if (self_closing) Close(e->name, tag_line);
+    }
+    if (!stack_.empty()) {
+      Error(line_, "<" + stack_.back().name + "> opened on line " +
+                       std::to_string(stack_.back().line) + " is never closed: file truncated?");
+    }
+    if (!seen_system_) Error(1, "no <system> element: not an NCCL topology dump");
+    Finish();
+    return std::move(out_);
+  }
+
+ private:
+  static std::string_view Trim(std::string_view s) {
+    while (!s.empty() && isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+  }
+
+  void CountLines(size_t from, size_t to) {
+    for (size_t k = from; k < to && k < text_.size(); ++k) line_ += text_[k] == '\n';
+  }
+
+  void Error(int line, const std::string& what) {
+    if (out_.errors.size() < 100) {
+      out_.errors.push_back(file_ + ":" + std::to_string(line) + ": " + what);
+    }
+  }
+
+  ParsedNodeTopology Fail(const std::string& what) {
+    Error(line_, what);
+    Finish();
+    return std::move(out_);
+  }
+
+  std::optional<Element> ParseTag(std::string_view tag, int line) {
+    Element e;
+    e.line = line;
+    size_t k = 0;
+    while (k < tag.size() && !isspace(static_cast<unsigned char>(tag[k]))) ++k;
+    e.name = std::string(tag.substr(0, k));
+    while (k < tag.size()) {
+      while (k < tag.size() && isspace(static_cast<unsigned char>(tag[k]))) ++k;
+      if (k >= tag.size()) break;
+      size_t eq = tag.find('=', k);
+      if (eq == std::string_view::npos) {
+        Error(line, "<" + e.name + ">: attribute without a value");
+        break;
+      }
+      std::string key(Trim(tag.substr(k, eq - k)));
+      size_t q = eq + 1;
+      while (q < tag.size() && isspace(static_cast<unsigned char>(tag[q]))) ++q;
+      if (q >= tag.size() || (tag[q] != '"' && tag[q] != '\'')) {
+        Error(line, "<" + e.name + ">: value of " + key + " is not quoted");
+        break;
+      }
+      size_t close = tag.find(tag[q], q + 1);
+      if (close == std::string_view::npos) {
+        Error(line, "<" + e.name + ">: value of " + key + " is never closed");
+        break;
+      }
+      e.attrs[key] = Unescape(tag.substr(q + 1, close - q - 1));
+      k = close + 1;
+    }
+    return e;
+  }
+
+  std::optional<int64_t> IntAttr(const Element& e, const std::string& key) {
+    auto it = e.attrs.find(key);
+    if (it == e.attrs.end() || it->second.empty()) return std::nullopt;
+    std::optional<int64_t> v = ToInt(it->second);
+    if (!v) Error(e.line, "<" + e.name + "> " + key + "=\"" + it->second + "\" is not a number");
+    return v;
+  }
+
+  static std::string Attr(const Element& e, const std::string& key) {
+    auto it = e.attrs.find(key);
+    return it == e.attrs.end() ? std::string() : it->second;
+  }
+
+  std::optional<bool> Flag(const Element& e, const std::string& key) {
+    std::optional<int64_t> v = IntAttr(e, key);
+    if (!v) return std::nullopt;
+    return *v != 0;
+  }
+
+  Endpoint Here() const {
+    Endpoint p;
+    p.cpu = cpu_index_.empty() ? -1 : cpu_index_.back();
+    for (const Element& e : stack_) {
+      if (e.name == "pci") p.chain.push_back(Attr(e, "busid"));
+    }
+    return p;
+  }
+
+  const Element* InnermostPci() const {
+    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
+      if (it->name == "pci") return &*it;
+      if (it->name == "cpu") break;
+    }
+    return nullptr;
+  }
+
+  std::optional<int> Numa() {
+    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
+      if (it->name != "cpu") continue;
+      std::optional<int64_t> n = IntAttr(*it, "numaid");
+      if (n && *n >= 0 && *n < 1 << 20) return static_cast<int>(*n);
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  void Link(const Element* pci, std::optional<double>& gts, std::optional<int>& width) {
+    if (!pci) return;
+    gts = LinkSpeed(Attr(*pci, "link_speed"));
+    std::optional<int64_t> w = IntAttr(*pci, "link_width");
+    // 0 (and 255, "unknown" in the PCIe spec) is what VMs report.
+    if (w && *w > 0 && *w <= 32) width = static_cast<int>(*w);
+  }
+
+  void Open(const Element& e) {
+    if (e.name == "system") {
+      seen_system_ = true;
+    } else if (e.name == "cpu") {
+      cpu_index_.push_back(cpus_++);
+    } else if (e.name == "gpu") {
+      TopoGpu g;
+      std::optional<int64_t> dev = IntAttr(e, "dev");
+      g.name = dev ? "GPU" + std::to_string(*dev) : "GPU?";
+      if (!dev) Error(e.line, "<gpu> without dev");
+      const Element* pci = InnermostPci();
+      if (pci) g.bus_id = Attr(*pci, "busid");
+      g.numa_node = Numa();
+      std::optional<int64_t> rank = IntAttr(e, "rank");
+      if (rank && *rank >= 0 && *rank < 1 << 30) g.rank = static_cast<int>(*rank);
+      g.gdr = Flag(e, "gdr");
+      Link(pci, g.link_gts, g.link_width);
+      gpus_.push_back({std::move(g), Here(), dev.value_or(1 << 30)});
+    } else if (e.name == "net") {
+      TopoNic n;
+      n.name = Attr(e, "name");
+      if (n.name.empty()) {
+        Error(e.line, "<net> without name");
+        n.name = "net" + Attr(e, "dev");
+      }
+      const Element* pci = InnermostPci();
+      if (pci) n.bus_id = Attr(*pci, "busid");
+      n.numa_node = Numa();
+      std::optional<int64_t> speed = IntAttr(e, "speed");
+      if (speed && *speed > 0) n.speed_mbps = *speed;
+      std::optional<int64_t> port = IntAttr(e, "port");
+      if (port && *port >= 0 && *port < 1 << 16) n.port = static_cast<int>(*port);
+      n.gdr = Flag(e, "gdr");
+      Link(pci, n.link_gts, n.link_width);
+      nics_.push_back({std::move(n), Here()});
+    }
+    stack_.push_back(e);
+  }
+
+  void Close(const std::string& name, int line) {
+    for (size_t k = stack_.size(); k-- > 0;) {
+      if (stack_[k].name != name) continue;
+      if (k + 1 != stack_.size()) {
+        Error(line, "</" + name + "> closes <" + stack_.back().name + "> opened on line " +
+                        std::to_string(stack_.back().line));
+      }
+      while (stack_.size() > k) {
+        if (stack_.back().name == "cpu" && !cpu_index_.empty()) cpu_index_.pop_back();
+        stack_.pop_back();
+      }
+      return;
+    }
+    Error(line, "</" + name + "> closes nothing");
+  }
+
+  void Finish() {
+    std::stable_sort(gpus_.begin(), gpus_.end(),
+                     [](const GpuAt& a, const GpuAt& b) { return a.dev < b.dev; });
+    NodeTopology& t = out_.topology;
+    for (const GpuAt& g : gpus_) t.gpus.push_back(g.gpu);
+    for (const NicAt& n : nics_) t.nics.push_back(n.nic);
+    std::vector<std::vector<std::optional<TopoPath>>> paths(gpus_.size());
+    for (size_t g = 0; g < gpus_.size(); ++g) {
+      for (const NicAt& n : nics_) paths[g].push_back(PathBetween(gpus_[g].at, n.at));
+    }
+    AssignNearestNics(t, paths);
+  }
+
+  struct GpuAt {
+    TopoGpu gpu;
+    Endpoint at;
+    int64_t dev;
+  };
+  struct NicAt {
+    TopoNic nic;
+    Endpoint at;
+  };
+
+  std::string_view text_;
+  const std::string& file_;
+  int line_ = 1;
+  bool seen_system_ = false;
+  int cpus_ = 0;
+  std::vector<Element> stack_;
+  std::vector<int> cpu_index_;
+  std::vector<GpuAt> gpus_;
+  std::vector<NicAt> nics_;
+  ParsedNodeTopology out_;
+};
+
+}  // namespace
+
+ParsedNodeTopology ParseNcclTopoXml(std::string_view text, const std::string& file) {
+  return XmlReader(text, file).Read();
+}
+
+}  // namespace fabtrack

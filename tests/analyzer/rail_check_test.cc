@@ -1,0 +1,139 @@
+// The rail check on the topology fixtures (both formats) and on models.
+#include "analyzer/topology/rail_check.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "collector/parse/node_topology_parser.h"
+
+namespace fabtrack {
+namespace {
+
+std::vector<TopologyFinding> CheckFixture(const std::string& name) {
+  std::ifstream in(std::string(FABTRACK_FIXTURE_DIR) + "/topology/node/" + name, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  ParsedNodeTopology p = ParseNodeTopology(s.str(), name);
+  EXPECT_TRUE(p.errors.empty()) << name << ": " << p.errors.front();
+  return CheckRails(p.topology);
+}
+
+// "severity kind gpu nic" per finding, one per line.
+std::string Summary(const std::vector<TopologyFinding>& findings) {
+  std::string out;
+  for (const TopologyFinding& f : findings) {
+    out += std::string(SeverityName(f.severity)) + " " + f.kind + " " + f.gpu + " " + f.nic + "\n";
+  }
+  return out;
+}
+
+TEST(RailCheck, VerdictsOnEveryFixture) {
+  struct Case {
+    const char* file;
+    const char* expected;
+  };
+  const std::string eight_sys =
+      "critical nic_far GPU4 mlx5_4\ncritical nic_far GPU5 mlx5_5\n"
+      "critical nic_far GPU6 mlx5_6\ncritical nic_far GPU7 mlx5_7\n";
+  const std::string four_shared =
+      "warning shared_nic GPU0,GPU1 mlx5_0\nwarning shared_nic GPU2,GPU3 mlx5_1\n"
+      "warning shared_nic GPU4,GPU5 mlx5_2\nwarning shared_nic GPU6,GPU7 mlx5_3\n";
+  std::string gdr_off;
+  for (int g = 0; g < 8; ++g) {
+    gdr_off += "warning gdr_off GPU" + std::to_string(g) + " mlx5_" + std::to_string(g) + "\n";
+  }
+  const Case cases[] = {
+      {"nccl_xml_rail8.xml", ""},
+      {"smi_rail8.txt", ""},
+      {"nccl_xml_shared_nic.xml", four_shared.c_str()},
+      {"smi_shared_nic.txt", four_shared.c_str()},
+      {"smi_old_driver.txt", four_shared.c_str()},
+      {"nccl_xml_old_v100.xml", four_shared.c_str()},
+      {"nccl_xml_nic_sys.xml", eight_sys.c_str()},
+      {"smi_nic_sys.txt", eight_sys.c_str()},
+      {"nccl_xml_gdr_off.xml", gdr_off.c_str()},
+      {"nccl_xml_link_degraded.xml",
+       "warning link_degraded GPU5 mlx5_5\nwarning link_degraded GPU2 mlx5_2\n"},
+      {"nccl_xml_vm_no_nic.xml", "critical no_nic  \n"},
+      {"nccl_graph_shared.log",
+       "warning shared_nic GPU0,GPU1 mlx5_0\nwarning shared_nic GPU2,GPU3 mlx5_1\n"
+       "warning gdr_off GPU2 mlx5_1\nwarning gdr_off GPU3 mlx5_1\n"},
+      {"smi_vm_no_nic.txt", "critical no_nic  \n"},
+      {"nccl_xml_vm_socket.xml",
+       "warning shared_nic GPU0,GPU1,GPU2,GPU3 eth0\nwarning nic_far GPU0 eth0\n"
+       "warning nic_far GPU1 eth0\nwarning nic_far GPU2 eth0\nwarning nic_far GPU3 eth0\n"
+       "warning gdr_off GPU0 eth0\nwarning gdr_off GPU1 eth0\nwarning gdr_off GPU2 eth0\n"
+       "warning gdr_off GPU3 eth0\n"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(Summary(CheckFixture(c.file)), c.expected) << c.file;
+  }
+}
+
+TEST(RailCheck, MessagesNameGpuNicPathAndRates) {
+  std::vector<TopologyFinding> sys = CheckFixture("nccl_xml_nic_sys.xml");
+  ASSERT_FALSE(sys.empty());
+  EXPECT_EQ(sys[0].message.rfind("GPU4 -> mlx5_4 is SYS", 0), 0u) << sys[0].message;
+  std::vector<TopologyFinding> slow = CheckFixture("nccl_xml_link_degraded.xml");
+  ASSERT_EQ(slow.size(), 2u);
+  EXPECT_EQ(slow[0].message, "GPU5 PCIe link x8, peers x16");
+  EXPECT_EQ(slow[1].message, "mlx5_2 port rate 200 Gb/s, peers 400 Gb/s");
+  std::vector<TopologyFinding> gdr = CheckFixture("nccl_xml_gdr_off.xml");
+  EXPECT_EQ(gdr[0].message.rfind("GPU0 -> mlx5_0: no GPUDirect RDMA (mlx5_0 gdr=0)", 0), 0u)
+      << gdr[0].message;
+}
+
+NodeTopology Rails(int n) {
+  NodeTopology t;
+  for (int i = 0; i < n; ++i) {
+    TopoGpu g;
+    g.name = "GPU" + std::to_string(i);
+    g.nic = "mlx5_" + std::to_string(i);
+    g.path = TopoPath::kPix;
+    g.gdr = true;
+    t.gpus.push_back(g);
+    TopoNic nic;
+    nic.name = g.nic;
+    nic.gdr = true;
+    nic.speed_mbps = 400000;
+    t.nics.push_back(nic);
+  }
+  return t;
+}
+
+TEST(RailCheck, PhbAndNodeAreWarningsSysIsCritical) {
+  NodeTopology t = Rails(4);
+  t.gpus[1].path = TopoPath::kPhb;
+  t.gpus[2].path = TopoPath::kNode;
+  t.gpus[3].path = TopoPath::kSys;
+  EXPECT_EQ(Summary(CheckRails(t)),
+            "critical nic_far GPU3 mlx5_3\nwarning nic_far GPU1 mlx5_1\n"
+            "warning nic_far GPU2 mlx5_2\n");
+}
+
+TEST(RailCheck, OnlyRailNicsAreComparedAndAMissingPathIsNoNic) {
+  NodeTopology t = Rails(2);
+  TopoNic storage;
+  storage.name = "mlx5_bond_0";
+  storage.speed_mbps = 100000;  // a slower storage NIC no GPU uses: not a rail
+  t.nics.push_back(storage);
+  t.gpus[1].nic.clear();
+  t.gpus[1].path.reset();
+  EXPECT_EQ(Summary(CheckRails(t)), "critical no_nic GPU1 \n");
+}
+
+TEST(RailCheck, UnknownRatesAndGdrSayNothing) {
+  NodeTopology t = Rails(8);
+  for (TopoNic& n : t.nics) {
+    n.speed_mbps.reset();
+    n.gdr.reset();
+  }
+  t.nics[3].speed_mbps = 100000;  // one value alone has no peers to compare with
+  EXPECT_EQ(Summary(CheckRails(t)), "");
+  EXPECT_TRUE(CheckRails(NodeTopology{}).empty());
+}
+
+}  // namespace
+}  // namespace fabtrack

@@ -1,0 +1,171 @@
+// `fabtrack topology check`: the real binary on the topology fixtures; no
+// database.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/readiness/node_fixtures.h"
+#include "tests/support/run_command.h"
+#include "tests/support/test_database.h"
+
+namespace fabtrack {
+namespace {
+
+using fabtrack::testing::CommandOutput;
+using fabtrack::testing::TestDatabase;
+
+std::string Node(const std::string& name) {
+  return std::string(FABTRACK_FIXTURE_DIR) + "/topology/node/" + name;
+}
+
+CommandOutput Check(const std::string& args) {
+  return fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " topology check " + args);
+}
+
+TEST(TopologyCli, RailOptimizedNodesExitZeroInBothFormats) {
+  CommandOutput r = Check(Node("nccl_xml_rail8.xml") + " " + Node("smi_rail8.txt"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("nccl_xml_rail8.xml (nccl_xml): 8 GPU(s), 8 NIC(s): OK"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("GPU3 0000:5d:00.0 -> mlx5_3 PIX gdr"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("smi_rail8.txt (nvidia_smi_topo): 8 GPU(s), 9 NIC(s): OK"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(TopologyCli, JsonHasTheDocumentedFieldsPerFile) {
+  CommandOutput r =
+      Check(Node("nccl_xml_nic_sys.xml") + " " + Node("smi_shared_nic.txt") + " --format json");
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // a SYS path is critical
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["format"], "nccl_xml");
+  EXPECT_EQ(j[0]["gpus"][4], (nlohmann::json{{"gpu", "GPU4"},
+                                             {"bus_id", "0000:9a:00.0"},
+                                             {"nic", "mlx5_4"},
+                                             {"path", "SYS"},
+                                             {"gdr", true},
+                                             {"numa_node", 1},
+                                             {"link_gts", 32.0},
+                                             {"link_width", 16},
+                                             {"gpu_gdr", true},
+                                             {"rank", 4}}));
+  EXPECT_EQ(j[0]["nics"][4]["name"], "mlx5_4");
+  EXPECT_EQ(j[0]["nics"][4]["speed_mbps"], 400000);
+  EXPECT_EQ(j[0]["nics"][4]["port"], 1);
+  EXPECT_EQ(j[0]["nics"][4]["gdr"], true);
+  EXPECT_EQ(j[0]["findings"][0],
+            (nlohmann::json{{"kind", "nic_far"},
+                            {"severity", "critical"},
+                            {"gpu", "GPU4"},
+                            {"nic", "mlx5_4"},
+                            {"message",
+                             "GPU4 -> mlx5_4 is SYS: across the CPU interconnect, no GPUDirect "
+                             "RDMA"}}));
+  EXPECT_EQ(j[1]["format"], "nvidia_smi_topo");
+  EXPECT_EQ(j[1]["gpus"][1]["bus_id"], nullptr);
+  EXPECT_EQ(j[1]["gpus"][1]["gdr"], nullptr);
+  EXPECT_EQ(j[1]["findings"][0]["kind"], "shared_nic");
+  EXPECT_EQ(j[1]["findings"][0]["severity"], "warning");
+  EXPECT_EQ(j[1]["findings"][0]["gpu"], "GPU0,GPU1");
+  EXPECT_EQ(j[1]["errors"], nlohmann::json::array());
+}
+
+TEST(TopologyCli, WarningsExitOne) {
+  EXPECT_EQ(Check(Node("nccl_xml_gdr_off.xml")).exit_code, 1);
+  EXPECT_EQ(Check(Node("smi_old_driver.txt")).exit_code, 1);
+  EXPECT_EQ(Check(Node("nccl_xml_link_degraded.xml")).exit_code, 1);
+  EXPECT_EQ(Check(Node("nccl_xml_rail8.xml") + " " + Node("nccl_xml_vm_no_nic.xml")).exit_code, 2);
+}
+
+TEST(TopologyCli, TruncatedUnreadableAndForeignFilesExitThreeNamingFileAndLine) {
+  CommandOutput r = Check(Node("smi_truncated.txt"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("smi_truncated.txt:7: GPU5 has"), std::string::npos) << r.err;
+  r = Check(Node("nccl_xml_truncated.xml") + " --format json");
+  EXPECT_EQ(r.exit_code, 3);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j[0]["errors"][0].get<std::string>().find("nccl_xml_truncated.xml:"),
+            std::string::npos);
+  r = Check(Node("no_such_file.xml") + " " + Node("nccl_xml_rail8.xml"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("nccl_xml_rail8.xml (nccl_xml)"), std::string::npos) << r.out;
+  r = Check(Node("README.md"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("README.md:1: neither"), std::string::npos) << r.err;
+  EXPECT_EQ(Check("--format yaml " + Node("smi_rail8.txt")).exit_code, 3);
+}
+
+// This node's PCIe tree (the fake /sys trees of `check node`) through the
+// same model and rail check.
+TEST(TopologyCli, SysfsTreeOfTheNode) {
+  using fabtrack::testing::NodeFixtures;
+  CommandOutput r = Check("--sysfs " + NodeFixtures::Sys("healthy") + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j[0]["format"], "sysfs");
+  EXPECT_EQ(j[0]["gpus"].size(), 8u);
+  EXPECT_EQ(j[0]["gpus"][2]["nic"], "mlx5_2");
+  EXPECT_EQ(j[0]["gpus"][2]["path"], "PIX");
+  r = Check("--sysfs " + NodeFixtures::Sys("gpu8_hca2"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("WARNING shared_nic: GPU0, GPU1, GPU2, GPU3 share mlx5_0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("WARNING nic_far: GPU2 -> mlx5_0 is NODE"), std::string::npos) << r.out;
+  EXPECT_EQ(Check("").exit_code, 3);
+}
+
+// A fleet of eight nodes stored in a real PostgreSQL: seven rail-optimized,
+// node5 with its second socket's NICs in the first socket's slots.
+TEST(TopologyIngestCli, FleetDiffNamesTheOddNodeAndOnlyIt) {
+  TestDatabase db;
+  CommandOutput r;
+  for (int i = 1; i <= 8; ++i) {
+    const std::string file = i == 5 ? "nccl_xml_nic_sys.xml" : "nccl_xml_rail8.xml";
+    r = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " topology ingest " + Node(file) +
+                                      " --host node" + std::to_string(i) + " --cluster lab --db '" +
+                                      db.conninfo() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+  EXPECT_NE(r.out.find("stored: node8 in lab (8 GPU(s), 8 NIC(s), nccl_xml)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fleet: 8 node(s) of lab, 4 off the majority"), std::string::npos) << r.out;
+  for (int g = 4; g < 8; ++g) {
+    const std::string gpu = "GPU" + std::to_string(g), nic = "mlx5_" + std::to_string(g);
+    EXPECT_NE(r.out.find("CRITICAL topology_odd_node: node5: " + gpu + " -> " + nic +
+                         " is SYS, 7 other nodes PIX"),
+              std::string::npos)
+        << r.out;
+  }
+  for (int i : {1, 2, 3, 4, 6, 7, 8}) {
+    EXPECT_EQ(r.out.find("node" + std::to_string(i) + ":"), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM node_topologies WHERE cluster = 'lab'"), "8");
+  EXPECT_EQ(db.Scalar("SELECT topology->'gpus'->4->>'path' FROM node_topologies WHERE host = "
+                      "'node5'"),
+            "SYS");
+
+  // The same wiring again adds nothing; a fixed node5 leaves no odd node.
+  std::string db_flag = " --cluster lab --db '" + db.conninfo() + "'";
+  r = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " topology ingest " +
+                                    Node("nccl_xml_rail8.xml") + " --host node8" + db_flag);
+  EXPECT_NE(r.out.find("unchanged: node8"), std::string::npos) << r.out;
+  r = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " topology ingest " +
+                                    Node("nccl_xml_rail8.xml") + " --host node5" + db_flag);
+  EXPECT_NE(r.out.find("fleet: 8 node(s) of lab, 0 off the majority"), std::string::npos) << r.out;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM node_topologies"), "9");
+}
+
+TEST(TopologyIngestCli, AnIncompleteFileStoresNothing) {
+  CommandOutput r = fabtrack::testing::RunCommand(
+      std::string(FABTRACK_CLI) + " topology ingest " + Node("nccl_xml_truncated.xml") +
+      " --host node1 --cluster lab --db 'host=/nonexistent dbname=x'");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("nccl_xml_truncated.xml:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing stored"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace fabtrack
