@@ -55,7 +55,7 @@ struct LocateVerdict {
   bool operator==(const LocateVerdict&) const = default;
 };
 
-// One locate as stored (`fabtrack locate --cluster`, schema 010): the
+// One locate as stored (`fabtrack locate --cluster`, schema 011): the
 // verdict, where and when it was reached, and the runs it was run for (the
 // night's flagged runs, or a sweep's). What the spool keeps when the database
 // is away (core/locate_json.h) and what the analyzer reads back.

@@ -1,4 +1,4 @@
-// `fabtrack locate`'s verdicts in PostgreSQL (schema 010): writing one with
+// `fabtrack locate`'s verdicts in PostgreSQL (schema 011): writing one with
 // its suspects and linked runs, reading the newest back (the analyzer's
 // input, the report), and the runs a night's analysis flagged (what locate
 // is run for by the nightly job).
