@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "cli/commands.h"
+#include "collector/counters/sysfs_ports.h"
 #include "collector/counters/verbs_ports.h"
 #include "collector/readiness/node_readiness.h"
 
@@ -23,6 +26,7 @@ namespace {
 struct CheckNodeOptions {
   NodeCheckOptions node;
   std::string format = "text";
+  double watch_seconds = 0;
 };
 
 std::string Hostname() {
@@ -73,6 +77,13 @@ void RunCheckNode(const CheckNodeOptions& o) {
   }
 
   NodeFacts facts = GatherNodeFacts(o.node);
+  if (o.watch_seconds > 0) {
+    // Error counters that move while the node sits idle are a link going bad
+    // now, whatever their totals say.
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.watch_seconds));
+    facts.ports_after = ReadSysfsPorts(o.node.sysfs_root);
+    facts.watch_seconds = o.watch_seconds;
+  }
   facts.ports.host = host;
   facts.env = ProcessEnvironment();
   // libibverbs always sees the real machine, whatever --sysfs says.
@@ -108,6 +119,10 @@ void SetupCheck(CLI::App& app) {
   node->add_flag(
       "--no-verbs", [o](int64_t) { o->node.verbs = false; },
       "skip the libibverbs check (it reads the real machine, not --sysfs)");
+  node->add_option("--watch", o->watch_seconds,
+                   "read the port counters again after SECONDS: rising error counters are a "
+                   "warning, a flapping link (link_downed) critical (default 0: once)")
+      ->check(CLI::Range(0.0, 3600.0));
   node->add_option("--format", o->format, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   node->callback([o] { RunCheckNode(*o); });

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -571,10 +572,52 @@ NodeFacts GatherNodeFacts(const NodeCheckOptions& o) {
   return f;
 }
 
+CheckResult CheckErrorCountersIncreasing(const HostPorts& before, const HostPorts& after,
+                                         double seconds) {
+  std::vector<Finding> findings;
+  nlohmann::json details = {{"seconds", seconds}, {"increases", nlohmann::json::array()}};
+  for (const PortSample& a : after.ports) {
+    const PortSample* b = nullptr;
+    for (const PortSample& p : before.ports) {
+      if (p.device == a.device && p.port == a.port) b = &p;
+    }
+    if (!b) continue;
+    std::vector<std::string> grew;
+    bool flapping = false;
+    for (const char* counter : kPortErrorCounters) {
+      auto was = b->counters.find(counter), now = a.counters.find(counter);
+      if (was == b->counters.end() || now == a.counters.end() || now->second <= was->second) {
+        continue;
+      }
+      if (std::find(a.saturated.begin(), a.saturated.end(), counter) != a.saturated.end()) continue;
+      const uint64_t delta = now->second - was->second;
+      grew.push_back(std::string(counter) + " +" + std::to_string(delta));
+      details["increases"].push_back(
+          {{"port", PortName(a)}, {"counter", counter}, {"increase", delta}});
+      const std::string name = counter;
+      flapping |= name == "link_downed" || name == "link_error_recovery";
+    }
+    if (grew.empty()) continue;
+    char window[32];
+    std::snprintf(window, sizeof window, "%.0f s", seconds);
+    findings.push_back({flapping ? CheckStatus::kCritical : CheckStatus::kWarning,
+                        PortName(a) + " error counters rising in " + window + ": " +
+                            JoinList(grew) + (flapping ? " (the link is flapping)" : "")});
+  }
+  char ok[96];
+  std::snprintf(ok, sizeof ok, "no error counter moved in %.0f s on %zu port(s)", seconds,
+                after.ports.size());
+  return Conclude("error_counters", std::move(findings), ok, std::move(details));
+}
+
 NodeReport EvaluateNode(const NodeFacts& facts, const NodeCheckOptions& o) {
   NodeReport r;
   r.host = facts.ports.host;
   r.checks.push_back(CheckHcaPorts(facts.ports, o.expect_rate_gbps));
+  if (facts.ports_after) {
+    r.checks.push_back(
+        CheckErrorCountersIncreasing(facts.ports, *facts.ports_after, facts.watch_seconds));
+  }
   if (o.rail_optimized) {
     r.checks.push_back(CheckRailOptimization(facts.topology.value_or(PciTopology{}), facts.ports));
   }

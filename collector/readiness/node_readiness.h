@@ -73,6 +73,14 @@ CheckResult CheckVerbs(const HostPorts& sysfs, const VerbsReport& verbs);
 // GPUDirect RDMA / peer-to-peer off (WARNING).
 CheckResult CheckNcclEnvironment(const Environment& env);
 
+// 6. Error counters moving while the node sits (check node --watch): the
+// ports of `before` and `after`, `seconds` apart. A link_downed or
+// link_error_recovery step is a flapping link (CRITICAL); any other error
+// counter that grew is WARNING naming port, counter and the increase; a
+// counter already at its maximum tells nothing and is skipped.
+CheckResult CheckErrorCountersIncreasing(const HostPorts& before, const HostPorts& after,
+                                         double seconds);
+
 struct NodeCheckOptions {
   std::string sysfs_root = "/sys";
   std::string proc_root = "/proc";
@@ -84,6 +92,9 @@ struct NodeCheckOptions {
 // Everything the checks read, gathered once.
 struct NodeFacts {
   HostPorts ports;
+  // A second reading of the ports `watch_seconds` later (check node --watch).
+  std::optional<HostPorts> ports_after;
+  double watch_seconds = 0;
   std::optional<PciTopology> topology;  // only when rail_optimized
   GdrFacts gdr;
   std::optional<VerbsReport> verbs;  // absent: --no-verbs

@@ -109,5 +109,32 @@ TEST(CheckNodeCliTest, JsonHasTheDocumentedShape) {
   EXPECT_EQ(rail["details"]["gpus"][3]["nic"], "mlx5_2");
 }
 
+// --watch reads the ports again: symbol errors counted while the node sits
+// idle are a warning naming port and counter, even on an otherwise healthy
+// node.
+TEST(CheckNodeCliTest, WatchNamesErrorCountersThatRise) {
+  const std::string counter =
+      NodeFixtures::Sys("healthy") + "/class/infiniband/mlx5_0/ports/1/counters/symbol_error";
+  CommandOutput r = fabtrack::testing::RunCommand(
+      "(sleep 0.5; echo 41 > '" + counter + "') & env -i " + FABTRACK_CLI +
+      std::string(" check node ") + On("healthy") + " --watch 2 --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  bool found = false;
+  for (const auto& c : doc["checks"]) {
+    if (c["name"] != "error_counters") continue;
+    found = true;
+    EXPECT_EQ(c["status"], "warning");
+    EXPECT_NE(c["message"].get<std::string>().find("mlx5_0/1 error counters rising in 2 s: "
+                                                   "symbol_error +"),
+              std::string::npos)
+        << c["message"];
+  }
+  EXPECT_TRUE(found) << r.out;
+  // Without --watch the counters are read once: no such check.
+  EXPECT_EQ(Check(On("healthy")).out.find("error_counters"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fabtrack

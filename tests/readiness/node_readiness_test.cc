@@ -388,5 +388,39 @@ TEST(NodeReportTest, UnknownDoesNotHideAWarning) {
   EXPECT_EQ(Severity(CheckStatus::kUnknown), 1);
 }
 
+// ---- error_counters (check node --watch)
+
+HostPorts WithCounters(std::map<std::string, uint64_t> counters) {
+  HostPorts h;
+  h.host = "n1";
+  PortSample p = Port("mlx5_0", "ACTIVE", "LinkUp", 400);
+  p.counters = std::move(counters);
+  h.ports.push_back(p);
+  return h;
+}
+
+TEST(ErrorCountersCheckTest, RisingCountersWarnAndAFlappingLinkIsCritical) {
+  const HostPorts before = WithCounters({{"symbol_error", 10}, {"link_downed", 2}});
+  CheckResult quiet = CheckErrorCountersIncreasing(before, before, 5);
+  EXPECT_EQ(quiet.status, CheckStatus::kOk);
+  EXPECT_EQ(quiet.message, "no error counter moved in 5 s on 1 port(s)");
+
+  CheckResult rising = CheckErrorCountersIncreasing(
+      before, WithCounters({{"symbol_error", 15}, {"link_downed", 2}}), 5);
+  EXPECT_EQ(rising.status, CheckStatus::kWarning);
+  EXPECT_EQ(rising.message, "mlx5_0/1 error counters rising in 5 s: symbol_error +5");
+  EXPECT_EQ(rising.details["increases"][0]["increase"], 5);
+
+  CheckResult flapping = CheckErrorCountersIncreasing(
+      before, WithCounters({{"symbol_error", 10}, {"link_downed", 3}}), 5);
+  EXPECT_EQ(flapping.status, CheckStatus::kCritical);
+  EXPECT_CONTAINS(flapping.message, "link_downed +1 (the link is flapping)");
+
+  // A counter pinned at its maximum moved only in appearance: skipped.
+  HostPorts pinned = WithCounters({{"symbol_error", 65535}, {"link_downed", 2}});
+  pinned.ports[0].saturated = {"symbol_error"};
+  EXPECT_EQ(CheckErrorCountersIncreasing(before, pinned, 5).status, CheckStatus::kOk);
+}
+
 }  // namespace
 }  // namespace fabtrack

@@ -111,7 +111,9 @@ TEST(AnalysisStore, HostListsAreSharedAndHistoryRowsAreLean) {
   EXPECT_EQ(input.runs[2].hosts, (std::vector<std::string>{"gpu-a01", "gpu-b07"}));
   for (const ResultPoint& p : input.results) {
     const bool judged = p.run_id == input.runs[2].id;
-    if (p.size_bytes == 8) EXPECT_EQ(p.straggler_host.has_value(), judged) << p.run_id;
+    if (p.size_bytes == 8) {
+      EXPECT_EQ(p.straggler_host.has_value(), judged) << p.run_id;
+    }
   }
 
   // The digest follows the list when a run's hosts change.
