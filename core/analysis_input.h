@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/host_list.h"
 #include "core/locate.h"
+#include "core/node_topology.h"
 
 namespace fabtrack {
 
@@ -191,6 +193,9 @@ struct AnalysisInput {
   // report lists them, the locate_suspect detector judges those located at
   // or after judge_from.
   std::vector<LocateView> locate_verdicts;
+  // The newest GPU/NIC wiring of every host `fabtrack topology ingest` has
+  // seen (schema 013): the fleet diff judges it (topology_odd_node).
+  std::map<std::string, NodeTopology> fleet_topologies;
 
   bool Judged(const RunView& run) const { return run.started_at >= judge_from; }
 };

@@ -10,7 +10,9 @@
 #include <unordered_map>
 
 #include "core/clock.h"
+#include "store/copy_row.h"
 #include "store/locate_store.h"
+#include "store/topology_store.h"
 
 namespace fabtrack::store {
 namespace {
@@ -36,31 +38,6 @@ T Must(const pqxx::field& f) {
   return Get<T>(f).value();
 }
 
-std::vector<std::string> TextArray(const pqxx::field& f) {
-  std::vector<std::string> out;
-  if (f.is_null()) return out;
-  // Host lists of big runs have thousands of plain names: split them
-  // directly; anything quoted or escaped goes through libpqxx's parser.
-  std::string_view text(f.c_str(), f.size());
-  if (text.size() >= 2 && text.front() == '{' && text.back() == '}' &&
-      text.find_first_of("\"\\") == std::string_view::npos) {
-    text = text.substr(1, text.size() - 2);
-    while (!text.empty()) {
-      size_t comma = text.find(',');
-      out.emplace_back(text.substr(0, comma));
-      if (comma == std::string_view::npos) break;
-      text.remove_prefix(comma + 1);
-    }
-    return out;
-  }
-  pqxx::array_parser parser = f.as_array();
-  for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::done;
-       std::tie(kind, value) = parser.get_next()) {
-    if (kind == pqxx::array_parser::string_value) out.push_back(value);
-  }
-  return out;
-}
-
 // One column into one field, by the field's type: std::optional<T> takes
 // NULL (Get), a text[] is TextArray's, std::string and bool must not be NULL
 // (as<>), numbers must not be NULL (Must).
@@ -74,7 +51,7 @@ void ReadField(const pqxx::field& f, T* out) {
   if constexpr (kIsOptional<T>) {
     *out = Get<typename T::value_type>(f);
   } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-    *out = TextArray(f);
+    *out = PgTextArrayField(f);
   } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
     *out = f.as<T>();
   } else {
@@ -98,15 +75,6 @@ template <typename... Fields>
 void ReadColumns(const pqxx::row& row, int first, Fields... fields) {
   int column = first;
   (ReadField(row[column++], fields), ...);
-}
-
-// "{1,2,3}": the judged run ids as one bigint[] parameter.
-std::string IdArray(const std::vector<int64_t>& ids) {
-  std::ostringstream out;
-  out << '{';
-  for (size_t i = 0; i < ids.size(); ++i) out << (i ? "," : "") << ids[i];
-  out << '}';
-  return out.str();
 }
 
 // A port counter delta a detector may need: saturated, or moved and not a
@@ -163,7 +131,7 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
            "ORDER BY hosts_digest, id",
            query.cluster)) {
     host_lists.emplace(row[0].as<std::string>(),
-                       std::make_shared<const HostList::Hosts>(TextArray(row[1])));
+                       std::make_shared<const HostList::Hosts>(PgTextArrayField(row[1])));
   }
   input.runs.reserve(runs.size());
   for (const pqxx::row& row : runs) {
@@ -215,7 +183,7 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   for (const RunView& r : input.runs) {
     if (input.Judged(r)) judged.push_back(r.id);
   }
-  const std::string ids = IdArray(judged);
+  const std::string ids = PgBigintArrayLiteral(judged);
 
   for (const pqxx::row& row : txn.exec_params(
            "SELECT o.run_id, o.host, o.rank, o.family, o.nic_index, min(d.device), count(*), "
@@ -312,7 +280,7 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
              "median_busbw_gbps, slowest_rank, slowest_rank_host, slowest_rank_ratio, "
              "slowest_host, slowest_host_ratio FROM inspector_collectives "
              "WHERE job_id = ANY($1::bigint[]) ORDER BY job_id, collective, message_bytes",
-             IdArray(job_ids))) {
+             PgBigintArrayLiteral(job_ids))) {
       InspectorGroupView g;
       ReadColumns(row, 1, &g.communicator, &g.collective, &g.message_bytes, &g.nranks, &g.count,
                   &g.median_us, &g.median_busbw_gbps, &g.slowest_rank, &g.slowest_rank_host,
@@ -339,6 +307,7 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
       break;
     input.locate_verdicts.push_back({s.id, s.located_at, std::move(s.record)});
   }
+  input.fleet_topologies = ReadFleetTopologies(txn, query.cluster);
   return input;
 }
 

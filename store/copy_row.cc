@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
+#include <tuple>
 
 namespace fabtrack::store {
 
@@ -66,6 +68,23 @@ CopyRow& CopyRow::JsonObject(const std::map<std::string, std::string>& v) {
   // Invalid UTF-8 in a hostile label must not abort the write: replace it.
   fields_.push_back({false, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
   return *this;
+}
+
+std::string PgBigintArrayLiteral(const std::vector<int64_t>& ids) {
+  std::string out = "{";
+  for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+  return out + "}";
+}
+
+std::vector<std::string> PgTextArrayField(const pqxx::field& f) {
+  std::vector<std::string> out;
+  if (f.is_null()) return out;
+  pqxx::array_parser parser = f.as_array();
+  for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::done;
+       std::tie(kind, value) = parser.get_next()) {
+    if (kind == pqxx::array_parser::string_value) out.push_back(value);
+  }
+  return out;
 }
 
 }  // namespace fabtrack::store

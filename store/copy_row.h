@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+namespace pqxx {
+class field;
+}  // namespace pqxx
+
 namespace fabtrack::store {
 
 struct CopyField {
@@ -48,6 +52,10 @@ class CopyRow {
 // Shortest text that round-trips the double (NaN/inf as PostgreSQL spells them).
 std::string FormatDouble(double v);
 std::string PgTextArrayLiteral(const std::vector<std::string>& v);
+// "{1,2,3}": ids as one bigint[] parameter.
+std::string PgBigintArrayLiteral(const std::vector<int64_t>& ids);
+// A text[] column's elements (none for NULL).
+std::vector<std::string> PgTextArrayField(const pqxx::field& f);
 
 }  // namespace fabtrack::store
 

@@ -9,28 +9,7 @@
 #include "store/copy_row.h"
 
 namespace fabtrack::store {
-namespace {
-
-std::string IdArray(const std::vector<int64_t>& ids) {
-  std::ostringstream out;
-  out << '{';
-  for (size_t i = 0; i < ids.size(); ++i) out << (i ? "," : "") << ids[i];
-  out << '}';
-  return out.str();
-}
-
-std::vector<std::string> Texts(const pqxx::field& f) {
-  std::vector<std::string> out;
-  if (f.is_null()) return out;
-  pqxx::array_parser parser = f.as_array();
-  for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::done;
-       std::tie(kind, value) = parser.get_next()) {
-    if (kind == pqxx::array_parser::string_value) out.push_back(value);
-  }
-  return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 WriteLocateResult WriteLocateVerdict(pqxx::transaction_base& txn, const LocateRecord& r) {
   WriteLocateResult result;
@@ -79,7 +58,7 @@ WriteLocateResult WriteLocateVerdict(pqxx::transaction_base& txn, const LocateRe
         PgTextArrayLiteral(s.evidence));
   }
   CopyRow l;
-  l.Int(result.verdict_id).Text(r.cluster).Text(IdArray(r.run_ids)).Text(r.sweep_id);
+  l.Int(result.verdict_id).Text(r.cluster).Text(PgBigintArrayLiteral(r.run_ids)).Text(r.sweep_id);
   pqxx::result linked = txn.exec_params(
       "INSERT INTO locate_verdict_runs (verdict_id, run_id) "
       "SELECT $1::bigint, id FROM runs WHERE cluster = $2 "
@@ -107,7 +86,7 @@ std::vector<StoredLocate> ReadLocateVerdicts(pqxx::transaction_base& txn,
     LocateRecord& r = s.record;
     r.cluster = cluster;
     r.located_at = row[2].as<std::string>();
-    r.hosts = Texts(row[3]);
+    r.hosts = PgTextArrayField(row[3]);
     r.verdict.rounds = row[4].as<int>();
     r.seconds = row[5].as<double>();
     r.probes = row[6].as<int>();
@@ -126,17 +105,17 @@ std::vector<StoredLocate> ReadLocateVerdicts(pqxx::transaction_base& txn,
   for (const pqxx::row& row :
        txn.exec_params("SELECT verdict_id, kind, name, score, evidence FROM locate_suspects "
                        "WHERE verdict_id = ANY($1::bigint[]) ORDER BY verdict_id, rank",
-                       IdArray(ids))) {
+                       PgBigintArrayLiteral(ids))) {
     out[at.at(row[0].as<int64_t>())].record.verdict.suspects.push_back(
         {.kind = row[1].as<std::string>(),
          .name = row[2].as<std::string>(),
          .score = row[3].as<double>(),
-         .evidence = Texts(row[4])});
+         .evidence = PgTextArrayField(row[4])});
   }
   for (const pqxx::row& row :
        txn.exec_params("SELECT verdict_id, run_id FROM locate_verdict_runs "
                        "WHERE verdict_id = ANY($1::bigint[]) ORDER BY verdict_id, run_id",
-                       IdArray(ids))) {
+                       PgBigintArrayLiteral(ids))) {
     out[at.at(row[0].as<int64_t>())].record.run_ids.push_back(row[1].as<int64_t>());
   }
   return out;

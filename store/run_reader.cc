@@ -2,6 +2,8 @@
 
 #include <pqxx/pqxx>
 
+#include "store/copy_row.h"
+
 namespace fabtrack::store {
 namespace {
 
@@ -9,17 +11,6 @@ template <typename T>
 std::optional<T> Get(const pqxx::field& f) {
   if (f.is_null()) return std::nullopt;
   return f.as<T>();
-}
-
-std::vector<std::string> TextArray(const pqxx::field& f) {
-  std::vector<std::string> out;
-  if (f.is_null()) return out;
-  pqxx::array_parser parser = f.as_array();
-  for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::done;
-       std::tie(kind, value) = parser.get_next()) {
-    if (kind == pqxx::array_parser::string_value) out.push_back(value);
-  }
-  return out;
 }
 
 }  // namespace
@@ -50,7 +41,7 @@ std::vector<RunSummary> ListRuns(pqxx::connection_base& connection, const RunFil
     s.network = Get<std::string>(row[6]);
     s.nodes = Get<int>(row[7]);
     s.ranks = Get<int>(row[8]);
-    s.transports = TextArray(row[9]);
+    s.transports = PgTextArrayField(row[9]);
     s.gdrdma = Get<bool>(row[10]);
     s.status = row[11].as<std::string>();
     s.sizes = row[12].as<int64_t>();
