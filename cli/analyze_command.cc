@@ -293,10 +293,7 @@ void SetupAnalyze(CLI::App& app) {
   analyze->add_option("--since", o->since,
                       "judge runs started at or after this ISO 8601 time (default: the newest "
                       "night, from 12:00 UTC before the newest run)");
-  analyze
-      ->add_option("--format", o->format,
-                   "text (default), json, or html (self-contained report with plots)")
-      ->check(CLI::IsMember({"text", "json", "html"}));
+  AddFormatOption(analyze, &o->format, {"text", "json", "html"});
   analyze->add_option("--out", o->out, "write the report to FILE (atomically) instead of stdout");
   analyze->add_option("--config", o->config,
                       "detector thresholds (see --print-config for every setting)");

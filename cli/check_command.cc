@@ -123,8 +123,7 @@ void SetupCheck(CLI::App& app) {
                    "read the port counters again after SECONDS: rising error counters are a "
                    "warning, a flapping link (link_downed) critical (default 0: once)")
       ->check(CLI::Range(0.0, 3600.0));
-  node->add_option("--format", o->format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddFormatOption(node, &o->format, {"text", "json"});
   node->callback([o] { RunCheckNode(*o); });
 }
 

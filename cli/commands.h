@@ -19,6 +19,11 @@ using fabtrack::ExitCode;
 const std::vector<std::string>& PassthroughArgs();
 void SetPassthroughArgs(std::vector<std::string> args);
 
+// `--format` with its choices, the first the default: "text (default), json
+// or html". One declaration for every command that prints more than one way.
+CLI::Option* AddFormatOption(CLI::App* app, std::string* format,
+                             const std::vector<std::string>& choices);
+
 void SetupDb(CLI::App& app);
 void SetupParse(CLI::App& app);
 void SetupIngest(CLI::App& app);

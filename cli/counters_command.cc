@@ -397,8 +397,7 @@ void SetupCounters(CLI::App& app) {
       "--ethtool-dumps", o->ethtool_dumps,
       "RoCE PFC/pause counters from `ethtool -S NETDEV` outputs saved as DIR/NETDEV "
       "(default: the live netdevs when --sysfs is /sys)");
-  snapshot->add_option("--format", o->format, "json (default) or table")
-      ->check(CLI::IsMember({"json", "table"}));
+  AddFormatOption(snapshot, &o->format, {"json", "table"});
   snapshot->add_option("--output", o->output,
                        "write the JSON to FILE instead of stdout; {host} in FILE becomes the "
                        "host name (one file per node in a shared directory)");
@@ -446,16 +445,14 @@ void SetupCounters(CLI::App& app) {
       "ethtool", "A netdev's flow-control (PFC/pause) statistics via the ethtool ioctl");
   ethtool->add_option("netdev", e->netdev, "network interface, e.g. ens1f0np0")->required();
   ethtool->add_flag("--all", e->all, "every statistic, not only flow control");
-  ethtool->add_option("--format", e->format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddFormatOption(ethtool, &e->format, {"text", "json"});
   ethtool->callback([e] { RunEthtool(*e); });
 
   auto v = std::make_shared<VerbsOptions>();
   CLI::App* verbs = counters->add_subcommand(
       "verbs", "Cross-check sysfs with libibverbs (ibv_query_port); exit 1 on a difference");
   verbs->add_option("--sysfs", v->sysfs, "sysfs root to compare with (default /sys)");
-  verbs->add_option("--format", v->format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddFormatOption(verbs, &v->format, {"text", "json"});
   verbs->callback([v] { RunVerbs(*v); });
 }
 

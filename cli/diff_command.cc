@@ -50,8 +50,7 @@ void SetupDiff(CLI::App& app) {
       "diff", "What differs between two stored runs: versions, settings, hosts, numbers");
   diff->add_option("run_a", o->a, "the earlier (good) run's id")->required();
   diff->add_option("run_b", o->b, "the later (bad) run's id")->required();
-  diff->add_option("--format", o->format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddFormatOption(diff, &o->format, {"text", "json"});
   AddDatabaseOptions(diff, &o->database);
   diff->callback([o] { RunDiff(*o); });
 }

@@ -188,8 +188,7 @@ void SetupInspector(CLI::App& app) {
       "summary", "Print a job's collectives per size with the slowest host, without storing");
   summary->add_option("paths", sum->paths, "dump directory or files")->required();
   summary->add_option("--job", sum->job, "job id to show");
-  summary->add_option("--format", sum->format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddFormatOption(summary, &sum->format, {"text", "json"});
   summary->callback([sum] { RunSummary(*sum); });
 }
 

@@ -288,7 +288,7 @@ void SetupLocate(CLI::App& app) {
                   "wall-clock budget in seconds: no round starts that would not fit, a round "
                   "still running when it is spent is stopped; the verdict says so")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  AddFormatOption(cmd, &o->format, {"text", "json"});
   cmd->add_option("--cluster", o->cluster,
                   "store the verdict for this cluster (spooled when the database is away)");
   cmd->add_option("--sweep-id", o->sweep_id, "link the verdict to this sweep's runs");

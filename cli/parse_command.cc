@@ -312,8 +312,7 @@ void SetupParse(CLI::App& app) {
       "parse", "Parse nccl-tests outputs (text or -J JSON) and NCCL_DEBUG=INFO logs; no database");
   parse->add_option("files", options->files, "files, folders (every file in it) or globs to parse")
       ->required();
-  parse->add_option("--format", options->format, "json (default) or text")
-      ->check(CLI::IsMember({"json", "text"}));
+  AddFormatOption(parse, &options->format, {"json", "text"});
   parse->callback([options] { RunParse(*options); });
 }
 

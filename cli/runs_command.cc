@@ -222,8 +222,7 @@ void SetupRuns(CLI::App& app) {
       "list", "List the newest runs (peak busbw in GB/s, latency of the smallest size in us)");
   list->add_option("--cluster", o->cluster, "only this cluster");
   list->add_option("--limit", o->limit, "at most this many runs")->check(CLI::PositiveNumber);
-  list->add_option("--format", o->format, "table (default), json or csv")
-      ->check(CLI::IsMember({"table", "json", "csv"}));
+  AddFormatOption(list, &o->format, {"table", "json", "csv"});
   AddDatabaseOptions(list, &o->database);
   list->callback([o] { RunList(*o); });
   auto id = std::make_shared<int64_t>(0);

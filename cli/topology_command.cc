@@ -222,8 +222,7 @@ void SetupTopology(CLI::App& app) {
   check->add_option("--sysfs", o->sysfs,
                     "also check this node's PCIe tree under a sysfs root (/sys; tests use fake "
                     "trees); sysfs has no GDR flags or port rates");
-  check->add_option("--format", o->format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddFormatOption(check, &o->format, {"text", "json"});
   check->callback([o] { RunTopologyCheck(*o); });
 
   auto in = std::make_shared<TopologyIngestOptions>();
