@@ -11,29 +11,15 @@
 namespace fabtrack::analyzer {
 namespace {
 
-// The run columns that are facts about how it ran (not when or which file).
-constexpr const char* kFacts[] = {"source",
-                                  "backend",
-                                  "collective",
-                                  "dtype",
-                                  "redop",
-                                  "nodes",
-                                  "ranks",
-                                  "ranks_per_node",
-                                  "gpus_per_node",
-                                  "gpu_model",
-                                  "nccl_version",
-                                  "cuda_version",
-                                  "driver_version",
-                                  "mpi_version",
-                                  "nccl_tests_version",
-                                  "network",
-                                  "transports",
-                                  "gdrdma",
-                                  "warmup_iters",
-                                  "iters",
-                                  "status",
-                                  "link_straggler_host"};
+// Columns that say when, where from or under which id a run was stored, or
+// that are compared apart (hosts as sets, the maps key by key), or are
+// results rather than facts. Every other column is a fact about how it ran:
+// one a migration adds is compared without a change here.
+const std::set<std::string> kNotFacts = {
+    "id",           "cluster",       "started_at",     "ended_at",     "ingested_at",
+    "source_file",  "content_hash",  "table_index",    "hosts_digest", "sweep_id",
+    "slurm_job_id", "slurm_step_id", "command_line",   "hosts",        "nccl_env",
+    "parameters",   "tags",          "avg_busbw_gbps", "oob_ok",       "oob_count"};
 
 nlohmann::json At(const nlohmann::json& doc, const char* key) {
   return doc.contains(key) ? doc[key] : nlohmann::json();
@@ -89,8 +75,12 @@ RunDiff DiffRuns(const nlohmann::json& a, const nlohmann::json& b) {
   RunDiff diff;
   const nlohmann::json& ra = a["run"];
   const nlohmann::json& rb = b["run"];
-  for (const char* key : kFacts) {
-    nlohmann::json va = At(ra, key), vb = At(rb, key);
+  std::set<std::string> columns;
+  for (const auto& [key, value] : ra.items()) columns.insert(key);
+  for (const auto& [key, value] : rb.items()) columns.insert(key);
+  for (const std::string& key : columns) {
+    if (kNotFacts.count(key)) continue;
+    nlohmann::json va = At(ra, key.c_str()), vb = At(rb, key.c_str());
     if (va != vb) diff.facts.push_back({key, va, vb});
   }
   // Hosts as sets: the same nodes in another order are the same nodes.
