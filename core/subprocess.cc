@@ -80,7 +80,12 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
 
 namespace fabtrack {
 
-int RunAttached(const std::vector<std::string>& argv) {
+namespace {
+
+// Starts argv (argv[0] looked up in PATH) with this process's stdin, and its
+// stdout and stderr on `output_fd` unless that is -1. Returns once the program
+// runs; throws, the child reaped, when it cannot start.
+pid_t Start(const std::vector<std::string>& argv, int output_fd) {
   if (argv.empty()) throw std::runtime_error("RunAttached: empty command");
   std::vector<char*> c_argv;
   for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
@@ -89,59 +94,67 @@ int RunAttached(const std::vector<std::string>& argv) {
   if (pipe2(error_pipe, O_CLOEXEC) != 0) {
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   }
+  fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    if (output_fd >= 0) {
+      // One descriptor for both streams keeps their interleaving as written.
+      dup2(output_fd, STDOUT_FILENO);
+      dup2(output_fd, STDERR_FILENO);
+    }
     execvp(c_argv[0], c_argv.data());
     int err = errno;
     (void)!write(error_pipe[1], &err, sizeof err);
     _exit(127);
   }
   close(error_pipe[1]);
+  // The pipe closes on a successful exec (CLOEXEC); a failed one writes errno.
   int exec_errno = 0;
   ssize_t n = read(error_pipe[0], &exec_errno, sizeof exec_errno);
   close(error_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(exec_errno));
+  }
+  return pid;
+}
+
+// Waits for `pid`: its exit code, 128+signal when killed.
+int Wait(pid_t pid) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-  }
-  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
-    throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(exec_errno));
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
 }
 
+}  // namespace
+
+int RunAttached(const std::vector<std::string>& argv) { return Wait(Start(argv, -1)); }
+
 int RunAttachedWithTranscript(const std::vector<std::string>& argv, const std::string& transcript) {
   if (argv.empty()) throw std::runtime_error("RunAttachedWithTranscript: empty command");
   const int file = open(transcript.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (file < 0) throw std::runtime_error(transcript + ": " + std::strerror(errno));
-  std::vector<char*> c_argv;
-  for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
-  c_argv.push_back(nullptr);
-  int output_pipe[2], error_pipe[2];
-  if (pipe2(output_pipe, O_CLOEXEC) != 0 || pipe2(error_pipe, O_CLOEXEC) != 0) {
+  int output_pipe[2];
+  if (pipe2(output_pipe, O_CLOEXEC) != 0) {
     close(file);
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   }
-  fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    // One pipe for both streams keeps their interleaving as written.
-    dup2(output_pipe[1], STDOUT_FILENO);
-    dup2(output_pipe[1], STDERR_FILENO);
-    execvp(c_argv[0], c_argv.data());
-    int err = errno;
-    (void)!write(error_pipe[1], &err, sizeof err);
-    _exit(127);
+  pid_t pid = -1;
+  try {
+    pid = Start(argv, output_pipe[1]);
+  } catch (...) {
+    close(output_pipe[0]);
+    close(output_pipe[1]);
+    close(file);
+    throw;
   }
   close(output_pipe[1]);
-  close(error_pipe[1]);
-  int exec_errno = 0;
-  ssize_t n = read(error_pipe[0], &exec_errno, sizeof exec_errno);
-  close(error_pipe[0]);
   // Copy until the program (and every child holding the pipe) is done. A
   // full disk stops the copy to the file, not the program (its output still
   // reaches the terminal); the failure is reported when it ends.
@@ -166,17 +179,9 @@ int RunAttachedWithTranscript(const std::vector<std::string>& argv, const std::s
   }
   close(output_pipe[0]);
   const bool closed = close(file) == 0;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-  }
-  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
-    throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(exec_errno));
-  }
+  const int code = Wait(pid);
   if (!file_ok || !closed) throw std::runtime_error(transcript + ": write failed");
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
+  return code;
 }
 
 }  // namespace fabtrack
