@@ -32,19 +32,50 @@ std::optional<bool> PairGdr(const NodeTopology& topology, const TopoGpu& gpu) {
   return std::nullopt;
 }
 
+namespace {
+
+// The fields a GPU and a NIC store beside their name, each named once for
+// the writer and the reader (a field added here is written and read alike).
+template <typename Gpu, typename Visit>
+void VisitGpuFields(Gpu& g, Visit&& visit) {
+  visit("bus_id", g.bus_id);
+  visit("nic", g.nic);
+  visit("numa_node", g.numa_node);
+  visit("link_gts", g.link_gts);
+  visit("link_width", g.link_width);
+  visit("gpu_gdr", g.gdr);
+  visit("rank", g.rank);
+}
+
+template <typename Nic, typename Visit>
+void VisitNicFields(Nic& n, Visit&& visit) {
+  visit("speed_mbps", n.speed_mbps);
+  visit("port", n.port);
+  visit("gdr", n.gdr);
+  visit("bus_id", n.bus_id);
+  visit("numa_node", n.numa_node);
+  visit("link_gts", n.link_gts);
+  visit("link_width", n.link_width);
+}
+
+struct FieldWriter {
+  nlohmann::json& object;
+  template <typename T>
+  void operator()(const char* key, const T& value) const {
+    object[key] = OrNull(value);
+  }
+};
+
+}  // namespace
+
 nlohmann::json TopologyGpusToJson(const NodeTopology& t) {
   nlohmann::json out = nlohmann::json::array();
   for (const TopoGpu& g : t.gpus) {
-    out.push_back({{"gpu", g.name},
-                   {"bus_id", OrNull(g.bus_id)},
-                   {"nic", OrNull(g.nic)},
-                   {"path", g.path ? nlohmann::json(TopoPathName(*g.path)) : nullptr},
-                   {"gdr", OrNull(PairGdr(t, g))},
-                   {"numa_node", OrNull(g.numa_node)},
-                   {"link_gts", OrNull(g.link_gts)},
-                   {"link_width", OrNull(g.link_width)},
-                   {"gpu_gdr", OrNull(g.gdr)},
-                   {"rank", OrNull(g.rank)}});
+    nlohmann::json gpu = {{"gpu", g.name},
+                          {"path", g.path ? nlohmann::json(TopoPathName(*g.path)) : nullptr},
+                          {"gdr", OrNull(PairGdr(t, g))}};
+    VisitGpuFields(g, FieldWriter{gpu});
+    out.push_back(std::move(gpu));
   }
   return out;
 }
@@ -52,14 +83,9 @@ nlohmann::json TopologyGpusToJson(const NodeTopology& t) {
 nlohmann::json TopologyNicsToJson(const NodeTopology& t) {
   nlohmann::json out = nlohmann::json::array();
   for (const TopoNic& n : t.nics) {
-    out.push_back({{"name", n.name},
-                   {"speed_mbps", OrNull(n.speed_mbps)},
-                   {"port", OrNull(n.port)},
-                   {"gdr", OrNull(n.gdr)},
-                   {"bus_id", OrNull(n.bus_id)},
-                   {"numa_node", OrNull(n.numa_node)},
-                   {"link_gts", OrNull(n.link_gts)},
-                   {"link_width", OrNull(n.link_width)}});
+    nlohmann::json nic = {{"name", n.name}};
+    VisitNicFields(n, FieldWriter{nic});
+    out.push_back(std::move(nic));
   }
   return out;
 }
@@ -103,13 +129,7 @@ std::optional<NodeTopology> NodeTopologyFromJson(const nlohmann::json& j, std::s
     for (const nlohmann::json& g : j.at("gpus")) {
       TopoGpu gpu;
       Read(g, "gpu", gpu.name);
-      Read(g, "bus_id", gpu.bus_id);
-      Read(g, "numa_node", gpu.numa_node);
-      Read(g, "rank", gpu.rank);
-      Read(g, "gpu_gdr", gpu.gdr);
-      Read(g, "link_gts", gpu.link_gts);
-      Read(g, "link_width", gpu.link_width);
-      Read(g, "nic", gpu.nic);
+      VisitGpuFields(gpu, [&g](const char* key, auto& field) { Read(g, key, field); });
       std::string path;
       Read(g, "path", path);
       if (!path.empty()) {
@@ -121,13 +141,7 @@ std::optional<NodeTopology> NodeTopologyFromJson(const nlohmann::json& j, std::s
     for (const nlohmann::json& n : j.at("nics")) {
       TopoNic nic;
       Read(n, "name", nic.name);
-      Read(n, "bus_id", nic.bus_id);
-      Read(n, "numa_node", nic.numa_node);
-      Read(n, "speed_mbps", nic.speed_mbps);
-      Read(n, "port", nic.port);
-      Read(n, "gdr", nic.gdr);
-      Read(n, "link_gts", nic.link_gts);
-      Read(n, "link_width", nic.link_width);
+      VisitNicFields(nic, [&n](const char* key, auto& field) { Read(n, key, field); });
       t.nics.push_back(std::move(nic));
     }
     return t;
