@@ -11,25 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-json MeasurementJson(const std::optional<Measurement>& m) {
-  if (!m) return nullptr;
-  json j = {{"time_us", OptionalJson(m->time_us)},
-            {"algbw", OptionalJson(m->algbw_gbps)},
-            {"busbw", OptionalJson(m->busbw_gbps)},
-            {"wrong", OptionalJson(m->wrong)},
-            {"max_error", OptionalJson(m->max_error)}};
-  // The per-iteration statistics only when the producer had them: a spooled
-  // 300k-row ingest of plain tables stays the size it was.
-  if (m->iter_min_us || m->iter_max_us || m->iter_p50_us || m->iter_p99_us || m->iter_cv_pct) {
-    j["iter"] = {{"min_us", OptionalJson(m->iter_min_us)},
-                 {"max_us", OptionalJson(m->iter_max_us)},
-                 {"p50_us", OptionalJson(m->iter_p50_us)},
-                 {"p99_us", OptionalJson(m->iter_p99_us)},
-                 {"cv_pct", OptionalJson(m->iter_cv_pct)}};
-  }
-  return j;
-}
-
 // Whether a JSON integer fits T (converting one that does not is undefined
 // behaviour for floats and wraps for integers).
 template <typename T>
@@ -101,54 +82,306 @@ class Reader {
   bool ok_ = true;
 };
 
+// Writes each field as a member of `out`; an absent optional as null.
+struct FieldWriter {
+  json& out;
+  template <typename T>
+  void Req(const char* key, const T& value) const {
+    out[key] = value;
+  }
+  template <typename T>
+  void Opt(const char* key, const std::optional<T>& value) const {
+    out[key] = OptionalJson(value);
+  }
+  template <typename T>
+  void Def(const char* key, const T& value) const {
+    out[key] = value;
+  }
+};
+
+// Reads each field of `in` with the Reader's type checks: Req must be there,
+// Opt and Def may be absent or null.
+struct FieldReader {
+  Reader& r;
+  const json& in;
+  template <typename T>
+  void Req(const char* key, T& value) const {
+    r.Req(in, key, &value);
+  }
+  template <typename T>
+  void Opt(const char* key, std::optional<T>& value) const {
+    r.Opt(in, key, &value);
+  }
+  template <typename T>
+  void Def(const char* key, T& value) const {
+    r.Def(in, key, &value);
+  }
+};
+
+// The record's fields, each named once: the writer and the reader walk the
+// same list (F is FieldWriter or FieldReader, S const or not), so a field is
+// never written under one name and read under another, or forgotten by one.
+template <typename S, typename F>
+void MeasurementFields(S& m, const F& f) {
+  f.Opt("time_us", m.time_us);
+  f.Opt("algbw", m.algbw_gbps);
+  f.Opt("busbw", m.busbw_gbps);
+  f.Opt("wrong", m.wrong);
+  f.Opt("max_error", m.max_error);
+}
+
+template <typename S, typename F>
+void IterationFields(S& m, const F& f) {
+  f.Opt("min_us", m.iter_min_us);
+  f.Opt("max_us", m.iter_max_us);
+  f.Opt("p50_us", m.iter_p50_us);
+  f.Opt("p99_us", m.iter_p99_us);
+  f.Opt("cv_pct", m.iter_cv_pct);
+}
+
+template <typename S, typename F>
+void SizeRowFields(S& row, const F& f) {
+  f.Req("size_bytes", row.size_bytes);
+  f.Opt("count", row.count);
+  f.Opt("type", row.type);
+  f.Opt("redop", row.redop);
+  f.Opt("root", row.root);
+  f.Def("line", row.line);
+}
+
+template <typename S, typename F>
+void LatencyFields(S& l, const F& f) {
+  f.Opt("mean_us", l.mean_us);
+  f.Opt("p50_us", l.p50_us);
+  f.Opt("p90_us", l.p90_us);
+  f.Opt("p99_us", l.p99_us);
+  f.Opt("min_us", l.min_us);
+  f.Opt("max_us", l.max_us);
+  f.Opt("stddev_us", l.stddev_us);
+  f.Opt("cv", l.cv);
+  f.Opt("ip_p50_us", l.ip_p50_us);
+  f.Opt("ip_p99_us", l.ip_p99_us);
+  f.Opt("ip_cv", l.ip_cv);
+  f.Opt("straggler_host", l.straggler_host);
+  f.Opt("straggler_rank", l.straggler_rank);
+  f.Opt("straggler_excess_us", l.straggler_excess_us);
+}
+
+template <typename S, typename F>
+void RankTimingFields(S& t, const F& f) {
+  f.Req("row_index", t.row_index);
+  f.Req("in_place", t.in_place);
+  f.Req("rank", t.rank);
+  f.Opt("host", t.host);
+  f.Opt("mean_us", t.mean_us);
+  f.Opt("p50_us", t.p50_us);
+  f.Opt("p99_us", t.p99_us);
+  f.Opt("max_us", t.max_us);
+  f.Opt("lateness_us", t.lateness_us);
+}
+
+template <typename S, typename F>
+void LinkProbeFields(S& p, const F& f) {
+  f.Req("host_a", p.host_a);
+  f.Req("host_b", p.host_b);
+  f.Req("bytes", p.bytes);
+  f.Req("seconds", p.seconds);
+  f.Req("gbps", p.gbps);
+}
+
+template <typename S, typename F>
+void RankDeviceFields(S& d, const F& f) {
+  f.Req("rank", d.rank);
+  f.Opt("group", d.group);
+  f.Req("host", d.host);
+  f.Opt("pid", d.pid);
+  f.Opt("device", d.device);
+  f.Def("bus_id", d.bus_id);
+  f.Def("gpu_model", d.gpu_model);
+}
+
+// Transport evidence from NCCL logs: absent from harness files (the harness
+// records it at the end), present when a spooled ingest is kept.
+template <typename S, typename F>
+void NetDeviceFields(S& d, const F& f) {
+  f.Req("host", d.host);
+  f.Req("index", d.index);
+  f.Req("name", d.name);
+  f.Opt("port", d.port);
+  f.Req("link", d.link);
+  f.Req("sharp", d.sharp);
+}
+
+template <typename S, typename F>
+void LogEventFields(S& m, const F& f) {
+  f.Req("host", m.host);
+  f.Req("level", m.level);
+  f.Req("text", m.text);
+  f.Req("line", m.line);
+}
+
+template <typename S, typename F>
+void ChannelFields(S& c, const F& f) {
+  f.Req("host", c.host);
+  f.Opt("pid", c.pid);
+  f.Opt("cuda_device", c.cuda_device);
+  f.Req("channel", c.channel);
+  f.Opt("conn_index", c.conn_index);
+  f.Req("from_rank", c.from_rank);
+  f.Req("to_rank", c.to_rank);
+  f.Req("from_bus_id", c.from_bus_id);
+  f.Req("to_bus_id", c.to_bus_id);
+  f.Opt("direction", c.direction);
+  f.Req("family", c.family);
+  f.Req("detail", c.detail);
+  f.Opt("nic_index", c.nic_index);
+  f.Req("gdrdma", c.gdrdma);
+  f.Req("is_ring_line", c.is_ring_line);
+  f.Req("line", c.line);
+}
+
+template <typename S, typename F>
+void StepFields(S& s, const F& f) {
+  f.Req("model_params", s.model_params);
+  f.Req("grad_dtype", s.grad_dtype);
+  f.Req("grad_bytes", s.grad_bytes);
+  f.Req("bucket_bytes", s.bucket_bytes);
+  f.Req("buckets", s.buckets);
+  f.Req("forward_ms", s.forward_ms);
+  f.Req("backward_ms", s.backward_ms);
+  f.Req("steps", s.steps);
+  f.Req("step_ms_p50", s.step_ms_p50);
+  f.Req("step_ms_p90", s.step_ms_p90);
+  f.Req("step_ms_p99", s.step_ms_p99);
+  f.Req("step_ms_max", s.step_ms_max);
+  f.Req("step_ms_mean", s.step_ms_mean);
+  f.Req("compute_ms_p50", s.compute_ms_p50);
+  f.Req("exposed_ms_p50", s.exposed_ms_p50);
+  f.Req("exposed_ms_p99", s.exposed_ms_p99);
+  f.Req("exposed_ms_mean", s.exposed_ms_mean);
+  f.Req("idle_share_p50", s.idle_share_p50);
+  f.Req("idle_share_mean", s.idle_share_mean);
+}
+
+// The run's own fields but its status (an enum written by name).
+template <typename S, typename F>
+void RunFields(S& run, const F& f) {
+  f.Req("cluster", run.cluster);
+  f.Req("started_at", run.started_at);
+  f.Opt("ended_at", run.ended_at);
+  f.Req("source", run.source);
+  f.Opt("backend", run.backend);
+  f.Opt("collective", run.collective);
+  f.Opt("dtype", run.dtype);
+  f.Opt("redop", run.redop);
+  f.Opt("ranks", run.ranks);
+  f.Opt("nodes", run.nodes);
+  f.Opt("gpus_per_node", run.gpus_per_node);
+  f.Opt("ranks_per_node", run.ranks_per_node);
+  f.Def("hosts", run.hosts);
+  f.Opt("gpu_model", run.gpu_model);
+  f.Opt("nccl_version", run.nccl_version);
+  f.Opt("cuda_version", run.cuda_version);
+  f.Opt("driver_version", run.driver_version);
+  f.Opt("mpi_version", run.mpi_version);
+  f.Opt("network", run.network);
+  f.Def("transports", run.transports);
+  f.Opt("gdrdma", run.gdrdma);
+  f.Opt("command_line", run.command_line);
+  f.Def("nccl_env", run.nccl_env);
+  f.Opt("slurm_job_id", run.slurm_job_id);
+  f.Opt("slurm_step_id", run.slurm_step_id);
+  f.Def("tags", run.tags);
+  f.Opt("sweep_id", run.sweep_id);
+  f.Def("parameters", run.parameters);
+  f.Opt("warmup_iters", run.warmup_iters);
+  f.Opt("iters", run.iters);
+  f.Opt("avg_busbw_gbps", run.avg_busbw_gbps);
+  f.Opt("oob_ok", run.oob_ok);
+  f.Opt("oob_count", run.oob_count);
+  f.Opt("link_straggler_host", run.link_straggler_host);
+  f.Opt("machines", run.machines);
+  f.Opt("max_ranks_per_machine", run.max_ranks_per_machine);
+  f.Opt("cpus_per_machine", run.cpus_per_machine);
+  f.Req("content_hash", run.content_hash);
+  f.Def("table_index", run.table_index);
+  f.Opt("source_file", run.source_file);
+  f.Opt("nccl_tests_version", run.nccl_tests_version);
+}
+
+// One JSON object of the fields a *Fields function lists.
+template <typename S, typename Fields>
+json ObjectJson(const S& s, Fields fields) {
+  json out = json::object();
+  fields(s, FieldWriter{out});
+  return out;
+}
+
+json MeasurementJson(const std::optional<Measurement>& m) {
+  if (!m) return nullptr;
+  json j = ObjectJson(*m, MeasurementFields<const Measurement, FieldWriter>);
+  // The per-iteration statistics only when the producer had them: a spooled
+  // 300k-row ingest of plain tables stays the size it was.
+  if (m->iter_min_us || m->iter_max_us || m->iter_p50_us || m->iter_p99_us || m->iter_cv_pct) {
+    j["iter"] = ObjectJson(*m, IterationFields<const Measurement, FieldWriter>);
+  }
+  return j;
+}
+
+json StepJson(const std::optional<StepSummary>& step) {
+  if (!step) return nullptr;
+  return ObjectJson(*step, StepFields<const StepSummary, FieldWriter>);
+}
+
+json ResultJson(const ResultRow& r) {
+  json j = ObjectJson(r.row, SizeRowFields<const SizeRow, FieldWriter>);
+  j["oop"] = MeasurementJson(r.row.oop);
+  j["ip"] = MeasurementJson(r.row.ip);
+  j["latency"] = ObjectJson(r.latency, LatencyFields<const LatencySummary, FieldWriter>);
+  return j;
+}
+
+json RankTimingJson(const RankTiming& t) {
+  return ObjectJson(t, RankTimingFields<const RankTiming, FieldWriter>);
+}
+
+json LinkProbeJson(const LinkProbeResult& p) {
+  return ObjectJson(p, LinkProbeFields<const LinkProbeResult, FieldWriter>);
+}
+
+json RankDeviceJson(const RankDevice& d) {
+  return ObjectJson(d, RankDeviceFields<const RankDevice, FieldWriter>);
+}
+
+json NetDeviceJson(const NetDevice& d) {
+  return ObjectJson(d, NetDeviceFields<const NetDevice, FieldWriter>);
+}
+
+json LogEventJson(const LogMessage& m) {
+  return ObjectJson(m, LogEventFields<const LogMessage, FieldWriter>);
+}
+
+json ChannelJson(const ChannelObservation& c) {
+  return ObjectJson(c, ChannelFields<const ChannelObservation, FieldWriter>);
+}
+
+json RunFieldsJson(const RunRecord& run) {
+  json j = ObjectJson(run, RunFields<const RunRecord, FieldWriter>);
+  j["status"] = RunStatusName(run.status);
+  return j;
+}
+
 std::optional<Measurement> ReadMeasurement(Reader& r, const json& j) {
   if (j.is_null()) return std::nullopt;
   Measurement m;
-  r.Opt(j, "time_us", &m.time_us);
-  r.Opt(j, "algbw", &m.algbw_gbps);
-  r.Opt(j, "busbw", &m.busbw_gbps);
-  r.Opt(j, "wrong", &m.wrong);
-  r.Opt(j, "max_error", &m.max_error);
-  if (j.is_object() && j.contains("iter")) {
-    const json& iter = j["iter"];
-    r.Opt(iter, "min_us", &m.iter_min_us);
-    r.Opt(iter, "max_us", &m.iter_max_us);
-    r.Opt(iter, "p50_us", &m.iter_p50_us);
-    r.Opt(iter, "p99_us", &m.iter_p99_us);
-    r.Opt(iter, "cv_pct", &m.iter_cv_pct);
-  }
+  MeasurementFields(m, FieldReader{r, j});
+  if (j.is_object() && j.contains("iter")) IterationFields(m, FieldReader{r, j["iter"]});
   return m;
 }
 
 }  // namespace
 
-namespace {
-
-json StepJson(const std::optional<StepSummary>& step) {
-  if (!step) return nullptr;
-  const StepSummary& s = *step;
-  return {{"model_params", s.model_params},
-          {"grad_dtype", s.grad_dtype},
-          {"grad_bytes", s.grad_bytes},
-          {"bucket_bytes", s.bucket_bytes},
-          {"buckets", s.buckets},
-          {"forward_ms", s.forward_ms},
-          {"backward_ms", s.backward_ms},
-          {"steps", s.steps},
-          {"step_ms_p50", s.step_ms_p50},
-          {"step_ms_p90", s.step_ms_p90},
-          {"step_ms_p99", s.step_ms_p99},
-          {"step_ms_max", s.step_ms_max},
-          {"step_ms_mean", s.step_ms_mean},
-          {"compute_ms_p50", s.compute_ms_p50},
-          {"exposed_ms_p50", s.exposed_ms_p50},
-          {"exposed_ms_p99", s.exposed_ms_p99},
-          {"exposed_ms_mean", s.exposed_ms_mean},
-          {"idle_share_p50", s.idle_share_p50},
-          {"idle_share_mean", s.idle_share_mean}};
-}
-
-}  // namespace
+namespace {}  // namespace
 
 namespace {
 
@@ -156,140 +389,8 @@ namespace {
 // the whole document and the streaming writer share.
 json StepSampleJson(const StepSample& s) { return {s.step, s.step_ms, s.compute_ms, s.exposed_ms}; }
 
-json ResultJson(const ResultRow& r) {
-  const LatencySummary& l = r.latency;
-  return {{"size_bytes", r.row.size_bytes},
-          {"count", OptionalJson(r.row.count)},
-          {"type", OptionalJson(r.row.type)},
-          {"redop", OptionalJson(r.row.redop)},
-          {"root", OptionalJson(r.row.root)},
-          {"oop", MeasurementJson(r.row.oop)},
-          {"ip", MeasurementJson(r.row.ip)},
-          {"line", r.row.line},
-          {"latency",
-           {{"mean_us", OptionalJson(l.mean_us)},
-            {"p50_us", OptionalJson(l.p50_us)},
-            {"p90_us", OptionalJson(l.p90_us)},
-            {"p99_us", OptionalJson(l.p99_us)},
-            {"min_us", OptionalJson(l.min_us)},
-            {"max_us", OptionalJson(l.max_us)},
-            {"stddev_us", OptionalJson(l.stddev_us)},
-            {"cv", OptionalJson(l.cv)},
-            {"ip_p50_us", OptionalJson(l.ip_p50_us)},
-            {"ip_p99_us", OptionalJson(l.ip_p99_us)},
-            {"ip_cv", OptionalJson(l.ip_cv)},
-            {"straggler_host", OptionalJson(l.straggler_host)},
-            {"straggler_rank", OptionalJson(l.straggler_rank)},
-            {"straggler_excess_us", OptionalJson(l.straggler_excess_us)}}}};
-}
-
 json LatencySampleJson(const LatencySample& s) {
   return {s.row_index, s.in_place, s.iteration, s.latency_us};
-}
-
-json RankTimingJson(const RankTiming& t) {
-  return {{"row_index", t.row_index},
-          {"in_place", t.in_place},
-          {"rank", t.rank},
-          {"host", OptionalJson(t.host)},
-          {"mean_us", OptionalJson(t.mean_us)},
-          {"p50_us", OptionalJson(t.p50_us)},
-          {"p99_us", OptionalJson(t.p99_us)},
-          {"max_us", OptionalJson(t.max_us)},
-          {"lateness_us", OptionalJson(t.lateness_us)}};
-}
-
-json LinkProbeJson(const LinkProbeResult& p) {
-  return {{"host_a", p.host_a},
-          {"host_b", p.host_b},
-          {"bytes", p.bytes},
-          {"seconds", p.seconds},
-          {"gbps", p.gbps}};
-}
-
-json RankDeviceJson(const RankDevice& d) {
-  return {{"rank", d.rank},
-          {"group", OptionalJson(d.group)},
-          {"host", d.host},
-          {"pid", OptionalJson(d.pid)},
-          {"device", OptionalJson(d.device)},
-          {"bus_id", d.bus_id},
-          {"gpu_model", d.gpu_model}};
-}
-
-// Transport evidence from NCCL logs: absent from harness files (the harness
-// records it at the end), present when a spooled ingest is kept.
-json NetDeviceJson(const NetDevice& d) {
-  return {{"host", d.host}, {"index", d.index}, {"name", d.name}, {"port", OptionalJson(d.port)},
-          {"link", d.link}, {"sharp", d.sharp}};
-}
-
-json LogEventJson(const LogMessage& m) {
-  return {{"host", m.host}, {"level", m.level}, {"text", m.text}, {"line", m.line}};
-}
-
-json ChannelJson(const ChannelObservation& c) {
-  return {{"host", c.host},
-          {"pid", OptionalJson(c.pid)},
-          {"cuda_device", OptionalJson(c.cuda_device)},
-          {"channel", c.channel},
-          {"conn_index", OptionalJson(c.conn_index)},
-          {"from_rank", c.from_rank},
-          {"to_rank", c.to_rank},
-          {"from_bus_id", c.from_bus_id},
-          {"to_bus_id", c.to_bus_id},
-          {"direction", OptionalJson(c.direction)},
-          {"family", c.family},
-          {"detail", c.detail},
-          {"nic_index", OptionalJson(c.nic_index)},
-          {"gdrdma", c.gdrdma},
-          {"is_ring_line", c.is_ring_line},
-          {"line", c.line}};
-}
-
-json RunFieldsJson(const RunRecord& run) {
-  return {{"cluster", run.cluster},
-          {"started_at", run.started_at},
-          {"ended_at", OptionalJson(run.ended_at)},
-          {"source", run.source},
-          {"backend", OptionalJson(run.backend)},
-          {"collective", OptionalJson(run.collective)},
-          {"dtype", OptionalJson(run.dtype)},
-          {"redop", OptionalJson(run.redop)},
-          {"ranks", OptionalJson(run.ranks)},
-          {"nodes", OptionalJson(run.nodes)},
-          {"gpus_per_node", OptionalJson(run.gpus_per_node)},
-          {"ranks_per_node", OptionalJson(run.ranks_per_node)},
-          {"hosts", run.hosts},
-          {"gpu_model", OptionalJson(run.gpu_model)},
-          {"nccl_version", OptionalJson(run.nccl_version)},
-          {"cuda_version", OptionalJson(run.cuda_version)},
-          {"driver_version", OptionalJson(run.driver_version)},
-          {"mpi_version", OptionalJson(run.mpi_version)},
-          {"network", OptionalJson(run.network)},
-          {"transports", run.transports},
-          {"gdrdma", OptionalJson(run.gdrdma)},
-          {"command_line", OptionalJson(run.command_line)},
-          {"nccl_env", run.nccl_env},
-          {"slurm_job_id", OptionalJson(run.slurm_job_id)},
-          {"slurm_step_id", OptionalJson(run.slurm_step_id)},
-          {"tags", run.tags},
-          {"sweep_id", OptionalJson(run.sweep_id)},
-          {"parameters", run.parameters},
-          {"warmup_iters", OptionalJson(run.warmup_iters)},
-          {"iters", OptionalJson(run.iters)},
-          {"avg_busbw_gbps", OptionalJson(run.avg_busbw_gbps)},
-          {"oob_ok", OptionalJson(run.oob_ok)},
-          {"oob_count", OptionalJson(run.oob_count)},
-          {"link_straggler_host", OptionalJson(run.link_straggler_host)},
-          {"machines", OptionalJson(run.machines)},
-          {"max_ranks_per_machine", OptionalJson(run.max_ranks_per_machine)},
-          {"cpus_per_machine", OptionalJson(run.cpus_per_machine)},
-          {"content_hash", run.content_hash},
-          {"table_index", run.table_index},
-          {"source_file", OptionalJson(run.source_file)},
-          {"nccl_tests_version", OptionalJson(run.nccl_tests_version)},
-          {"status", RunStatusName(run.status)}};
 }
 
 template <typename T>
@@ -399,31 +500,11 @@ const json& Member(const json& object, const char* key, const json& fallback) {
 // One element of the record's three long lists (the rest is read in
 // ReadRunRecord). false: *r holds the error.
 bool ReadResultRow(Reader& r, const json& x, ResultRow* row) {
-  r.Req(x, "size_bytes", &row->row.size_bytes);
-  r.Opt(x, "count", &row->row.count);
-  r.Opt(x, "type", &row->row.type);
-  r.Opt(x, "redop", &row->row.redop);
-  r.Opt(x, "root", &row->row.root);
-  r.Def(x, "line", &row->row.line);
+  SizeRowFields(row->row, FieldReader{r, x});
   if (!r.ok()) return false;
   row->row.oop = ReadMeasurement(r, Member(x, "oop", kNull));
   row->row.ip = ReadMeasurement(r, Member(x, "ip", kNull));
-  const json& l = Member(x, "latency", kEmptyObject);
-  LatencySummary& s = row->latency;
-  r.Opt(l, "mean_us", &s.mean_us);
-  r.Opt(l, "p50_us", &s.p50_us);
-  r.Opt(l, "p90_us", &s.p90_us);
-  r.Opt(l, "p99_us", &s.p99_us);
-  r.Opt(l, "min_us", &s.min_us);
-  r.Opt(l, "max_us", &s.max_us);
-  r.Opt(l, "stddev_us", &s.stddev_us);
-  r.Opt(l, "cv", &s.cv);
-  r.Opt(l, "ip_p50_us", &s.ip_p50_us);
-  r.Opt(l, "ip_p99_us", &s.ip_p99_us);
-  r.Opt(l, "ip_cv", &s.ip_cv);
-  r.Opt(l, "straggler_host", &s.straggler_host);
-  r.Opt(l, "straggler_rank", &s.straggler_rank);
-  r.Opt(l, "straggler_excess_us", &s.straggler_excess_us);
+  LatencyFields(row->latency, FieldReader{r, Member(x, "latency", kEmptyObject)});
   return r.ok();
 }
 
@@ -438,15 +519,7 @@ bool ReadLatencySample(Reader& r, const json& s, LatencySample* sample) {
 }
 
 void ReadRankTiming(Reader& r, const json& t, RankTiming* timing) {
-  r.Req(t, "row_index", &timing->row_index);
-  r.Req(t, "in_place", &timing->in_place);
-  r.Req(t, "rank", &timing->rank);
-  r.Opt(t, "host", &timing->host);
-  r.Opt(t, "mean_us", &timing->mean_us);
-  r.Opt(t, "p50_us", &timing->p50_us);
-  r.Opt(t, "p99_us", &timing->p99_us);
-  r.Opt(t, "max_us", &timing->max_us);
-  r.Opt(t, "lateness_us", &timing->lateness_us);
+  RankTimingFields(*timing, FieldReader{r, t});
 }
 
 }  // namespace
@@ -462,42 +535,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
   if (!r.ok()) return std::nullopt;
   const json& j = Member(doc, "run", kEmptyObject);
   RunRecord run;
-  r.Req(j, "cluster", &run.cluster);
-  r.Req(j, "started_at", &run.started_at);
-  r.Opt(j, "ended_at", &run.ended_at);
-  r.Req(j, "source", &run.source);
-  r.Opt(j, "backend", &run.backend);
-  r.Opt(j, "collective", &run.collective);
-  r.Opt(j, "dtype", &run.dtype);
-  r.Opt(j, "redop", &run.redop);
-  r.Opt(j, "ranks", &run.ranks);
-  r.Opt(j, "nodes", &run.nodes);
-  r.Opt(j, "gpus_per_node", &run.gpus_per_node);
-  r.Opt(j, "ranks_per_node", &run.ranks_per_node);
-  r.Opt(j, "gpu_model", &run.gpu_model);
-  r.Opt(j, "nccl_version", &run.nccl_version);
-  r.Opt(j, "cuda_version", &run.cuda_version);
-  r.Opt(j, "driver_version", &run.driver_version);
-  r.Opt(j, "mpi_version", &run.mpi_version);
-  r.Opt(j, "network", &run.network);
-  r.Opt(j, "gdrdma", &run.gdrdma);
-  r.Opt(j, "command_line", &run.command_line);
-  r.Opt(j, "slurm_job_id", &run.slurm_job_id);
-  r.Opt(j, "slurm_step_id", &run.slurm_step_id);
-  r.Opt(j, "sweep_id", &run.sweep_id);
-  r.Opt(j, "warmup_iters", &run.warmup_iters);
-  r.Opt(j, "iters", &run.iters);
-  r.Opt(j, "avg_busbw_gbps", &run.avg_busbw_gbps);
-  r.Opt(j, "oob_ok", &run.oob_ok);
-  r.Opt(j, "oob_count", &run.oob_count);
-  r.Opt(j, "link_straggler_host", &run.link_straggler_host);
-  r.Opt(j, "machines", &run.machines);
-  r.Opt(j, "max_ranks_per_machine", &run.max_ranks_per_machine);
-  r.Opt(j, "cpus_per_machine", &run.cpus_per_machine);
-  r.Req(j, "content_hash", &run.content_hash);
-  r.Opt(j, "source_file", &run.source_file);
-  r.Opt(j, "nccl_tests_version", &run.nccl_tests_version);
-  run.table_index = j.value("table_index", 0);
+  RunFields(run, FieldReader{r, j});
   std::string status;
   r.Req(j, "status", &status);
   if (!r.ok()) return std::nullopt;
@@ -511,25 +549,9 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     r.Fail("status", "expected complete, partial or failed");
     return std::nullopt;
   }
-  try {
-    run.hosts = j.value("hosts", std::vector<std::string>{});
-    run.transports = j.value("transports", std::vector<std::string>{});
-    run.nccl_env = j.value("nccl_env", std::map<std::string, std::string>{});
-    run.tags = j.value("tags", std::map<std::string, std::string>{});
-    run.parameters = j.value("parameters", std::map<std::string, std::string>{});
-  } catch (const std::exception& e) {
-    r.Fail("run", e.what());
-    return std::nullopt;
-  }
   for (const json& d : Member(doc, "ranks", kEmptyArray)) {
     RankDevice dev;
-    r.Req(d, "rank", &dev.rank);
-    r.Opt(d, "group", &dev.group);
-    r.Req(d, "host", &dev.host);
-    r.Opt(d, "pid", &dev.pid);
-    r.Opt(d, "device", &dev.device);
-    dev.bus_id = d.value("bus_id", "");
-    dev.gpu_model = d.value("gpu_model", "");
+    RankDeviceFields(dev, FieldReader{r, d});
     run.rank_devices.push_back(dev);
   }
   for (const json& x : Member(doc, "results", kEmptyArray)) {
@@ -549,25 +571,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
   }
   if (const json& s = Member(doc, "step", kNull); s.is_object()) {
     StepSummary step;
-    r.Req(s, "model_params", &step.model_params);
-    r.Req(s, "grad_dtype", &step.grad_dtype);
-    r.Req(s, "grad_bytes", &step.grad_bytes);
-    r.Req(s, "bucket_bytes", &step.bucket_bytes);
-    r.Req(s, "buckets", &step.buckets);
-    r.Req(s, "forward_ms", &step.forward_ms);
-    r.Req(s, "backward_ms", &step.backward_ms);
-    r.Req(s, "steps", &step.steps);
-    r.Req(s, "step_ms_p50", &step.step_ms_p50);
-    r.Req(s, "step_ms_p90", &step.step_ms_p90);
-    r.Req(s, "step_ms_p99", &step.step_ms_p99);
-    r.Req(s, "step_ms_max", &step.step_ms_max);
-    r.Req(s, "step_ms_mean", &step.step_ms_mean);
-    r.Req(s, "compute_ms_p50", &step.compute_ms_p50);
-    r.Req(s, "exposed_ms_p50", &step.exposed_ms_p50);
-    r.Req(s, "exposed_ms_p99", &step.exposed_ms_p99);
-    r.Req(s, "exposed_ms_mean", &step.exposed_ms_mean);
-    r.Req(s, "idle_share_p50", &step.idle_share_p50);
-    r.Req(s, "idle_share_mean", &step.idle_share_mean);
+    StepFields(step, FieldReader{r, s});
     if (!r.ok()) return std::nullopt;
     run.step = step;
   }
@@ -583,49 +587,22 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
   }
   for (const json& p : Member(doc, "link_probes", kEmptyArray)) {
     LinkProbeResult probe;
-    r.Req(p, "host_a", &probe.host_a);
-    r.Req(p, "host_b", &probe.host_b);
-    r.Req(p, "bytes", &probe.bytes);
-    r.Req(p, "seconds", &probe.seconds);
-    r.Req(p, "gbps", &probe.gbps);
+    LinkProbeFields(probe, FieldReader{r, p});
     run.link_probes.push_back(probe);
   }
   for (const json& d : Member(doc, "net_devices", kEmptyArray)) {
     NetDevice dev;
-    r.Req(d, "host", &dev.host);
-    r.Req(d, "index", &dev.index);
-    r.Req(d, "name", &dev.name);
-    r.Opt(d, "port", &dev.port);
-    r.Req(d, "link", &dev.link);
-    r.Req(d, "sharp", &dev.sharp);
+    NetDeviceFields(dev, FieldReader{r, d});
     run.net_devices.push_back(dev);
   }
   for (const json& x : Member(doc, "channels", kEmptyArray)) {
     ChannelObservation c;
-    r.Req(x, "host", &c.host);
-    r.Opt(x, "pid", &c.pid);
-    r.Opt(x, "cuda_device", &c.cuda_device);
-    r.Req(x, "channel", &c.channel);
-    r.Opt(x, "conn_index", &c.conn_index);
-    r.Req(x, "from_rank", &c.from_rank);
-    r.Req(x, "to_rank", &c.to_rank);
-    r.Req(x, "from_bus_id", &c.from_bus_id);
-    r.Req(x, "to_bus_id", &c.to_bus_id);
-    r.Opt(x, "direction", &c.direction);
-    r.Req(x, "family", &c.family);
-    r.Req(x, "detail", &c.detail);
-    r.Opt(x, "nic_index", &c.nic_index);
-    r.Req(x, "gdrdma", &c.gdrdma);
-    r.Req(x, "is_ring_line", &c.is_ring_line);
-    r.Req(x, "line", &c.line);
+    ChannelFields(c, FieldReader{r, x});
     run.channels.push_back(c);
   }
   for (const json& x : Member(doc, "log_events", kEmptyArray)) {
     LogMessage m;
-    r.Req(x, "host", &m.host);
-    r.Req(x, "level", &m.level);
-    r.Req(x, "text", &m.text);
-    r.Req(x, "line", &m.line);
+    LogEventFields(m, FieldReader{r, x});
     run.log_events.push_back(std::move(m));
   }
   if (!r.ok()) return std::nullopt;
