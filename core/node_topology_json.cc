@@ -36,26 +36,29 @@ namespace {
 
 // The fields a GPU and a NIC store beside their name, each named once for
 // the writer and the reader (a field added here is written and read alike).
+// Both are PCIe functions: where they sit and how their link trained.
+template <typename Function, typename Visit>
+void VisitPcieFields(Function& f, Visit&& visit) {
+  visit("bus_id", f.bus_id);
+  visit("numa_node", f.numa_node);
+  visit("link_gts", f.link_gts);
+  visit("link_width", f.link_width);
+}
+
 template <typename Gpu, typename Visit>
 void VisitGpuFields(Gpu& g, Visit&& visit) {
-  visit("bus_id", g.bus_id);
+  VisitPcieFields(g, visit);
   visit("nic", g.nic);
-  visit("numa_node", g.numa_node);
-  visit("link_gts", g.link_gts);
-  visit("link_width", g.link_width);
   visit("gpu_gdr", g.gdr);
   visit("rank", g.rank);
 }
 
 template <typename Nic, typename Visit>
 void VisitNicFields(Nic& n, Visit&& visit) {
+  VisitPcieFields(n, visit);
   visit("speed_mbps", n.speed_mbps);
   visit("port", n.port);
   visit("gdr", n.gdr);
-  visit("bus_id", n.bus_id);
-  visit("numa_node", n.numa_node);
-  visit("link_gts", n.link_gts);
-  visit("link_width", n.link_width);
 }
 
 struct FieldWriter {
