@@ -46,7 +46,29 @@ std::string LeafOf(const LocateTopology& topology, int node) {
   return it == topology.leaf_of.end() ? "" : it->second;
 }
 
+// How many pairs of each class the topology has: inside leaves, the pairs
+// of each leaf; across, the rest; without leaves, every pair.
+std::map<ProbeClass, int> PossiblePairs(const LocateTopology& topology) {
+  const int n = static_cast<int>(topology.nodes.size());
+  const int all = n * (n - 1) / 2;
+  if (!topology.HasLeaves()) return {{ProbeClass::kFlat, all}};
+  std::map<std::string, int> leaf_sizes;
+  for (int i = 0; i < n; ++i) ++leaf_sizes[LeafOf(topology, i)];
+  int intra = 0;
+  for (const auto& [leaf, size] : leaf_sizes) intra += size * (size - 1) / 2;
+  return {{ProbeClass::kIntraLeaf, intra}, {ProbeClass::kCrossLeaf, all - intra}};
+}
+
 }  // namespace
+
+bool ThinReference(const ClassReference& reference) {
+  return reference.pairs < std::min(kMinReferencePairs, reference.possible_pairs);
+}
+
+bool AnyThinReference(const Grading& grading) {
+  return std::any_of(grading.references.begin(), grading.references.end(),
+                     [](const auto& entry) { return ThinReference(entry.second); });
+}
 
 ProbeClass ClassOf(const LocateTopology& topology, const LocateProbe& probe) {
   std::set<std::string> leaves;
@@ -62,14 +84,22 @@ Grading GradeProbes(const LocateTopology& topology, const std::vector<LocateProb
   Grading g;
   if (probes.empty()) return g;
   std::map<ProbeClass, std::vector<double>> busbw, latency;
+  std::map<ProbeClass, std::set<std::vector<int>>> pairs;
   for (const LocateProbe& p : probes) {
     const ProbeClass kind = ClassOf(topology, p);
     busbw[kind].push_back(p.busbw_gbps);
     latency[kind].push_back(p.small_latency_us);
+    std::vector<int> members = p.members;
+    std::sort(members.begin(), members.end());
+    pairs[kind].insert(members);
   }
+  const std::map<ProbeClass, int> possible = PossiblePairs(topology);
   for (const auto& [kind, values] : busbw) {
     ClassReference& r = g.references[kind];
     r.probes = static_cast<int>(values.size());
+    r.pairs = static_cast<int>(pairs[kind].size());
+    auto it = possible.find(kind);
+    r.possible_pairs = it == possible.end() ? r.pairs : it->second;
     Reference(values, true, &r.busbw, &r.busbw_scale);
     Reference(latency[kind], false, &r.latency, &r.latency_scale);
   }

@@ -27,7 +27,16 @@ struct ClassReference {
   double busbw = 0, busbw_scale = 0;
   double latency = 0, latency_scale = 0;
   int probes = 0;
+  int pairs = 0;           // distinct member sets among them
+  int possible_pairs = 0;  // how many pairs of this class the topology has
 };
+
+// A reference is trusted only when it rests on this many distinct pairs (or
+// on every pair the class has): on 8 nodes in 2 leaves the first round has
+// two pairs across leaves, and a fault on one and a burst of other work on
+// the other make "slow" the reference itself, so nothing looks slow.
+constexpr int kMinReferencePairs = 4;
+bool ThinReference(const ClassReference& reference);
 
 struct GradedProbe {
   const LocateProbe* probe = nullptr;
@@ -51,6 +60,9 @@ struct Grading {
 };
 
 Grading GradeProbes(const LocateTopology& topology, const std::vector<LocateProbe>& probes);
+
+// Whether some class of probes has a thin reference (ThinReference).
+bool AnyThinReference(const Grading& grading);
 
 // An uplink fault is either in both directions of the leaf's uplink (a bad
 // cable, a flapping port) or only in the direction from the leaf toward its

@@ -130,6 +130,18 @@ LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<Lo
     if (inside < 0) continue;
     used.insert(inside);
     int outside = partner(leaf, false);
+    if (outside < 0) {
+      // Every other leaf's uplink is suspected too (two leaves: one slow
+      // cross-leaf probe from a fault and one from a burst make both uplinks
+      // explain the round). A probe between healthy nodes across both still
+      // separates: fast clears both uplinks, slow keeps both.
+      for (int h : healthy) {
+        if (!used.count(h) && LeafOf(topology, h) != leaf) {
+          outside = h;
+          break;
+        }
+      }
+    }
     if (outside >= 0) {
       add(inside, outside);
     } else {
@@ -139,6 +151,23 @@ LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<Lo
   for (int i = 0; i < n; ++i) {
     if (measured.count(i) || used.count(i)) continue;
     if (int p = partner(LeafOf(topology, i), true); p >= 0) add(i, p);
+  }
+  // A class whose reference is thin: pairs of that class not measured yet,
+  // among the nodes this round leaves free, until it has enough. Across
+  // leaves first: that class has the fewest pairs in round one.
+  for (auto it = g.references.rbegin(); it != g.references.rend(); ++it) {
+    const auto& [kind, reference] = *it;
+    int missing = std::min(kMinReferencePairs, reference.possible_pairs) - reference.pairs;
+    for (int a = 0; a < n && missing > 0; ++a) {
+      for (int b = a + 1; b < n && missing > 0 && !used.count(a); ++b) {
+        if (used.count(b) || met[a].count(b)) continue;
+        LocateProbe pair;
+        pair.members = {a, b};
+        if (ClassOf(topology, pair) != kind) continue;
+        add(a, b);
+        --missing;
+      }
+    }
   }
   return round;
 }

@@ -117,8 +117,9 @@ LocateVerdict JudgeLocate(const LocateTopology& topology, const std::vector<Loca
     measured.insert(gp.probe->members.begin(), gp.probe->members.end());
   }
   if (slow.empty()) {
-    // Nothing slow: settled once every node has been in a probe.
-    verdict.settled = measured.size() == topology.nodes.size();
+    // Nothing slow: settled once every node has been in a probe and every
+    // class's reference rests on enough pairs.
+    verdict.settled = measured.size() == topology.nodes.size() && !AnyThinReference(g);
     return verdict;
   }
   const std::vector<Hypothesis> candidates = ConsistentSuspects(topology, g);
@@ -192,7 +193,7 @@ LocateVerdict JudgeLocate(const LocateTopology& topology, const std::vector<Loca
     }
     verdict.settled = !tie;
   }
-  verdict.settled &= all_confirmed;
+  verdict.settled &= all_confirmed && !AnyThinReference(g);
   // Confirmed suspects first (a fluke may score higher than a fault), then
   // by score.
   std::stable_sort(suspects.begin(), suspects.end(), [](const auto& a, const auto& b) {
