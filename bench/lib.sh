@@ -31,10 +31,13 @@ bench_large_sysfs() {
 # bench_sysfs_tree NAME DIR: the named benchmark tree at DIR: cx7-16, cx7-64
 # (ConnectX-7 HCAs with real values, saturated legacy counters included;
 # tests/fixtures/sysfs/make_cx7_tree.sh), cx7-16-clean, cx7-64-clean (nothing
-# saturated), clean-16 (bench_large_sysfs).
+# saturated), cx7-16-nohw, cx7-64-nohw (the same without hw_counters/: the
+# values node_exporter 1.5 reads and exports, so both sides do the same work),
+# clean-16 (bench_large_sysfs).
 bench_sysfs_tree() {
   local n
   case $1 in
+    cx7-*-nohw) n=${1#cx7-}; tests/fixtures/sysfs/make_cx7_tree.sh "$2" "${n%-nohw}" && rm -r "$2"/devices/*/*/*/infiniband/*/ports/*/hw_counters ;;
     cx7-*-clean) n=${1#cx7-}; tests/fixtures/sysfs/make_cx7_tree.sh "$2" "${n%-clean}" clean ;;
     cx7-*) tests/fixtures/sysfs/make_cx7_tree.sh "$2" "${1#cx7-}" ;;
     clean-16) bench_large_sysfs "$2" ;;

@@ -11,7 +11,8 @@
 # (on request) the 8-HCA NDR fixture with a second port per HCA.
 # Prints per-round figures, then per tree the median ratio and its spread.
 # Usage: bench/run_port_scrape_bench.sh [scrapes per round, default 500] [rounds, default 5]
-#          [trees, default "cx7-16 cx7-16-clean cx7-64 cx7-64-clean"]
+#          [trees, default "cx7-16 cx7-16-clean cx7-64 cx7-64-clean"; also cx7-16-nohw,
+#          cx7-64-nohw: no hw_counters/, the counters node_exporter 1.5 reads]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
