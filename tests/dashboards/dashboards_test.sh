@@ -144,6 +144,16 @@ echo "stored: $(q "SELECT string_agg(cluster || ' ' || n || ' runs', ', ' ORDER 
         $(q "SELECT count(*) FROM run_port_deltas") run port deltas,
         $(q "SELECT count(*) FROM inspector_jobs") Inspector jobs"
 
+# Four lab hosts' GPU/NIC wiring (NCCL topology dumps): three rail-optimized
+# alike, lab-node3 with its NICs across the CPU interconnect (SYS). The
+# analysis below turns it into a topology_odd_node finding.
+topo="$repo/tests/fixtures/topology/node"
+for h in lab-node1:nccl_xml_rail8.xml lab-node2:nccl_xml_rail8.xml lab-node3:nccl_xml_nic_sys.xml \
+  lab-node4:nccl_xml_rail8.xml; do
+  "$fabtrack" topology ingest "$topo/${h#*:}" --host "${h%%:*}" --cluster lab --data-dir "$work/db" \
+    >>"$work/topology.log" 2>&1 || { cat "$work/topology.log"; fail "topology ingest $h"; }
+done
+
 # A real `fabtrack locate` stored for cluster local, linked to the second
 # sweep: four "nodes" (each rank in its own UTS namespace on this host,
 # tests/support/uts-mpirun.sh) probed in pairs by fabtrack-pairprobe over MPI.
