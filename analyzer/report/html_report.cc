@@ -11,6 +11,8 @@
 #include "analyzer/problems.h"
 #include "analyzer/report/svg_chart.h"
 #include "analyzer/run_facts.h"
+#include "analyzer/topology/rail_check.h"
+#include "core/node_topology_json.h"
 #include "core/statistics.h"
 
 namespace fabtrack::analyzer {
@@ -219,6 +221,89 @@ void LocateVerdicts(std::ostringstream& h, const InputIndex& input) {
     h << "</td></tr>";
   }
   h << "</table>";
+}
+
+// One wiring's GPU -> NIC table: path and GPUDirect RDMA per GPU; with
+// `usual`, only the GPUs wired otherwise, each beside the usual rail.
+void RailRows(std::ostringstream& h, const NodeTopology& t, const NodeTopology* usual) {
+  auto rail = [](const NodeTopology& of, const TopoGpu& g) {
+    std::string r = g.nic.empty() ? "no NIC" : g.nic + " " + (g.path ? TopoPathName(*g.path) : "?");
+    const std::optional<bool> gdr = PairGdr(of, g);
+    if (gdr) r += *gdr ? ", GDR" : ", no GDR";
+    return r;
+  };
+  h << "<table class=\"findings\"><tr><th>GPU</th><th>bus id</th><th>NUMA</th><th>rail (NIC, path, "
+       "GPUDirect RDMA)</th>"
+    << (usual ? "<th>most nodes</th>" : "") << "</tr>";
+  for (const TopoGpu& g : t.gpus) {
+    std::string theirs;
+    if (usual) {
+      auto it = std::find_if(usual->gpus.begin(), usual->gpus.end(),
+                             [&](const TopoGpu& u) { return u.name == g.name; });
+      theirs = it == usual->gpus.end() ? "(no such GPU)" : rail(*usual, *it);
+      if (theirs == rail(t, g)) continue;
+    }
+    const bool far = g.nic.empty() || (g.path && *g.path >= TopoPath::kPhb);
+    h << "<tr><td>" << E(g.name) << "</td><td>" << E(g.bus_id) << "</td><td class=\"num\">"
+      << (g.numa_node ? std::to_string(*g.numa_node) : "–") << "</td><td"
+      << (far ? " class=\"bad\"" : "") << ">" << E(rail(t, g)) << "</td>";
+    if (usual) h << "<td>" << E(theirs) << "</td>";
+    h << "</tr>";
+  }
+  h << "</table>";
+}
+
+// The rail map: the GPU/NIC wiring `fabtrack topology ingest` stored for the
+// cluster's hosts, grouped by wiring so that a 4096-node fleet is one table:
+// the wiring most hosts share in full, then each other wiring with its hosts,
+// only the GPUs it wires otherwise, and what the rail check says of it.
+void RailMap(std::ostringstream& h, const InputIndex& input) {
+  const std::map<std::string, NodeTopology>& fleet = input.input().fleet_topologies;
+  if (fleet.empty()) return;
+  struct Wiring {
+    const NodeTopology* topology = nullptr;
+    std::vector<std::string> hosts;
+  };
+  std::map<std::string, Wiring> by_fingerprint;
+  for (const auto& [host, topology] : fleet) {
+    Wiring& w = by_fingerprint[TopologyFingerprint(topology)];
+    w.topology = &topology;
+    w.hosts.push_back(host);
+  }
+  std::vector<const Wiring*> wirings;
+  for (const auto& [fingerprint, w] : by_fingerprint) wirings.push_back(&w);
+  std::stable_sort(wirings.begin(), wirings.end(), [](const Wiring* a, const Wiring* b) {
+    return a->hosts.size() > b->hosts.size();
+  });
+  auto checks = [&](const NodeTopology& t) {
+    for (const TopologyFinding& f : CheckRails(t)) {
+      h << "<p><span class=\"badge " << SeverityName(f.severity) << "\">" << E(f.kind) << "</span>"
+        << E(f.message) << "</p>";
+    }
+  };
+  auto host_list = [&](const std::vector<std::string>& hosts) {
+    std::string out;
+    for (size_t i = 0; i < hosts.size() && i < 20; ++i) out += (i ? ", " : "") + hosts[i];
+    if (hosts.size() > 20) out += " and " + std::to_string(hosts.size() - 20) + " more";
+    return out;
+  };
+  const Wiring& usual = *wirings.front();
+  h << "<h2 id=\"rails\">Rail map: GPU to NIC wiring of " << fleet.size() << " node(s)</h2>"
+    << "<p class=\"sub\">" << usual.hosts.size() << " of " << fleet.size()
+    << " node(s) wired like this (" << E(host_list(usual.hosts)) << "); " << wirings.size() - 1
+    << " other wiring(s) below</p>";
+  RailRows(h, *usual.topology, nullptr);
+  checks(*usual.topology);
+  for (size_t i = 1; i < wirings.size() && i <= kMaxCharts; ++i) {
+    h << "<h3>" << wirings[i]->hosts.size()
+      << " node(s) wired otherwise: " << E(host_list(wirings[i]->hosts)) << "</h3>";
+    RailRows(h, *wirings[i]->topology, usual.topology);
+    checks(*wirings[i]->topology);
+  }
+  if (wirings.size() > kMaxCharts + 1) {
+    h << "<p class=\"more\">" << wirings.size() - kMaxCharts - 1
+      << " more wirings: fabtrack topology ingest prints the fleet diff</p>";
+  }
 }
 
 // The runs of a series, or none: a window can hold runs that have no series
@@ -670,6 +755,7 @@ std::string RenderHtmlReport(const InputIndex& input, const AnalysisResult& resu
   Scaling(h, input, tonight);
   Latency(h, input, tonight);
   Ports(h, input);
+  RailMap(h, input);
   h << "<p class=\"sub\">fabtrack analyze --format html; busbw as nccl-tests defines it "
        "(algbw·2(n−1)/n), GB/s = 10<sup>9</sup> bytes/s.</p></body></html>\n";
   return h.str();

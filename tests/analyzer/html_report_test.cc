@@ -255,6 +255,60 @@ TEST(HtmlReport, WindowWithFailedAndLogOnlyRuns) {
   EXPECT_NE(html.find("run " + std::to_string(failed.id)), std::string::npos);
 }
 
+// Issue 21 item 6: the rail map. 40 nodes wired rail-optimized (GPUi ->
+// mlx5_i, PIX) and one whose GPU3 reaches mlx5_3 across the CPUs (SYS): one
+// full table for the 40, one row for the odd node beside the usual rail.
+TEST(HtmlReport, RailMapGroupsNodesByWiring) {
+  auto rail8 = [](bool odd) {
+    NodeTopology t;
+    for (int i = 0; i < 8; ++i) {
+      TopoGpu g;
+      g.name = "GPU" + std::to_string(i);
+      g.bus_id = "0000:" + std::to_string(10 + i) + ":00.0";
+      g.numa_node = i / 4;
+      g.gdr = true;
+      g.nic = "mlx5_" + std::to_string(i);
+      g.path = odd && i == 3 ? TopoPath::kSys : TopoPath::kPix;
+      t.gpus.push_back(g);
+      TopoNic n;
+      n.name = g.nic;
+      n.gdr = true;
+      n.speed_mbps = 400000;
+      t.nics.push_back(n);
+    }
+    return t;
+  };
+  testing::InputBuilder b;
+  RunView& run = b.AddRun(0, 2);
+  b.AddResult(run, 1024, 10, 0.1);
+  for (int i = 1; i <= 40; ++i)
+    b.input().fleet_topologies["node" + std::to_string(i)] = rail8(false);
+  b.input().fleet_topologies["node41"] = rail8(true);
+  InputIndex index(b.Build());
+  const std::string html = RenderHtmlReport(index, Analyze(index, AnalyzerConfig{}));
+  const size_t map = html.find("Rail map: GPU to NIC wiring of 41 node(s)");
+  ASSERT_NE(map, std::string::npos);
+  EXPECT_NE(html.find("40 of 41 node(s) wired like this", map), std::string::npos);
+  const size_t odd = html.find("1 node(s) wired otherwise: node41", map);
+  ASSERT_NE(odd, std::string::npos);
+  // The usual table has the eight GPUs; the odd node's only GPU3, beside
+  // the usual rail, marked, and the rail check's nic_far finding.
+  const std::string usual_table = html.substr(map, odd - map);
+  EXPECT_EQ(Count(usual_table, "<td>GPU"), 8u);
+  const std::string odd_part = html.substr(odd);
+  EXPECT_EQ(Count(odd_part, "<td>GPU"), 1u);
+  EXPECT_NE(odd_part.find("<td class=\"bad\">mlx5_3 SYS, GDR</td><td>mlx5_3 PIX, GDR</td>"),
+            std::string::npos);
+  EXPECT_NE(odd_part.find("nic_far"), std::string::npos);
+  // No topology stored: no section.
+  testing::InputBuilder bare;
+  RunView& r = bare.AddRun(0, 2);
+  bare.AddResult(r, 1024, 10, 0.1);
+  InputIndex bare_index(bare.Build());
+  EXPECT_EQ(RenderHtmlReport(bare_index, Analyze(bare_index, AnalyzerConfig{})).find("Rail map"),
+            std::string::npos);
+}
+
 TEST(SvgChart, AxesSeriesBandAndMarker) {
   LineChart c;
   c.title = "t";
