@@ -1,6 +1,7 @@
 #include "core/node_topology_json.h"
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "core/content_hash.h"
 
@@ -34,31 +35,24 @@ std::optional<bool> PairGdr(const NodeTopology& topology, const TopoGpu& gpu) {
 
 namespace {
 
-// The fields a GPU and a NIC store beside their name, each named once for
-// the writer and the reader (a field added here is written and read alike).
-// Both are PCIe functions: where they sit and how their link trained.
-template <typename Function, typename Visit>
-void VisitPcieFields(Function& f, Visit&& visit) {
-  visit("bus_id", f.bus_id);
-  visit("numa_node", f.numa_node);
-  visit("link_gts", f.link_gts);
-  visit("link_width", f.link_width);
-}
-
-template <typename Gpu, typename Visit>
-void VisitGpuFields(Gpu& g, Visit&& visit) {
-  VisitPcieFields(g, visit);
-  visit("nic", g.nic);
-  visit("gpu_gdr", g.gdr);
-  visit("rank", g.rank);
-}
-
-template <typename Nic, typename Visit>
-void VisitNicFields(Nic& n, Visit&& visit) {
-  VisitPcieFields(n, visit);
-  visit("speed_mbps", n.speed_mbps);
-  visit("port", n.port);
-  visit("gdr", n.gdr);
+// The fields a GPU or a NIC stores beside its name, each named once for the
+// writer and the reader (a field added here is written and read alike):
+// where the PCIe function sits and how its link trained, then its own.
+template <typename Device, typename Visit>
+void VisitDeviceFields(Device& d, Visit&& visit) {
+  visit("bus_id", d.bus_id);
+  visit("numa_node", d.numa_node);
+  visit("link_gts", d.link_gts);
+  visit("link_width", d.link_width);
+  if constexpr (std::is_same_v<std::remove_const_t<Device>, TopoGpu>) {
+    visit("nic", d.nic);
+    visit("gpu_gdr", d.gdr);
+    visit("rank", d.rank);
+  } else {
+    visit("speed_mbps", d.speed_mbps);
+    visit("port", d.port);
+    visit("gdr", d.gdr);
+  }
 }
 
 struct FieldWriter {
@@ -77,7 +71,7 @@ nlohmann::json TopologyGpusToJson(const NodeTopology& t) {
     nlohmann::json gpu = {{"gpu", g.name},
                           {"path", g.path ? nlohmann::json(TopoPathName(*g.path)) : nullptr},
                           {"gdr", OrNull(PairGdr(t, g))}};
-    VisitGpuFields(g, FieldWriter{gpu});
+    VisitDeviceFields(g, FieldWriter{gpu});
     out.push_back(std::move(gpu));
   }
   return out;
@@ -87,7 +81,7 @@ nlohmann::json TopologyNicsToJson(const NodeTopology& t) {
   nlohmann::json out = nlohmann::json::array();
   for (const TopoNic& n : t.nics) {
     nlohmann::json nic = {{"name", n.name}};
-    VisitNicFields(n, FieldWriter{nic});
+    VisitDeviceFields(n, FieldWriter{nic});
     out.push_back(std::move(nic));
   }
   return out;
@@ -132,7 +126,7 @@ std::optional<NodeTopology> NodeTopologyFromJson(const nlohmann::json& j, std::s
     for (const nlohmann::json& g : j.at("gpus")) {
       TopoGpu gpu;
       Read(g, "gpu", gpu.name);
-      VisitGpuFields(gpu, [&g](const char* key, auto& field) { Read(g, key, field); });
+      VisitDeviceFields(gpu, [&g](const char* key, auto& field) { Read(g, key, field); });
       std::string path;
       Read(g, "path", path);
       if (!path.empty()) {
@@ -144,7 +138,7 @@ std::optional<NodeTopology> NodeTopologyFromJson(const nlohmann::json& j, std::s
     for (const nlohmann::json& n : j.at("nics")) {
       TopoNic nic;
       Read(n, "name", nic.name);
-      VisitNicFields(nic, [&n](const char* key, auto& field) { Read(n, key, field); });
+      VisitDeviceFields(nic, [&n](const char* key, auto& field) { Read(n, key, field); });
       t.nics.push_back(std::move(nic));
     }
     return t;
