@@ -123,12 +123,10 @@ std::string VerdictLine(const std::vector<Problem>& problems) {
     return acknowledged == 0 ? "OK: no problem"
                              : "OK: no problem (" + std::to_string(acknowledged) + " acknowledged)";
   }
-  std::string severity = SeverityName(top->severity);
-  for (char& c : severity) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  std::string line = severity + ": " + top->kind + " " + top->subject + " (" +
-                     ProblemStateName(top->state) + ", since " + top->first_seen.substr(0, 10) +
-                     ", " + std::to_string(top->nights) + " night" + (top->nights == 1 ? "" : "s") +
-                     ")";
+  std::string line = std::string(SeverityLabel(top->severity)) + ": " + top->kind + " " +
+                     top->subject + " (" + ProblemStateName(top->state) + ", since " +
+                     top->first_seen.substr(0, 10) + ", " + std::to_string(top->nights) + " night" +
+                     (top->nights == 1 ? "" : "s") + ")";
   if (counted > 1) {
     line += " and " + std::to_string(counted - 1) + " more problem" + (counted == 2 ? "" : "s");
   }

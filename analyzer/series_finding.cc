@@ -8,19 +8,11 @@
 #include <vector>
 
 #include "analyzer/run_facts.h"
+#include "core/text.h"
 
 namespace fabtrack::analyzer::series {
 
 namespace {
-
-std::string Join(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += separator;
-    out += item;
-  }
-  return out;
-}
 
 std::string HostList(const std::vector<std::string>& hosts) {
   constexpr size_t kShown = 4;

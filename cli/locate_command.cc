@@ -26,6 +26,7 @@
 #include "core/clock.h"
 #include "core/locate_json.h"
 #include "core/subprocess.h"
+#include "core/text.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -56,12 +57,6 @@ std::vector<std::string> Split(const std::string& text, const std::string& separ
       word += c;
     }
   }
-  return out;
-}
-
-std::string Join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : ",") + w;
   return out;
 }
 
@@ -141,7 +136,7 @@ void RunLocate(const LocateOptions& o) {
         app::FlaggedRuns(o.database, *o.cluster, *since, kinds, std::cerr);
     if (flagged.empty()) {
       std::cout << "locate: no run of " << *o.cluster << " since " << *since << " is flagged by "
-                << Join(kinds) << "; not run\n";
+                << Join(kinds, ",") << "; not run\n";
       return;
     }
     std::cout << "locate: " << flagged.size() << " run(s) of " << *o.cluster << " flagged since "

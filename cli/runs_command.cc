@@ -10,6 +10,7 @@
 #include "app/run_catalog.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "core/text.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -21,11 +22,8 @@ struct RunsOptions {
   DatabaseOptions database;
 };
 
-std::string Join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-  return s.empty() ? "-" : s;
-}
+// A list cell: comma-joined, "-" for none (columns must not go empty).
+std::string ListCell(const std::vector<std::string>& v) { return v.empty() ? "-" : Join(v, ","); }
 
 template <typename T>
 std::string Or(const std::optional<T>& v, const char* dash = "-") {
@@ -110,7 +108,7 @@ void RunList(const RunsOptions& o) {
     if (r.peak_busbw_gbps) std::snprintf(busbw, sizeof busbw, "%.2f", *r.peak_busbw_gbps);
     if (r.small_latency_us) std::snprintf(latency, sizeof latency, "%.2f", *r.small_latency_us);
     rows.push_back({std::to_string(r.id), r.started_at, r.cluster, r.source, Or(r.collective),
-                    Or(r.nodes), Or(r.ranks), Or(r.network), Join(r.transports),
+                    Or(r.nodes), Or(r.ranks), Or(r.network), ListCell(r.transports),
                     r.gdrdma ? (*r.gdrdma ? "yes" : "no") : "-", std::to_string(r.sizes), busbw,
                     latency, r.status});
   }

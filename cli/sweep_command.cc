@@ -24,6 +24,7 @@
 #include "core/port_sample_json.h"
 #include "core/run_record_json.h"
 #include "core/subprocess.h"
+#include "core/text.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -186,12 +187,6 @@ std::string ReadFile(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-std::string JoinWords(const std::vector<std::string>& words) {
-  std::string text;
-  for (const std::string& w : words) text += (text.empty() ? "" : " ") + w;
-  return text;
-}
-
 // The nccl-tests programs of --collective in --nccl-tests-dir: `<c>_perf`,
 // or `<c>_perf_mpi` (builds with NAME_SUFFIX=_mpi). "all": every one found.
 std::vector<sweep::NcclTestsProgram> FindNcclTestsPrograms(const SweepOptions& o) {
@@ -225,7 +220,7 @@ std::vector<sweep::NcclTestsProgram> FindNcclTestsPrograms(const SweepOptions& o
     std::optional<std::string> collective = CanonicalCollective(name);
     if (!collective) {
       std::cerr << "fabtrack sweep: --collective " << name << ": not an nccl-tests collective ("
-                << JoinWords(KnownCollectives()) << ", or all)\n";
+                << Join(KnownCollectives(), " ") << ", or all)\n";
       throw CommandExit{kExitUsage};
     }
     std::optional<std::string> path = find(*collective);
@@ -263,7 +258,7 @@ std::vector<RunRecord> NcclTestsRecords(const sweep::SweepSpec& spec, const swee
   launch.expected_ranks = run.expected_ranks;
   launch.cluster = o.cluster;
   launch.launched_at = launched_at;
-  launch.command_line = JoinWords(run.argv);
+  launch.command_line = Join(run.argv, " ");
   launch.sweep_id = spec.sweep_id;
   for (const std::string& tag : spec.tags) {
     const size_t eq = tag.find('=');

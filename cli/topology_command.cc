@@ -100,12 +100,6 @@ nlohmann::json ToJson(const FileVerdict& v) {
           {"errors", errors}};
 }
 
-std::string Upper(const char* s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 void PrintText(const FileVerdict& v) {
   if (!v.unreadable.empty()) {
     std::cout << v.file << ": cannot read: " << v.unreadable << "\n";
@@ -131,8 +125,7 @@ void PrintText(const FileVerdict& v) {
     std::cout << "\n";
   }
   for (const TopologyFinding& f : v.findings) {
-    std::cout << "  " << Upper(SeverityName(f.severity)) << " " << f.kind << ": " << f.message
-              << "\n";
+    std::cout << "  " << SeverityLabel(f.severity) << " " << f.kind << ": " << f.message << "\n";
   }
 }
 
@@ -201,8 +194,7 @@ void RunTopologyIngest(const TopologyIngestOptions& o) {
   std::cout << "fleet: " << r.hosts << " node(s) of " << o.cluster << ", " << r.fleet.size()
             << " off the majority\n";
   for (const TopologyFinding& f : r.fleet) {
-    std::cout << "  " << Upper(SeverityName(f.severity)) << " " << f.kind << ": " << f.message
-              << "\n";
+    std::cout << "  " << SeverityLabel(f.severity) << " " << f.kind << ": " << f.message << "\n";
   }
 }
 

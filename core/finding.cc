@@ -18,6 +18,18 @@ const char* SeverityName(Severity severity) {
   return "info";
 }
 
+const char* SeverityLabel(Severity severity) {
+  switch (severity) {
+    case Severity::kInfo:
+      return "INFO";
+    case Severity::kWarning:
+      return "WARNING";
+    case Severity::kCritical:
+      return "CRITICAL";
+  }
+  return "INFO";
+}
+
 bool FindingBefore(const Finding& a, const Finding& b) {
   return std::forward_as_tuple(static_cast<int>(b.severity), a.kind, a.subject, a.run_started_at) <
          std::forward_as_tuple(static_cast<int>(a.severity), b.kind, b.subject, b.run_started_at);

@@ -11,6 +11,8 @@ namespace fabtrack {
 enum class Severity { kInfo = 0, kWarning = 1, kCritical = 2 };
 
 const char* SeverityName(Severity severity);  // "info" | "warning" | "critical"
+// As reports and monitoring plugins print it: "INFO" | "WARNING" | "CRITICAL".
+const char* SeverityLabel(Severity severity);
 
 struct Finding {
   std::string kind;  // detector name: "socket_fallback", "busbw_regression", ...

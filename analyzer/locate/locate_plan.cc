@@ -117,6 +117,15 @@ LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<Lo
     round.probes.push_back(m);
     used.insert(m.begin(), m.end());
   }
+  // Healthy nodes already measured slow across leaves: every suspected
+  // uplink stays consistent whatever more such probes say (two leaves, a
+  // fault in both directions: no pair test tells the uplinks apart).
+  bool healthy_across_slow = false;
+  for (const GradedProbe& gp : g.probes) {
+    healthy_across_slow |= gp.slow() && gp.kind == ProbeClass::kCrossLeaf &&
+                           std::all_of(gp.probe->members.begin(), gp.probe->members.end(),
+                                       [&](int m) { return healthy.count(m) > 0; });
+  }
   for (const std::string& leaf : suspect_leaves) {
     // A probe across the suspected uplink between two nodes proved healthy:
     // slow convicts the uplink, fast clears it.
@@ -130,7 +139,7 @@ LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<Lo
     if (inside < 0) continue;
     used.insert(inside);
     int outside = partner(leaf, false);
-    if (outside < 0) {
+    if (outside < 0 && !healthy_across_slow) {
       // Every other leaf's uplink is suspected too (two leaves: one slow
       // cross-leaf probe from a fault and one from a burst make both uplinks
       // explain the round). A probe between healthy nodes across both still

@@ -26,10 +26,8 @@ std::string TextReport(const AnalysisResult& result, const std::string& judged_f
     out << "\n";
   }
   for (const Problem& p : result.problems) {
-    std::string severity = SeverityName(p.severity);
-    for (char& c : severity) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    out << severity << "  " << p.kind << "  " << p.subject << "  [" << ProblemStateName(p.state)
-        << ", " << p.first_seen.substr(0, 10);
+    out << SeverityLabel(p.severity) << "  " << p.kind << "  " << p.subject << "  ["
+        << ProblemStateName(p.state) << ", " << p.first_seen.substr(0, 10);
     if (p.last_seen.substr(0, 10) != p.first_seen.substr(0, 10)) {
       out << " .. " << p.last_seen.substr(0, 10);
     }

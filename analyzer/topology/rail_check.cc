@@ -6,15 +6,10 @@
 #include <sstream>
 
 #include "core/node_topology_json.h"
+#include "core/text.h"
 
 namespace fabtrack {
 namespace {
-
-std::string Join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 std::string Number(double v) {
   std::ostringstream s;
