@@ -2,8 +2,9 @@
 //                         [--port N] [--netdev IFACE] [--netdev-map FILE]
 // Port dumps operators already collect (ibstat, ibstatus, perfquery -x,
 // ibv_devinfo -v, ethtool -S, saved sysfs files) stored as port samples, so deltas and detectors
-// use them like live sysfs reads. Every file is parsed before anything is stored: one unusable file
-// stores nothing (exit 1, file:line named).
+// use them like live sysfs reads: two snapshots of a port at two times give the span between them
+// counter deltas (store/snapshot_deltas.h) that the analyzer's port detectors judge. Every file is
+// parsed before anything is stored: one unusable file stores nothing (exit 1, file:line named).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -179,10 +180,16 @@ void RunImport(const ImportOptions& o) {
     throw CommandExit{kExitDatabaseError};
   }
   if (outcome.stored) {
-    size_t n = 0;
-    for (const store::AppliedBatch& a : outcome.applied) n += a.samples;
+    size_t n = 0, windows = 0;
+    for (const store::AppliedBatch& a : outcome.applied) {
+      n += a.samples;
+      windows += a.snapshot_windows;
+    }
     std::cout << "stored " << n << " port sample(s) of " << samples.size()
-              << " host snapshot(s) in cluster " << *o.cluster << "\n";
+              << " host snapshot(s) in cluster " << *o.cluster;
+    // Counter deltas to the same ports' earlier or later stored snapshots.
+    if (windows > 0) std::cout << ", " << windows << " counter window(s) to their other snapshots";
+    std::cout << "\n";
     return;
   }
   if (!outcome.failure.empty())

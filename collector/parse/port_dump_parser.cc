@@ -132,15 +132,6 @@ const std::map<std::string, std::string, std::less<>>& PerfqueryNames() {
   return m;
 }
 
-void DeriveBytes(PortSample* p) {
-  if (auto it = p->counters.find("port_xmit_data"); it != p->counters.end()) {
-    p->xmit_bytes = it->second * 4;
-  }
-  if (auto it = p->counters.find("port_rcv_data"); it != p->counters.end()) {
-    p->rcv_bytes = it->second * 4;
-  }
-}
-
 std::string Quoted(std::string_view line) {
   size_t a = line.find('\'');
   size_t b = a == std::string_view::npos ? a : line.find('\'', a + 1);
@@ -258,7 +249,12 @@ void ParsePerfquery(const std::vector<std::string_view>& lines,
     }
     port->counters[name->second] = *v;
   }
-  for (PortSample& p : out->ports) DeriveBytes(&p);
+  // As the live reader finishes a port (the same code): legacy counters at
+  // their width's maximum are saturated (PortXmitWait and the error counters
+  // of PortCounters, which `perfquery -x` prints beside the 64-bit extended
+  // data counters; plain perfquery's 32-bit data counters too), data words
+  // as bytes.
+  for (PortSample& p : out->ports) FinishSysfsPort({}, &p);
 }
 
 void ParseIbvDevinfo(const std::vector<std::string_view>& lines, ParsedPortDump* out) {
