@@ -172,10 +172,11 @@ void RunAnalyze(const AnalyzeOptions& o) {
     if (o.cluster) {
       cluster = *o.cluster;
     } else {
-      std::vector<std::string> clusters = session->ClustersWithRuns();
+      std::vector<std::string> clusters = session->ClustersToAnalyze();
       if (clusters.size() != 1) {
-        CannotAnalyze(clusters.empty() ? "no runs stored yet"
-                                       : "several clusters have runs: name one with --cluster");
+        CannotAnalyze(clusters.empty()
+                          ? "no runs (or imported port snapshots) stored yet"
+                          : "several clusters have runs or snapshots: name one with --cluster");
       }
       cluster = clusters.front();
     }

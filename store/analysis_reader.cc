@@ -93,10 +93,14 @@ constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'";
 
 }  // namespace
 
-std::vector<std::string> ClustersWithRuns(pqxx::connection_base& connection) {
+std::vector<std::string> ClustersToAnalyze(pqxx::connection_base& connection) {
   pqxx::read_transaction txn(connection);
   std::vector<std::string> out;
-  for (const pqxx::row& row : txn.exec("SELECT DISTINCT cluster FROM runs ORDER BY 1")) {
+  // Clusters with runs, or with windows between imported snapshots (a site
+  // that only imports its dumps has no run).
+  for (const pqxx::row& row :
+       txn.exec("SELECT cluster FROM runs UNION SELECT p.cluster FROM run_port_deltas d JOIN "
+                "ports p ON p.id = d.port_id WHERE d.run_id IS NULL ORDER BY 1")) {
     out.push_back(row[0].as<std::string>());
   }
   return out;

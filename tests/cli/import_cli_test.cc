@@ -364,5 +364,34 @@ TEST(ImportCli, DumpsOfTwoTimesInOneImportAreOneWindow) {
             "1500 5.00 false false");
 }
 
+TEST(ImportCli, TwoEthtoolDumpsOfARocePortGiveItsPfcPauseRate) {
+  TestDatabase db;
+  for (const auto& [file, at] : {std::pair{"roce-a3.ens1f0np0.ethtool.txt", "02:00"},
+                                 std::pair{"roce-a3.ens1f0np0.ethtool.0210.txt", "02:10"}}) {
+    CommandOutput r = Import(Dump("roce-a3.ibstatus.txt") + " " + Dump(file) + " --netdev-map " +
+                                 Dump("roce-a3.ibdev2netdev.txt") + " --cluster lab --at " +
+                                 "2026-12-01T" + at + ":00Z",
+                             db.conninfo());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // 912400 pause frames received over the 600 s between the dumps.
+  EXPECT_EQ(WindowRow(db, "roce-a3", "ethtool:rx_prio3_pause", "2026-12-01T02:10:00Z"),
+            "912400 1520.67 false false");
+  EXPECT_EQ(WindowRow(db, "roce-a3", "ethtool:rx_discards_phy", "2026-12-01T02:10:00Z"),
+            "12 0.02 false false");
+  // Without --cluster: the one cluster with runs or snapshot windows.
+  CommandOutput a = fabtrack::testing::RunCommand(
+      std::string(FABTRACK_CLI) + " analyze --format json --db '" + db.conninfo() + "'");
+  ASSERT_EQ(a.exit_code, 1) << a.out << a.err;
+  nlohmann::json report = nlohmann::json::parse(a.out);
+  std::vector<nlohmann::json> congestion = FindingsOf(report, "congestion");
+  ASSERT_EQ(congestion.size(), 1u) << a.out;
+  EXPECT_EQ(congestion[0]["subject"], "roce-a3:mlx5_0/1");
+  EXPECT_NE(congestion[0]["message"].get<std::string>().find("PFC pause"), std::string::npos)
+      << congestion[0];
+  EXPECT_NEAR(congestion[0]["evidence"]["per_second"]["ethtool:rx_prio3_pause"].get<double>(),
+              912400.0 / 600, 0.01);
+}
+
 }  // namespace
 }  // namespace fabtrack
