@@ -17,11 +17,25 @@ CREATE UNIQUE INDEX run_port_deltas_snapshot_key ON run_port_deltas (port_id, wi
 -- What the analyzer reads of them: the windows ending in its judged span.
 CREATE INDEX run_port_deltas_snapshot_end ON run_port_deltas (window_end) WHERE run_id IS NULL;
 
+-- Storing a snapshot between two stored ones replaces the window that
+-- spanned it, and importing one again its own windows (store/snapshot_deltas.cc).
+-- Writers may not delete (004_roles): they clear exactly those rows through
+-- this function, which runs with the owner's rights, touches only rows no
+-- run owns and has a fixed search_path (as fabtrack_ensure_counter_partitions).
+CREATE FUNCTION fabtrack_clear_snapshot_windows(p_port integer, p_ends timestamptz[])
+RETURNS integer LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+  WITH gone AS (
+    DELETE FROM run_port_deltas
+    WHERE run_id IS NULL AND port_id = p_port AND window_end = ANY (p_ends)
+    RETURNING 1)
+  SELECT count(*)::integer FROM gone
+$$;
+REVOKE ALL ON FUNCTION fabtrack_clear_snapshot_windows(integer, timestamptz[]) FROM PUBLIC;
+
 DO $$
 BEGIN
-  -- Storing a snapshot between two stored ones replaces the window that
-  -- spanned it (store/snapshot_deltas.cc deletes rows with run_id NULL only).
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'fabtrack_writer') THEN
-    GRANT DELETE ON run_port_deltas TO fabtrack_writer;
+    GRANT EXECUTE ON FUNCTION fabtrack_clear_snapshot_windows(integer, timestamptz[])
+      TO fabtrack_writer;
   END IF;
 END $$;

@@ -93,9 +93,9 @@ size_t WriteSnapshotPortDeltas(pqxx::transaction_base& txn, const std::string& c
         txn, port_id, sampled_at, port, "sampled_at > $2::timestamptz ORDER BY sampled_at");
     // The windows ending at this snapshot and at the next: one spanning
     // this time (previous -> next) is replaced by the two either side of it.
+    // Through the owner's function: a writer may not delete (migration 014).
     txn.exec_params(
-        "DELETE FROM run_port_deltas WHERE run_id IS NULL AND port_id = $1::int AND "
-        "window_end IN ($2::timestamptz, $3::timestamptz)",
+        "SELECT fabtrack_clear_snapshot_windows($1::int, ARRAY[$2::timestamptz, $3::timestamptz])",
         port_id, now->at, next ? next->at : now->at);
     if (previous) windows += WriteWindow(txn, host.host, port_id, *previous, *now);
     if (next) windows += WriteWindow(txn, host.host, port_id, *now, *next);
