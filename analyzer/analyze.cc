@@ -20,6 +20,7 @@ AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
   result.cluster = index.cluster().name;
   result.judged_runs = static_cast<int>(index.judged().size());
   result.judged_jobs = static_cast<int>(index.input().inspector_jobs.size());
+  result.judged_port_windows = index.input().snapshot_windows;
   for (const RunView* run : index.judged()) {
     result.newest_judged_at =
         std::max(result.newest_judged_at.value_or(run->started_at), run->started_at);

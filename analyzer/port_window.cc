@@ -25,6 +25,46 @@ Finding PortFinding(const RunView& run, const PortKey& port, Severity severity) 
   return f;
 }
 
+std::vector<PortWindow> JudgedPortWindows(const InputIndex& input) {
+  std::vector<PortWindow> out;
+  for (const RunView* run : input.judged()) {
+    for (auto& [port, counters] : DeltasByPort(input, run->id)) {
+      out.push_back({port, run, run->started_at_iso, "", std::move(counters)});
+    }
+  }
+  // snapshot_deltas come by port and window end: one window per change of either.
+  for (const SnapshotDeltaView& s : input.input().snapshot_deltas) {
+    const PortKey port{s.delta.host, s.delta.device, s.delta.port};
+    if (out.empty() || out.back().run != nullptr || out.back().port != port ||
+        out.back().end_iso != s.window_end_iso) {
+      out.push_back({port, nullptr, s.window_start_iso, s.window_end_iso, {}});
+    }
+    out.back().counters[s.delta.counter] = &s.delta;
+  }
+  return out;
+}
+
+Finding PortFinding(const PortWindow& window, Severity severity) {
+  if (window.run != nullptr) return PortFinding(*window.run, window.port, severity);
+  Finding f;
+  f.severity = severity;
+  f.subject = window.port.Subject();
+  f.run_started_at = window.end_iso;
+  f.host = window.port.host;
+  f.device = window.port.device;
+  f.port = window.port.port;
+  return f;
+}
+
+void JoinWithWindow(const InputIndex& input, const PortWindow& window, Finding* f) {
+  if (window.run != nullptr) {
+    JoinWithRun(input, *window.run, f);
+    return;
+  }
+  f->message += " between snapshots " + window.start_iso + " and " + window.end_iso;
+  f->evidence["window"] = {{"start", window.start_iso}, {"end", window.end_iso}};
+}
+
 namespace {
 
 std::optional<double> LargeBand(const InputIndex& input, const RunView& run) {

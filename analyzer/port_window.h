@@ -28,6 +28,30 @@ std::map<PortKey, std::map<std::string, const PortDeltaView*>> DeltasByPort(cons
 // A finding about one port in the window of `run`.
 Finding PortFinding(const RunView& run, const PortKey& port, Severity severity);
 
+// One window of one port's counters that the delta detectors judge: a judged
+// run's (a sweep's bracket), or the span between two stored snapshots of the
+// port that no run brackets (imported dumps, `counters snapshot --store`)
+// ending in the judged span.
+struct PortWindow {
+  PortKey port;
+  const RunView* run = nullptr;  // nullptr: a snapshot window
+  std::string start_iso, end_iso;
+  std::map<std::string, const PortDeltaView*> counters;  // by counter name
+};
+
+// The judged runs' port windows (oldest run first, by port), then the
+// snapshot windows (by port, then time).
+std::vector<PortWindow> JudgedPortWindows(const InputIndex& input);
+
+// A finding about the window's port, of its run or, for a snapshot window,
+// seen when the window ended (run_started_at holds that time: problems fold
+// by it into nights).
+Finding PortFinding(const PortWindow& window, Severity severity);
+
+// Appends what the window was to the finding's message and evidence: the run
+// (JoinWithRun), or " between snapshots START and END" of a snapshot window.
+void JoinWithWindow(const InputIndex& input, const PortWindow& window, Finding* finding);
+
 // The run's large-message busbw against the median of its series' earlier
 // runs, as a ratio (0.86 = 14% below); nullopt without enough history.
 std::optional<double> BusbwVersusHistory(const InputIndex& input, const RunView& run);

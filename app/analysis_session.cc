@@ -41,8 +41,8 @@ auto Reading(Read read) -> decltype(read()) {
 
 }  // namespace
 
-std::vector<std::string> AnalysisSession::ClustersWithRuns() {
-  return Reading([&] { return store::ClustersWithRuns(*connection_->db); });
+std::vector<std::string> AnalysisSession::ClustersToAnalyze() {
+  return Reading([&] { return store::ClustersToAnalyze(*connection_->db); });
 }
 
 AnalysisInput AnalysisSession::Load(const std::string& cluster,

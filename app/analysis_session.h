@@ -42,8 +42,8 @@ class AnalysisSession {
   AnalysisSession(const DatabaseChoice& choice, std::ostream& err);
   ~AnalysisSession();
 
-  // The clusters that have runs.
-  std::vector<std::string> ClustersWithRuns();
+  // The clusters that have runs or windows between imported snapshots.
+  std::vector<std::string> ClustersToAnalyze();
   // The history of `cluster` and the runs to judge (from `since`, else the
   // newest night).
   AnalysisInput Load(const std::string& cluster, const std::optional<std::string>& since);

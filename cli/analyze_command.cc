@@ -172,10 +172,11 @@ void RunAnalyze(const AnalyzeOptions& o) {
     if (o.cluster) {
       cluster = *o.cluster;
     } else {
-      std::vector<std::string> clusters = session->ClustersWithRuns();
+      std::vector<std::string> clusters = session->ClustersToAnalyze();
       if (clusters.size() != 1) {
-        CannotAnalyze(clusters.empty() ? "no runs stored yet"
-                                       : "several clusters have runs: name one with --cluster");
+        CannotAnalyze(clusters.empty()
+                          ? "no runs (or imported port snapshots) stored yet"
+                          : "several clusters have runs or snapshots: name one with --cluster");
       }
       cluster = clusters.front();
     }
@@ -195,7 +196,7 @@ void RunAnalyze(const AnalyzeOptions& o) {
   } catch (const app::AnalysisUnavailable& e) {
     CannotAnalyze(e.what());
   }
-  if (result.judged_runs == 0 && result.judged_jobs == 0) {
+  if (result.judged_runs == 0 && result.judged_jobs == 0 && result.judged_port_windows == 0) {
     CannotAnalyze("cluster " + cluster + " has no run started at or after " +
                   IsoFromSeconds(judge_from, IsoStyle::kSeconds) +
                   ": nothing to judge (did the nightly sweep run?)");

@@ -105,6 +105,8 @@ void RunPrune(const DatabaseOptions& o, const PruneOptions& p) {
             << cutoff << (p.cluster ? " in cluster " + *p.cluster : "") << ":\n"
             << "  runs                  " << r.runs << " (with their results, samples, log lines)\n"
             << "  port counter samples  " << r.port_counter_samples << "\n"
+            << "  snapshot windows      " << r.snapshot_port_deltas
+            << " counter deltas between two snapshots\n"
             << "  resolved findings     " << r.resolved_findings << "\n"
             << "  analyses              " << r.analyses << "\n"
             << "  inspector jobs        " << r.inspector_jobs << "\n";

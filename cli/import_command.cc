@@ -2,21 +2,18 @@
 //                         [--port N] [--netdev IFACE] [--netdev-map FILE]
 // Port dumps operators already collect (ibstat, ibstatus, perfquery -x,
 // ibv_devinfo -v, ethtool -S, saved sysfs files) stored as port samples, so deltas and detectors
-// use them like live sysfs reads. Every file is parsed before anything is stored: one unusable file
-// stores nothing (exit 1, file:line named).
+// use them like live sysfs reads: two snapshots of a port at two times give the span between them
+// counter deltas (store/snapshot_deltas.h) that the analyzer's port detectors judge. Every file is
+// parsed before anything is stored: one unusable file stores nothing (exit 1, file:line named).
 #include <sys/stat.h>
 
-#include <algorithm>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "app/batch_store.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "cli/port_dump_files.h"
 #include "collector/parse/port_dump_parser.h"
 #include "core/clock.h"
 #include "core/port_sample_json.h"
@@ -31,75 +28,10 @@ struct ImportOptions {
   DatabaseOptions database;
 };
 
-// "gpu-b07.ibstat.txt" -> "gpu-b07": dumps are usually saved per host.
-std::string HostFromFileName(const std::string& path) {
-  std::string name = std::filesystem::path(path).filename().string();
-  return name.substr(0, name.find('.'));
-}
-
-// The interface of an `ethtool -S` dump from its name, "gpu-b07.ens1f0np0.ethtool.txt":
-// the one word after the host that is not a tool or file suffix (with a
-// netdev map: the word the map knows).
-std::optional<std::string> NetdevFromFileName(const std::string& path,
-                                              const std::vector<NetdevPort>& map) {
-  std::string name = std::filesystem::path(path).filename().string();
-  std::vector<std::string> words;
-  for (size_t at = name.find('.'); at != std::string::npos;) {
-    size_t next = name.find('.', at + 1);
-    std::string w = name.substr(at + 1, next == std::string::npos ? next : next - at - 1);
-    if (!w.empty() && w != "txt" && w != "log" && w != "out" && w != "ethtool" &&
-        w != "ethtool-S" && w != "ethtool_S" && w != "stats") {
-      words.push_back(w);
-    }
-    at = next;
-  }
-  for (const std::string& w : words) {
-    for (const NetdevPort& m : map) {
-      if (m.netdev == w) return w;
-    }
-  }
-  if (words.size() == 1) return words.front();
-  return std::nullopt;
-}
-
-bool ReadFile(const std::string& path, std::string* text) {
-  std::ifstream in(path);
-  if (!in) {
-    std::cerr << path << ": cannot read: " << std::strerror(errno) << "\n";
-    return false;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  *text = buffer.str();
-  return true;
-}
-
 std::string MtimeIso(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return UtcNowIso();
   return IsoFromSeconds(static_cast<double>(st.st_mtime));
-}
-
-// Two dumps of one port (ibstat's state, perfquery's counters) become one
-// sample: the later file fills what the earlier left out.
-void MergeInto(PortSample* into, const PortSample& from) {
-  auto fill = [&](auto field) {
-    if (!(into->*field)) into->*field = from.*field;
-  };
-  auto fill_each = [&](auto... fields) { (fill(fields), ...); };
-  fill_each(&PortSample::link_layer, &PortSample::state, &PortSample::state_code,
-            &PortSample::phys_state, &PortSample::phys_state_code, &PortSample::rate_gbps,
-            &PortSample::rate_text, &PortSample::lid, &PortSample::node_guid,
-            &PortSample::fw_version, &PortSample::board_id, &PortSample::xmit_bytes,
-            &PortSample::rcv_bytes, &PortSample::netdev);
-  into->counters.insert(from.counters.begin(), from.counters.end());
-  into->hw_counters.insert(from.hw_counters.begin(), from.hw_counters.end());
-  into->ethtool.insert(from.ethtool.begin(), from.ethtool.end());
-  for (const std::string& c : from.saturated) {
-    if (std::find(into->saturated.begin(), into->saturated.end(), c) == into->saturated.end())
-      into->saturated.push_back(c);
-  }
-  std::sort(into->saturated.begin(), into->saturated.end());
 }
 
 void RunImport(const ImportOptions& o) {
@@ -109,7 +41,7 @@ void RunImport(const ImportOptions& o) {
   PortDumpContext context{.device = o.device, .port = o.port};
   if (o.netdev_map) {
     std::string text;
-    if (!ReadFile(*o.netdev_map, &text)) throw CommandExit{kExitInputError};
+    if (!ReadTextFile(*o.netdev_map, &text, std::cerr)) throw CommandExit{kExitInputError};
     std::vector<PortDumpError> errors;
     context.netdev_map = ParseIbdev2netdev(text, &errors);
     for (const PortDumpError& e : errors) {
@@ -118,38 +50,18 @@ void RunImport(const ImportOptions& o) {
     }
   }
   for (const std::string& path : o.paths) {
-    std::string text;
-    if (!ReadFile(path, &text)) {
-      failed = true;
-      continue;
-    }
-    std::string why;
-    context.netdev = o.netdev ? o.netdev : NetdevFromFileName(path, context.netdev_map);
-    std::optional<ParsedPortDump> dump = ParsePortDump(text, context, &why);
+    PortDumpContext file_context = context;
+    file_context.netdev = o.netdev;  // else from the file's name
+    std::optional<ParsedPortDump> dump = ReadPortDumpFile(path, file_context, std::cerr);
     if (!dump) {
-      std::cerr << path << ":1: " << why << "\n";
       failed = true;
       continue;
     }
-    for (const PortDumpError& e : dump->errors) {
-      std::cerr << path << ":" << e.line << ": " << e.message << "\n";
-      failed = true;
-    }
-    for (const std::string& note : dump->notes) std::cerr << path << ": " << note << "\n";
     const std::string host = o.host.value_or(HostFromFileName(path));
     const std::string at = o.at.value_or(MtimeIso(path));
     HostPorts& h = samples[{host, at}];
     h.host = host;
-    for (const PortSample& p : dump->ports) {
-      auto same = std::find_if(h.ports.begin(), h.ports.end(), [&](const PortSample& q) {
-        return q.device == p.device && q.port == p.port;
-      });
-      if (same == h.ports.end()) {
-        h.ports.push_back(p);
-      } else {
-        MergeInto(&*same, p);
-      }
-    }
+    AddDumpPorts(dump->ports, &h);
     std::cerr << path << ": " << PortDumpFormatName(dump->format) << ", " << dump->ports.size()
               << " port(s) of " << host << " at " << at << "\n";
   }
@@ -179,10 +91,16 @@ void RunImport(const ImportOptions& o) {
     throw CommandExit{kExitDatabaseError};
   }
   if (outcome.stored) {
-    size_t n = 0;
-    for (const store::AppliedBatch& a : outcome.applied) n += a.samples;
+    size_t n = 0, windows = 0;
+    for (const store::AppliedBatch& a : outcome.applied) {
+      n += a.samples;
+      windows += a.snapshot_windows;
+    }
     std::cout << "stored " << n << " port sample(s) of " << samples.size()
-              << " host snapshot(s) in cluster " << *o.cluster << "\n";
+              << " host snapshot(s) in cluster " << *o.cluster;
+    // Counter deltas to the same ports' earlier or later stored snapshots.
+    if (windows > 0) std::cout << ", " << windows << " counter window(s) to their other snapshots";
+    std::cout << "\n";
     return;
   }
   if (!outcome.failure.empty())

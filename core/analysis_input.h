@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,6 +115,15 @@ struct PortDeltaView {
   bool saturated = false;
 };
 
+// A port counter delta between two stored snapshots of the port that no run
+// brackets (store: run_port_deltas with run_id NULL, migration 014): imported
+// dumps of two times, `counters snapshot --store`. `delta.run_id` is 0.
+struct SnapshotDeltaView {
+  double window_start = 0, window_end = 0;  // seconds since the epoch
+  std::string window_start_iso, window_end_iso;
+  PortDeltaView delta;
+};
+
 // A port's state as sampled after a run (or the newest sample in the window).
 struct PortStateView {
   std::optional<int64_t> run_id;
@@ -179,6 +188,12 @@ struct AnalysisInput {
   std::vector<ChannelUse> channels;
   std::vector<NetDeviceView> net_devices;
   std::vector<PortDeltaView> port_deltas;
+  // Snapshot windows ending at or after judge_from (moved, unknown or
+  // saturated counters only, as port_deltas), by port and window end.
+  std::vector<SnapshotDeltaView> snapshot_deltas;
+  // How many such windows end in the judged span, those where nothing moved
+  // included (what was judged).
+  int snapshot_windows = 0;
   std::vector<PortStateView> port_states;
   // Ports known to the inventory (any time), to tell that the cluster has
   // active RDMA ports at all.

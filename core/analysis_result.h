@@ -30,6 +30,9 @@ struct AnalysisResult {
   std::vector<std::string> detectors_run;
   int judged_runs = 0;
   int judged_jobs = 0;  // NCCL Inspector jobs (real training jobs)
+  // Windows between two snapshots of a port that no run brackets (imported
+  // dumps), ending in the judged span.
+  int judged_port_windows = 0;
   // The newest judged run's start (epoch seconds): its night is "tonight"
   // for the problems (analyzer/problems.h).
   std::optional<double> newest_judged_at;

@@ -93,10 +93,14 @@ constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'";
 
 }  // namespace
 
-std::vector<std::string> ClustersWithRuns(pqxx::connection_base& connection) {
+std::vector<std::string> ClustersToAnalyze(pqxx::connection_base& connection) {
   pqxx::read_transaction txn(connection);
   std::vector<std::string> out;
-  for (const pqxx::row& row : txn.exec("SELECT DISTINCT cluster FROM runs ORDER BY 1")) {
+  // Clusters with runs, or with windows between imported snapshots (a site
+  // that only imports its dumps has no run).
+  for (const pqxx::row& row :
+       txn.exec("SELECT cluster FROM runs UNION SELECT p.cluster FROM run_port_deltas d JOIN "
+                "ports p ON p.id = d.port_id WHERE d.run_id IS NULL ORDER BY 1")) {
     out.push_back(row[0].as<std::string>());
   }
   return out;
@@ -232,6 +236,33 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
                 &d.saturated);
     input.port_deltas.push_back(std::move(d));
   }
+  // Windows between two snapshots of a port that no run brackets (imported
+  // dumps, `counters snapshot --store`; migration 014) ending in the judged
+  // span (index run_port_deltas_snapshot_end): the same rows as a run's.
+  for (const pqxx::row& row : txn.exec_params(
+           std::string("SELECT extract(epoch FROM d.window_start)::float8, "
+                       "extract(epoch FROM d.window_end)::float8, to_char(d.window_start AT TIME "
+                       "ZONE 'UTC', ") +
+               kIso + "), to_char(d.window_end AT TIME ZONE 'UTC', " + kIso +
+               "), p.host, p.device, p.port, d.counter, d.delta, d.per_second, d.saturated "
+               "FROM run_port_deltas d JOIN ports p ON p.id = d.port_id "
+               "WHERE d.run_id IS NULL AND p.cluster = $1 AND "
+               "d.window_end >= (SELECT to_timestamp($2::float8)) AND " +
+               kMovedPortDelta + " ORDER BY p.host, p.device, p.port, d.window_end, d.counter",
+           query.cluster, input.judge_from)) {
+    SnapshotDeltaView s;
+    PortDeltaView& d = s.delta;
+    ReadColumns(row, 0, &s.window_start, &s.window_end, &s.window_start_iso, &s.window_end_iso,
+                &d.host, &d.device, &d.port, &d.counter, &d.delta, &d.per_second, &d.saturated);
+    input.snapshot_deltas.push_back(std::move(s));
+  }
+  input.snapshot_windows =
+      txn.exec_params1(
+             "SELECT count(DISTINCT (d.port_id, d.window_end)) FROM run_port_deltas d "
+             "JOIN ports p ON p.id = d.port_id WHERE d.run_id IS NULL AND p.cluster = $1 AND "
+             "d.window_end >= (SELECT to_timestamp($2::float8))",
+             query.cluster, input.judge_from)[0]
+          .as<int>();
   // The state each port was left in after a judged run.
   auto port_state = [](const pqxx::row& row) {
     PortStateView s;

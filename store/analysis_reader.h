@@ -27,7 +27,8 @@ struct AnalysisQuery {
 // Throws UnknownCluster when the cluster has never been recorded.
 AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const AnalysisQuery& query);
 
-// The clusters that have runs, for `fabtrack analyze` without --cluster.
-std::vector<std::string> ClustersWithRuns(pqxx::connection_base& connection);
+// The clusters that have runs or windows between imported snapshots, for
+// `fabtrack analyze` without --cluster.
+std::vector<std::string> ClustersToAnalyze(pqxx::connection_base& connection);
 
 }  // namespace fabtrack::store

@@ -116,14 +116,9 @@ size_t WriteHostSample(pqxx::transaction_base& txn, const std::string& cluster,
   return host.ports.size();
 }
 
-size_t WriteRunPortDeltas(pqxx::transaction_base& txn, const std::string& cluster,
-                          const HostPorts& after, const PortDeltas& deltas, int64_t run_id,
+size_t WritePortDeltaRows(pqxx::transaction_base& txn, const std::map<std::string, int>& port_ids,
+                          const PortDeltas& deltas, const std::optional<int64_t>& run_id,
                           const std::string& window_start, const std::string& window_end) {
-  std::map<std::string, int> port_ids;
-  for (const PortSample& port : after.ports) {
-    port_ids[port.device + "/" + std::to_string(port.port)] =
-        UpsertPort(txn, cluster, after.host, port);
-  }
   if (deltas.deltas.empty()) return 0;
   pqxx::stream_to stream(
       txn, "run_port_deltas",
@@ -152,6 +147,17 @@ size_t WriteRunPortDeltas(pqxx::transaction_base& txn, const std::string& cluste
   }
   stream.complete();
   return written;
+}
+
+size_t WriteRunPortDeltas(pqxx::transaction_base& txn, const std::string& cluster,
+                          const HostPorts& after, const PortDeltas& deltas, int64_t run_id,
+                          const std::string& window_start, const std::string& window_end) {
+  std::map<std::string, int> port_ids;
+  for (const PortSample& port : after.ports) {
+    port_ids[port.device + "/" + std::to_string(port.port)] =
+        UpsertPort(txn, cluster, after.host, port);
+  }
+  return WritePortDeltaRows(txn, port_ids, deltas, run_id, window_start, window_end);
 }
 
 }  // namespace fabtrack::store

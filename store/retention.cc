@@ -28,6 +28,13 @@ PruneCounts PruneBefore(pqxx::transaction_base& txn, const std::string& cutoff_i
                                  "sampled_at < $1::timestamptz AND ($2::text IS NULL OR port_id IN "
                                  "(SELECT id FROM ports WHERE cluster = $2::text))",
                                  cutoff_iso, cluster, apply);
+  // Windows between two snapshots go with the older samples they span; a
+  // run's go with the run (ON DELETE CASCADE).
+  c.snapshot_port_deltas =
+      Prune(txn, "run_port_deltas",
+            "run_id IS NULL AND window_end < $1::timestamptz AND ($2::text IS "
+            "NULL OR port_id IN (SELECT id FROM ports WHERE cluster = $2::text))",
+            cutoff_iso, cluster, apply);
   c.runs = Prune(txn, "runs", "started_at < $1::timestamptz AND " + of_cluster, cutoff_iso, cluster,
                  apply);
   c.resolved_findings =

@@ -18,6 +18,7 @@ namespace fabtrack::store {
 struct PruneCounts {
   int64_t runs = 0;
   int64_t port_counter_samples = 0;
+  int64_t snapshot_port_deltas = 0;  // windows between two snapshots (no run)
   int64_t resolved_findings = 0;
   int64_t analyses = 0;
   int64_t inspector_jobs = 0;

@@ -95,6 +95,7 @@ struct AppliedBatch {
   bool inserted = false;          // false: the run was already stored (replay, re-ingest)
   size_t bracketed_hosts = 0;     // nodes whose port counters were attached
   size_t samples = 0;             // kHostSample: port samples written
+  size_t snapshot_windows = 0;    // kHostSample "snapshot": windows to the port's neighbours
   int64_t locate_verdict_id = 0;  // kLocate
 };
 

@@ -7,6 +7,7 @@
 #include "store/locate_store.h"
 #include "store/port_writer.h"
 #include "store/run_writer.h"
+#include "store/snapshot_deltas.h"
 
 namespace fabtrack::store {
 
@@ -19,6 +20,11 @@ AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
   if (batch.kind == SpoolBatch::Kind::kHostSample) {
     applied.samples = WriteHostSample(txn, batch.cluster, batch.host, batch.sampled_at,
                                       batch.run_id, batch.phase);
+    // Two snapshots of a port with no run between them are a window too.
+    if (batch.phase == "snapshot" && !batch.run_id) {
+      applied.snapshot_windows =
+          WriteSnapshotPortDeltas(txn, batch.cluster, batch.host, batch.sampled_at);
+    }
     return applied;
   }
   WriteRunResult result = WriteRun(txn, batch.run);

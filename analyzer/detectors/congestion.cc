@@ -1,7 +1,8 @@
 // congestion: a port that waited for credits (port_xmit_wait), or a RoCE
 // port that sent or handled many congestion notifications (CNP/ECN,
-// hw_counters) or PFC pause frames (ethtool) during a judged run, as a rate
-// over the run's window. xmit_wait counts ticks of the port's clock in which
+// hw_counters) or PFC pause frames (ethtool) during a judged run (or between
+// two snapshots of the port no run brackets), as a rate over the window; a
+// saturated counter has no rate. xmit_wait counts ticks of the port's clock in which
 // it had data but no credit; the rate thresholds are per second.
 
 #include "analyzer/detector.h"
@@ -35,42 +36,42 @@ std::string Rate(double v) { return FormatFixed(v, 0) + "/s"; }
 
 void Detect(const InputIndex& input, const DetectorSettings& settings,
             std::vector<Finding>* findings) {
-  for (const RunView* run : input.judged()) {
-    for (const auto& [port, counters] : DeltasByPort(input, run->id)) {
-      std::vector<std::string> parts;
-      nlohmann::json evidence = nlohmann::json::object();
-      double worst_ratio = 0, worst_value = 0, worst_limit = 0;
-      std::string worst_unit;
-      for (const Signal& s : kSignals) {
-        double rate = 0;
-        for (const auto& [name, d] : counters) {
-          if (s.matches(name) && d->per_second) {
-            rate += *d->per_second;
-            evidence[name] = *d->per_second;
-          }
-        }
-        const double limit = settings[s.setting];
-        if (rate <= limit) continue;
-        parts.push_back(std::string(s.label) + " " + Rate(rate) + " (above " + Rate(limit) + ")");
-        if (rate / limit > worst_ratio) {
-          worst_ratio = rate / limit;
-          worst_value = rate;
-          worst_limit = limit;
-          worst_unit = std::string(s.label) + " per second";
+  for (const PortWindow& window : JudgedPortWindows(input)) {
+    const PortKey& port = window.port;
+    const auto& counters = window.counters;
+    std::vector<std::string> parts;
+    nlohmann::json evidence = nlohmann::json::object();
+    double worst_ratio = 0, worst_value = 0, worst_limit = 0;
+    std::string worst_unit;
+    for (const Signal& s : kSignals) {
+      double rate = 0;
+      for (const auto& [name, d] : counters) {
+        if (s.matches(name) && d->per_second) {
+          rate += *d->per_second;
+          evidence[name] = *d->per_second;
         }
       }
-      if (parts.empty()) continue;
-      Finding f = PortFinding(*run, port, Severity::kWarning);
-      f.value = worst_value;
-      f.baseline = worst_limit;
-      f.unit = worst_unit;
-      std::string what;
-      for (const std::string& p : parts) what += (what.empty() ? "" : ", ") + p;
-      f.message = port.Subject() + " congested: " + what;
-      f.evidence = {{"per_second", evidence}};
-      JoinWithRun(input, *run, &f);
-      findings->push_back(std::move(f));
+      const double limit = settings[s.setting];
+      if (rate <= limit) continue;
+      parts.push_back(std::string(s.label) + " " + Rate(rate) + " (above " + Rate(limit) + ")");
+      if (rate / limit > worst_ratio) {
+        worst_ratio = rate / limit;
+        worst_value = rate;
+        worst_limit = limit;
+        worst_unit = std::string(s.label) + " per second";
+      }
     }
+    if (parts.empty()) continue;
+    Finding f = PortFinding(window, Severity::kWarning);
+    f.value = worst_value;
+    f.baseline = worst_limit;
+    f.unit = worst_unit;
+    std::string what;
+    for (const std::string& p : parts) what += (what.empty() ? "" : ", ") + p;
+    f.message = port.Subject() + " congested: " + what;
+    f.evidence = {{"per_second", evidence}};
+    JoinWithWindow(input, window, &f);
+    findings->push_back(std::move(f));
   }
 }
 

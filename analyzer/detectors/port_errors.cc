@@ -1,4 +1,5 @@
-// port_errors: error counters that moved during a judged run's window, per
+// port_errors: error counters that moved during a judged run's window (or
+// between two snapshots of the port no run brackets: imported dumps), per
 // port (counters/ are the IB PortCounters, hw:* the mlx5 hw_counters that
 // mean lost or retried packets on RoCE). link_downed, or errors beyond the
 // critical threshold, are critical; a legacy counter stuck at its maximum is
@@ -45,52 +46,53 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
             std::vector<Finding>* findings) {
   const double noise = settings["min_errors"];
   const double critical = settings["critical_errors"];
-  for (const RunView* run : input.judged()) {
-    for (const auto& [port, counters] : DeltasByPort(input, run->id)) {
-      std::vector<std::string> moved, saturated;
-      nlohmann::json evidence = nlohmann::json::object();
-      int64_t total = 0;
-      bool is_critical = false;
-      for (const ErrorCounter& c : kErrorCounters) {
-        auto it = counters.find(c.name);
-        if (it == counters.end()) continue;
-        const PortDeltaView& d = *it->second;
-        if (d.saturated) {
-          saturated.push_back(c.name);
-          evidence[c.name] = "saturated";
-          continue;
-        }
-        if (!d.delta || *d.delta <= 0) continue;
-        if (!c.every_count_matters && *d.delta < noise) continue;
-        moved.push_back(std::string(c.name) + " +" + std::to_string(*d.delta));
-        evidence[c.name] = *d.delta;
-        total += *d.delta;
-        if (std::string(c.name) == "link_downed" || *d.delta >= critical) is_critical = true;
+  for (const PortWindow& window : JudgedPortWindows(input)) {
+    const PortKey& port = window.port;
+    const auto& counters = window.counters;
+    std::vector<std::string> moved, saturated;
+    nlohmann::json evidence = nlohmann::json::object();
+    int64_t total = 0;
+    bool is_critical = false;
+    for (const ErrorCounter& c : kErrorCounters) {
+      auto it = counters.find(c.name);
+      if (it == counters.end()) continue;
+      const PortDeltaView& d = *it->second;
+      if (d.saturated) {
+        saturated.push_back(c.name);
+        evidence[c.name] = "saturated";
+        continue;
       }
-      if (moved.empty() && saturated.empty()) continue;
-      Finding f = PortFinding(*run, port, is_critical ? Severity::kCritical : Severity::kWarning);
-      f.value = static_cast<double>(total);
-      f.baseline = 0;
-      f.unit = "errors in the run's window";
-      std::string what;
-      for (const std::string& m : moved) what += (what.empty() ? "" : ", ") + m;
-      if (!saturated.empty()) {
-        std::string names;
-        for (const std::string& s : saturated) names += (names.empty() ? "" : ", ") + s;
-        what += std::string(what.empty() ? "" : "; ") + names +
-                " saturated (stuck at the counter's maximum: reset with perfquery -x -R)";
-      }
-      f.message = port.Subject() + ": " + what;
-      f.evidence = {{"counters", evidence}};
-      JoinWithRun(input, *run, &f);
-      findings->push_back(std::move(f));
+      if (!d.delta || *d.delta <= 0) continue;
+      if (!c.every_count_matters && *d.delta < noise) continue;
+      moved.push_back(std::string(c.name) + " +" + std::to_string(*d.delta));
+      evidence[c.name] = *d.delta;
+      total += *d.delta;
+      if (std::string(c.name) == "link_downed" || *d.delta >= critical) is_critical = true;
     }
+    if (moved.empty() && saturated.empty()) continue;
+    Finding f = PortFinding(window, is_critical ? Severity::kCritical : Severity::kWarning);
+    f.value = static_cast<double>(total);
+    f.baseline = 0;
+    f.unit = window.run ? "errors in the run's window" : "errors between the snapshots";
+    std::string what;
+    for (const std::string& m : moved) what += (what.empty() ? "" : ", ") + m;
+    if (!saturated.empty()) {
+      std::string names;
+      for (const std::string& s : saturated) names += (names.empty() ? "" : ", ") + s;
+      what += std::string(what.empty() ? "" : "; ") + names +
+              " saturated (stuck at the counter's maximum: reset with perfquery -x -R)";
+    }
+    f.message = port.Subject() + ": " + what;
+    f.evidence = {{"counters", evidence}};
+    JoinWithWindow(input, window, &f);
+    findings->push_back(std::move(f));
   }
 }
 
 const DetectorRegistrar kRegistered({
     .name = "port_errors",
-    .summary = "error counters that moved in a run's window, per port (critical: link down)",
+    .summary =
+        "error counters that moved in a run's or snapshots' window, per port (critical: link down)",
     .params = {{"min_errors", 10,
                 "noisy counters (symbol errors, retransmits) count from this many per window"},
                {"critical_errors", 1000, "this many of one counter in a window is critical"}},

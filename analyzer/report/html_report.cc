@@ -175,8 +175,11 @@ void Findings(std::ostringstream& h, const AnalysisResult& result) {
     h << "<tr class=\"finding\"><td><span class=\"badge " << sev << "\">" << sev
       << "</span></td><td>" << E(f.kind) << "</td><td>" << E(f.subject) << "</td><td>"
       << E(f.message);
-    if (f.run_started_at)
-      h << "<br><small>run " << f.run_id.value_or(0) << ", " << E(*f.run_started_at) << "</small>";
+    if (f.run_id) {
+      h << "<br><small>run " << *f.run_id << ", " << E(f.run_started_at.value_or("")) << "</small>";
+    } else if (f.run_started_at) {  // a window between snapshots, seen when it ended
+      h << "<br><small>" << E(*f.run_started_at) << "</small>";
+    }
     h << "<details><summary>evidence</summary><pre>"
       << E(f.evidence.dump(1, ' ', false, nlohmann::json::error_handler_t::replace))
       << "</pre></details></td><td class=\"num\">" << OptNum(f.value) << " "

@@ -14,6 +14,9 @@ std::string TextReport(const AnalysisResult& result, const std::string& judged_f
   out << "fabtrack analyze: cluster " << result.cluster << ", " << result.judged_runs << " run(s) "
       << (result.judged_jobs ? "and " + std::to_string(result.judged_jobs) + " Inspector job(s) "
                              : "")
+      << (result.judged_port_windows ? "and " + std::to_string(result.judged_port_windows) +
+                                           " port window(s) between snapshots "
+                                     : "")
       << "judged since " << judged_from_iso << ": " << by_severity[2] << " critical, "
       << by_severity[1] << " warning, " << by_severity[0] << " info\n";
   if (result.judged_runs == 0) out << "  (no run to judge in that window)\n";
@@ -44,7 +47,7 @@ std::string TextReport(const AnalysisResult& result, const std::string& judged_f
     if (p.ack) out << "\n    acknowledged until " << p.ack->until << ": " << p.ack->note;
     out << "\n";
   }
-  if (result.problems.empty() && result.judged_runs > 0) {
+  if (result.problems.empty() && (result.judged_runs > 0 || result.judged_port_windows > 0)) {
     out << "OK: nothing to report";
     if (by_severity[0]) out << " (" << by_severity[0] << " info note(s) in --format json)";
     out << "\n";

@@ -304,7 +304,8 @@ TestTable ToTable(const json& doc, const std::vector<int>& result_lines, int* ro
       row.count = Int(r, "count");
       row.type = String(r, "type");
       row.redop = String(r, "redop");
-      if (row.redop == "none") row.redop.reset();
+      // "none" placeholder; hypercube writes "" (as it prints a blank op).
+      if (row.redop == "none" || row.redop == "") row.redop.reset();
       if (auto root = Int(r, "root"); root && *root >= INT32_MIN && *root <= INT32_MAX) {
         row.root = static_cast<int>(*root);
       }

@@ -132,15 +132,6 @@ const std::map<std::string, std::string, std::less<>>& PerfqueryNames() {
   return m;
 }
 
-void DeriveBytes(PortSample* p) {
-  if (auto it = p->counters.find("port_xmit_data"); it != p->counters.end()) {
-    p->xmit_bytes = it->second * 4;
-  }
-  if (auto it = p->counters.find("port_rcv_data"); it != p->counters.end()) {
-    p->rcv_bytes = it->second * 4;
-  }
-}
-
 std::string Quoted(std::string_view line) {
   size_t a = line.find('\'');
   size_t b = a == std::string_view::npos ? a : line.find('\'', a + 1);
@@ -258,7 +249,12 @@ void ParsePerfquery(const std::vector<std::string_view>& lines,
     }
     port->counters[name->second] = *v;
   }
-  for (PortSample& p : out->ports) DeriveBytes(&p);
+  // As the live reader finishes a port (the same code): legacy counters at
+  // their width's maximum are saturated (PortXmitWait and the error counters
+  // of PortCounters, which `perfquery -x` prints beside the 64-bit extended
+  // data counters; plain perfquery's 32-bit data counters too), data words
+  // as bytes.
+  for (PortSample& p : out->ports) FinishSysfsPort({}, &p);
 }
 
 void ParseIbvDevinfo(const std::vector<std::string_view>& lines, ParsedPortDump* out) {
@@ -302,6 +298,28 @@ void ParseIbvDevinfo(const std::vector<std::string_view>& lines, ParsedPortDump*
     }
   }
   finish_rate();
+}
+
+// Two dumps of one port (ibstat's state, perfquery's counters) become one
+// sample: the later fills what the earlier left out.
+void MergeInto(PortSample* into, const PortSample& from) {
+  auto fill = [&](auto field) {
+    if (!(into->*field)) into->*field = from.*field;
+  };
+  auto fill_each = [&](auto... fields) { (fill(fields), ...); };
+  fill_each(&PortSample::link_layer, &PortSample::state, &PortSample::state_code,
+            &PortSample::phys_state, &PortSample::phys_state_code, &PortSample::rate_gbps,
+            &PortSample::rate_text, &PortSample::lid, &PortSample::node_guid,
+            &PortSample::fw_version, &PortSample::board_id, &PortSample::xmit_bytes,
+            &PortSample::rcv_bytes, &PortSample::netdev);
+  into->counters.insert(from.counters.begin(), from.counters.end());
+  into->hw_counters.insert(from.hw_counters.begin(), from.hw_counters.end());
+  into->ethtool.insert(from.ethtool.begin(), from.ethtool.end());
+  for (const std::string& c : from.saturated) {
+    if (std::find(into->saturated.begin(), into->saturated.end(), c) == into->saturated.end())
+      into->saturated.push_back(c);
+  }
+  std::sort(into->saturated.begin(), into->saturated.end());
 }
 
 }  // namespace
@@ -472,6 +490,19 @@ void ParseSysfs(const std::vector<std::string_view>& lines, ParsedPortDump* out)
 }
 
 }  // namespace
+
+void AddDumpPorts(const std::vector<PortSample>& ports, HostPorts* into) {
+  for (const PortSample& p : ports) {
+    auto same = std::find_if(into->ports.begin(), into->ports.end(), [&](const PortSample& q) {
+      return q.device == p.device && q.port == p.port;
+    });
+    if (same == into->ports.end()) {
+      into->ports.push_back(p);
+    } else {
+      MergeInto(&*same, p);
+    }
+  }
+}
 
 std::vector<NetdevPort> ParseIbdev2netdev(std::string_view text,
                                           std::vector<PortDumpError>* errors) {

@@ -79,6 +79,11 @@ inline std::optional<ParsedPortDump> ParsePortDump(std::string_view text,
   return ParsePortDump(text, PortDumpContext{.device = device}, why);
 }
 
+// Adds a dump's ports to `into`: a port already there (ibstat's state, then
+// perfquery's counters of the same port) is filled with what it lacked, the
+// counter maps joined; others are appended.
+void AddDumpPorts(const std::vector<PortSample>& ports, HostPorts* into);
+
 // `ethtool -S NETDEV` output ("NIC statistics:" then "     name: value"
 // lines): every statistic by its driver name. nullopt (and why) when the
 // text is not that; a line that is not "name: number" is an error with its

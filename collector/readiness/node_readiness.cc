@@ -164,7 +164,8 @@ int Severity(CheckStatus s) {
 
 // ---- 1. HCA ports ----------------------------------------------------------
 
-CheckResult CheckHcaPorts(const HostPorts& host, std::optional<double> expect_rate_gbps) {
+CheckResult CheckHcaPorts(const HostPorts& host, std::optional<double> expect_rate_gbps,
+                          bool states_may_be_absent) {
   nlohmann::json ports = nlohmann::json::array();
   std::set<std::string> devices;
   for (const PortSample& p : host.ports) {
@@ -203,6 +204,7 @@ CheckResult CheckHcaPorts(const HostPorts& host, std::optional<double> expect_ra
 
   for (const PortSample& p : host.ports) {
     if (Active(p) && LinkUp(p)) continue;
+    if (states_may_be_absent && !p.state && !p.phys_state) continue;
     findings.push_back({CheckStatus::kCritical, PortName(p) + " is " + p.state.value_or("?") + "/" +
                                                     p.phys_state.value_or("?")});
   }
@@ -610,23 +612,38 @@ CheckResult CheckErrorCountersIncreasing(const HostPorts& before, const HostPort
   return Conclude("error_counters", std::move(findings), ok, std::move(details));
 }
 
-NodeReport EvaluateNode(const NodeFacts& facts, const NodeCheckOptions& o) {
+namespace {
+
+void ConcludeReport(NodeReport* r) {
+  r->status = CheckStatus::kOk;
+  for (const CheckResult& c : r->checks) {
+    if (Severity(c.status) > Severity(r->status)) r->status = c.status;
+  }
+}
+
+}  // namespace
+
+NodeReport EvaluatePorts(const NodeFacts& facts, const NodeCheckOptions& o) {
   NodeReport r;
   r.host = facts.ports.host;
-  r.checks.push_back(CheckHcaPorts(facts.ports, o.expect_rate_gbps));
+  r.checks.push_back(CheckHcaPorts(facts.ports, o.expect_rate_gbps, facts.ports_from_dumps));
   if (facts.ports_after) {
     r.checks.push_back(
         CheckErrorCountersIncreasing(facts.ports, *facts.ports_after, facts.watch_seconds));
   }
+  ConcludeReport(&r);
+  return r;
+}
+
+NodeReport EvaluateNode(const NodeFacts& facts, const NodeCheckOptions& o) {
+  NodeReport r = EvaluatePorts(facts, o);
   if (o.rail_optimized) {
     r.checks.push_back(CheckRailOptimization(facts.topology.value_or(PciTopology{}), facts.ports));
   }
   r.checks.push_back(CheckGpuDirect(facts.gdr, facts.env));
   if (facts.verbs) r.checks.push_back(CheckVerbs(facts.ports, *facts.verbs));
   r.checks.push_back(CheckNcclEnvironment(facts.env));
-  for (const CheckResult& c : r.checks) {
-    if (Severity(c.status) > Severity(r.status)) r.status = c.status;
-  }
+  ConcludeReport(&r);
   return r;
 }
 

@@ -39,7 +39,11 @@ using Environment = std::map<std::string, std::string>;
 // 1. Every RDMA port ACTIVE/LinkUp (else CRITICAL naming device/port); no
 // port at all is CRITICAL; active ports below `expect_rate_gbps` or at a rate
 // other than their link layer's usual one are WARNING.
-CheckResult CheckHcaPorts(const HostPorts& ports, std::optional<double> expect_rate_gbps);
+// `states_may_be_absent`: the ports come from dumps, some of which print no
+// state (perfquery, ethtool -S): a port with neither state nor physical
+// state is then not judged down (live sysfs that reads none is).
+CheckResult CheckHcaPorts(const HostPorts& ports, std::optional<double> expect_rate_gbps,
+                          bool states_may_be_absent = false);
 
 // 2. One NIC per GPU: fewer active HCAs than GPUs, two GPUs whose nearest
 // HCA is the same, or a GPU whose nearest HCA is reached only through the
@@ -95,6 +99,8 @@ struct NodeFacts {
   // A second reading of the ports `watch_seconds` later (check node --watch).
   std::optional<HostPorts> ports_after;
   double watch_seconds = 0;
+  // The ports are saved dumps (check node --ports-from), not sysfs.
+  bool ports_from_dumps = false;
   std::optional<PciTopology> topology;  // only when rail_optimized
   GdrFacts gdr;
   std::optional<VerbsReport> verbs;  // absent: --no-verbs
@@ -114,6 +120,11 @@ struct NodeReport {
 // Runs the checks on the facts (pure). The rail check runs only when
 // options.rail_optimized, the verbs check only when facts.verbs is set.
 NodeReport EvaluateNode(const NodeFacts& facts, const NodeCheckOptions& options);
+
+// The port checks alone (hca_ports; error_counters when facts.ports_after is
+// set): what port dumps of a host say (`check node --ports-from`), where the
+// rest of the facts would be this machine's, not the dumps' host's.
+NodeReport EvaluatePorts(const NodeFacts& facts, const NodeCheckOptions& options);
 
 // "FABTRACK NODE CRITICAL - hca_ports: mlx5_3/1 is DOWN/Polling; 4 checks (1
 // critical, 3 ok)", then one "STATUS name: message" line per check.

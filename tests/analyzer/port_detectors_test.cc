@@ -1,6 +1,9 @@
 // port_errors, link_degraded and congestion on built port windows.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 #include "tests/analyzer/input_builder.h"
 
 namespace fabtrack::analyzer {
@@ -115,6 +118,48 @@ TEST(Congestion, CreditWaitOnInfiniBand) {
   auto findings = DetectOnly("congestion", b.Build());
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].unit, "xmit_wait per second");
+}
+
+// A window between two snapshots of a port (imported dumps), ending at
+// `end` (seconds into the judged span), per_second over its 600 s.
+void AddSnapshotDelta(InputBuilder& b, const std::string& device, const std::string& counter,
+                      std::optional<int64_t> delta, const std::string& end_iso) {
+  SnapshotDeltaView s;
+  s.window_end = b.input().judge_from + 900;
+  s.window_start = s.window_end - 600;
+  s.window_start_iso = "2026-12-01T01:50:00Z";
+  s.window_end_iso = end_iso;
+  s.delta.host = "gpu-d04";
+  s.delta.device = device;
+  s.delta.port = 1;
+  s.delta.counter = counter;
+  s.delta.delta = delta;
+  if (delta) s.delta.per_second = static_cast<double>(*delta) / 600.0;
+  s.delta.saturated = !delta;
+  b.input().snapshot_deltas.push_back(s);
+}
+
+TEST(PortErrors, WindowsBetweenSnapshotsAreJudgedWithoutARun) {
+  InputBuilder b;
+  CleanRun(b);
+  AddSnapshotDelta(b, "mlx5_2", "symbol_error", 1500, "2026-12-01T02:00:00Z");
+  AddSnapshotDelta(b, "mlx5_2", "port_xmit_wait", 6000000000, "2026-12-01T02:00:00Z");
+  AddSnapshotDelta(b, "mlx5_3", "port_xmit_wait", std::nullopt, "2026-12-01T02:00:00Z");
+  auto errors = DetectOnly("port_errors", b.Build());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].severity, Severity::kCritical);  // 1500 >= critical_errors
+  EXPECT_EQ(errors[0].subject, "gpu-d04:mlx5_2/1");
+  EXPECT_FALSE(errors[0].run_id.has_value());
+  EXPECT_EQ(errors[0].run_started_at, "2026-12-01T02:00:00Z");  // seen when the window ended
+  EXPECT_NE(errors[0].message.find("between snapshots 2026-12-01T01:50:00Z and "
+                                   "2026-12-01T02:00:00Z"),
+            std::string::npos)
+      << errors[0].message;
+  // 1e7 ticks/s is congestion; mlx5_3's saturated xmit_wait has no rate.
+  auto congestion = DetectOnly("congestion", b.input());
+  ASSERT_EQ(congestion.size(), 1u);
+  EXPECT_EQ(congestion[0].subject, "gpu-d04:mlx5_2/1");
+  EXPECT_DOUBLE_EQ(*congestion[0].value, 1e7);
 }
 
 }  // namespace

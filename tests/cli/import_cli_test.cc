@@ -2,8 +2,11 @@
 // is stored is read back with SQL.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "tests/support/run_command.h"
 #include "tests/support/test_database.h"
@@ -162,6 +165,232 @@ TEST(ImportCli, ASysfsDumpWithABadLineStoresNothing) {
   EXPECT_NE(r.err.find("gpu-c13.sysfs.txt:2: not a"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("nothing stored"), std::string::npos) << r.err;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM port_counter_samples"), "0");
+}
+
+// Counter deltas between two imports of one port, as SQL reads them back:
+// "counter delta per_second saturated reset_seen" of the window ending at `end`.
+std::string WindowRow(TestDatabase& db, const std::string& host, const std::string& counter,
+                      const std::string& end) {
+  return db.Scalar(
+      "SELECT coalesce(d.delta::text, 'NULL') || ' ' || coalesce(round(d.per_second::numeric, "
+      "2)::text, 'NULL') || ' ' || d.saturated || ' ' || d.reset_seen FROM run_port_deltas d JOIN "
+      "ports p ON p.id = d.port_id WHERE d.run_id IS NULL AND p.host = '" +
+      host + "' AND d.counter = '" + counter + "' AND d.window_end = '" + end + "'");
+}
+
+CommandOutput Analyze(TestDatabase& db) {
+  return fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) +
+                                       " analyze --cluster lab --format json --db '" +
+                                       db.conninfo() + "'");
+}
+
+// The findings of `kind` in an `analyze --format json` output.
+std::vector<nlohmann::json> FindingsOf(const nlohmann::json& report, const std::string& kind) {
+  std::vector<nlohmann::json> out;
+  for (const nlohmann::json& f : report["findings"]) {
+    if (f["kind"] == kind) out.push_back(f);
+  }
+  return out;
+}
+
+TEST(ImportCli, TwoImportsOfAPortAreAWindowThatTheAnalyzerJudges) {
+  TestDatabase db;
+  CommandOutput r =
+      Import(Dump("gpu-d04.perfquery.0200.txt") + " --cluster lab --at 2026-12-01T02:00:00Z",
+             db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("counter window"), std::string::npos) << r.out;  // nothing to pair with yet
+  r = Import(Dump("gpu-d04.perfquery.0205.txt") + " --cluster lab --at 2026-12-01T02:05:00Z",
+             db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stored 1 port sample(s) of 1 host snapshot(s) in cluster lab, 1 counter "
+                       "window(s)"),
+            std::string::npos)
+      << r.out;
+  // The fixtures' differences over the 300 s between them.
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "symbol_error", "2026-12-01T02:05:00Z"),
+            "1500 5.00 false false");
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "port_xmit_wait", "2026-12-01T02:05:00Z"),
+            "3700000000 12333333.33 false false");
+  // perfquery's 4-octet data words as bytes.
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "xmit_bytes", "2026-12-01T02:05:00Z"),
+            "9646899200000 32156330666.67 false false");
+  EXPECT_EQ(db.Scalar("SELECT count(DISTINCT (port_id, window_start, window_end)) FROM "
+                      "run_port_deltas WHERE window_start = '2026-12-01T02:00:00Z'"),
+            "1");
+
+  CommandOutput a = Analyze(db);
+  ASSERT_EQ(a.exit_code, 2) << a.out << a.err;  // critical: 1500 symbol errors >= 1000
+  nlohmann::json report = nlohmann::json::parse(a.out);
+  EXPECT_EQ(report["judged_runs"], 0);
+  EXPECT_EQ(report["judged_port_windows"], 1);
+  std::vector<nlohmann::json> errors = FindingsOf(report, "port_errors");
+  ASSERT_EQ(errors.size(), 1u) << a.out;
+  EXPECT_EQ(errors[0]["severity"], "critical");
+  EXPECT_EQ(errors[0]["subject"], "gpu-d04:mlx5_2/1");
+  EXPECT_EQ(errors[0]["host"], "gpu-d04");
+  EXPECT_EQ(errors[0]["device"], "mlx5_2");
+  EXPECT_EQ(errors[0]["port"], 1);
+  EXPECT_EQ(errors[0]["run_id"], nullptr);
+  EXPECT_EQ(errors[0]["value"], 1500.0);  // PortRcvErrors +3 is below the noise floor
+  EXPECT_EQ(errors[0]["evidence"]["window"]["start"], "2026-12-01T02:00:00Z");
+  EXPECT_EQ(errors[0]["evidence"]["window"]["end"], "2026-12-01T02:05:00Z");
+  EXPECT_NE(errors[0]["message"].get<std::string>().find("symbol_error +1500"), std::string::npos)
+      << errors[0];
+  std::vector<nlohmann::json> congestion = FindingsOf(report, "congestion");
+  ASSERT_EQ(congestion.size(), 1u) << a.out;
+  EXPECT_EQ(congestion[0]["subject"], "gpu-d04:mlx5_2/1");
+  EXPECT_NEAR(congestion[0]["value"].get<double>(), 3.7e9 / 300, 1);
+  // Problems name the port too: what `analyze` leads with.
+  bool problem = false;
+  for (const nlohmann::json& p : report["problems"]) {
+    if (p["kind"] == "port_errors" && p["host"] == "gpu-d04" && p["device"] == "mlx5_2" &&
+        p["port"] == 1 && p["first_seen"].get<std::string>().rfind("2026-12-01T02:05:00", 0) == 0)
+      problem = true;
+  }
+  EXPECT_TRUE(problem) << report["problems"];
+}
+
+TEST(ImportCli, AResetOrAnotherHostGivesNoBogusDelta) {
+  TestDatabase db;
+  // Another host's dump at 02:00 is no earlier snapshot of gpu-d04's port.
+  CommandOutput r = Import(Dump("gpu-d04.perfquery.0200.txt") +
+                               " --host gpu-d05 --cluster lab --at 2026-12-01T02:00:00Z",
+                           db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Import(Dump("gpu-d04.perfquery.0205.txt") + " --cluster lab --at 2026-12-01T02:05:00Z",
+             db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_port_deltas"), "0");
+  // After `perfquery -x -R` every counter is lower: counted from zero again,
+  // not a wrapped 2^64 - x.
+  r = Import(Dump("gpu-d04.perfquery.0210.txt") + " --cluster lab --at 2026-12-01T02:10:00Z",
+             db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "symbol_error", "2026-12-01T02:10:00Z"), "3 0.01 false true");
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "port_xmit_wait", "2026-12-01T02:10:00Z"),
+            "52000 173.33 false true");
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "xmit_bytes", "2026-12-01T02:10:00Z"),
+            "4823449600 16078165.33 false true");
+  EXPECT_EQ(db.Scalar("SELECT max(delta) < 10000000000000 FROM run_port_deltas"), "t");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_port_deltas d JOIN ports p ON p.id = d.port_id "
+                      "WHERE p.host = 'gpu-d05'"),
+            "0");
+  CommandOutput a = Analyze(db);
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  nlohmann::json report = nlohmann::json::parse(a.out);
+  EXPECT_EQ(report["judged_port_windows"], 1);
+  EXPECT_TRUE(FindingsOf(report, "port_errors").empty()) << a.out;
+  EXPECT_TRUE(FindingsOf(report, "congestion").empty()) << a.out;
+}
+
+TEST(ImportCli, ASaturatedCounterHasNoDeltaAndNoRate) {
+  TestDatabase db;
+  ASSERT_EQ(Import(Dump("gpu-d04.perfquery.0210.txt") + " --cluster lab --at 2026-12-01T02:10:00Z",
+                   db.conninfo())
+                .exit_code,
+            0);
+  CommandOutput r =
+      Import(Dump("gpu-d04.perfquery.0215.txt") + " --cluster lab --at 2026-12-01T02:15:00Z",
+             db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "port_xmit_wait", "2026-12-01T02:15:00Z"),
+            "NULL NULL true false");
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "symbol_error", "2026-12-01T02:15:00Z"),
+            "NULL NULL true false");
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "port_rcv_errors", "2026-12-01T02:15:00Z"),
+            "2 0.01 false false");
+  CommandOutput a = Analyze(db);
+  ASSERT_EQ(a.exit_code, 1) << a.out << a.err;  // a warning: how much it counted is unknown
+  nlohmann::json report = nlohmann::json::parse(a.out);
+  EXPECT_TRUE(FindingsOf(report, "congestion").empty()) << a.out;  // saturated is not a rate
+  std::vector<nlohmann::json> errors = FindingsOf(report, "port_errors");
+  ASSERT_EQ(errors.size(), 1u) << a.out;
+  EXPECT_EQ(errors[0]["severity"], "warning");
+  EXPECT_EQ(errors[0]["evidence"]["counters"]["symbol_error"], "saturated");
+  EXPECT_EQ(errors[0]["subject"], "gpu-d04:mlx5_2/1");
+}
+
+TEST(ImportCli, ADumpImportedLateSplitsTheWindowAndAgainChangesNothing) {
+  TestDatabase db;
+  for (const char* at : {"0200", "0210"}) {
+    ASSERT_EQ(Import(Dump(std::string("gpu-d04.perfquery.") + at + ".txt") +
+                         " --cluster lab --at 2026-12-01T" + std::string(at).substr(0, 2) + ":" +
+                         std::string(at).substr(2) + ":00Z",
+                     db.conninfo())
+                  .exit_code,
+              0);
+  }
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "symbol_error", "2026-12-01T02:10:00Z"), "3 0.01 false true");
+  for (int time = 0; time < 2; ++time) {  // the second time: the same rows again
+    CommandOutput r =
+        Import(Dump("gpu-d04.perfquery.0205.txt") + " --cluster lab --at 2026-12-01T02:05:00Z",
+               db.conninfo());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("2 counter window(s)"), std::string::npos) << r.out;
+    EXPECT_EQ(db.Scalar("SELECT string_agg(DISTINCT to_char(window_start AT TIME ZONE 'UTC', "
+                        "'HH24:MI') || '-' || to_char(window_end AT TIME ZONE 'UTC', 'HH24:MI'), "
+                        "',') FROM run_port_deltas"),
+              "02:00-02:05,02:05-02:10");
+    EXPECT_EQ(WindowRow(db, "gpu-d04", "symbol_error", "2026-12-01T02:05:00Z"),
+              "1500 5.00 false false");
+    EXPECT_EQ(WindowRow(db, "gpu-d04", "symbol_error", "2026-12-01T02:10:00Z"),
+              "3 0.01 false true");
+    EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_port_deltas WHERE counter = 'symbol_error'"),
+              "2");
+  }
+}
+
+TEST(ImportCli, DumpsOfTwoTimesInOneImportAreOneWindow) {
+  TestDatabase db;
+  // Without --at each file's time is its mtime.
+  const std::string dir = ::testing::TempDir();
+  for (const char* at : {"0200", "0205"}) {
+    const std::string copy = dir + "/gpu-d04.perfquery." + at + ".txt";
+    ASSERT_EQ(std::system(("cp " + Dump(std::string("gpu-d04.perfquery.") + at + ".txt") + " " +
+                           copy + " && touch -d '2026-12-01 " + std::string(at).substr(0, 2) + ":" +
+                           std::string(at).substr(2) + ":00 UTC' " + copy)
+                              .c_str()),
+              0);
+  }
+  CommandOutput r = Import(
+      dir + "/gpu-d04.perfquery.0205.txt " + dir + "/gpu-d04.perfquery.0200.txt --cluster lab",
+      db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("of 2 host snapshot(s) in cluster lab, 1 counter window(s)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(WindowRow(db, "gpu-d04", "symbol_error", "2026-12-01T02:05:00Z"),
+            "1500 5.00 false false");
+}
+
+TEST(ImportCli, TwoEthtoolDumpsOfARocePortGiveItsPfcPauseRate) {
+  TestDatabase db;
+  for (const auto& [file, at] : {std::pair{"roce-a3.ens1f0np0.ethtool.txt", "02:00"},
+                                 std::pair{"roce-a3.ens1f0np0.ethtool.0210.txt", "02:10"}}) {
+    CommandOutput r = Import(Dump("roce-a3.ibstatus.txt") + " " + Dump(file) + " --netdev-map " +
+                                 Dump("roce-a3.ibdev2netdev.txt") + " --cluster lab --at " +
+                                 "2026-12-01T" + at + ":00Z",
+                             db.conninfo());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // 912400 pause frames received over the 600 s between the dumps.
+  EXPECT_EQ(WindowRow(db, "roce-a3", "ethtool:rx_prio3_pause", "2026-12-01T02:10:00Z"),
+            "912400 1520.67 false false");
+  EXPECT_EQ(WindowRow(db, "roce-a3", "ethtool:rx_discards_phy", "2026-12-01T02:10:00Z"),
+            "12 0.02 false false");
+  // Without --cluster: the one cluster with runs or snapshot windows.
+  CommandOutput a = fabtrack::testing::RunCommand(
+      std::string(FABTRACK_CLI) + " analyze --format json --db '" + db.conninfo() + "'");
+  ASSERT_EQ(a.exit_code, 1) << a.out << a.err;
+  nlohmann::json report = nlohmann::json::parse(a.out);
+  std::vector<nlohmann::json> congestion = FindingsOf(report, "congestion");
+  ASSERT_EQ(congestion.size(), 1u) << a.out;
+  EXPECT_EQ(congestion[0]["subject"], "roce-a3:mlx5_0/1");
+  EXPECT_NE(congestion[0]["message"].get<std::string>().find("PFC pause"), std::string::npos)
+      << congestion[0];
+  EXPECT_NEAR(congestion[0]["evidence"]["per_second"]["ethtool:rx_prio3_pause"].get<double>(),
+              912400.0 / 600, 0.01);
 }
 
 }  // namespace

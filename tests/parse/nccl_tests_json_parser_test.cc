@@ -285,5 +285,30 @@ TEST(NcclTestsJsonParser, BareInfinityIsReadAsAbsent) {
   EXPECT_EQ(tables[0].oob_ok, true);
 }
 
+// hypercube_perf -J writes its op as "" (hypercube.cu's op name): no op, as
+// the printed table's blank column reads.
+TEST(NcclTestsJsonParser, HypercubesEmptyOpIsNoOp) {
+  std::vector<ParseError> errors;
+  auto tables = ParseNcclTestsJson(
+      R"({"version": 3, "args": ["./hypercube_perf", "-g", "2"], "nccl_version": 22809,
+          "config": {"nthreads": 1, "ngpus": 2, "devices": [
+            {"rank": 0, "group": 0, "pid": 7, "hostname": "localhost", "device": 0,
+             "device_hex": "1e", "device_info": "NVIDIA GeForce RTX 5090"},
+            {"rank": 1, "group": 0, "pid": 7, "hostname": "localhost", "device": 1,
+             "device_hex": "22", "device_info": "NVIDIA GeForce RTX 5090"}]},
+          "results": [{"size": 32, "count": 4, "type": "float", "redop": "", "root": "    -1",
+            "out_of_place": {"time": 9.6, "alg_bw": 0.0017, "bus_bw": 0.0017, "nwrong": 0.0},
+            "in_place": {"time": 9.8, "alg_bw": 0.0016, "bus_bw": 0.0016, "nwrong": 0.0}}],
+          "out_of_bounds": {"count": 0, "okay": true},
+          "average_bus_bandwidth": {"bandwidth": 0.0017, "okay": "unchecked"}})",
+      &errors);
+  EXPECT_TRUE(errors.empty()) << errors.front().message;
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(tables[0].rows.size(), 1u);
+  EXPECT_EQ(tables[0].collective, "hypercube");
+  EXPECT_EQ(tables[0].rows[0].redop, std::nullopt);
+  EXPECT_EQ(tables[0].rows[0].root, -1);
+}
+
 }  // namespace
 }  // namespace fabtrack

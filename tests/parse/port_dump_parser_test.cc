@@ -71,6 +71,28 @@ TEST(PortDumpParser, PerfqueryExtendedCountersUnderSysfsNames) {
   EXPECT_EQ(p.counters.at("VL15_dropped"), 0u);
   EXPECT_EQ(p.counters.count("PortSelect"), 0u);
   EXPECT_EQ(p.counters.size(), 21u);  // every counter perfquery -x printed but QP1Dropped
+  // PortXmitWait is PortCounters' 32-bit one, stuck at 2^32-1: saturated, as
+  // the live reader says of its sysfs file; the extended data are 64-bit.
+  EXPECT_EQ(p.saturated, std::vector<std::string>{"port_xmit_wait"});
+}
+
+// Plain perfquery prints PortCounters only: 32-bit data counters at their
+// maximum are saturated too (no extended set beside them).
+TEST(PortDumpParser, PlainPerfqueryLegacyCountersSaturate) {
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(
+      "# Port counters: Lid 12 port 1 (CapMask: 0x5A00)\n"
+      "PortSelect:......................1\n"
+      "SymbolErrorCounter:..............65535\n"
+      "LinkDownedCounter:...............3\n"
+      "PortXmitData:....................4294967295\n"
+      "PortRcvData:.....................1200\n"
+      "PortXmitWait:....................17\n",
+      PortDumpContext{.device = std::string("mlx4_0")}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].saturated, (std::vector<std::string>{"port_xmit_data", "symbol_error"}));
+  EXPECT_EQ(d->ports[0].rcv_bytes, 4800u);
 }
 
 TEST(PortDumpParser, PerfqueryDeviceFromTheCallerWins) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "tests/readiness/node_fixtures.h"
 #include "tests/support/run_command.h"
@@ -134,6 +136,66 @@ TEST(CheckNodeCliTest, WatchNamesErrorCountersThatRise) {
   EXPECT_TRUE(found) << r.out;
   // Without --watch the counters are read once: no such check.
   EXPECT_EQ(Check(On("healthy")).out.find("error_counters"), std::string::npos);
+}
+
+std::string Dump(const std::string& name) {
+  return std::string(FABTRACK_FIXTURE_DIR) + "/port_dumps/" + name;
+}
+
+// The names of the checks a JSON report ran.
+std::vector<std::string> CheckNames(const nlohmann::json& doc) {
+  std::vector<std::string> names;
+  for (const auto& c : doc["checks"]) names.push_back(c["name"]);
+  return names;
+}
+
+// Saved sysfs files of another host judged as its ports: the port down and
+// the counters stuck at their maximum, and none of this machine's checks.
+TEST(CheckNodeCliTest, PortDumpsOfAHostAreJudgedAsItsPorts) {
+  CommandOutput r = Check("--ports-from " + Dump("gpu-c11.sysfs.txt") + " --format json");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_EQ(doc["host"], "gpu-c11");
+  EXPECT_EQ(CheckNames(doc), std::vector<std::string>{"hca_ports"});
+  const std::string message = doc["checks"][0]["message"];
+  EXPECT_NE(message.find("mlx5_1/1 is DOWN"), std::string::npos) << message;
+  EXPECT_NE(r.out.find("symbol_error"), std::string::npos) << r.out;  // saturated, named
+}
+
+// Two perfquery -x dumps 300 s apart: the error counters that rose.
+TEST(CheckNodeCliTest, TwoPortDumpsNameTheErrorCountersThatRose) {
+  CommandOutput r = Check("--ports-from " + Dump("gpu-d04.perfquery.0200.txt") + " --ports-after " +
+                          Dump("gpu-d04.perfquery.0205.txt") + " --watch 300 --format json");
+  // A warning: perfquery prints no port state, which is then not judged.
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
+  EXPECT_EQ(doc["host"], "gpu-d04");
+  bool found = false;
+  for (const auto& c : doc["checks"]) {
+    if (c["name"] != "error_counters") continue;
+    found = true;
+    EXPECT_EQ(c["status"], "warning");
+    EXPECT_NE(c["message"].get<std::string>().find(
+                  "mlx5_2/1 error counters rising in 300 s: symbol_error +1500"),
+              std::string::npos)
+        << c["message"];
+  }
+  EXPECT_TRUE(found) << r.out;
+}
+
+TEST(CheckNodeCliTest, UnusablePortDumpsOrAfterWithoutWatchExitThree) {
+  CommandOutput r = Check("--ports-from " + Dump("README.md"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("README.md:1: not a port dump"), std::string::npos) << r.err;
+  EXPECT_EQ(FirstLine(r.out), "FABTRACK NODE UNKNOWN - port dumps not usable (see above)");
+  r = Check("--ports-from " + Dump("no-such-host.ibstat.txt"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("no-such-host.ibstat.txt: cannot read"), std::string::npos) << r.err;
+  r = Check("--ports-from " + Dump("gpu-d04.perfquery.0200.txt") + " --ports-after " +
+            Dump("gpu-d04.perfquery.0205.txt"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;  // how far apart: --watch
 }
 
 }  // namespace

@@ -110,6 +110,21 @@ TEST(HcaPortsCheckTest, ActiveButNotLinkUpIsCritical) {
   EXPECT_EQ(r.message, "mlx5_1/1 is ACTIVE/Polling");
 }
 
+// A dump that prints no state (perfquery) is not a port down; sysfs that
+// reads no state is.
+TEST(HcaPortsCheckTest, NoStateInADumpIsNotAPortDown) {
+  HostPorts h;
+  PortSample p;
+  p.device = "mlx5_2";
+  p.port = 1;
+  p.counters = {{"symbol_error", 12}};
+  h.ports = {p};
+  EXPECT_EQ(CheckHcaPorts(h, std::nullopt, /*states_may_be_absent=*/true).status, CheckStatus::kOk);
+  CheckResult live = CheckHcaPorts(h, std::nullopt);
+  EXPECT_EQ(live.status, CheckStatus::kCritical);
+  EXPECT_EQ(live.message, "mlx5_2/1 is ?/?");
+}
+
 TEST(HcaPortsCheckTest, UnreadableClassIsUnknown) {
   HostPorts h;
   h.problems.push_back({"/sys/class/infiniband", "cannot list: Permission denied"});

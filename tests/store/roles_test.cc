@@ -7,6 +7,7 @@
 #include "store/locate_store.h"
 #include "store/port_writer.h"
 #include "store/run_writer.h"
+#include "store/snapshot_deltas.h"
 #include "tests/support/test_database.h"
 
 namespace fabtrack::store {
@@ -100,6 +101,37 @@ TEST(RolesTest, WriterInsertsButCannotDeleteUpdateOrDrop) {
                        "first_seen, last_seen) VALUES ('c1', 'k', 'info', 's', 'm', now(), now())"),
             kInsufficientPrivilege);
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "1");
+}
+
+// `fabtrack import` runs as a collector: two snapshots of a port get their
+// window, a snapshot stored again or between them replaces windows through
+// the owner's function, and the writer still cannot delete deltas itself.
+TEST(RolesTest, WriterStoresSnapshotWindowsButCannotDeleteDeltas) {
+  TestDatabase db;
+  LoginRole writer(db, "fabtrack_writer");
+  auto snapshot = [&](const std::string& at, uint64_t symbol_errors) {
+    pqxx::work txn(writer.connection());
+    HostPorts host;
+    host.host = "gpu-01";
+    PortSample port;
+    port.device = "mlx5_0";
+    port.port = 1;
+    port.counters = {{"symbol_error", symbol_errors}};
+    host.ports = {port};
+    WriteHostSample(txn, "c1", host, at, std::nullopt, "snapshot");
+    const size_t windows = WriteSnapshotPortDeltas(txn, "c1", host, at);
+    txn.commit();
+    return windows;
+  };
+  EXPECT_EQ(snapshot("2031-05-01T02:00:00Z", 3), 0u);
+  EXPECT_EQ(snapshot("2031-05-01T02:10:00Z", 53), 1u);
+  EXPECT_EQ(snapshot("2031-05-01T02:05:00Z", 13), 2u);  // splits 02:00-02:10
+  EXPECT_EQ(snapshot("2031-05-01T02:05:00Z", 13), 2u);  // again: the same rows
+  EXPECT_EQ(db.Scalar("SELECT string_agg(delta::text, ',' ORDER BY window_end) FROM "
+                      "run_port_deltas WHERE counter = 'symbol_error'"),
+            "10,40");
+  EXPECT_EQ(writer.Try("DELETE FROM run_port_deltas"), kInsufficientPrivilege);
+  EXPECT_EQ(writer.Try("UPDATE run_port_deltas SET delta = 0"), kInsufficientPrivilege);
 }
 
 // `fabtrack locate --cluster` runs as a collector: it stores its verdict and

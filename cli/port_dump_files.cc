@@ -1,0 +1,68 @@
+#include "cli/port_dump_files.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fabtrack::cli {
+
+bool ReadTextFile(const std::string& path, std::string* text, std::ostream& err) {
+  std::ifstream in(path);
+  if (!in) {
+    err << path << ": cannot read: " << std::strerror(errno) << "\n";
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  *text = buffer.str();
+  return true;
+}
+
+std::string HostFromFileName(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  return name.substr(0, name.find('.'));
+}
+
+std::optional<std::string> NetdevFromFileName(const std::string& path,
+                                              const std::vector<NetdevPort>& map) {
+  std::string name = std::filesystem::path(path).filename().string();
+  std::vector<std::string> words;
+  for (size_t at = name.find('.'); at != std::string::npos;) {
+    size_t next = name.find('.', at + 1);
+    std::string w = name.substr(at + 1, next == std::string::npos ? next : next - at - 1);
+    if (!w.empty() && w != "txt" && w != "log" && w != "out" && w != "ethtool" &&
+        w != "ethtool-S" && w != "ethtool_S" && w != "stats") {
+      words.push_back(w);
+    }
+    at = next;
+  }
+  for (const std::string& w : words) {
+    for (const NetdevPort& m : map) {
+      if (m.netdev == w) return w;
+    }
+  }
+  if (words.size() == 1) return words.front();
+  return std::nullopt;
+}
+
+std::optional<ParsedPortDump> ReadPortDumpFile(const std::string& path, PortDumpContext context,
+                                               std::ostream& err) {
+  std::string text;
+  if (!ReadTextFile(path, &text, err)) return std::nullopt;
+  if (!context.netdev) context.netdev = NetdevFromFileName(path, context.netdev_map);
+  std::string why;
+  std::optional<ParsedPortDump> dump = ParsePortDump(text, context, &why);
+  if (!dump) {
+    err << path << ":1: " << why << "\n";
+    return std::nullopt;
+  }
+  for (const PortDumpError& e : dump->errors)
+    err << path << ":" << e.line << ": " << e.message << "\n";
+  for (const std::string& note : dump->notes) err << path << ": " << note << "\n";
+  if (!dump->errors.empty()) return std::nullopt;
+  return dump;
+}
+
+}  // namespace fabtrack::cli
