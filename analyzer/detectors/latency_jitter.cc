@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -177,16 +178,31 @@ std::string BandText(const Settings& s) { return "sizes up to " + FormatBytes(s.
 // every run's figures as history of every later run.
 class JitterCache {
  public:
-  JitterCache(const InputIndex& input, const Settings& s) : input_(input), s_(s) {}
+  JitterCache(const InputIndex& input, const Settings& s)
+      : input_(input),
+        s_(s),
+        key_(SummaryKey("latency_jitter", "max_bytes=" + std::to_string(s.max_bytes))) {}
+  // Through the run's stored figures (schema 014) when its rows were left
+  // out: a history run's band medians depend on its own rows and max_bytes.
   const Jitter& Of(const RunView& run) {
     auto [it, inserted] = by_run_.try_emplace(run.id);
-    if (inserted) it->second = JitterOf(input_.Results(run.id), s_);
+    if (inserted) {
+      const std::vector<double>& v = input_.Summary(run, key_, [&] {
+        const Jitter j = JitterOf(input_.Results(run.id), s_);
+        constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+        return std::vector<double>{j.cv.value_or(kNone), j.p99_p50.value_or(kNone)};
+      });
+      if (v.size() != 2) throw SummaryMiss("latency_jitter: a stored figure has another shape");
+      if (std::isfinite(v[0])) it->second.cv = v[0];
+      if (std::isfinite(v[1])) it->second.p99_p50 = v[1];
+    }
     return it->second;
   }
 
  private:
   const InputIndex& input_;
   const Settings& s_;
+  const std::string key_;
   std::unordered_map<int64_t, Jitter> by_run_;
 };
 

@@ -1,0 +1,295 @@
+// Summarised history (schema 014, issue 18 item 4): the nightly analysis on
+// the per-run summaries that stored analyses keep finds exactly what the
+// analysis of the full history finds, night after night, and after what
+// invalidates summaries: a settings change, a run arriving late with an older
+// start, deleted runs (`fabtrack runs delete`) and pruned history (`fabtrack
+// db prune`). The oracle is the full-history analysis of the same database
+// (the path every analysis took before summaries existed), compared finding
+// by finding including messages and evidence. The history is generated with
+// real regressions in it (a lasting busbw drop with a change point, a
+// one-night latency outlier, a jittery night), so the comparison covers
+// findings and not only their absence.
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+
+#include "analyzer/analyze.h"
+#include "analyzer/config.h"
+#include "analyzer/input_index.h"
+#include "analyzer/summarized_history.h"
+#include "core/clock.h"
+#include "core/content_hash.h"
+#include "store/analysis_reader.h"
+#include "store/retention.h"
+#include "store/run_writer.h"
+#include "tests/support/test_database.h"
+
+namespace fabtrack::store {
+namespace {
+
+using fabtrack::testing::TestDatabase;
+
+constexpr double kFirstNight = 1767232800;  // 2026-01-01T02:00:00Z
+constexpr int kSizes = 14;                  // 8 B .. 512 MiB, every fourth power of two
+
+std::string Iso(double t) { return IsoFromSeconds(t, IsoStyle::kSeconds); }
+
+// One nightly sweep of 1, 2, 4 and 8 nodes (harness runs with latency
+// distributions), healthy but for the faults the caller asks for.
+struct Faults {
+  double busbw = 1, latency = 1, cv = 0.03;
+};
+
+RunRecord Run(int night, int nodes, double start, std::mt19937_64& rng, const Faults& f,
+              const std::string& tag = "") {
+  std::normal_distribution<double> bw_noise(1.0, 0.015), lat_noise(1.0, 0.04);
+  RunRecord run;
+  run.cluster = "c1";
+  run.started_at = Iso(start);
+  run.source = "fabtrack-allreduce";
+  run.backend = "nccl";
+  run.collective = "all_reduce";
+  run.dtype = "float";
+  run.redop = "sum";
+  run.nodes = nodes;
+  run.ranks_per_node = 8;
+  run.ranks = nodes * 8;
+  for (int n = 0; n < nodes; ++n) run.hosts.push_back("gpu" + std::to_string(n));
+  run.network = "IB";
+  run.transports = {"NET/IB", "P2P/NVL"};
+  run.gdrdma = true;
+  run.nccl_version = "2.28.9";
+  run.sweep_id = "night-" + std::to_string(night) + tag;
+  run.content_hash = Sha256Hex("c1/" + std::to_string(night) + "/" + std::to_string(nodes) + tag);
+  const double doublings = std::log2(static_cast<double>(nodes));
+  const double peak = (nodes == 1 ? 420.0 : 370.0 * std::pow(0.985, doublings)) * f.busbw;
+  const double base_latency = (nodes == 1 ? 12.0 : 18.0 + 6.0 * doublings) * f.latency;
+  const double factor = 2.0 * (run.ranks.value() - 1) / run.ranks.value();
+  const double night_bw = bw_noise(rng), night_lat = lat_noise(rng);
+  for (int i = 0; i < kSizes; ++i) {
+    ResultRow r;
+    const int64_t size = int64_t{8} << (2 * i);
+    const double algbw = peak * night_bw / factor;
+    const double t =
+        (base_latency * night_lat + static_cast<double>(size) / (algbw * 1e3)) * bw_noise(rng);
+    r.row.size_bytes = size;
+    r.row.count = size / 4;
+    r.row.type = "float";
+    r.row.redop = "sum";
+    r.row.root = -1;
+    const double measured = static_cast<double>(size) / t / 1e3;
+    r.row.oop = Measurement{t, measured, measured * factor, 0, std::nullopt};
+    r.row.ip = r.row.oop;
+    r.latency.mean_us = t;
+    r.latency.p50_us = t * 0.99;
+    r.latency.p90_us = t * 1.03;
+    r.latency.p99_us = t * (f.cv > 0.1 ? 3.0 : 1.08);
+    r.latency.min_us = t * 0.95;
+    r.latency.max_us = t * 1.15;
+    r.latency.stddev_us = t * f.cv;
+    r.latency.cv = f.cv;
+    run.results.push_back(r);
+  }
+  return run;
+}
+
+class History {
+ public:
+  explicit History(TestDatabase& db) : db_(db), rng_(7) {}
+
+  // The sweep of `night`; the faults that make findings: from night 55 the
+  // 8-node busbw is 20% lower (a lasting drop: a change point), night 62's
+  // 4-node latency is 1.6x (one night), night 66's 2-node latency jittery.
+  void Night(int night) {
+    pqxx::work txn(db_.connection());
+    int slot = 0;
+    for (int nodes = 1; nodes <= 8; nodes *= 2, ++slot) {
+      Faults f;
+      if (nodes == 8 && night >= 55) f.busbw = 0.8;
+      if (nodes == 4 && night == 62) f.latency = 1.6;
+      if (nodes == 2 && night == 66) f.cv = 0.4;
+      WriteRun(txn, Run(night, nodes, kFirstNight + night * 86400.0 + slot * 300, rng_, f));
+    }
+    txn.commit();
+  }
+
+  // An 8-node run of an old night that arrives late (its start is older than
+  // runs already summarised), 30% slow.
+  void LateRun(int night) {
+    pqxx::work txn(db_.connection());
+    Faults f;
+    f.busbw = 0.7;
+    WriteRun(txn, Run(night, 8, kFirstNight + night * 86400.0 + 3 * 3600, rng_, f, "-late"));
+    txn.commit();
+  }
+
+ private:
+  TestDatabase& db_;
+  std::mt19937_64 rng_;
+};
+
+std::string FindingsText(const std::vector<Finding>& findings) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Finding& f : findings) {
+    out.push_back({{"kind", f.kind},
+                   {"severity", SeverityName(f.severity)},
+                   {"subject", f.subject},
+                   {"run_id", f.run_id ? nlohmann::json(*f.run_id) : nlohmann::json()},
+                   {"size_bytes", f.size_bytes ? nlohmann::json(*f.size_bytes) : nlohmann::json()},
+                   {"value", f.value ? nlohmann::json(*f.value) : nlohmann::json()},
+                   {"baseline", f.baseline ? nlohmann::json(*f.baseline) : nlohmann::json()},
+                   {"message", f.message},
+                   {"evidence", f.evidence}});
+  }
+  return out.dump(1);
+}
+
+struct Outcome {
+  std::vector<Finding> findings;
+  bool summarized = false;  // the analysis ran on stored summaries
+  bool missed = false;      // it began on them and fell back to the full history
+  size_t result_rows = 0;   // result rows read by the analysis that concluded
+};
+
+// `fabtrack analyze` of the newest night: on the summarised history (as the
+// CLI does: a SummaryMiss falls back to the full history) or on the full one;
+// `keep` stores the summaries, as an analysis that stores its findings does.
+Outcome Nightly(TestDatabase& db, const analyzer::AnalyzerConfig& config, bool summaries,
+                bool keep) {
+  AnalysisQuery query{"c1", std::nullopt};
+  if (summaries) {
+    query.summarized_results = [&config](const AnalysisInput& in) {
+      return analyzer::RunsNeedingResults(in, config);
+    };
+  }
+  Outcome out;
+  auto index = std::make_unique<analyzer::InputIndex>(LoadAnalysisInput(db.connection(), query));
+  AnalysisResult result;
+  try {
+    out.summarized = index->summarized();
+    result = analyzer::Analyze(*index, config);
+  } catch (const analyzer::SummaryMiss&) {
+    out.missed = true;
+    out.summarized = false;
+    index = std::make_unique<analyzer::InputIndex>(
+        LoadAnalysisInput(db.connection(), {"c1", std::nullopt}));
+    result = analyzer::Analyze(*index, config);
+  }
+  out.result_rows = index->input().results.size();
+  if (keep) StoreRunSummaries(db.connection(), index->input(), index->produced());
+  out.findings = std::move(result.findings);
+  return out;
+}
+
+// The newest night judged both ways gives the same findings; returns the
+// summarised outcome.
+Outcome Compare(TestDatabase& db, const analyzer::AnalyzerConfig& config, int night) {
+  const Outcome full = Nightly(db, config, false, false);
+  Outcome fast = Nightly(db, config, true, true);
+  EXPECT_EQ(FindingsText(fast.findings), FindingsText(full.findings)) << "night " << night;
+  EXPECT_EQ(full.result_rows,
+            static_cast<size_t>(std::stoll(db.Scalar("SELECT count(*) FROM run_results"))));
+  return fast;
+}
+
+TEST(SummarizedHistory, NightlyFindingsAreThoseOfTheFullHistory) {
+  TestDatabase db;
+  History history(db);
+  const analyzer::AnalyzerConfig config;
+  for (int night = 0; night < 50; ++night) history.Night(night);
+  // The first stored analysis reads everything and keeps the summaries.
+  const Outcome first = Nightly(db, config, true, true);
+  EXPECT_FALSE(first.summarized);
+  EXPECT_FALSE(first.missed);
+  ASSERT_GT(std::stoi(db.Scalar("SELECT count(*) FROM analysis_run_summaries")), 150);
+
+  std::set<std::string> kinds;
+  bool change_point = false;
+  for (int night = 50; night < 70; ++night) {
+    history.Night(night);
+    const Outcome fast = Compare(db, config, night);
+    EXPECT_TRUE(fast.summarized) << "night " << night;
+    EXPECT_FALSE(fast.missed) << "night " << night;
+    // The history's rows are not read: a window per series and tonight.
+    EXPECT_LT(fast.result_rows, 4u * kSizes * 20) << "night " << night;
+    for (const Finding& f : fast.findings) {
+      kinds.insert(f.kind + "/" + SeverityName(f.severity));
+      change_point = change_point || f.evidence.contains("change_point");
+    }
+  }
+  // The nights compared had findings of the series regressions (with a
+  // change point), of the jitter and of the scaling detectors.
+  EXPECT_TRUE(kinds.contains("busbw_regression/warning")) << ::testing::PrintToString(kinds);
+  EXPECT_TRUE(kinds.contains("latency_jitter/warning")) << ::testing::PrintToString(kinds);
+  EXPECT_TRUE(kinds.contains("scaling_drop/warning")) << ::testing::PrintToString(kinds);
+  bool latency = false;
+  for (const std::string& k : kinds) latency = latency || k.starts_with("latency_regression/");
+  EXPECT_TRUE(latency) << ::testing::PrintToString(kinds);
+  EXPECT_TRUE(change_point);
+
+  // A settings change: the stored figures were computed under other
+  // settings, so the analysis falls back to the full history...
+  const analyzer::AnalyzerConfig changed = analyzer::ParseAnalyzerConfig(
+      "[busbw_regression]\nmin_magnitude = 0.04\nbaseline_runs = 10\n"
+      "[latency_jitter]\nmax_bytes = 2048\n",
+      "test.toml");
+  history.Night(70);
+  Outcome after = Compare(db, changed, 70);
+  EXPECT_TRUE(after.missed);
+  // ...and stores figures under the new settings, used the next night.
+  history.Night(71);
+  after = Compare(db, changed, 71);
+  EXPECT_TRUE(after.summarized);
+  EXPECT_FALSE(after.missed);
+  // Back to the defaults: their figures are no longer stored (replaced).
+  history.Night(72);
+  EXPECT_TRUE(Compare(db, config, 72).missed);
+
+  // A late run older than runs already summarised changes later verdicts
+  // (and the reference of nothing here, but the noise, windows and change
+  // points): the summaries are not used until stored again.
+  history.LateRun(45);
+  history.Night(73);
+  after = Compare(db, config, 73);
+  EXPECT_FALSE(after.summarized);
+  history.Night(74);
+  EXPECT_TRUE(Compare(db, config, 74).summarized);
+
+  // Deleted runs (`fabtrack runs delete`): their summaries go with them and
+  // the others are not used until stored again.
+  {
+    pqxx::work txn(db.connection());
+    std::vector<int64_t> ids;
+    for (const pqxx::row& row :
+         txn.exec("SELECT id FROM runs WHERE sweep_id IN ('night-60', 'night-61') ORDER BY id")) {
+      ids.push_back(row[0].as<int64_t>());
+    }
+    ASSERT_EQ(DeleteRuns(txn, ids).size(), 8u);
+    txn.commit();
+  }
+  history.Night(75);
+  EXPECT_FALSE(Compare(db, config, 75).summarized);
+  history.Night(76);
+  EXPECT_TRUE(Compare(db, config, 76).summarized);
+
+  // Pruned history (`fabtrack db prune`): the first nights go, and with them
+  // every series' reference level.
+  {
+    pqxx::work txn(db.connection());
+    EXPECT_EQ(PruneBefore(txn, Iso(kFirstNight + 10 * 86400.0), std::nullopt, true).runs, 40);
+    txn.commit();
+  }
+  history.Night(77);
+  EXPECT_FALSE(Compare(db, config, 77).summarized);
+  history.Night(78);
+  const Outcome last = Compare(db, config, 78);
+  EXPECT_TRUE(last.summarized);
+  EXPECT_FALSE(last.missed);
+}
+
+}  // namespace
+}  // namespace fabtrack::store
