@@ -136,20 +136,20 @@ const std::vector<double>* InputIndex::StoredSummary(const RunView& run,
 
 void InputIndex::Produce(const RunView& run, const std::string& key,
                          std::vector<double> numbers) const {
-  produced_[run.id][key] = std::move(numbers);
+  if (keep_summaries_) produced_[run.id][key] = std::move(numbers);
 }
 
-const std::vector<double>& InputIndex::Summary(
-    const RunView& run, const std::string& key,
-    const std::function<std::vector<double>()>& compute) const {
+std::vector<double> InputIndex::Summary(const RunView& run, const std::string& key,
+                                        const std::function<std::vector<double>()>& compute) const {
   if (const std::vector<double>* stored = StoredSummary(run, key)) return *stored;
   if (!run.results_loaded) {
     throw SummaryMiss("run " + std::to_string(run.id) + " has no stored " + key);
   }
-  std::vector<double>& slot = produced_[run.id][key];
-  slot = compute();
-  return slot;
+  std::vector<double> numbers = compute();
+  Produce(run, key, numbers);
+  return numbers;
 }
+
 std::span<const ChannelUse> InputIndex::Channels(int64_t id) const {
   return Lookup(channels_by_run_, id);
 }

@@ -64,12 +64,15 @@ class InputIndex {
   // the run is summarised and has it, else `compute()` over the run's rows
   // (recorded in produced(), which `fabtrack analyze` stores); SummaryMiss
   // when neither. NaN stands for "no number".
-  const std::vector<double>& Summary(const RunView& run, const std::string& key,
-                                     const std::function<std::vector<double>()>& compute) const;
+  std::vector<double> Summary(const RunView& run, const std::string& key,
+                              const std::function<std::vector<double>()>& compute) const;
   // The stored figure only (nullptr when absent or the run is not summarised).
   const std::vector<double>* StoredSummary(const RunView& run, const std::string& key) const;
-  // Records a figure computed by the caller (Summary() does it itself).
+  // Records a figure computed by the caller (Summary() does it itself), when
+  // the figures are kept (KeepSummaries: an analysis that stores them).
   void Produce(const RunView& run, const std::string& key, std::vector<double> numbers) const;
+  bool keeps_summaries() const { return keep_summaries_; }
+  void KeepSummaries(bool keep) { keep_summaries_ = keep; }
   // Whether any run is summarised (the analysis runs on stored summaries).
   bool summarized() const { return summarized_; }
   const RunSummaries& produced() const { return produced_; }
@@ -103,6 +106,7 @@ class InputIndex {
   std::map<std::string, std::vector<const RunView*>> series_;
   std::unordered_map<int64_t, const StepView*> step_by_run_;
   bool summarized_ = false;
+  bool keep_summaries_ = true;
   mutable RunSummaries produced_;
 };
 

@@ -52,7 +52,7 @@ std::optional<double> BusbwVersusHistory(const InputIndex& input, const RunView&
   const std::string key = SummaryKey("port_window.large_band", "");
   for (auto earlier = end; earlier != runs.begin() && history.size() < 14;) {
     --earlier;
-    const std::vector<double>& v = input.Summary(**earlier, key, [&] {
+    const std::vector<double> v = input.Summary(**earlier, key, [&] {
       return std::vector<double>{
           LargeBand(input, **earlier).value_or(std::numeric_limits<double>::quiet_NaN())};
     });

@@ -101,7 +101,7 @@ void JudgeSeries(const InputIndex& input, const SeriesTable& t, const Settings& 
     verdicts[i] = static_cast<int8_t>(Verdict(r));
     if (input.Judged(*runs[i])) judged[i] = std::move(r);
   }
-  if (t.sized) {
+  if (t.sized && input.keeps_summaries()) {
     for (int i = cut; i < static_cast<int>(runs.size()); ++i) {
       const int p = c.point_of_run[i];
       input.Produce(*runs[i], key,

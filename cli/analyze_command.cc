@@ -199,6 +199,8 @@ void RunAnalyze(const AnalyzeOptions& o) {
   const double judge_from = input.judge_from;
   std::optional<analyzer::InputIndex> index_storage;
   index_storage.emplace(std::move(input));
+  // Figures for the summarised history are kept only when stored.
+  index_storage->KeepSummaries(!o.no_store);
   AnalysisResult result;
   try {
     result = analyzer::Analyze(*index_storage, config);
@@ -211,6 +213,7 @@ void RunAnalyze(const AnalyzeOptions& o) {
     timer.Mark("detect (summarised)");
     try {
       index_storage.emplace(session->Load(cluster, o.since));
+      index_storage->KeepSummaries(!o.no_store);
     } catch (const app::AnalysisUnavailable& e) {
       CannotAnalyze(e.what());
     }

