@@ -196,6 +196,13 @@ void RunAnalyze(const AnalyzeOptions& o) {
   }
 
   timer.Mark("load");
+  if (o.timing) {
+    // Whether tonight reads the summarised history (schema 014) or every row.
+    size_t summarised = 0;
+    for (const RunView& r : input.runs) summarised += !r.results_loaded;
+    std::cerr << "fabtrack analyze: history summarised: result rows of " << summarised << " of "
+              << input.runs.size() << " runs left to their stored summaries\n";
+  }
   const double judge_from = input.judge_from;
   std::optional<analyzer::InputIndex> index_storage;
   index_storage.emplace(std::move(input));

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <ctime>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <set>
@@ -26,6 +27,7 @@
 #include "store/analysis_reader.h"
 #include "store/retention.h"
 #include "store/run_writer.h"
+#include "tests/support/run_command.h"
 #include "tests/support/test_database.h"
 
 namespace fabtrack::store {
@@ -321,6 +323,44 @@ TEST(SummarizedHistory, NightlyFindingsAreThoseOfTheFullHistory) {
   EXPECT_TRUE(last.summarized);
   EXPECT_FALSE(last.missed);
   ExpectSummariesOfTheFullHistory(db, config);
+}
+
+// The same through the real binary: `fabtrack analyze` stores the summaries
+// with its findings, the next night reads them (and says so with --timing)
+// and prints the findings `--full-history` prints; after a settings change
+// (--config) it falls back and still prints the same.
+TEST(SummarizedHistory, AnalyzeCommandUsesThemAndFindsTheSame) {
+  TestDatabase db;
+  History history(db);
+  for (int night = 0; night < 58; ++night) history.Night(night);
+  auto analyze = [&db](const std::string& args) {
+    return fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " analyze --cluster c1 " +
+                                         args + " --db '" + db.conninfo() + "'");
+  };
+  auto findings = [](const fabtrack::testing::CommandOutput& r) {
+    EXPECT_LT(r.exit_code, 3) << r.err;
+    return nlohmann::json::parse(r.out)["findings"];
+  };
+  const auto first = analyze("--format json --timing");
+  EXPECT_NE(first.err.find("result rows of 0 of 232 runs"), std::string::npos) << first.err;
+  findings(first);
+
+  history.Night(58);
+  const auto fast = analyze("--format json --no-store --timing");
+  EXPECT_NE(fast.err.find("history summarised: result rows of "), std::string::npos) << fast.err;
+  EXPECT_EQ(fast.err.find("result rows of 0 of"), std::string::npos) << fast.err;
+  EXPECT_EQ(fast.err.find("not usable"), std::string::npos) << fast.err;
+  const nlohmann::json tonight = findings(fast);
+  EXPECT_FALSE(tonight.empty());  // the 8-node drop since night 55
+  EXPECT_EQ(tonight, findings(analyze("--format json --no-store --full-history")));
+
+  const std::string config = ::testing::TempDir() + "/summaries_" + std::to_string(getpid());
+  std::ofstream(config) << "[busbw_regression]\nbaseline_runs = 9\n";
+  const auto changed = analyze("--format json --no-store --timing --config " + config);
+  EXPECT_NE(changed.err.find("summarised history not usable"), std::string::npos) << changed.err;
+  EXPECT_EQ(findings(changed),
+            findings(analyze("--format json --no-store --full-history --config " + config)));
+  std::remove(config.c_str());
 }
 
 }  // namespace
