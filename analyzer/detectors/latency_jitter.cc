@@ -357,8 +357,20 @@ void JudgeCycles(const InputIndex& input, const std::vector<const RunView*>& no_
       if (auto it = input.series().find(series); it != input.series().end()) {
         for (const RunView* run : it->second) by_night[NightOf(run->started_at)].push_back(run);
       }
+      // Each night's figure is kept with its newest run (schema 014): a
+      // summarised history reads it instead of the night's rows.
+      const std::string summary_key =
+          SummaryKey("latency_jitter.cycles", "max_bytes=" + std::to_string(s.max_bytes) +
+                                                  " min_cycles=" + std::to_string(s.min_cycles));
       for (auto& [n, night_runs] : by_night) {
-        cached->second[n] = CyclesOf(input, std::move(night_runs), s).cv;
+        const RunView& newest = *night_runs.back();
+        const std::vector<double> cv = input.Summary(newest, summary_key, [&] {
+          return std::vector<double>{
+              CyclesOf(input, night_runs, s).cv.value_or(std::numeric_limits<double>::quiet_NaN())};
+        });
+        if (cv.size() != 1) throw SummaryMiss("latency_jitter: a stored figure has another shape");
+        cached->second[n] =
+            std::isfinite(cv[0]) ? std::optional<double>(cv[0]) : std::optional<double>();
       }
     }
     // History: earlier nights of the series that ran enough cycles.
