@@ -158,7 +158,10 @@ std::vector<std::string> ClustersWithRuns(pqxx::connection_base& connection) {
 }
 
 AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const AnalysisQuery& query) {
-  pqxx::read_transaction txn(connection);
+  // One snapshot for every statement: the runs, the summaries' state and
+  // rows, and the results agree even while an ingest or another analysis
+  // commits in between (a summary valid for the runs read is read with them).
+  pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> txn(connection);
   AnalysisInput input;
   pqxx::result cluster = txn.exec_params(
       "SELECT name, fabric, rail_optimized FROM clusters WHERE name = $1", query.cluster);
@@ -238,9 +241,13 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
                  "AND r.started_at <= (SELECT through_started_at FROM analysis_summary_state "
                  "WHERE cluster = $1) AND r.started_at < (SELECT to_timestamp($2::float8))",
                  query.cluster, input.judge_from)) {
+          // A row that is not what StoreRunSummaries writes is no summary:
+          // the detectors that need it miss and the full history is read.
+          const nlohmann::json summary = nlohmann::json::parse(row[1].c_str(), nullptr, false);
+          if (!summary.is_object()) continue;
           auto& figures = input.summaries[Must<int64_t>(row[0])];
-          const nlohmann::json summary = nlohmann::json::parse(row[1].c_str());
           for (const auto& [key, numbers] : summary.items()) {
+            if (!numbers.is_array()) continue;
             std::vector<double>& out = figures[key];
             for (const nlohmann::json& n : numbers) {
               out.push_back(n.is_number() ? n.get<double>()
