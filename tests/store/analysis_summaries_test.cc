@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -185,9 +186,9 @@ struct Outcome {
 // `fabtrack analyze` of the newest night: on the summarised history (as the
 // CLI does: a SummaryMiss falls back to the full history) or on the full one;
 // `keep` stores the summaries, as an analysis that stores its findings does.
-Outcome Nightly(TestDatabase& db, const analyzer::AnalyzerConfig& config, bool summaries,
-                bool keep) {
-  AnalysisQuery query{"c1", std::nullopt};
+Outcome Nightly(TestDatabase& db, const analyzer::AnalyzerConfig& config, bool summaries, bool keep,
+                const std::optional<std::string>& since = std::nullopt) {
+  AnalysisQuery query{"c1", since};
   if (summaries) {
     query.summarized_results = [&config](const AnalysisInput& in) {
       return analyzer::RunsNeedingResults(in, config);
@@ -202,8 +203,8 @@ Outcome Nightly(TestDatabase& db, const analyzer::AnalyzerConfig& config, bool s
   } catch (const analyzer::SummaryMiss&) {
     out.missed = true;
     out.summarized = false;
-    index = std::make_unique<analyzer::InputIndex>(
-        LoadAnalysisInput(db.connection(), {"c1", std::nullopt}));
+    index =
+        std::make_unique<analyzer::InputIndex>(LoadAnalysisInput(db.connection(), {"c1", since}));
     result = analyzer::Analyze(*index, config);
   }
   out.result_rows = index->input().results.size();
@@ -293,6 +294,17 @@ TEST(SummarizedHistory, NightlyFindingsAreThoseOfTheFullHistory) {
   EXPECT_TRUE(change_point);
   // Night 63's finding rests on night 62's stored verdict.
   EXPECT_TRUE(held);
+  // --since a few nights back: the nights since are read in full and judged
+  // again, the older ones stay summarised.
+  {
+    const std::optional<std::string> since = Iso(kFirstNight + 61 * 86400.0);
+    const Outcome full = Nightly(db, config, false, false, since);
+    const Outcome fast = Nightly(db, config, true, false, since);
+    EXPECT_TRUE(fast.summarized);
+    EXPECT_FALSE(fast.missed);
+    EXPECT_FALSE(full.findings.empty());  // the 8-node drop, the nights since 61
+    EXPECT_EQ(FindingsText(fast.findings), FindingsText(full.findings));
+  }
   ExpectSummariesOfTheFullHistory(db, config);
 
   // A settings change: the stored figures were computed under other
