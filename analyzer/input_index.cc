@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/content_hash.h"
+
 namespace fabtrack::analyzer {
 namespace {
 
@@ -60,6 +62,7 @@ InputIndex::InputIndex(AnalysisInput input) : input_(std::move(input)) {
   run_by_id_.reserve(input_.runs.size());
   for (const RunView& run : input_.runs) {
     run_by_id_[run.id] = &run;
+    summarized_ = summarized_ || run.summarized;
     if (input_.Judged(run)) judged_.push_back(&run);
     if (run.status != "failed") series_[SeriesName(run)].push_back(&run);
   }
@@ -111,8 +114,42 @@ const StepView* InputIndex::Step(int64_t id) const {
 }
 
 std::span<const ResultPoint> InputIndex::Results(int64_t id) const {
+  if (const RunView* run = Run(id); run && !run->results_loaded) {
+    throw SummaryMiss("run " + std::to_string(id) + "'s results are summarised");
+  }
   return Lookup(results_by_run_, id);
 }
+
+std::string SummaryKey(const std::string& name, const std::string& settings) {
+  // v1: the summaries' own format; bump it when what a figure means changes.
+  return name + "/" + Sha256Hex("v1\n" + settings).substr(0, 12);
+}
+
+const std::vector<double>* InputIndex::StoredSummary(const RunView& run,
+                                                     const std::string& key) const {
+  if (!run.summarized) return nullptr;
+  auto it = input_.summaries.find(run.id);
+  if (it == input_.summaries.end()) return nullptr;
+  auto at = it->second.find(key);
+  return at == it->second.end() ? nullptr : &at->second;
+}
+
+void InputIndex::Produce(const RunView& run, const std::string& key,
+                         std::vector<double> numbers) const {
+  if (keep_summaries_) produced_[run.id][key] = std::move(numbers);
+}
+
+std::vector<double> InputIndex::Summary(const RunView& run, const std::string& key,
+                                        const std::function<std::vector<double>()>& compute) const {
+  if (const std::vector<double>* stored = StoredSummary(run, key)) return *stored;
+  if (!run.results_loaded) {
+    throw SummaryMiss("run " + std::to_string(run.id) + " has no stored " + key);
+  }
+  std::vector<double> numbers = compute();
+  Produce(run, key, numbers);
+  return numbers;
+}
+
 std::span<const ChannelUse> InputIndex::Channels(int64_t id) const {
   return Lookup(channels_by_run_, id);
 }

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,6 +24,22 @@ std::string SeriesName(const RunView& run);
 // one sweep that share it.
 std::string ScalingFamilyName(const RunView& run);
 
+// A detector asked for a history run's results (or a stored figure) that
+// the summarised history does not hold: the caller analyses again with the
+// full history (app: `fabtrack analyze`). Never seen with a full input.
+class SummaryMiss : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The key of a stored figure: `name` (the detector and what it keeps) and a
+// short hash of `settings`, the text of every setting the figure depends on,
+// so that a settings change reads no stale figure.
+std::string SummaryKey(const std::string& name, const std::string& settings);
+
+// Per run, the figures detectors derived from it (Summary()), by key.
+using RunSummaries = RunFigures;
+
 class InputIndex {
  public:
   explicit InputIndex(AnalysisInput input);
@@ -36,8 +54,28 @@ class InputIndex {
   bool Judged(const RunView& run) const { return input_.Judged(run); }
   const RunView* Run(int64_t id) const;
 
-  // Sorted by size (then input order).
+  // Sorted by size (then input order). Throws SummaryMiss for a run whose
+  // rows the reader left out (RunView::results_loaded).
   std::span<const ResultPoint> Results(int64_t run_id) const;
+  bool HasResults(const RunView& run) const { return run.results_loaded; }
+
+  // A figure a detector keeps of a history run, under `key` (which names the
+  // detector and a hash of the settings it depends on): the stored one when
+  // the run is summarised and has it, else `compute()` over the run's rows
+  // (recorded in produced(), which `fabtrack analyze` stores); SummaryMiss
+  // when neither. NaN stands for "no number".
+  std::vector<double> Summary(const RunView& run, const std::string& key,
+                              const std::function<std::vector<double>()>& compute) const;
+  // The stored figure only (nullptr when absent or the run is not summarised).
+  const std::vector<double>* StoredSummary(const RunView& run, const std::string& key) const;
+  // Records a figure computed by the caller (Summary() does it itself), when
+  // the figures are kept (KeepSummaries: an analysis that stores them).
+  void Produce(const RunView& run, const std::string& key, std::vector<double> numbers) const;
+  bool keeps_summaries() const { return keep_summaries_; }
+  void KeepSummaries(bool keep) { keep_summaries_ = keep; }
+  // Whether any run is summarised (the analysis runs on stored summaries).
+  bool summarized() const { return summarized_; }
+  const RunSummaries& produced() const { return produced_; }
   std::span<const ChannelUse> Channels(int64_t run_id) const;
   std::span<const NetDeviceView> NetDevices(int64_t run_id) const;
   // In line order.
@@ -67,6 +105,9 @@ class InputIndex {
   ByRun<PortStateView> port_states_by_run_;
   std::map<std::string, std::vector<const RunView*>> series_;
   std::unordered_map<int64_t, const StepView*> step_by_run_;
+  bool summarized_ = false;
+  bool keep_summaries_ = true;
+  mutable RunSummaries produced_;
 };
 
 }  // namespace fabtrack::analyzer

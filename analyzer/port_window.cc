@@ -1,7 +1,9 @@
 #include "analyzer/port_window.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "analyzer/run_facts.h"
 #include "core/statistics.h"
@@ -80,14 +82,23 @@ std::optional<double> LargeBand(const InputIndex& input, const RunView& run) {
 std::optional<double> BusbwVersusHistory(const InputIndex& input, const RunView& run) {
   auto it = input.series().find(SeriesName(run));
   if (it == input.series().end()) return std::nullopt;
+  // The most recent two weeks of the series are its baseline: the newest 14
+  // earlier runs with a number (at least 3), found from the newest back, so
+  // that a summarised history (schema 015) is read no further than needed.
+  const std::vector<const RunView*>& runs = it->second;
+  auto end = std::lower_bound(runs.begin(), runs.end(), run.started_at,
+                              [](const RunView* r, double t) { return r->started_at < t; });
   std::vector<double> history;
-  for (const RunView* earlier : it->second) {
-    if (earlier->started_at >= run.started_at) break;
-    if (auto v = LargeBand(input, *earlier)) history.push_back(*v);
+  const std::string key = SummaryKey("port_window.large_band", "");
+  for (auto earlier = end; earlier != runs.begin() && history.size() < 14;) {
+    --earlier;
+    const std::vector<double> v = input.Summary(**earlier, key, [&] {
+      return std::vector<double>{
+          LargeBand(input, **earlier).value_or(std::numeric_limits<double>::quiet_NaN())};
+    });
+    if (!v.empty() && std::isfinite(v[0])) history.push_back(v[0]);
   }
   if (history.size() < 3) return std::nullopt;
-  // The most recent two weeks of the series are its baseline.
-  if (history.size() > 14) history.erase(history.begin(), history.end() - 14);
   auto tonight = LargeBand(input, run);
   auto baseline = stats::Median(history);
   if (!tonight || !baseline || *baseline <= 0) return std::nullopt;

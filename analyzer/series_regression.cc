@@ -1,5 +1,8 @@
 #include "analyzer/series_regression.h"
 
+#include <cstdio>
+#include <limits>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -14,10 +17,69 @@ namespace fabtrack::analyzer {
 namespace series {
 namespace {
 
+// What the stored figures of a series depend on: every setting of the
+// checks (after the correction for the number of series) and the spec.
+std::string SettingsText(const Settings& s, const SeriesRegressionSpec& spec) {
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "%s band=%d skip_oversubscribed=%d higher=%d band_bytes=%lld baseline=%d "
+                "min_history=%d min_magnitude=%.17g z=%.17g confirm_z=%.17g floor=%.17g "
+                "noise_runs=%d change_noise_z=%.17g unseen_change_z=%.17g hold_z=%.17g "
+                "confirm_runs=%d max_pvalue=%.17g min_segment=%d",
+                spec.kind.c_str(), static_cast<int>(spec.band), spec.skip_oversubscribed,
+                spec.higher_is_better, static_cast<long long>(s.band_bytes), s.baseline_runs,
+                s.min_history, s.min_magnitude, s.z_threshold, s.confirm_z, s.noise_floor,
+                s.noise_runs, s.change_noise_z, s.unseen_change_z, s.hold_z, s.confirm_runs,
+                s.max_pvalue, s.min_segment);
+  return text;
+}
+
+// The summarised head of a benchmark series: the runs the reader left to
+// their stored figures (a prefix: they are the oldest), with their points and
+// verdicts, and the reference kept on the series' first run. nullopt when
+// nothing is summarised; SummaryMiss when a figure is missing or the runs the
+// first recomputed verdicts compare against were not read in full.
+std::optional<StoredSeries> StoredHead(const InputIndex& input, const SeriesTable& t,
+                                       const Settings& s, const std::string& key,
+                                       const std::string& reference_key) {
+  const std::vector<const RunView*>& runs = t.runs;
+  int cut = 0;
+  while (cut < static_cast<int>(runs.size()) && runs[cut]->summarized) ++cut;
+  if (cut == 0) return std::nullopt;
+  StoredSeries stored;
+  stored.cut = cut;
+  for (int i = 0; i < cut; ++i) {
+    const std::vector<double>* v = input.StoredSummary(*runs[i], key);
+    if (!v || v->size() != 2) throw SummaryMiss(t.subject + ": a run has no stored verdict");
+    stored.points.push_back((*v)[0]);
+    stored.verdicts.push_back(static_cast<int8_t>((*v)[1]));
+  }
+  const std::vector<double>* ref = input.StoredSummary(*runs[0], reference_key);
+  if (!ref || ref->size() % 3 != 0) throw SummaryMiss(t.subject + ": no stored reference");
+  for (size_t j = 0; j < ref->size(); j += 3) {
+    stored.reference[static_cast<int64_t>((*ref)[j])] = {(*ref)[j + 1],
+                                                         static_cast<int>((*ref)[j + 2])};
+  }
+  // The first recomputed verdict's two-run rule fits the window before the
+  // run before it: baseline_runs + 1 runs before the cut in full.
+  for (int i = std::max(0, cut - 1 - s.baseline_runs); i < static_cast<int>(runs.size()); ++i) {
+    if (!input.HasResults(*runs[i])) throw SummaryMiss(t.subject + ": window not read in full");
+  }
+  return stored;
+}
+
 void JudgeSeries(const InputIndex& input, const SeriesTable& t, const Settings& s,
                  const SeriesRegressionSpec& spec, std::vector<Finding>* findings) {
   const std::vector<const RunView*>& runs = t.runs;
-  const ChangeSeries c = BuildChangeSeries(t, s);
+  // Benchmark series keep their points and verdicts per run (schema 015);
+  // run series (step mode) read every number anyway.
+  const std::string settings = SettingsText(s, spec);
+  const std::string key = SummaryKey(spec.kind, settings);
+  const std::string reference_key = SummaryKey(spec.kind + ".reference", settings);
+  const std::optional<StoredSeries> stored =
+      t.sized ? StoredHead(input, t, s, key, reference_key) : std::nullopt;
+  const int cut = stored ? stored->cut : 0;
+  const ChangeSeries c = BuildChangeSeries(t, s, stored ? &*stored : nullptr);
   stats::EDivisiveOptions options;
   options.max_pvalue = s.max_pvalue;
   options.min_magnitude = s.min_magnitude;
@@ -25,16 +87,40 @@ void JudgeSeries(const InputIndex& input, const SeriesTable& t, const Settings& 
   stats::PrefixEDivisive search(c.values, options);
   // The robust check's verdict on every run (history too: a change point
   // needs to know whether it was seen, and a verdict holds from one run to
-  // the next), oldest first, the same whichever runs are judged.
+  // the next), oldest first, the same whichever runs are judged. Stored for
+  // the summarised head, whose windows are not fitted again.
   std::vector<int8_t> verdicts(runs.size(), 0);
   std::vector<std::optional<RobustResult>> judged(runs.size());
   std::vector<std::optional<Window>> windows(runs.size());
-  for (int i = 0; i < static_cast<int>(runs.size()); ++i) {
+  for (int i = 0; i < cut; ++i) verdicts[i] = stored->verdicts[i];
+  if (cut > 0) windows[cut - 1] = FitWindowBefore(t, c, cut - 1, s);
+  for (int i = cut; i < static_cast<int>(runs.size()); ++i) {
     windows[i] = FitWindowBefore(t, c, i, s);
     std::optional<RobustResult> r =
         RobustCheck(t, c, i, i > 0 ? verdicts[i - 1] : 0, s, spec, windows);
     verdicts[i] = static_cast<int8_t>(Verdict(r));
     if (input.Judged(*runs[i])) judged[i] = std::move(r);
+  }
+  if (t.sized && input.keeps_summaries()) {
+    for (int i = cut; i < static_cast<int>(runs.size()); ++i) {
+      const int p = c.point_of_run[i];
+      input.Produce(*runs[i], key,
+                    {p >= 0 ? c.values[p] : std::numeric_limits<double>::quiet_NaN(),
+                     static_cast<double>(verdicts[i])});
+    }
+    // Every size the series ever had: the stored ones (sizes only the
+    // summarised runs had included) and those of the runs read in full.
+    std::map<int64_t, std::pair<double, int>> by_size;
+    if (stored) by_size = stored->reference;
+    for (size_t k = 0; k < t.sizes.size(); ++k) {
+      by_size[t.sizes[k]] = {c.reference[k], c.reference_count[k]};
+    }
+    std::vector<double> reference;
+    for (const auto& [size, ref] : by_size) {
+      reference.insert(reference.end(),
+                       {static_cast<double>(size), ref.first, static_cast<double>(ref.second)});
+    }
+    if (!runs.empty()) input.Produce(*runs[0], reference_key, std::move(reference));
   }
   for (int i = 0; i < static_cast<int>(runs.size()); ++i) {
     if (!input.Judged(*runs[i])) continue;

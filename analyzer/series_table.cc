@@ -53,8 +53,11 @@ SeriesTable BuildTable(const InputIndex& input, std::string subject,
   SeriesTable t;
   t.subject = std::move(subject);
   t.runs = runs;
+  // Runs whose rows the reader left out (a summarised history) have no
+  // numbers here: their points and verdicts come from the store.
   std::set<int64_t> sizes;
   for (const RunView* run : runs) {
+    if (!input.HasResults(*run)) continue;
     for (const ResultPoint& r : input.Results(run->id)) sizes.insert(r.size_bytes);
   }
   t.sizes.assign(sizes.begin(), sizes.end());
@@ -63,6 +66,7 @@ SeriesTable BuildTable(const InputIndex& input, std::string subject,
   std::vector<int> have;
   for (size_t i = 0; i < runs.size(); ++i) {
     have.clear();
+    if (!input.HasResults(*runs[i])) continue;
     for (const ResultPoint& r : input.Results(runs[i]->id)) {
       const auto& v = r.*spec.metric;
       if (!v || !std::isfinite(*v) || *v <= 0 || r.size_bytes <= 0) continue;
@@ -142,28 +146,55 @@ std::vector<std::optional<double>> RelativeNoiseByEnd(const std::vector<double>&
 
 }  // namespace
 
-ChangeSeries BuildChangeSeries(const SeriesTable& t, const Settings& s) {
+ChangeSeries BuildChangeSeries(const SeriesTable& t, const Settings& s,
+                               const StoredSeries* stored) {
   ChangeSeries c;
   c.reference.assign(t.sizes.size(), kNaN);
+  c.reference_count.assign(t.sizes.size(), 0);
   std::vector<double> first;
   for (size_t k = 0; k < t.sizes.size(); ++k) {
+    if (stored) {
+      // The stored reference saw every size of the summarised runs: final
+      // once it had baseline_runs numbers; a size it never saw has all its
+      // numbers in the runs read in full.
+      if (auto at = stored->reference.find(t.sizes[k]); at != stored->reference.end()) {
+        // Not final: the runs after the cut would add numbers to it (a size
+        // that never has a number keeps its stored NaN).
+        for (size_t r = stored->cut; at->second.second < s.baseline_runs && r < t.runs.size();
+             ++r) {
+          if (std::isfinite(t.At(static_cast<int>(r), static_cast<int>(k)))) {
+            throw SummaryMiss("the reference of " + t.subject + " is not final");
+          }
+        }
+        c.reference[k] = at->second.first;
+        c.reference_count[k] = at->second.second;
+        continue;
+      }
+    }
     first.clear();
     for (size_t r = 0; r < t.runs.size() && static_cast<int>(first.size()) < s.baseline_runs; ++r) {
       if (const double v = t.At(static_cast<int>(r), static_cast<int>(k)); std::isfinite(v)) {
         first.push_back(v);
       }
     }
+    c.reference_count[k] = static_cast<int>(first.size());
     if (auto m = stats::Median(first)) c.reference[k] = *m;
   }
   c.point_of_run.assign(t.runs.size(), -1);
   std::vector<double> ratios;
   for (size_t r = 0; r < t.runs.size(); ++r) {
-    ratios.clear();
-    for (int k : t.bands[r]) ratios.push_back(t.At(static_cast<int>(r), k) / c.reference[k]);
-    if (auto m = stats::Median(ratios)) {
+    std::optional<double> point;
+    if (stored && static_cast<int>(r) < stored->cut) {
+      if (std::isfinite(stored->points[r])) point = stored->points[r];
+    } else {
+      ratios.clear();
+      for (int k : t.bands[r]) ratios.push_back(t.At(static_cast<int>(r), k) / c.reference[k]);
+      point = stats::Median(ratios);
+    }
+    if (point) {
       c.point_of_run[r] = static_cast<int>(c.values.size());
       c.run_of_point.push_back(static_cast<int>(r));
-      c.values.push_back(*m);
+      c.values.push_back(*point);
     }
   }
   const std::vector<std::optional<double>> noise = RelativeNoiseByEnd(c.values, s);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,14 +75,28 @@ SeriesTable BuildRunTable(const RunSeries& series);
 // first `baseline_runs` numbers: comparable across the whole history, and the
 // same whichever nights are judged. Runs without band numbers have no point.
 struct ChangeSeries {
-  std::vector<double> reference;  // per size; NaN when the size never had a number
-  std::vector<double> values;     // per point
+  std::vector<double> reference;     // per size; NaN when the size never had a number
+  std::vector<int> reference_count;  // per size: the numbers it is the median of
+  std::vector<double> values;        // per point
   std::vector<int> run_of_point;
   std::vector<int> point_of_run;  // -1: no point
   // RelativeNoise() of the points before each run (one more entry than runs).
   std::vector<std::optional<double>> noise_before_run;
 };
 
-ChangeSeries BuildChangeSeries(const SeriesTable& t, const Settings& s);
+// The summarised head of a series (schema 015): runs [0, cut) are stood for
+// by their stored points and verdicts, the reference by the stored one
+// (size -> reference, numbers it was the median of).
+struct StoredSeries {
+  int cut = 0;
+  std::vector<double> points;    // per run < cut; NaN: no point
+  std::vector<int8_t> verdicts;  // per run < cut
+  std::map<int64_t, std::pair<double, int>> reference;
+};
+
+// With `stored`, runs before stored->cut take their stored points; throws
+// SummaryMiss when the stored reference of a size is not final yet.
+ChangeSeries BuildChangeSeries(const SeriesTable& t, const Settings& s,
+                               const StoredSeries* stored = nullptr);
 
 }  // namespace fabtrack::analyzer::series

@@ -45,9 +45,21 @@ std::vector<std::string> AnalysisSession::ClustersToAnalyze() {
   return Reading([&] { return store::ClustersToAnalyze(*connection_->db); });
 }
 
-AnalysisInput AnalysisSession::Load(const std::string& cluster,
-                                    const std::optional<std::string>& since) {
-  return Reading([&] { return store::LoadAnalysisInput(*connection_->db, {cluster, since}); });
+AnalysisInput AnalysisSession::Load(
+    const std::string& cluster, const std::optional<std::string>& since,
+    std::function<std::vector<int64_t>(const AnalysisInput&)> summarized_results) {
+  return Reading([&] {
+    return store::LoadAnalysisInput(*connection_->db,
+                                    {cluster, since, std::move(summarized_results)});
+  });
+}
+
+void AnalysisSession::StoreSummaries(const AnalysisInput& input, const RunFigures& produced) {
+  try {
+    store::StoreRunSummaries(*connection_->db, input, produced);
+  } catch (const pqxx::failure& e) {
+    throw AnalysisUnavailable(std::string("could not store the history summaries: ") + e.what());
+  }
 }
 
 StoredAnalysis AnalysisSession::Store(const AnalysisInput& input, const AnalysisResult& result) {

@@ -5,6 +5,7 @@
 // analyze"); reads are bounded by FABTRACK_STATEMENT_TIMEOUT.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -46,7 +47,13 @@ class AnalysisSession {
   std::vector<std::string> ClustersToAnalyze();
   // The history of `cluster` and the runs to judge (from `since`, else the
   // newest night).
-  AnalysisInput Load(const std::string& cluster, const std::optional<std::string>& since);
+  // With `summarized_results` (analyzer RunsNeedingResults), on the stored
+  // summarised history where it is valid (store/analysis_reader.h).
+  AnalysisInput Load(
+      const std::string& cluster, const std::optional<std::string>& since,
+      std::function<std::vector<int64_t>(const AnalysisInput&)> summarized_results = {});
+  // Keeps what the analysis derived per run as the summarised history.
+  void StoreSummaries(const AnalysisInput& input, const RunFigures& produced);
   // Stores the findings (deduplicated per subject, resolved when cleared).
   StoredAnalysis Store(const AnalysisInput& input, const AnalysisResult& result);
   // `fabtrack ack`'s silences in force for `cluster`.

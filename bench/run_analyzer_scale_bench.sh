@@ -16,6 +16,9 @@
 #     a generated history (cluster "scale") instead of generating one (the
 #     4096 x 1095 history takes minutes); it is started if needed, migrated,
 #     and left running.
+#   Before the rounds each side stores one analysis (the nightly job's, which
+#   keeps the summarised history of schema 014); the newest night with
+#   summaries must find what --full-history finds.
 #   FABTRACK_BENCH_OTHER=BIN      also time BIN (another fabtrack build) on
 #     FABTRACK_BENCH_OTHER_DATA_DIR (a copy of the same history at that
 #     build's schema), alternating the order every round.
@@ -72,6 +75,31 @@ report() {
     "$(cut -d' ' -f1 "$f" | median)" "$(cut -d' ' -f1 "$f" | paste -sd' ')" \
     "$(cut -d' ' -f2 "$f" | median)" "$(cut -d' ' -f3 "$f" | median)"
 }
+
+# The nightly job stores its analysis, and with it the per-run summaries of
+# the history (schema 014) that the next night reads instead of every result
+# row: one stored analysis of each side first (a build without summaries only
+# stores findings), then the timed rounds with --no-store judge the same thing.
+# This build's newest night is checked against its own --full-history run:
+# the same findings, or the benchmark fails.
+prepare() {
+  local bin=$1 data=$2
+  "$bin" analyze --db "host=$data/run port=5432 dbname=fabtrack user=fabtrack" --cluster scale \
+    --format json >/dev/null 2>&1 || (($? < 3))
+}
+prepare "$fabtrack" "$dir"
+[[ -n ${FABTRACK_BENCH_OTHER:-} ]] && prepare "$FABTRACK_BENCH_OTHER" "$FABTRACK_BENCH_OTHER_DATA_DIR"
+for mode in summarised full; do
+  extra=()
+  [[ $mode == full ]] && extra=(--full-history)
+  "$fabtrack" analyze --db "$db" --cluster scale --format json --no-store "${extra[@]}" \
+    >"$out/check-$mode.json" 2>/dev/null || (($? < 3))
+done
+python3 -c "import json, sys
+a, b = (json.load(open(p))['findings'] for p in sys.argv[1:3])
+sys.exit(0 if a == b else 'newest night: summarised and full findings differ')" \
+  "$out/check-summarised.json" "$out/check-full.json"
+echo "newest night: summarised and full-history findings identical"
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((i = 0; i < repeats; i++)); do

@@ -15,7 +15,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "analyzer/analyze.h"
@@ -27,6 +29,7 @@
 #include "analyzer/report/prometheus_textfile.h"
 #include "analyzer/report/pushgateway.h"
 #include "analyzer/report/text_report.h"
+#include "analyzer/summarized_history.h"
 #include "app/analysis_session.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
@@ -53,6 +56,7 @@ struct AnalyzeOptions {
   bool list_detectors = false;
   bool print_config = false;
   bool timing = false;
+  bool full_history = false;
   DatabaseOptions database;
 };
 
@@ -180,15 +184,51 @@ void RunAnalyze(const AnalyzeOptions& o) {
       }
       cluster = clusters.front();
     }
-    input = session->Load(cluster, o.since);
+    // The HTML report draws the history's sizes: it reads every row.
+    const bool summarized = !o.full_history && o.format != "html";
+    input = session->Load(
+        cluster, o.since,
+        summarized
+            ? [&config](
+                  const AnalysisInput& in) { return analyzer::RunsNeedingResults(in, config); }
+            : std::function<std::vector<int64_t>(const AnalysisInput&)>());
   } catch (const app::AnalysisUnavailable& e) {
     CannotAnalyze(e.what());
   }
 
   timer.Mark("load");
+  if (o.timing) {
+    // Whether tonight reads the summarised history (schema 015) or every row.
+    size_t summarised = 0;
+    for (const RunView& r : input.runs) summarised += !r.results_loaded;
+    std::cerr << "fabtrack analyze: history summarised: result rows of " << summarised << " of "
+              << input.runs.size() << " runs left to their stored summaries\n";
+  }
   const double judge_from = input.judge_from;
-  const analyzer::InputIndex index(std::move(input));
-  AnalysisResult result = analyzer::Analyze(index, config);
+  std::optional<analyzer::InputIndex> index_storage;
+  index_storage.emplace(std::move(input));
+  // Figures for the summarised history are kept only when stored.
+  index_storage->KeepSummaries(!o.no_store);
+  AnalysisResult result;
+  try {
+    result = analyzer::Analyze(*index_storage, config);
+  } catch (const analyzer::SummaryMiss& e) {
+    // The stored summaries do not cover what a detector asked for (first
+    // night after a settings change, a late older run, a new series...):
+    // the full history, and its summaries are stored again below.
+    if (o.timing)
+      std::cerr << "fabtrack analyze: summarised history not usable: " << e.what() << "\n";
+    timer.Mark("detect (summarised)");
+    try {
+      index_storage.emplace(session->Load(cluster, o.since));
+      index_storage->KeepSummaries(!o.no_store);
+    } catch (const app::AnalysisUnavailable& e) {
+      CannotAnalyze(e.what());
+    }
+    timer.Mark("load (full)");
+    result = analyzer::Analyze(*index_storage, config);
+  }
+  const analyzer::InputIndex& index = *index_storage;
   timer.Mark("detect");
   // Problems again, with the silences of `fabtrack ack` in force now.
   try {
@@ -206,6 +246,8 @@ void RunAnalyze(const AnalyzeOptions& o) {
       app::StoredAnalysis stored = session->Store(index.input(), result);
       std::cerr << "fabtrack analyze: findings stored: " << stored.opened << " new, "
                 << stored.refreshed << " still open, " << stored.resolved << " resolved\n";
+      // What tonight's analysis derived per run: tomorrow's summarised history.
+      session->StoreSummaries(index.input(), index.produced());
     } catch (const app::AnalysisUnavailable& e) {
       CannotAnalyze(e.what());
     }
@@ -328,6 +370,9 @@ void SetupAnalyze(CLI::App& app) {
   analyze->add_flag("--list-detectors", o->list_detectors, "list the detectors and exit");
   analyze->add_flag("--print-config", o->print_config, "print every setting with its default");
   analyze->add_flag("--timing", o->timing, "print how long each phase took (stderr)");
+  analyze->add_flag("--full-history", o->full_history,
+                    "read every result row of the history instead of the per-run summaries "
+                    "that stored analyses keep (the findings are the same)");
   AddDatabaseOptions(analyze, &o->database);
   analyze->callback([o] { RunAnalyze(*o); });
 }

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/host_list.h"
@@ -54,6 +55,14 @@ struct RunView {
   // small-message latency measures the scheduler, so latency is not judged.
   bool oversubscribed = false;
   std::optional<int> max_ranks_per_machine, cpus_per_machine;
+  // Summarised history (schema 015): false when the reader left this run's
+  // result rows out because stored per-run summaries stand for them
+  // (analyzer/input_index.h Summary); asking for its results is then a
+  // SummaryMiss, which sends the analysis back to the full history.
+  bool results_loaded = true;
+  // Stored summaries stand for this run's history figures (the run is older
+  // than the cut of the summarised history).
+  bool summarized = false;
 };
 
 // One size of one run (out-of-place figures, the ones nccl-tests users quote).
@@ -176,6 +185,9 @@ struct LocateView {
   LocateRecord record;
 };
 
+// Per run id, figures by key (analyzer/input_index.h Summary).
+using RunFigures = std::unordered_map<int64_t, std::map<std::string, std::vector<double>>>;
+
 struct AnalysisInput {
   ClusterInfo cluster;
   // Every run of the cluster known to the analysis, oldest first; the runs
@@ -212,7 +224,22 @@ struct AnalysisInput {
   // seen (schema 013): the fleet diff judges it (topology_odd_node).
   std::map<std::string, NodeTopology> fleet_topologies;
 
+  // Summarised history (schema 015): per run, the figures detectors keep of
+  // it, by key ("busbw_regression/<settings hash>" -> numbers; NaN: none),
+  // for the runs marked summarized. Empty when the full history was read.
+  RunFigures summaries;
+  // What the stored summaries are valid for: RunsDigest() of every run here,
+  // and the newest run (written with the summaries by `fabtrack analyze`).
+  std::string runs_digest;
+
   bool Judged(const RunView& run) const { return run.started_at >= judge_from; }
 };
+
+// The identity of a set of runs (ids and statuses): summaries computed over
+// one set are valid for the same set only (a late older run, a deleted run
+// or a run whose status changed invalidates them).
+std::string RunsDigest(const std::vector<RunView>& runs);
+// The same over the runs started at or before `through` (epoch seconds).
+std::string RunsDigestThrough(const std::vector<RunView>& runs, double through);
 
 }  // namespace fabtrack

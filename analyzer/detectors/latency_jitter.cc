@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -177,16 +178,31 @@ std::string BandText(const Settings& s) { return "sizes up to " + FormatBytes(s.
 // every run's figures as history of every later run.
 class JitterCache {
  public:
-  JitterCache(const InputIndex& input, const Settings& s) : input_(input), s_(s) {}
+  JitterCache(const InputIndex& input, const Settings& s)
+      : input_(input),
+        s_(s),
+        key_(SummaryKey("latency_jitter", "max_bytes=" + std::to_string(s.max_bytes))) {}
+  // Through the run's stored figures (schema 015) when its rows were left
+  // out: a history run's band medians depend on its own rows and max_bytes.
   const Jitter& Of(const RunView& run) {
     auto [it, inserted] = by_run_.try_emplace(run.id);
-    if (inserted) it->second = JitterOf(input_.Results(run.id), s_);
+    if (inserted) {
+      const std::vector<double> v = input_.Summary(run, key_, [&] {
+        const Jitter j = JitterOf(input_.Results(run.id), s_);
+        constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+        return std::vector<double>{j.cv.value_or(kNone), j.p99_p50.value_or(kNone)};
+      });
+      if (v.size() != 2) throw SummaryMiss("latency_jitter: a stored figure has another shape");
+      if (std::isfinite(v[0])) it->second.cv = v[0];
+      if (std::isfinite(v[1])) it->second.p99_p50 = v[1];
+    }
     return it->second;
   }
 
  private:
   const InputIndex& input_;
   const Settings& s_;
+  const std::string key_;
   std::unordered_map<int64_t, Jitter> by_run_;
 };
 
@@ -341,8 +357,20 @@ void JudgeCycles(const InputIndex& input, const std::vector<const RunView*>& no_
       if (auto it = input.series().find(series); it != input.series().end()) {
         for (const RunView* run : it->second) by_night[NightOf(run->started_at)].push_back(run);
       }
+      // Each night's figure is kept with its newest run (schema 015): a
+      // summarised history reads it instead of the night's rows.
+      const std::string summary_key =
+          SummaryKey("latency_jitter.cycles", "max_bytes=" + std::to_string(s.max_bytes) +
+                                                  " min_cycles=" + std::to_string(s.min_cycles));
       for (auto& [n, night_runs] : by_night) {
-        cached->second[n] = CyclesOf(input, std::move(night_runs), s).cv;
+        const RunView& newest = *night_runs.back();
+        const std::vector<double> cv = input.Summary(newest, summary_key, [&] {
+          return std::vector<double>{
+              CyclesOf(input, night_runs, s).cv.value_or(std::numeric_limits<double>::quiet_NaN())};
+        });
+        if (cv.size() != 1) throw SummaryMiss("latency_jitter: a stored figure has another shape");
+        cached->second[n] =
+            std::isfinite(cv[0]) ? std::optional<double>(cv[0]) : std::optional<double>();
       }
     }
     // History: earlier nights of the series that ran enough cycles.

@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -187,6 +188,42 @@ std::optional<Curve> CurveOf(const InputIndex& input, const Sweep& sweep, const 
     if (auto p = Compare(ref, other, small, latency, false); p && latency_judgeable) {
       c.latency_ratio[n] = p->other / p->ref;
       c.latency_us[n] = p->other;
+    }
+  }
+  return c;
+}
+
+// The efficiency curve of a sweep that is only history (what AddToPast
+// reads): each node count's E(N) is kept with its run (schema 015) under the
+// id of the reference run it was measured against, so that a summarised
+// history needs no result rows; a sweep whose reference changed (a run
+// joined it) reads its rows again.
+std::optional<Curve> PastCurveOf(const InputIndex& input, const Sweep& sweep, const Settings& s) {
+  std::vector<int> multi;
+  for (const auto& [n, run] : sweep.by_nodes) {
+    if (n >= 2) multi.push_back(n);
+  }
+  if (multi.size() < 2) return std::nullopt;
+  Curve c;
+  c.ref_nodes = multi.front();
+  const RunView& ref_run = *sweep.by_nodes.at(c.ref_nodes);
+  const std::string key =
+      SummaryKey("scaling_drop.efficiency", "large_min_bytes=" + std::to_string(s.large_min_bytes));
+  std::optional<std::set<int64_t>> large;
+  for (int n : multi) {
+    const RunView& run = *sweep.by_nodes.at(n);
+    const std::vector<double>* v = input.StoredSummary(run, key);
+    if (!v || v->size() != 2 || (*v)[0] != static_cast<double>(ref_run.id)) {
+      std::span<const ResultPoint> ref = input.Results(ref_run.id);
+      if (!large) large = LargeBand(ref, s);
+      std::optional<Pair> p =
+          Compare(ref, input.Results(run.id), *large, &ResultPoint::busbw_gbps, true);
+      input.Produce(run, key,
+                    {static_cast<double>(ref_run.id),
+                     p ? p->other / p->ref : std::numeric_limits<double>::quiet_NaN()});
+      if (p) c.efficiency[n] = p->other / p->ref;
+    } else if (std::isfinite((*v)[1])) {
+      c.efficiency[n] = (*v)[1];
     }
   }
   return c;
@@ -400,7 +437,10 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
   // Curves by family, oldest sweep first.
   std::map<std::string, std::vector<std::pair<const Sweep*, Curve>>> curves;
   for (const auto& [key, sweep] : sweeps) {
-    if (std::optional<Curve> c = CurveOf(input, sweep, s)) {
+    // A judged sweep is history tomorrow: its E(N) are kept now.
+    if (sweep.judged) PastCurveOf(input, sweep, s);
+    if (std::optional<Curve> c =
+            sweep.judged ? CurveOf(input, sweep, s) : PastCurveOf(input, sweep, s)) {
       curves[sweep.family].emplace_back(&sweep, std::move(*c));
     }
   }

@@ -177,6 +177,8 @@ TEST(RolesTest, ReaderOnlySelects) {
   EXPECT_EQ(reader.Try("SELECT count(*) FROM findings"), "");
   EXPECT_EQ(reader.Try("INSERT INTO clusters (name) VALUES ('x')"), kInsufficientPrivilege);
   EXPECT_EQ(reader.Try("DELETE FROM runs"), kInsufficientPrivilege);
+  EXPECT_EQ(reader.Try("SELECT count(*) FROM analysis_run_summaries"), "");
+  EXPECT_EQ(reader.Try("DELETE FROM analysis_run_summaries"), kInsufficientPrivilege);
   EXPECT_EQ(reader.Try("SELECT fabtrack_ensure_counter_partitions(now()::date, now()::date)"),
             kInsufficientPrivilege);
 }
@@ -196,6 +198,16 @@ TEST(RolesTest, AnalyzerWritesFindingsOnly) {
   EXPECT_EQ(analyzer.Try("UPDATE findings SET state = 'resolved', resolved_at = now()"), "");
   EXPECT_EQ(analyzer.Try("DELETE FROM findings"), kInsufficientPrivilege);
   EXPECT_EQ(analyzer.Try("UPDATE runs SET status = 'failed'"), kInsufficientPrivilege);
+  // ...and the summarised history it keeps (schema 015), replaced whole
+  // after the full history was read.
+  EXPECT_EQ(analyzer.Try("INSERT INTO analysis_run_summaries (run_id, summary) "
+                         "SELECT id, '{\"k\": [1, null]}' FROM runs"),
+            "");
+  EXPECT_EQ(analyzer.Try("INSERT INTO analysis_summary_state (cluster, through_started_at, "
+                         "runs_digest) VALUES ('c1', now(), 'd') ON CONFLICT (cluster) DO UPDATE "
+                         "SET runs_digest = EXCLUDED.runs_digest"),
+            "");
+  EXPECT_EQ(analyzer.Try("DELETE FROM analysis_run_summaries"), "");
 }
 
 // Host names, tags and labels are data: bound as parameters or streamed.
