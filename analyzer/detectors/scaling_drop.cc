@@ -150,11 +150,18 @@ struct Curve {
   std::vector<int64_t> large_sizes, small_sizes;
 };
 
-std::optional<Curve> CurveOf(const InputIndex& input, const Sweep& sweep, const Settings& s) {
+// The sweep's node counts of two nodes or more, ascending: the first is the
+// reference N_ref of the efficiency curve.
+std::vector<int> MultiNodeCounts(const Sweep& sweep) {
   std::vector<int> multi;
   for (const auto& [n, run] : sweep.by_nodes) {
     if (n >= 2) multi.push_back(n);
   }
+  return multi;
+}
+
+std::optional<Curve> CurveOf(const InputIndex& input, const Sweep& sweep, const Settings& s) {
+  const std::vector<int> multi = MultiNodeCounts(sweep);
   if (multi.size() < 2) return std::nullopt;
   Curve c;
   c.ref_nodes = multi.front();
@@ -199,10 +206,7 @@ std::optional<Curve> CurveOf(const InputIndex& input, const Sweep& sweep, const 
 // history needs no result rows; a sweep whose reference changed (a run
 // joined it) reads its rows again.
 std::optional<Curve> PastCurveOf(const InputIndex& input, const Sweep& sweep, const Settings& s) {
-  std::vector<int> multi;
-  for (const auto& [n, run] : sweep.by_nodes) {
-    if (n >= 2) multi.push_back(n);
-  }
+  const std::vector<int> multi = MultiNodeCounts(sweep);
   if (multi.size() < 2) return std::nullopt;
   Curve c;
   c.ref_nodes = multi.front();
