@@ -271,6 +271,7 @@ json RunFieldsJson(const RunRecord& run) {
           {"gdrdma", OptionalJson(run.gdrdma)},
           {"command_line", OptionalJson(run.command_line)},
           {"nccl_env", run.nccl_env},
+          {"node_facts", run.node_facts},
           {"slurm_job_id", OptionalJson(run.slurm_job_id)},
           {"slurm_step_id", OptionalJson(run.slurm_step_id)},
           {"tags", run.tags},
@@ -515,6 +516,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     run.hosts = j.value("hosts", std::vector<std::string>{});
     run.transports = j.value("transports", std::vector<std::string>{});
     run.nccl_env = j.value("nccl_env", std::map<std::string, std::string>{});
+    run.node_facts = j.value("node_facts", std::map<std::string, std::string>{});
     run.tags = j.value("tags", std::map<std::string, std::string>{});
     run.parameters = j.value("parameters", std::map<std::string, std::string>{});
   } catch (const std::exception& e) {

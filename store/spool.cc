@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/ab_comparison_json.h"
 #include "core/content_hash.h"
 #include "core/locate_json.h"
 #include "core/port_sample_json.h"
@@ -53,6 +54,7 @@ void WriteAll(int fd, const std::string& data, const std::string& path) {
 std::string BatchPayload(const SpoolBatch& b) {
   using nlohmann::json;
   if (b.kind == SpoolBatch::Kind::kLocate) return LocateRecordToJson(b.locate).dump();
+  if (b.kind == SpoolBatch::Kind::kAb) return AbRecordToJson(b.ab).dump();
   if (b.kind == SpoolBatch::Kind::kHostSample) {
     return json{{"cluster", b.cluster},
                 {"sampled_at", b.sampled_at},
@@ -111,6 +113,8 @@ const char* KindName(SpoolBatch::Kind kind) {
       return "host_sample";
     case SpoolBatch::Kind::kLocate:
       return "locate";
+    case SpoolBatch::Kind::kAb:
+      return "ab";
   }
   return "run";
 }
@@ -253,6 +257,18 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
     }
     batch.kind = SpoolBatch::Kind::kLocate;
     batch.locate = std::move(*locate);
+    return batch;
+  }
+  if (header.value("kind", "") == "ab") {
+    doc = nlohmann::json::parse(payload, nullptr, false);
+    std::optional<AbRecord> ab;
+    if (!doc.is_discarded()) ab = AbRecordFromJson(doc, why);
+    if (!ab) {
+      *why = path + ":2: " + (doc.is_discarded() ? "payload is not JSON" : *why);
+      return std::nullopt;
+    }
+    batch.kind = SpoolBatch::Kind::kAb;
+    batch.ab = std::move(*ab);
     return batch;
   }
   if (host_sample) {

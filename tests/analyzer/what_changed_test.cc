@@ -61,5 +61,58 @@ TEST(WhatChanged, NcclUpgradeAndOneSettingEachNamedInTheirOwnFinding) {
       << latency->message;
 }
 
+// The nodes' facts (runs.node_facts): HCA firmware flashed on night 30 (and
+// busbw falls), a new kernel on night 45 (and small-message latency rises);
+// the links and the topology stay. Runs from before facts were recorded
+// (nights 0-9, '{}') are no change. Each finding names its own fact.
+TEST(WhatChanged, FirmwareAndKernelEachNamedInTheirOwnFinding) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> night_noise(1, 0.01), size_noise(1, 0.01);
+  InputBuilder b;
+  const int nodes = 16;
+  for (int night = 0; night < 70; ++night) {
+    RunView& run = b.AddRun(night, nodes);
+    run.nccl_version = "2.28.9";
+    nlohmann::json facts = nlohmann::json::object();
+    if (night >= 10) {
+      facts = {{"fw_ver mlx5_0", night >= 30 ? "28.40.1000" : "28.39.1002"},
+               {"link mlx5_0/1", "400 Gb/sec (4X NDR)"},
+               {"kernel", night >= 45 ? "6.8.0-51-generic" : "6.8.0-45-generic"},
+               {"topology", "3f9a2c"}};
+    }
+    run.node_facts_json = facts.dump();
+    const double ranks = nodes * 8.0, factor = 2 * (ranks - 1) / ranks;
+    const double peak = 350 * (night >= 30 ? 0.85 : 1.0) * night_noise(rng);
+    const double latency = 42 * (night >= 45 ? 1.4 : 1.0) * night_noise(rng);
+    for (int i = 0; i < 30; ++i) {
+      const int64_t size = int64_t{8} << i;
+      const double t = latency * size_noise(rng) + size / (peak / factor * 1e3) * size_noise(rng);
+      b.AddResult(run, size, t, size / t / 1e3 * factor);
+    }
+  }
+  b.JudgeFrom(69);
+  AnalysisResult result = Analyze(b.Build(), AnalyzerConfig{});
+  const Finding* busbw = nullptr;
+  const Finding* latency = nullptr;
+  for (const Finding& f : result.findings) {
+    if (f.kind == "busbw_regression" && f.severity >= Severity::kWarning) busbw = &f;
+    if (f.kind == "latency_regression" && f.severity >= Severity::kWarning) latency = &f;
+  }
+  ASSERT_NE(busbw, nullptr);
+  ASSERT_NE(latency, nullptr);
+  EXPECT_EQ(
+      busbw->evidence["what_changed"],
+      nlohmann::json({{"node_facts",
+                       {{"fw_ver mlx5_0", {{"before", "28.39.1002"}, {"after", "28.40.1000"}}}}}}))
+      << busbw->evidence["what_changed"].dump();
+  EXPECT_NE(busbw->message.find("fw_ver mlx5_0 28.39.1002 → 28.40.1000"), std::string::npos)
+      << busbw->message;
+  EXPECT_EQ(latency->evidence["what_changed"],
+            nlohmann::json(
+                {{"node_facts",
+                  {{"kernel", {{"before", "6.8.0-45-generic"}, {"after", "6.8.0-51-generic"}}}}}}))
+      << latency->evidence["what_changed"].dump();
+}
+
 }  // namespace
 }  // namespace fabtrack::analyzer
