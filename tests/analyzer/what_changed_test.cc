@@ -114,5 +114,50 @@ TEST(WhatChanged, FirmwareAndKernelEachNamedInTheirOwnFinding) {
       << latency->evidence["what_changed"].dump();
 }
 
+// Ranking (issue 21 item 4): on night 40 a kernel is rolled out to every
+// node while only the 16-node runs' nodes get new HCA firmware, and only the
+// 16-node series regresses. Both facts changed at its change point; the
+// firmware changed on exactly the runs that regressed and ranks first, the
+// kernel (changed on runs that did not regress too) after it.
+TEST(WhatChanged, TheFactThatLinesUpWithTheRegressionAcrossTheFleetRanksFirst) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> noise(1, 0.01);
+  InputBuilder b;
+  for (int night = 0; night < 60; ++night) {
+    for (int nodes : {4, 8, 16}) {
+      RunView& run = b.AddRun(night, nodes, nodes);  // a few seconds apart
+      run.nccl_version = "2.28.9";
+      const bool flashed = night >= 40 && nodes == 16;
+      run.node_facts_json =
+          nlohmann::json({{"fw_ver mlx5_0", flashed ? "28.40.1000" : "28.39.1002"},
+                          {"kernel", night >= 40 ? "6.8.0-51" : "6.8.0-45"}})
+              .dump();
+      const double ranks = nodes * 8.0, factor = 2 * (ranks - 1) / ranks;
+      const double peak = 350 * (flashed ? 0.85 : 1.0) * noise(rng);
+      for (int i = 0; i < 30; ++i) {
+        const int64_t size = int64_t{8} << i;
+        const double t = 40 * noise(rng) + size / (peak / factor * 1e3) * noise(rng);
+        b.AddResult(run, size, t, size / t / 1e3 * factor);
+      }
+    }
+  }
+  b.JudgeFrom(59);
+  AnalysisResult result = Analyze(b.Build(), AnalyzerConfig{});
+  std::vector<const Finding*> busbw;
+  for (const Finding& f : result.findings) {
+    if (f.kind == "busbw_regression" && f.severity >= Severity::kWarning) busbw.push_back(&f);
+  }
+  ASSERT_EQ(busbw.size(), 1u);
+  EXPECT_NE(busbw[0]->subject.find("16 nodes"), std::string::npos) << busbw[0]->subject;
+  const nlohmann::json& ranked = busbw[0]->evidence["what_changed_ranked"];
+  ASSERT_EQ(ranked.size(), 2u) << busbw[0]->evidence.dump();
+  EXPECT_EQ(ranked[0]["fact"], "fw_ver mlx5_0");
+  EXPECT_EQ(ranked[0]["after"], "28.40.1000");
+  EXPECT_DOUBLE_EQ(ranked[0]["alignment"].get<double>(), 1.0);
+  EXPECT_EQ(ranked[1]["fact"], "kernel");
+  // 180 runs: the 40 new-kernel runs of the 4- and 8-node series disagree.
+  EXPECT_NEAR(ranked[1]["alignment"].get<double>(), 140.0 / 180.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace fabtrack::analyzer
