@@ -102,6 +102,12 @@ std::vector<std::string> ClustersWithRuns(pqxx::connection_base& connection) {
   return out;
 }
 
+// Side B of a `sweep --ab` ran with a setting on purpose: an experiment, not
+// the cluster's state. The nightly series, baselines and detectors see side
+// A (the configuration as it is) and never learn from side B, whose verdict
+// is its own record (ab_comparisons).
+constexpr const char* kNotAbSideB = "NOT (tags @> '{\"ab_side\": \"B\"}'::jsonb)";
+
 AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const AnalysisQuery& query) {
   pqxx::read_transaction txn(connection);
   AnalysisInput input;
@@ -122,8 +128,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
           "network, transports, gdrdma, nccl_version, sweep_id, link_straggler_host, status, "
           "oversubscribed, max_ranks_per_machine, cpus_per_machine, oob_ok, oob_count, "
           "cuda_version, driver_version, nccl_env::text, node_facts::text "
-          "FROM runs WHERE cluster = $1 "
-          "ORDER BY started_at, id",
+          "FROM runs WHERE cluster = $1 AND " +
+          std::string(kNotAbSideB) + " ORDER BY started_at, id",
       query.cluster);
   std::unordered_map<std::string, std::shared_ptr<const HostList::Hosts>> host_lists;
   for (const pqxx::row& row : txn.exec_params(
@@ -170,7 +176,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
       "CASE WHEN j THEN greatest(x.oop_wrong, x.ip_wrong) END "
       "FROM run_results x JOIN ("
       "  SELECT id, started_at >= (SELECT to_timestamp($2::float8)) AS j FROM runs "
-      "  WHERE cluster = $1) r ON r.id = x.run_id",
+      "  WHERE cluster = $1 AND " +
+          std::string(kNotAbSideB) + ") r ON r.id = x.run_id",
       query.cluster, input.judge_from);
   input.results.reserve(results.size());
   for (const pqxx::row& row : results) {
@@ -294,7 +301,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
            "SELECT s.run_id, s.model_params, s.grad_dtype, s.bucket_bytes, s.forward_ms, "
            "s.backward_ms, s.step_ms_p50, s.step_ms_p99, s.compute_ms_p50, s.exposed_ms_p50, "
            "s.idle_share_p50 FROM step_results s JOIN runs r ON r.id = s.run_id "
-           "WHERE r.cluster = $1",
+           "WHERE r.cluster = $1 AND " +
+               std::string(kNotAbSideB),
            query.cluster)) {
     StepView v;
     ReadColumns(row, 0, &v.run_id, &v.model_params, &v.grad_dtype, &v.bucket_bytes, &v.forward_ms,

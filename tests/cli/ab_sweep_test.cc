@@ -109,6 +109,13 @@ TEST(AbSweep, StoresBothSidesWithTheSettingAndTheVerdict) {
   EXPECT_TRUE(facts["OMPI_MCA_btl_tcp_eager_limit"]["before"].is_null());
   EXPECT_EQ(facts["OMPI_MCA_btl_tcp_eager_limit"]["after"], "4096");
   EXPECT_EQ(facts["tag ab_setting"]["after"], kSetting);
+
+  // The analysis judges side A only: side B's setting is an experiment, not
+  // the cluster's state.
+  CommandOutput analysis = Fabtrack(
+      "analyze --cluster lab --since 2000-01-01T00:00:00Z --format json", db.conninfo(), spool);
+  ASSERT_NE(analysis.exit_code, 3) << analysis.err;
+  EXPECT_EQ(nlohmann::json::parse(analysis.out)["judged_runs"], 2) << analysis.out;
 }
 
 TEST(AbSweep, DatabaseAwaySpoolsRunsAndVerdictAndTheReplayLinksThem) {
