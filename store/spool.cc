@@ -247,29 +247,23 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
   SpoolBatch batch;
   batch.target = TargetFromHeader(header);
   batch.instance_id = header.value("instance", "");
-  if (header.value("kind", "") == "locate") {
-    doc = nlohmann::json::parse(payload, nullptr, false);
-    std::optional<LocateRecord> locate;
-    if (!doc.is_discarded()) locate = LocateRecordFromJson(doc, why);
-    if (!locate) {
-      *why = path + ":2: " + (doc.is_discarded() ? "payload is not JSON" : *why);
-      return std::nullopt;
+  // A verdict record (locate, A/B): one JSON document read by its serializer.
+  auto record = [&](auto from_json, SpoolBatch::Kind kind, auto SpoolBatch::*slot) {
+    const nlohmann::json parsed = nlohmann::json::parse(payload, nullptr, false);
+    auto read = parsed.is_discarded() ? std::nullopt : from_json(parsed, why);
+    if (!read) {
+      *why = path + ":2: " + (parsed.is_discarded() ? "payload is not JSON" : *why);
+      return std::optional<SpoolBatch>();
     }
-    batch.kind = SpoolBatch::Kind::kLocate;
-    batch.locate = std::move(*locate);
-    return batch;
+    batch.kind = kind;
+    batch.*slot = std::move(*read);
+    return std::optional<SpoolBatch>(std::move(batch));
+  };
+  if (header.value("kind", "") == "locate") {
+    return record(LocateRecordFromJson, SpoolBatch::Kind::kLocate, &SpoolBatch::locate);
   }
   if (header.value("kind", "") == "ab") {
-    doc = nlohmann::json::parse(payload, nullptr, false);
-    std::optional<AbRecord> ab;
-    if (!doc.is_discarded()) ab = AbRecordFromJson(doc, why);
-    if (!ab) {
-      *why = path + ":2: " + (doc.is_discarded() ? "payload is not JSON" : *why);
-      return std::nullopt;
-    }
-    batch.kind = SpoolBatch::Kind::kAb;
-    batch.ab = std::move(*ab);
-    return batch;
+    return record(AbRecordFromJson, SpoolBatch::Kind::kAb, &SpoolBatch::ab);
   }
   if (host_sample) {
     doc = nlohmann::json::parse(payload, nullptr, false);

@@ -15,9 +15,22 @@ namespace {
 
 using testing::InputBuilder;
 
+// One run's 30 sizes (8 B .. 4 GiB) of an all-reduce over `nodes` x 8 ranks:
+// time = latency + size at `peak` busbw, each term with 1% noise.
+void AddSizes(InputBuilder& b, const RunView& run, int nodes, double peak, double latency,
+              std::mt19937_64& rng) {
+  std::normal_distribution<double> noise(1, 0.01);
+  const double ranks = nodes * 8.0, factor = 2 * (ranks - 1) / ranks;
+  for (int i = 0; i < 30; ++i) {
+    const int64_t size = int64_t{8} << i;
+    const double t = latency * noise(rng) + size / (peak / factor * 1e3) * noise(rng);
+    b.AddResult(run, size, t, size / t / 1e3 * factor);
+  }
+}
+
 TEST(WhatChanged, NcclUpgradeAndOneSettingEachNamedInTheirOwnFinding) {
   std::mt19937_64 rng(5);
-  std::normal_distribution<double> night_noise(1, 0.01), size_noise(1, 0.01);
+  std::normal_distribution<double> night_noise(1, 0.01);
   InputBuilder b;
   const int nodes = 16;
   for (int night = 0; night < 70; ++night) {
@@ -28,14 +41,8 @@ TEST(WhatChanged, NcclUpgradeAndOneSettingEachNamedInTheirOwnFinding) {
     run.nccl_env_json = night >= 45
                             ? R"({"NCCL_IB_HCA": "mlx5", "NCCL_IB_QPS_PER_CONNECTION": "1"})"
                             : R"({"NCCL_IB_HCA": "mlx5", "NCCL_IB_QPS_PER_CONNECTION": "4"})";
-    const double ranks = nodes * 8.0, factor = 2 * (ranks - 1) / ranks;
-    const double peak = 350 * (night >= 30 ? 0.85 : 1.0) * night_noise(rng);
-    const double latency = 42 * (night >= 45 ? 1.4 : 1.0) * night_noise(rng);
-    for (int i = 0; i < 30; ++i) {
-      const int64_t size = int64_t{8} << i;
-      const double t = latency * size_noise(rng) + size / (peak / factor * 1e3) * size_noise(rng);
-      b.AddResult(run, size, t, size / t / 1e3 * factor);
-    }
+    AddSizes(b, run, nodes, 350 * (night >= 30 ? 0.85 : 1.0) * night_noise(rng),
+             42 * (night >= 45 ? 1.4 : 1.0) * night_noise(rng), rng);
   }
   b.JudgeFrom(69);
   AnalysisResult result = Analyze(b.Build(), AnalyzerConfig{});
@@ -67,7 +74,7 @@ TEST(WhatChanged, NcclUpgradeAndOneSettingEachNamedInTheirOwnFinding) {
 // (nights 0-9, '{}') are no change. Each finding names its own fact.
 TEST(WhatChanged, FirmwareAndKernelEachNamedInTheirOwnFinding) {
   std::mt19937_64 rng(7);
-  std::normal_distribution<double> night_noise(1, 0.01), size_noise(1, 0.01);
+  std::normal_distribution<double> night_noise(1, 0.01);
   InputBuilder b;
   const int nodes = 16;
   for (int night = 0; night < 70; ++night) {
@@ -81,14 +88,8 @@ TEST(WhatChanged, FirmwareAndKernelEachNamedInTheirOwnFinding) {
                {"topology", "3f9a2c"}};
     }
     run.node_facts_json = facts.dump();
-    const double ranks = nodes * 8.0, factor = 2 * (ranks - 1) / ranks;
-    const double peak = 350 * (night >= 30 ? 0.85 : 1.0) * night_noise(rng);
-    const double latency = 42 * (night >= 45 ? 1.4 : 1.0) * night_noise(rng);
-    for (int i = 0; i < 30; ++i) {
-      const int64_t size = int64_t{8} << i;
-      const double t = latency * size_noise(rng) + size / (peak / factor * 1e3) * size_noise(rng);
-      b.AddResult(run, size, t, size / t / 1e3 * factor);
-    }
+    AddSizes(b, run, nodes, 350 * (night >= 30 ? 0.85 : 1.0) * night_noise(rng),
+             42 * (night >= 45 ? 1.4 : 1.0) * night_noise(rng), rng);
   }
   b.JudgeFrom(69);
   AnalysisResult result = Analyze(b.Build(), AnalyzerConfig{});
@@ -132,13 +133,7 @@ TEST(WhatChanged, TheFactThatLinesUpWithTheRegressionAcrossTheFleetRanksFirst) {
           nlohmann::json({{"fw_ver mlx5_0", flashed ? "28.40.1000" : "28.39.1002"},
                           {"kernel", night >= 40 ? "6.8.0-51" : "6.8.0-45"}})
               .dump();
-      const double ranks = nodes * 8.0, factor = 2 * (ranks - 1) / ranks;
-      const double peak = 350 * (flashed ? 0.85 : 1.0) * noise(rng);
-      for (int i = 0; i < 30; ++i) {
-        const int64_t size = int64_t{8} << i;
-        const double t = 40 * noise(rng) + size / (peak / factor * 1e3) * noise(rng);
-        b.AddResult(run, size, t, size / t / 1e3 * factor);
-      }
+      AddSizes(b, run, nodes, 350 * (flashed ? 0.85 : 1.0) * noise(rng), 40, rng);
     }
   }
   b.JudgeFrom(59);
