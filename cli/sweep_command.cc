@@ -403,7 +403,8 @@ void RunPlan(const sweep::SweepSpec& spec, const SweepOptions& o, app::BatchStor
     for (RunRecord& record : records) {
       record.cluster = o.cluster;
       for (const auto& [key, value] : tags) record.tags[key] = value;
-      for (const auto& [key, value] : facts) record.node_facts.emplace(key, value);
+      // The sweep's sample (under --sysfs, every node) over the harness's own.
+      for (const auto& [key, value] : facts) record.node_facts[key] = value;
       if (spec.benchmark == sweep::Benchmark::kFabtrackAllreduce) {
         record.source_file = *run.output_file;
         record.parameters["fabtrack_version"] = FABTRACK_VERSION;
