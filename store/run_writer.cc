@@ -445,6 +445,7 @@ int64_t BeginRun(pqxx::transaction_base& txn, const RunRecord& run) {
                              " already exists in cluster " + run.cluster);
   }
   int64_t id = inserted[0][0].as<int64_t>();
+  AddTopologyFact(txn, id, run);
   RunRecord metadata_only = run;
   metadata_only.results.clear();
   metadata_only.latency_samples.clear();
