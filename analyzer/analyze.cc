@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyzer/detector.h"
+#include "analyzer/fact_alignment.h"
 #include "analyzer/input_index.h"
 #include "analyzer/problems.h"
 #include "analyzer/run_facts.h"
@@ -35,6 +36,9 @@ AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
     }
     result.detectors_run.push_back(detector.name);
   }
+  // Each change point's changed facts, ranked by how well they line up with
+  // the regressions across the cluster.
+  RankWhatChanged(index, &result.findings);
   std::stable_sort(result.findings.begin(), result.findings.end(), FindingBefore);
   // No acknowledgements here (they live in the database): the caller folds
   // again with them.

@@ -16,10 +16,11 @@ namespace {
 // results rather than facts. Every other column is a fact about how it ran:
 // one a migration adds is compared without a change here.
 const std::set<std::string> kNotFacts = {
-    "id",           "cluster",       "started_at",     "ended_at",     "ingested_at",
-    "source_file",  "content_hash",  "table_index",    "hosts_digest", "sweep_id",
-    "slurm_job_id", "slurm_step_id", "command_line",   "hosts",        "nccl_env",
-    "parameters",   "tags",          "avg_busbw_gbps", "oob_ok",       "oob_count"};
+    "id",           "cluster",       "started_at",   "ended_at",       "ingested_at",
+    "source_file",  "content_hash",  "table_index",  "hosts_digest",   "sweep_id",
+    "slurm_job_id", "slurm_step_id", "command_line", "hosts",          "nccl_env",
+    "node_facts",   "parameters",    "tags",         "avg_busbw_gbps", "oob_ok",
+    "oob_count"};
 
 nlohmann::json At(const nlohmann::json& doc, const char* key) {
   return doc.contains(key) ? doc[key] : nlohmann::json();
@@ -100,6 +101,7 @@ RunDiff DiffRuns(const nlohmann::json& a, const nlohmann::json& b) {
     diff.facts.push_back({"hosts", removed, added});
   }
   DiffMap(At(ra, "nccl_env"), At(rb, "nccl_env"), "", &diff.facts);
+  DiffMap(At(ra, "node_facts"), At(rb, "node_facts"), "", &diff.facts);
   DiffMap(At(ra, "parameters"), At(rb, "parameters"), "parameter ", &diff.facts);
   DiffMap(At(ra, "tags"), At(rb, "tags"), "tag ", &diff.facts);
 

@@ -42,6 +42,12 @@ StepSeriesMap StepSeries(const InputIndex& input);
 // "<family>/8 nodes": a step series' name, the prefix of its findings' subjects.
 std::string StepSeriesName(const std::string& family, int nodes);
 
+// The headline figures of a run: busbw over the bandwidth-bound sizes (>= 64
+// MiB, or the largest measured when none is that large), time over the
+// latency-bound ones (<= 64 KiB).
+constexpr int64_t kBusbwHeadlineMinBytes = int64_t{64} << 20;
+constexpr int64_t kLatencyHeadlineMaxBytes = int64_t{64} << 10;
+
 // Median over the results of one run within [min_bytes, max_bytes] of
 // `metric` (a pointer to an optional<double> member); nullopt when none.
 std::optional<double> BandMedian(std::span<const ResultPoint> results, int64_t min_bytes,

@@ -83,31 +83,39 @@ nlohmann::json WhatChanged(const RunView& before, const RunView& after, std::str
   };
   version("cuda_version", "CUDA", before.cuda_version, after.cuda_version);
   version("driver_version", "driver", before.driver_version, after.driver_version);
-  if (before.nccl_env_json != after.nccl_env_json) {
-    // NCCL_* and launcher settings, variable by variable.
-    const nlohmann::json a = nlohmann::json::parse(before.nccl_env_json, nullptr, false);
-    const nlohmann::json b = nlohmann::json::parse(after.nccl_env_json, nullptr, false);
-    if (a.is_object() && b.is_object()) {
-      nlohmann::json env = nlohmann::json::object();
-      std::set<std::string> names;
-      for (const auto& [k, v] : a.items()) names.insert(k);
-      for (const auto& [k, v] : b.items()) names.insert(k);
-      for (const std::string& name : names) {
-        const nlohmann::json va = a.contains(name) ? a[name] : nlohmann::json();
-        const nlohmann::json vb = b.contains(name) ? b[name] : nlohmann::json();
-        if (va == vb) continue;
-        env[name] = {{"before", va}, {"after", vb}};
-        auto shown = [](const nlohmann::json& v) {
-          return v.is_string() ? v.get<std::string>() : std::string("unset");
-        };
-        parts.push_back(name + " " + shown(va) + " → " + shown(vb));
-      }
-      if (!env.empty()) out["nccl_env"] = env;
+  // Map-valued facts entry by entry: NCCL_* and launcher settings, and the
+  // nodes' firmware, links, kernel and topology (core/node_facts.h).
+  auto entries = [&](const char* key, const std::string& text_a, const std::string& text_b,
+                     bool skip_unrecorded) {
+    if (text_a == text_b) return;
+    const nlohmann::json a = nlohmann::json::parse(text_a, nullptr, false);
+    const nlohmann::json b = nlohmann::json::parse(text_b, nullptr, false);
+    if (!a.is_object() || !b.is_object()) return;
+    // A run stored before its nodes' facts were recorded is no change.
+    if (skip_unrecorded && (a.empty() || b.empty())) return;
+    nlohmann::json changed = nlohmann::json::object();
+    std::set<std::string> names;
+    for (const auto& [k, v] : a.items()) names.insert(k);
+    for (const auto& [k, v] : b.items()) names.insert(k);
+    for (const std::string& name : names) {
+      const nlohmann::json va = a.contains(name) ? a[name] : nlohmann::json();
+      const nlohmann::json vb = b.contains(name) ? b[name] : nlohmann::json();
+      if (va == vb) continue;
+      changed[name] = {{"before", va}, {"after", vb}};
+      auto shown = [](const nlohmann::json& v) {
+        return v.is_string() ? v.get<std::string>() : std::string("unset");
+      };
+      parts.push_back(name + " " + shown(va) + " → " + shown(vb));
     }
-  }
-  *summary = parts.empty()
-                 ? "no NCCL, CUDA, driver, setting, host, network or GDRDMA change recorded"
-                 : Join(parts, ", ");
+    if (!changed.empty()) out[key] = changed;
+  };
+  entries("nccl_env", before.nccl_env_json, after.nccl_env_json, false);
+  entries("node_facts", before.node_facts_json, after.node_facts_json, true);
+  *summary =
+      parts.empty()
+          ? "no NCCL, CUDA, driver, setting, host, network, GDRDMA, firmware, link, kernel or "
+            "topology change recorded"
+          : Join(parts, ", ");
   return out;
 }
 

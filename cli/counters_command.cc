@@ -92,6 +92,7 @@ void RunSnapshot(const SnapshotOptions& o) {
   const std::string sampled_at = UtcNowIso();
   HostPorts host = ReadSysfsPorts(o.sysfs);
   host.host = o.host.value_or(Hostname());
+  host.kernel_release = KernelRelease();
   // The netdevs of a fake tree (--sysfs elsewhere) are not this host's.
   if (ReadsFlowControl(o.sysfs, o.ethtool_dumps)) AddFlowControl(&host, o.ethtool_dumps);
   for (const PortProblem& p : host.problems) {

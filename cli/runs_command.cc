@@ -152,11 +152,11 @@ void RunShow(const RunsOptions& o, int64_t id) {
             << "  " << Text(run["status"]) << "\n";
   // What a regression hunt compares first, in the order people read it.
   for (const char* key :
-       {"source",       "source_file", "command_line",   "collective",    "dtype",
-        "nodes",        "ranks",       "ranks_per_node", "hosts",         "network",
-        "transports",   "gdrdma",      "nccl_version",   "cuda_version",  "driver_version",
-        "mpi_version",  "gpu_model",   "nccl_env",       "parameters",    "tags",
-        "slurm_job_id", "sweep_id",    "oob_count",      "avg_busbw_gbps"}) {
+       {"source",      "source_file",  "command_line",   "collective",   "dtype",
+        "nodes",       "ranks",        "ranks_per_node", "hosts",        "network",
+        "transports",  "gdrdma",       "nccl_version",   "cuda_version", "driver_version",
+        "mpi_version", "gpu_model",    "nccl_env",       "node_facts",   "parameters",
+        "tags",        "slurm_job_id", "sweep_id",       "oob_count",    "avg_busbw_gbps"}) {
     if (run.contains(key) && !run[key].is_null() && !(run[key].is_object() && run[key].empty())) {
       std::printf("  %-15s %s\n", key, Text(run[key]).c_str());
     }

@@ -2,6 +2,7 @@
 //   fabtrack sweep --nodes 1,2,4 [--ranks-per-node R] [--hostfile F | --slurm |
 //                  --mpirun "CMD ..." | --no-launcher] --cluster NAME [--db ...]
 //                  [--bench nccl-tests --nccl-tests-dir DIR --collective LIST]
+//                  [--ab NAME=VALUE|nccl-lib=DIR [--ab-rounds N] [--format json]]
 //                  -- <benchmark flags>
 #include <unistd.h>
 
@@ -12,15 +13,18 @@
 #include <iostream>
 #include <random>
 
+#include "analyzer/ab_verdict.h"
 #include "app/batch_store.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/ingest/nccl_tests_run.h"
 #include "collector/sweep/sweep_plan.h"
+#include "core/ab_comparison_json.h"
 #include "core/bus_bandwidth.h"
 #include "core/clock.h"
 #include "core/counter_deltas.h"
+#include "core/node_facts.h"
 #include "core/port_sample_json.h"
 #include "core/run_record_json.h"
 #include "core/subprocess.h"
@@ -48,6 +52,9 @@ struct SweepOptions {
   std::string collectives = "all_reduce";
   std::string nccl_tests_json = "auto";
   bool no_launcher = false;
+  std::optional<std::string> ab;  // --ab NAME=VALUE | nccl-lib=DIR
+  int ab_rounds = 2;
+  std::string format = "text";
   DatabaseOptions database;
 };
 
@@ -110,6 +117,7 @@ std::vector<HostPorts> SampleNodes(const sweep::SweepSpec& spec, const sweep::Pl
   if (local_only) {
     HostPorts host = ReadSysfsPorts(sysfs);
     host.host = LocalHostname();
+    host.kernel_release = KernelRelease();
     hosts.push_back(std::move(host));
     return hosts;
   }
@@ -305,12 +313,263 @@ std::optional<RunRecord> HarnessRecord(const sweep::PlannedRun& run, int exit_co
   return record;
 }
 
+// The facts of the run's nodes (core/node_facts.h): from the port sample
+// every node took before it (firmware, links, kernel), or, without one, from
+// this host when the run's nodes are this host (a local sweep, no launcher).
+// A multi-node run without a bracket records none rather than this host's.
+NodeFacts RunNodeFacts(const sweep::SweepSpec& spec, const Bracket& bracket, bool bracketing,
+                       const std::string& sysfs) {
+  std::vector<std::pair<std::string, NodeFacts>> per_host;
+  if (bracketing) {
+    for (const HostPorts& host : bracket.before) {
+      per_host.push_back({host.host, HostFactsFromPorts(host)});
+    }
+  } else if (spec.launcher == sweep::Launcher::kLocal ||
+             spec.launcher == sweep::Launcher::kDirect) {
+    HostPorts host = ReadSysfsPorts(sysfs);
+    host.kernel_release = KernelRelease();
+    per_host.push_back({LocalHostname(), HostFactsFromPorts(host)});
+  }
+  return MergeNodeFacts(per_host);
+}
+
+// What the runs of one plan came to, over all the plans of a command.
+struct SweepTally {
+  int worst = 0;
+  int stored = 0;
+  size_t planned = 0;
+};
+
+// Runs every launch of `spec`'s plan, each bracketed by port counters, and
+// stores (or spools) its runs with `tags` added. Progress goes to `progress`;
+// the runs as stored are appended to `kept` when it is given (`--ab` judges
+// them).
+void RunPlan(const sweep::SweepSpec& spec, const SweepOptions& o, app::BatchStore& database,
+             TemporaryFolder& own_folder, const std::map<std::string, std::string>& tags,
+             std::ostream& progress, SweepTally* tally, std::vector<RunRecord>* kept) {
+  // Port counters bracket every run on every node ("nodes"), on this host
+  // only ("local"), or not at all. "auto": where this host has RDMA ports,
+  // every node; a local sweep's nodes are this host.
+  bool bracketing = o.ports != "off";
+  if (o.ports == "auto") bracketing = fs::exists(o.sysfs + "/class/infiniband");
+  const bool local_ports = o.ports == "local" || spec.launcher == sweep::Launcher::kLocal;
+  const std::vector<sweep::PlannedRun> plan = sweep::PlanSweep(spec);
+  tally->planned += plan.size();
+  for (const sweep::PlannedRun& run : plan) {
+    if (run.hostfile_path) {
+      std::ofstream hostfile(*run.hostfile_path);
+      for (const auto& line : run.hostfile_lines) hostfile << line << "\n";
+    }
+    progress << "\n== " << run.nodes << " node(s), " << run.ranks << " rank(s)";
+    if (run.collective) progress << ", " << *run.collective;
+    progress << std::endl;
+    int code = 0;
+    Bracket bracket;
+    auto t0 = std::chrono::steady_clock::now();
+    if (bracketing) {
+      bracket.started_at = UtcNowIso();
+      bracket.before = SampleNodes(spec, run, o.sysfs, "before", local_ports);
+    }
+    const std::string launched_at = UtcNowIso();
+    try {
+      code = run.transcript_file ? RunAttachedWithTranscript(run.argv, *run.transcript_file)
+                                 : RunAttached(run.argv);
+    } catch (const std::exception& e) {
+      std::cerr << "fabtrack sweep: " << e.what() << "\n";
+      throw CommandExit{kExitInputError};
+    }
+    tally->worst = std::max(tally->worst, code);
+    const std::string returned_at = UtcNowIso();
+    if (bracketing) {
+      bracket.after = SampleNodes(spec, run, o.sysfs, "after", local_ports);
+      bracket.ended_at = UtcNowIso();
+      bracket.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    const NodeFacts facts = RunNodeFacts(spec, bracket, bracketing, o.sysfs);
+    std::vector<RunRecord> records;
+    if (spec.benchmark == sweep::Benchmark::kNcclTests) {
+      records = NcclTestsRecords(spec, run, o, code, launched_at, &own_folder, &tally->worst);
+    } else if (std::optional<RunRecord> record =
+                   HarnessRecord(run, code, &own_folder, &tally->worst)) {
+      records.push_back(std::move(*record));
+    }
+    std::vector<store::SpoolBatch> batches;
+    for (RunRecord& record : records) {
+      record.cluster = o.cluster;
+      for (const auto& [key, value] : tags) record.tags[key] = value;
+      // The sweep's sample (under --sysfs, every node) over the harness's own.
+      for (const auto& [key, value] : facts) record.node_facts[key] = value;
+      if (spec.benchmark == sweep::Benchmark::kFabtrackAllreduce) {
+        record.source_file = *run.output_file;
+        record.parameters["fabtrack_version"] = FABTRACK_VERSION;
+      }
+      if (spec.launcher == sweep::Launcher::kLocal && run.nodes > 1) {
+        // A local sweep stands its node counts up on this one host: the run is
+        // the node count it was launched as, and says it was local.
+        record.nodes = run.nodes;
+        record.ranks_per_node = run.ranks / std::max(run.nodes, 1);
+        record.tags["local_sweep"] = "one host";
+      }
+      // Rank 0 may run on a node whose clock is off: the run is placed in the
+      // window this host launched it in (nights and baselines are by time).
+      RunClock clock =
+          ReconcileRunClock(record.started_at, record.ended_at, launched_at, returned_at);
+      if (clock.skew_s) {
+        std::cerr << "fabtrack sweep: " << run.nodes << " node(s): rank 0's clock is "
+                  << static_cast<long long>(std::llround(*clock.skew_s))
+                  << " s off this host's; the run is recorded at this host's time\n";
+        record.started_at = clock.started_at;
+        record.ended_at = clock.ended_at;
+        record.tags["clock_skew_s"] = std::to_string(std::llround(*clock.skew_s));
+      }
+      if (!record.ended_at) record.ended_at = returned_at;
+      if (kept) kept->push_back(record);
+      store::SpoolBatch batch;
+      batch.run = std::move(record);
+      if (bracketing) {
+        batch.bracket = store::SpooledBracket{bracket.before, bracket.after, bracket.started_at,
+                                              bracket.ended_at, bracket.seconds};
+      }
+      batches.push_back(std::move(batch));
+    }
+    if (batches.empty()) continue;
+    // Each run with the same window's port counters of every node: raw
+    // samples and per-port deltas (resets and saturation handled), in one
+    // transaction.
+    std::vector<std::pair<size_t, RunStatus>> shapes;
+    for (const auto& batch : batches)
+      shapes.push_back({batch.run.results.size(), batch.run.status});
+    const std::string stored_from = run.output_file.value_or(run.transcript_file.value_or(""));
+    app::StoreOutcome outcome;
+    try {
+      outcome = database.Store(std::move(batches));
+    } catch (const app::BatchRefused& e) {
+      std::cerr << "fabtrack sweep: cannot store " << stored_from << ": " << e.what()
+                << " (the file is kept; `fabtrack ingest` it later)\n";
+      own_folder.Keep();
+      throw CommandExit{kExitDatabaseError};
+    }
+    if (!outcome.failure.empty())
+      std::cerr << "fabtrack sweep: not stored: " << outcome.failure << "\n";
+    if (!outcome.stored) continue;
+    ++tally->stored;
+    for (size_t i = 0; i < outcome.applied.size() && i < shapes.size(); ++i) {
+      const store::AppliedBatch& applied = outcome.applied[i];
+      progress << (applied.inserted ? "stored run " : "already stored as run ") << applied.run_id
+               << " (" << shapes[i].first << " sizes, " << RunStatusName(shapes[i].second);
+      if (bracketing) progress << ", port counters of " << applied.bracketed_hosts << " node(s)";
+      progress << ")" << std::endl;
+    }
+  }
+}
+
+// `--format json` prints one document on stdout; what the launched programs
+// print (their tables, MPI's notices) would mix into it. While the sweep
+// runs, stdout is the terminal's stderr; the document goes to the saved
+// stdout at the end.
+class StdoutAside {
+ public:
+  explicit StdoutAside(bool active) {
+    if (!active) return;
+    std::cout.flush();
+    saved_ = dup(STDOUT_FILENO);
+    if (saved_ >= 0) dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  ~StdoutAside() { Restore(); }
+  StdoutAside(const StdoutAside&) = delete;
+  StdoutAside& operator=(const StdoutAside&) = delete;
+  void Restore() {
+    if (saved_ < 0) return;
+    std::cout.flush();
+    dup2(saved_, STDOUT_FILENO);
+    close(saved_);
+    saved_ = -1;
+  }
+
+ private:
+  int saved_ = -1;
+};
+
+// `--ab SETTING`: the plan run once per side per round in the order AbOrder
+// gives (A B B A ...), side B's ranks with the setting, every run tagged
+// with the comparison's id, side and round; then the verdict, printed and
+// stored (or spooled after the runs).
+void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& database,
+                TemporaryFolder& own_folder, SweepTally* tally) {
+  std::string why;
+  std::optional<sweep::AbSetting> setting = sweep::ParseAbSetting(*o.ab, &why);
+  if (!setting) {
+    std::cerr << "fabtrack sweep: --ab " << *o.ab << ": " << why << "\n";
+    throw CommandExit{kExitUsage};
+  }
+  const char* ld_path = std::getenv("LD_LIBRARY_PATH");
+  const auto rank_env = sweep::AbRankEnvironment(*setting, ld_path ? ld_path : "");
+  const bool json = o.format == "json";
+  StdoutAside aside(json);
+  AbRecord record;
+  record.cluster = o.cluster;
+  record.ab_id = spec.sweep_id;
+  record.setting = *o.ab;
+  record.rounds = o.ab_rounds;
+  record.order = sweep::AbOrder(o.ab_rounds);
+  std::cout << "A/B " << record.ab_id << ": side B with " << record.setting << ", order "
+            << record.order << std::endl;
+  std::vector<RunRecord> kept;
+  std::vector<std::pair<char, int>> sides;  // per kept run
+  for (size_t i = 0; i < record.order.size(); ++i) {
+    const char side = record.order[i];
+    const int round = static_cast<int>(i / 2) + 1;
+    spec.sweep_id = record.ab_id + "." + side + std::to_string(round);
+    spec.rank_env = side == 'B' ? rank_env : decltype(rank_env){};
+    std::map<std::string, std::string> tags = {{"ab_id", record.ab_id},
+                                               {"ab_side", std::string(1, side)},
+                                               {"ab_round", std::to_string(round)}};
+    if (side == 'B') tags["ab_setting"] = record.setting;
+    std::cout << "\n-- side " << side << ", round " << round << " (sweep " << spec.sweep_id << ")"
+              << std::endl;
+    const size_t before = kept.size();
+    RunPlan(spec, o, database, own_folder, tags, std::cout, tally, &kept);
+    for (size_t k = before; k < kept.size(); ++k) sides.push_back({side, round});
+  }
+  std::vector<analyzer::AbRun> runs;
+  for (size_t k = 0; k < kept.size(); ++k)
+    runs.push_back({sides[k].first, sides[k].second, &kept[k]});
+  analyzer::JudgeAbRuns(runs, &record);
+  record.compared_at = UtcNowIso();
+  store::SpoolBatch batch;
+  batch.kind = store::SpoolBatch::Kind::kAb;
+  batch.ab = record;
+  try {
+    app::StoreOutcome outcome = database.Store({std::move(batch)});
+    if (outcome.stored && !outcome.applied.empty()) {
+      std::cout << "\nstored A/B comparison " << outcome.applied.front().ab_comparison_id << " ("
+                << outcome.applied.front().ab_linked_runs << " runs linked)" << std::endl;
+    } else {
+      std::cout << "\nA/B comparison spooled (database unavailable)" << std::endl;
+    }
+  } catch (const app::BatchRefused& e) {
+    std::cerr << "fabtrack sweep: the database refused the A/B comparison: " << e.what() << "\n";
+    throw CommandExit{kExitDatabaseError};
+  }
+  if (json) {
+    aside.Restore();
+    std::cout << AbRecordToJson(record).dump(2) << std::endl;
+  } else {
+    std::cout << "\n" << analyzer::AbVerdictText(record);
+  }
+}
+
 void RunSweep(const SweepOptions& o) {
   sweep::SweepSpec spec;
   auto counts = sweep::ParseNodeCounts(o.nodes);
   if (!counts) {
     std::cerr << "fabtrack sweep: --nodes " << o.nodes
               << ": expected a list (1,2,4), a range (1-4) or pow2:N\n";
+    throw CommandExit{kExitUsage};
+  }
+  if (o.format == "json" && !o.ab) {
+    std::cerr << "fabtrack sweep: --format json prints an A/B verdict; it needs --ab\n";
     throw CommandExit{kExitUsage};
   }
   spec.node_counts = *counts;
@@ -372,134 +631,31 @@ void RunSweep(const SweepOptions& o) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
 
-  std::cout << "sweep " << spec.sweep_id << ": ";
+  std::ostream& progress = o.format == "json" ? std::cerr : std::cout;
+  progress << "sweep " << spec.sweep_id << ": ";
   if (spec.benchmark == sweep::Benchmark::kNcclTests) {
-    std::cout << "nccl-tests";
-    for (const auto& program : spec.nccl_tests) std::cout << " " << program.collective;
-    std::cout << (spec.nccl_tests_json ? " (-J reports)" : " (printed tables)") << ", ";
+    progress << "nccl-tests";
+    for (const auto& program : spec.nccl_tests) progress << " " << program.collective;
+    progress << (spec.nccl_tests_json ? " (-J reports)" : " (printed tables)") << ", ";
   }
-  std::cout << "node counts";
-  for (int k : spec.node_counts) std::cout << " " << k;
-  std::cout << ", " << spec.ranks_per_node << " rank(s) per node, results in " << spec.output_dir
-            << std::endl;
-  // Port counters bracket every run on every node ("nodes"), on this host
-  // only ("local"), or not at all. "auto": where this host has RDMA ports,
-  // every node; a local sweep's nodes are this host.
-  bool bracketing = o.ports != "off";
-  if (o.ports == "auto") bracketing = fs::exists(o.sysfs + "/class/infiniband");
-  const bool local_ports = o.ports == "local" || spec.launcher == sweep::Launcher::kLocal;
-  int worst = 0;
-  int stored = 0;
-  const std::vector<sweep::PlannedRun> plan = sweep::PlanSweep(spec);
-  const size_t planned = plan.size();
-  for (const sweep::PlannedRun& run : plan) {
-    if (run.hostfile_path) {
-      std::ofstream hostfile(*run.hostfile_path);
-      for (const auto& line : run.hostfile_lines) hostfile << line << "\n";
-    }
-    std::cout << "\n== " << run.nodes << " node(s), " << run.ranks << " rank(s)";
-    if (run.collective) std::cout << ", " << *run.collective;
-    std::cout << std::endl;
-    int code = 0;
-    Bracket bracket;
-    auto t0 = std::chrono::steady_clock::now();
-    if (bracketing) {
-      bracket.started_at = UtcNowIso();
-      bracket.before = SampleNodes(spec, run, o.sysfs, "before", local_ports);
-    }
-    const std::string launched_at = UtcNowIso();
-    try {
-      code = run.transcript_file ? RunAttachedWithTranscript(run.argv, *run.transcript_file)
-                                 : RunAttached(run.argv);
-    } catch (const std::exception& e) {
-      std::cerr << "fabtrack sweep: " << e.what() << "\n";
-      throw CommandExit{kExitInputError};
-    }
-    worst = std::max(worst, code);
-    const std::string returned_at = UtcNowIso();
-    if (bracketing) {
-      bracket.after = SampleNodes(spec, run, o.sysfs, "after", local_ports);
-      bracket.ended_at = UtcNowIso();
-      bracket.seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    std::vector<RunRecord> records;
-    if (spec.benchmark == sweep::Benchmark::kNcclTests) {
-      records = NcclTestsRecords(spec, run, o, code, launched_at, &own_folder, &worst);
-    } else if (std::optional<RunRecord> record = HarnessRecord(run, code, &own_folder, &worst)) {
-      records.push_back(std::move(*record));
-    }
-    std::vector<store::SpoolBatch> batches;
-    for (RunRecord& record : records) {
-      record.cluster = o.cluster;
-      if (spec.benchmark == sweep::Benchmark::kFabtrackAllreduce) {
-        record.source_file = *run.output_file;
-        record.parameters["fabtrack_version"] = FABTRACK_VERSION;
-      }
-      if (spec.launcher == sweep::Launcher::kLocal && run.nodes > 1) {
-        // A local sweep stands its node counts up on this one host: the run is
-        // the node count it was launched as, and says it was local.
-        record.nodes = run.nodes;
-        record.ranks_per_node = run.ranks / std::max(run.nodes, 1);
-        record.tags["local_sweep"] = "one host";
-      }
-      // Rank 0 may run on a node whose clock is off: the run is placed in the
-      // window this host launched it in (nights and baselines are by time).
-      RunClock clock =
-          ReconcileRunClock(record.started_at, record.ended_at, launched_at, returned_at);
-      if (clock.skew_s) {
-        std::cerr << "fabtrack sweep: " << run.nodes << " node(s): rank 0's clock is "
-                  << static_cast<long long>(std::llround(*clock.skew_s))
-                  << " s off this host's; the run is recorded at this host's time\n";
-        record.started_at = clock.started_at;
-        record.ended_at = clock.ended_at;
-        record.tags["clock_skew_s"] = std::to_string(std::llround(*clock.skew_s));
-      }
-      if (!record.ended_at) record.ended_at = returned_at;
-      store::SpoolBatch batch;
-      batch.run = std::move(record);
-      if (bracketing) {
-        batch.bracket = store::SpooledBracket{bracket.before, bracket.after, bracket.started_at,
-                                              bracket.ended_at, bracket.seconds};
-      }
-      batches.push_back(std::move(batch));
-    }
-    if (batches.empty()) continue;
-    // Each run with the same window's port counters of every node: raw
-    // samples and per-port deltas (resets and saturation handled), in one
-    // transaction.
-    std::vector<std::pair<size_t, RunStatus>> shapes;
-    for (const auto& batch : batches)
-      shapes.push_back({batch.run.results.size(), batch.run.status});
-    const std::string stored_from = run.output_file.value_or(run.transcript_file.value_or(""));
-    app::StoreOutcome outcome;
-    try {
-      outcome = database.Store(std::move(batches));
-    } catch (const app::BatchRefused& e) {
-      std::cerr << "fabtrack sweep: cannot store " << stored_from << ": " << e.what()
-                << " (the file is kept; `fabtrack ingest` it later)\n";
-      own_folder.Keep();
-      throw CommandExit{kExitDatabaseError};
-    }
-    if (!outcome.failure.empty())
-      std::cerr << "fabtrack sweep: not stored: " << outcome.failure << "\n";
-    if (!outcome.stored) continue;
-    ++stored;
-    for (size_t i = 0; i < outcome.applied.size() && i < shapes.size(); ++i) {
-      const store::AppliedBatch& applied = outcome.applied[i];
-      std::cout << (applied.inserted ? "stored run " : "already stored as run ") << applied.run_id
-                << " (" << shapes[i].first << " sizes, " << RunStatusName(shapes[i].second);
-      if (bracketing) std::cout << ", port counters of " << applied.bracketed_hosts << " node(s)";
-      std::cout << ")" << std::endl;
-    }
+  progress << "node counts";
+  for (int k : spec.node_counts) progress << " " << k;
+  progress << ", " << spec.ranks_per_node << " rank(s) per node, results in " << spec.output_dir
+           << std::endl;
+  SweepTally tally;
+  if (o.ab) {
+    RunAbSweep(spec, o, database, own_folder, &tally);
+  } else {
+    RunPlan(spec, o, database, own_folder, {}, std::cout, &tally, nullptr);
   }
-  std::cout << "\nsweep " << spec.sweep_id << ": " << stored << " of " << planned << " runs stored";
+  progress << "\nsweep " << spec.sweep_id << ": " << tally.stored << " of " << tally.planned
+           << " runs stored";
   if (database.spooled() > 0) {
-    std::cout << ", " << database.spooled() << " spooled (database unavailable)";
+    progress << ", " << database.spooled() << " spooled (database unavailable)";
   }
-  std::cout << std::endl;
+  progress << std::endl;
   database.Finish();
-  if (worst != 0) throw CommandExit{kExitInputError};
+  if (tally.worst != 0) throw CommandExit{kExitInputError};
 }
 
 }  // namespace
@@ -545,6 +701,16 @@ void SetupSweep(CLI::App& app) {
   sweep->add_flag("--no-launcher", o->no_launcher,
                   "run the benchmark itself on this node, without mpirun (one node; "
                   "nccl-tests -g N for N GPUs)");
+  sweep->add_option("--ab", o->ab,
+                    "A/B: run the sweep without (A) and with (B) one setting, alternating "
+                    "A B B A, and judge the difference against the noise: NAME=VALUE (an "
+                    "environment variable of the ranks: NCCL_*, OMPI_MCA_*, UCX_*, ...) or "
+                    "nccl-lib=DIR (side B loads NCCL from DIR)");
+  sweep
+      ->add_option("--ab-rounds", o->ab_rounds,
+                   "A/B rounds, each running both sides (default 2: A B B A)")
+      ->check(CLI::Range(1, 50));
+  AddFormatOption(sweep, &o->format, {"text", "json"});
   AddDatabaseOptions(sweep, &o->database);
   sweep->callback([o] {
     o->harness_args = PassthroughArgs();

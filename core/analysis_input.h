@@ -44,6 +44,9 @@ struct RunView {
   // differing pair is parsed).
   std::optional<std::string> cuda_version, driver_version;
   std::string nccl_env_json = "{}";
+  // The nodes' firmware, links, kernel and topology (runs.node_facts, jsonb
+  // text, compared the same way; core/node_facts.h).
+  std::string node_facts_json = "{}";
   std::optional<std::string> sweep_id;
   std::optional<std::string> link_straggler_host;
   std::string status;  // "complete" | "partial" | "failed"

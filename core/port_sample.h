@@ -65,6 +65,9 @@ struct PortProblem {
 
 struct HostPorts {
   std::string host;
+  // uname's release of the host that read the ports (core/node_facts.h); a
+  // reader of a fake tree leaves it to its caller.
+  std::optional<std::string> kernel_release;
   std::vector<PortSample> ports;
   std::vector<PortProblem> problems;
 

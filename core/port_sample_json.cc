@@ -38,7 +38,9 @@ nlohmann::json HostPortsToJson(const HostPorts& host) {
   for (const PortProblem& problem : host.problems) {
     problems.push_back({{"path", problem.path}, {"message", problem.message}});
   }
-  return {{"host", host.host}, {"ports", ports}, {"problems", problems}};
+  json doc = {{"host", host.host}, {"ports", ports}, {"problems", problems}};
+  if (host.kernel_release) doc["kernel_release"] = *host.kernel_release;
+  return doc;
 }
 
 namespace {
@@ -89,6 +91,7 @@ std::optional<HostPorts> HostPortsFromJson(const nlohmann::json& doc, std::strin
   try {
     HostPorts host;
     host.host = doc.at("host").get<std::string>();
+    host.kernel_release = Field<std::string>(doc, "kernel_release");
     for (const nlohmann::json& port : doc.at("ports")) {
       PortSample p;
       p.device = port.at("device").get<std::string>();

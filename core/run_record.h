@@ -131,6 +131,8 @@ struct RunRecord {
   std::optional<bool> gdrdma;
   std::optional<std::string> command_line;
   std::map<std::string, std::string> nccl_env;
+  // The nodes' firmware, links, kernel and topology (core/node_facts.h).
+  std::map<std::string, std::string> node_facts;
   std::optional<std::string> slurm_job_id, slurm_step_id;
   std::map<std::string, std::string> tags;
   std::optional<std::string> sweep_id;  // runs of one `fabtrack sweep` share it

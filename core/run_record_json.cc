@@ -289,6 +289,7 @@ void RunFields(S& run, const F& f) {
   f.Opt("gdrdma", run.gdrdma);
   f.Opt("command_line", run.command_line);
   f.Def("nccl_env", run.nccl_env);
+  f.Def("node_facts", run.node_facts);
   f.Opt("slurm_job_id", run.slurm_job_id);
   f.Opt("slurm_step_id", run.slurm_step_id);
   f.Def("tags", run.tags);

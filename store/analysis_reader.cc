@@ -161,6 +161,12 @@ std::vector<std::string> ClustersToAnalyze(pqxx::connection_base& connection) {
   return out;
 }
 
+// Side B of a `sweep --ab` ran with a setting on purpose: an experiment, not
+// the cluster's state. The nightly series, baselines and detectors see side
+// A (the configuration as it is) and never learn from side B, whose verdict
+// is its own record (ab_comparisons).
+constexpr const char* kNotAbSideB = "NOT (tags @> '{\"ab_side\": \"B\"}'::jsonb)";
+
 AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const AnalysisQuery& query) {
   // One snapshot for every statement: the runs, the summaries' state and
   // rows, and the results agree even while an ingest or another analysis
@@ -186,9 +192,9 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
           "), source, backend, collective, dtype, nodes, ranks, ranks_per_node, hosts_digest, "
           "network, transports, gdrdma, nccl_version, sweep_id, link_straggler_host, status, "
           "oversubscribed, max_ranks_per_machine, cpus_per_machine, oob_ok, oob_count, "
-          "cuda_version, driver_version, nccl_env::text "
-          "FROM runs WHERE cluster = $1 "
-          "ORDER BY started_at, id",
+          "cuda_version, driver_version, nccl_env::text, node_facts::text "
+          "FROM runs WHERE cluster = $1 AND " +
+          std::string(kNotAbSideB) + " ORDER BY started_at, id",
       query.cluster);
   std::unordered_map<std::string, std::shared_ptr<const HostList::Hosts>> host_lists;
   for (const pqxx::row& row :
@@ -207,7 +213,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
                 &r.network, &r.transports, &r.gdrdma, &r.nccl_version, &r.sweep_id,
                 &r.link_straggler_host, &r.status, OrZero{&r.oversubscribed},
                 &r.max_ranks_per_machine, &r.cpus_per_machine, &r.oob_ok, &r.oob_count,
-                &r.cuda_version, &r.driver_version, OrZero{&r.nccl_env_json});
+                &r.cuda_version, &r.driver_version, OrZero{&r.nccl_env_json},
+                OrZero{&r.node_facts_json});
     r.hosts = HostList(host_lists.at(hosts_digest));
     input.runs.push_back(std::move(r));
   }
@@ -275,14 +282,16 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   // spares a string per row. Judged is compared as timestamps against one
   // converted bound: extract(epoch ...) is numeric since PostgreSQL 14, and
   // converting it per row tripled the query's server time.
-  const char* results_sql =
+  const std::string results_sql =
       "SELECT x.run_id, x.size_bytes, x.oop_time_us, x.oop_busbw_gbps, x.lat_p50_us, "
       "x.lat_p99_us, x.lat_cv, "
       "CASE WHEN j THEN x.straggler_host END, CASE WHEN j THEN x.straggler_excess_us END, "
       "CASE WHEN j THEN greatest(x.oop_wrong, x.ip_wrong) END "
       "FROM run_results x JOIN ("
       "  SELECT id, started_at >= (SELECT to_timestamp($2::float8)) AS j FROM runs "
-      "  WHERE cluster = $1 AND ($3::bigint[] IS NULL OR id = ANY($3::bigint[]))) r "
+      "  WHERE cluster = $1 AND " +
+      std::string(kNotAbSideB) +
+      " AND ($3::bigint[] IS NULL OR id = ANY($3::bigint[]))) r "
       "ON r.id = x.run_id";
   pqxx::result results =
       results_of ? txn.exec_params(results_sql, query.cluster, input.judge_from, *results_of)
@@ -436,7 +445,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
            "SELECT s.run_id, s.model_params, s.grad_dtype, s.bucket_bytes, s.forward_ms, "
            "s.backward_ms, s.step_ms_p50, s.step_ms_p99, s.compute_ms_p50, s.exposed_ms_p50, "
            "s.idle_share_p50 FROM step_results s JOIN runs r ON r.id = s.run_id "
-           "WHERE r.cluster = $1",
+           "WHERE r.cluster = $1 AND " +
+               std::string(kNotAbSideB),
            query.cluster)) {
     StepView v;
     ReadColumns(row, 0, &v.run_id, &v.model_params, &v.grad_dtype, &v.bucket_bytes, &v.forward_ms,

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/interrupt.h"
+#include "core/node_facts.h"
 #include "store/copy_row.h"
 
 namespace fabtrack::store {
@@ -36,6 +37,7 @@ const std::vector<std::string> kRunColumns = {"cluster",
                                               "gdrdma",
                                               "command_line",
                                               "nccl_env",
+                                              "node_facts",
                                               "slurm_job_id",
                                               "slurm_step_id",
                                               "tags",
@@ -68,7 +70,9 @@ std::string RunInsertSql() {
     const std::string& c = kRunColumns[i];
     if (c == "started_at" || c == "ended_at") vals += "::timestamptz";
     if (c == "hosts" || c == "transports") vals += "::text[]";
-    if (c == "nccl_env" || c == "tags" || c == "parameters") vals += "::jsonb";
+    if (c == "nccl_env" || c == "node_facts" || c == "tags" || c == "parameters") {
+      vals += "::jsonb";
+    }
   }
   return "INSERT INTO runs (" + cols + ") VALUES (" + vals +
          ") ON CONFLICT (cluster, content_hash, table_index) DO NOTHING RETURNING id";
@@ -100,6 +104,7 @@ CopyRow RunParameters(const RunRecord& r) {
       .Bool(r.gdrdma)
       .Text(r.command_line)
       .JsonObject(r.nccl_env)
+      .JsonObject(r.node_facts)
       .Text(r.slurm_job_id)
       .Text(r.slurm_step_id)
       .JsonObject(r.tags)
@@ -386,6 +391,30 @@ void EnsureCluster(pqxx::transaction_base& txn, const std::string& cluster) {
   txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", cluster);
 }
 
+namespace {
+
+// The nodes' topology fingerprints as `fabtrack topology ingest` stored them
+// at or before the run started, as the run's "topology" node fact
+// (core/node_facts.h), unless the run brought its own.
+void AddTopologyFact(pqxx::transaction_base& txn, int64_t run_id, const RunRecord& run) {
+  if (run.hosts.empty() || run.node_facts.count("topology")) return;
+  std::vector<std::pair<std::string, NodeFacts>> per_host;
+  for (const pqxx::row& row : txn.exec_params(
+           "SELECT DISTINCT ON (host) host, fingerprint FROM node_topologies "
+           "WHERE cluster = $1 AND host = ANY($2::text[]) AND recorded_at <= $3::timestamptz "
+           "ORDER BY host, recorded_at DESC, id DESC",
+           run.cluster, PgTextArrayLiteral(run.hosts), run.started_at)) {
+    per_host.push_back({row[0].as<std::string>(), {{"topology", row[1].as<std::string>()}}});
+  }
+  if (per_host.empty()) return;
+  txn.exec_params(
+      "UPDATE runs SET node_facts = node_facts || jsonb_build_object('topology', $2::text) "
+      "WHERE id = $1",
+      run_id, MergeNodeFacts(per_host).at("topology"));
+}
+
+}  // namespace
+
 WriteRunResult WriteRun(pqxx::transaction_base& txn, const RunRecord& run) {
   static const std::string sql = RunInsertSql();
   EnsureCluster(txn, run.cluster);
@@ -401,6 +430,7 @@ WriteRunResult WriteRun(pqxx::transaction_base& txn, const RunRecord& run) {
   }
   result.inserted = true;
   result.run_id = inserted[0][0].as<int64_t>();
+  AddTopologyFact(txn, result.run_id, run);
   WriteChildren(txn, result.run_id, run, &result);
   return result;
 }
@@ -415,6 +445,7 @@ int64_t BeginRun(pqxx::transaction_base& txn, const RunRecord& run) {
                              " already exists in cluster " + run.cluster);
   }
   int64_t id = inserted[0][0].as<int64_t>();
+  AddTopologyFact(txn, id, run);
   RunRecord metadata_only = run;
   metadata_only.results.clear();
   metadata_only.latency_samples.clear();

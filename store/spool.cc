@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/ab_comparison_json.h"
 #include "core/content_hash.h"
 #include "core/locate_json.h"
 #include "core/port_sample_json.h"
@@ -53,6 +54,7 @@ void WriteAll(int fd, const std::string& data, const std::string& path) {
 std::string BatchPayload(const SpoolBatch& b) {
   using nlohmann::json;
   if (b.kind == SpoolBatch::Kind::kLocate) return LocateRecordToJson(b.locate).dump();
+  if (b.kind == SpoolBatch::Kind::kAb) return AbRecordToJson(b.ab).dump();
   if (b.kind == SpoolBatch::Kind::kHostSample) {
     return json{{"cluster", b.cluster},
                 {"sampled_at", b.sampled_at},
@@ -111,6 +113,8 @@ const char* KindName(SpoolBatch::Kind kind) {
       return "host_sample";
     case SpoolBatch::Kind::kLocate:
       return "locate";
+    case SpoolBatch::Kind::kAb:
+      return "ab";
   }
   return "run";
 }
@@ -243,17 +247,23 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
   SpoolBatch batch;
   batch.target = TargetFromHeader(header);
   batch.instance_id = header.value("instance", "");
-  if (header.value("kind", "") == "locate") {
-    doc = nlohmann::json::parse(payload, nullptr, false);
-    std::optional<LocateRecord> locate;
-    if (!doc.is_discarded()) locate = LocateRecordFromJson(doc, why);
-    if (!locate) {
-      *why = path + ":2: " + (doc.is_discarded() ? "payload is not JSON" : *why);
-      return std::nullopt;
+  // A verdict record (locate, A/B): one JSON document read by its serializer.
+  auto record = [&](auto from_json, SpoolBatch::Kind kind, auto SpoolBatch::*slot) {
+    const nlohmann::json parsed = nlohmann::json::parse(payload, nullptr, false);
+    auto read = parsed.is_discarded() ? std::nullopt : from_json(parsed, why);
+    if (!read) {
+      *why = path + ":2: " + (parsed.is_discarded() ? "payload is not JSON" : *why);
+      return std::optional<SpoolBatch>();
     }
-    batch.kind = SpoolBatch::Kind::kLocate;
-    batch.locate = std::move(*locate);
-    return batch;
+    batch.kind = kind;
+    batch.*slot = std::move(*read);
+    return std::optional<SpoolBatch>(std::move(batch));
+  };
+  if (header.value("kind", "") == "locate") {
+    return record(LocateRecordFromJson, SpoolBatch::Kind::kLocate, &SpoolBatch::locate);
+  }
+  if (header.value("kind", "") == "ab") {
+    return record(AbRecordFromJson, SpoolBatch::Kind::kAb, &SpoolBatch::ab);
   }
   if (host_sample) {
     doc = nlohmann::json::parse(payload, nullptr, false);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ab_comparison.h"
 #include "core/locate.h"
 #include "core/port_sample.h"
 #include "core/run_record.h"
@@ -35,7 +36,7 @@ struct SpooledBracket {
 };
 
 struct SpoolBatch {
-  enum class Kind { kRun, kHostSample, kLocate };
+  enum class Kind { kRun, kHostSample, kLocate, kAb };
   Kind kind = Kind::kRun;
   SpoolTarget target;  // the database it must be stored in, and no other
   // That database's fabtrack_instance id when the spooling command had seen
@@ -50,6 +51,8 @@ struct SpoolBatch {
   std::optional<int64_t> run_id;  // `counters watch --run-id`
   // kLocate: a `fabtrack locate --cluster` verdict
   LocateRecord locate;
+  // kAb: a `fabtrack sweep --ab` comparison (after its runs in the spool)
+  AbRecord ab;
 };
 
 class SpoolError : public std::runtime_error {
@@ -61,7 +64,7 @@ class SpoolError : public std::runtime_error {
 struct PendingBatch {
   std::string path;
   SpoolTarget target;
-  std::string kind;  // "run" | "host_sample" | "locate" | "unreadable"
+  std::string kind;  // "run" | "host_sample" | "locate" | "ab" | "unreadable"
   uintmax_t bytes = 0;
   int64_t modified_unix = 0;
 };
@@ -97,6 +100,8 @@ struct AppliedBatch {
   size_t samples = 0;             // kHostSample: port samples written
   size_t snapshot_windows = 0;    // kHostSample "snapshot": windows to the port's neighbours
   int64_t locate_verdict_id = 0;  // kLocate
+  int64_t ab_comparison_id = 0;   // kAb
+  int ab_linked_runs = 0;         // kAb: runs of both sides linked to it
 };
 
 }  // namespace fabtrack::store

@@ -4,6 +4,7 @@
 #include <pqxx/pqxx>
 
 #include "core/counter_deltas.h"
+#include "store/ab_store.h"
 #include "store/locate_store.h"
 #include "store/port_writer.h"
 #include "store/run_writer.h"
@@ -15,6 +16,12 @@ AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
   AppliedBatch applied;
   if (batch.kind == SpoolBatch::Kind::kLocate) {
     applied.locate_verdict_id = WriteLocateVerdict(txn, batch.locate).verdict_id;
+    return applied;
+  }
+  if (batch.kind == SpoolBatch::Kind::kAb) {
+    const WriteAbResult written = WriteAbComparison(txn, batch.ab);
+    applied.ab_comparison_id = written.comparison_id;
+    applied.ab_linked_runs = written.linked_runs;
     return applied;
   }
   if (batch.kind == SpoolBatch::Kind::kHostSample) {

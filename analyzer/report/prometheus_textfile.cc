@@ -16,9 +16,6 @@ std::string Number(double v) {
   return buf;
 }
 
-constexpr int64_t kLargeBand = int64_t{64} << 20;  // busbw headline: sizes >= 64 MiB
-constexpr int64_t kSmallBand = int64_t{64} << 10;  // latency headline: sizes <= 64 KiB
-
 }  // namespace
 
 std::string PrometheusTextfileImpl(const InputIndex& input, const AnalysisResult& result,
@@ -88,11 +85,11 @@ std::string PrometheusTextfileImpl(const InputIndex& input, const AnalysisResult
                                "\"";
     auto results = input.Results(run->id);
     int64_t largest = results.empty() ? 0 : results.back().size_bytes;
-    if (auto v = BandMedian(results, std::min(kLargeBand, largest), INT64_MAX,
+    if (auto v = BandMedian(results, std::min(kBusbwHeadlineMinBytes, largest), INT64_MAX,
                             &ResultPoint::busbw_gbps)) {
       busbw << "fabtrack_busbw_bytes_per_second{" << labels << "} " << Number(*v * 1e9) << "\n";
     }
-    if (auto v = BandMedian(results, 1, kSmallBand, &ResultPoint::time_us)) {
+    if (auto v = BandMedian(results, 1, kLatencyHeadlineMaxBytes, &ResultPoint::time_us)) {
       latency << "fabtrack_small_message_latency_seconds{" << labels << "} " << Number(*v * 1e-6)
               << "\n";
     }

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -655,6 +656,12 @@ std::string DescribePlan(const SamplerPlan& plan) {
          std::to_string(plan.widened) + " legacy counter(s) read from counters_ext 64-bit files";
   }
   return s;
+}
+
+std::optional<std::string> KernelRelease() {
+  struct utsname name {};
+  if (uname(&name) != 0) return std::nullopt;
+  return std::string(name.release);
 }
 
 }  // namespace fabtrack

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,10 @@ namespace fabtrack {
 //  - no class/infiniband at all gives no ports and one problem.
 // `host` is left empty: the caller fills it.
 HostPorts ReadSysfsPorts(const std::string& sysfs_root);
+
+// This host's kernel release (uname -r), for HostPorts::kernel_release: the
+// ports' facts and the kernel they ran under travel together (node facts).
+std::optional<std::string> KernelRelease();
 
 // Natural order of sysfs names: runs of digits compare as numbers, leading
 // zeros aside (mlx5_2 < mlx5_10); a strict weak order for std::sort.

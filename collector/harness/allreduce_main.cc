@@ -12,8 +12,10 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 
+#include "collector/counters/sysfs_ports.h"
 #include "collector/harness/backend.h"
 #include "collector/harness/harness_options.h"
 #include "collector/harness/latency_stats.h"
@@ -27,6 +29,7 @@
 #include "core/bus_bandwidth.h"
 #include "core/clock.h"
 #include "core/content_hash.h"
+#include "core/node_facts.h"
 
 namespace fabtrack::harness {
 namespace {
@@ -188,6 +191,14 @@ std::vector<std::string> GatherHostnames(int ranks) {
 }
 
 // Every rank's string, in rank order on rank 0 (empty elsewhere); any length.
+// This node's facts as JSON text (every rank sends its own; ranks of one
+// node agree). /sys: the harness reads the node it runs on.
+std::string ThisNodeFactsJson() {
+  HostPorts ports = ReadSysfsPorts("/sys");
+  ports.kernel_release = KernelRelease();
+  return nlohmann::json(HostFactsFromPorts(ports)).dump();
+}
+
 std::vector<std::string> GatherStrings(const std::string& mine, int rank, int ranks) {
   int length = static_cast<int>(std::min<size_t>(mine.size(), 64u << 20));
   std::vector<int> lengths(rank == 0 ? ranks : 0);
@@ -482,6 +493,9 @@ int RunHarness(int argc, char** argv, const RunSinkFactory& make_sink) {
   MPI_Gather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
   std::vector<std::string> bus_ids = GatherStrings(info.bus_id, rank, ranks);
   std::vector<std::string> boot_ids = GatherStrings(ReadBootId(), rank, ranks);
+  // Each node's firmware, links and kernel (core/node_facts.h), so that a run
+  // launched without `fabtrack sweep` records them too.
+  std::vector<std::string> facts_texts = GatherStrings(ThisNodeFactsJson(), rank, ranks);
   std::vector<std::string> cpu_lists = GatherStrings(CpuListText(UsableCpus()), rank, ranks);
   std::vector<std::string> models = GatherStrings(info.device, rank, ranks);
 
@@ -496,6 +510,12 @@ int RunHarness(int argc, char** argv, const RunSinkFactory& make_sink) {
     run.machines = machines.machines;
     run.max_ranks_per_machine = machines.max_ranks_per_machine;
     run.cpus_per_machine = machines.cpus_per_machine;
+    std::vector<std::pair<std::string, NodeFacts>> per_host;
+    for (int r = 0; r < ranks; ++r) {
+      const nlohmann::json facts = nlohmann::json::parse(facts_texts[r], nullptr, false);
+      if (facts.is_object()) per_host.push_back({hosts[r], facts.get<NodeFacts>()});
+    }
+    run.node_facts = MergeNodeFacts(per_host);
     run.started_at = UtcNowIso();
     std::random_device rd;
     run.content_hash = Sha256Hex(run.started_at + std::to_string(pid) + std::to_string(rd()) +

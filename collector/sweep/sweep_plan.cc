@@ -1,6 +1,7 @@
 #include "collector/sweep/sweep_plan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <set>
 #include <sstream>
@@ -23,7 +24,81 @@ std::string Trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
+// The launcher's own way of handing `env` to every rank, inserted before
+// the program.
+void AddRankEnvironment(const SweepSpec& s, std::vector<std::string>* argv) {
+  if (s.rank_env.empty()) return;
+  std::vector<std::string> words;
+  switch (s.launcher) {
+    case Launcher::kDirect:
+      words.push_back("env");
+      for (const auto& [name, value] : s.rank_env) words.push_back(name + "=" + value);
+      argv->insert(argv->begin(), words.begin(), words.end());
+      return;
+    case Launcher::kSlurm: {
+      std::string exports = "--export=ALL";
+      for (const auto& [name, value] : s.rank_env) exports += "," + name + "=" + value;
+      argv->push_back(exports);
+      return;
+    }
+    case Launcher::kLocal:
+    case Launcher::kHostfile:
+    case Launcher::kCustom:
+      for (const auto& [name, value] : s.rank_env) {
+        argv->insert(argv->end(), {"-x", name + "=" + value});
+      }
+      return;
+  }
+}
+
+bool IsVariableName(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
 }  // namespace
+
+std::optional<AbSetting> ParseAbSetting(const std::string& text, std::string* why) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos) {
+    *why = "expected NAME=VALUE (an environment variable of the ranks) or nccl-lib=DIR";
+    return std::nullopt;
+  }
+  AbSetting setting{text.substr(0, eq), text.substr(eq + 1)};
+  if (setting.name == "nccl-lib") {
+    setting.nccl_lib = true;
+    if (setting.value.empty() || setting.value.find(':') != std::string::npos) {
+      *why = "nccl-lib=DIR takes one directory (where libnccl.so.2 is)";
+      return std::nullopt;
+    }
+    return setting;
+  }
+  if (!IsVariableName(setting.name)) {
+    *why = "\"" + setting.name + "\" is not an environment variable name (letters, digits, _)";
+    return std::nullopt;
+  }
+  if (setting.name == "LD_LIBRARY_PATH") {
+    *why = "use nccl-lib=DIR to run side B with another NCCL (it keeps the rest of the path)";
+    return std::nullopt;
+  }
+  return setting;
+}
+
+std::vector<std::pair<std::string, std::string>> AbRankEnvironment(
+    const AbSetting& setting, const std::string& current_ld_library_path) {
+  if (!setting.nccl_lib) return {{setting.name, setting.value}};
+  return {{"LD_LIBRARY_PATH", current_ld_library_path.empty()
+                                  ? setting.value
+                                  : setting.value + ":" + current_ld_library_path}};
+}
+
+std::string AbOrder(int rounds) {
+  std::string order;
+  for (int r = 1; r <= rounds; ++r) order += r % 2 == 1 ? "AB" : "BA";
+  return order;
+}
 
 std::optional<std::vector<int>> ParseNodeCounts(const std::string& text) {
   std::set<int> counts;
@@ -129,6 +204,13 @@ std::string ValidateSpec(const SweepSpec& s) {
     }
   }
   if (s.launcher == Launcher::kCustom && s.custom_prefix.empty()) return "--mpirun is empty";
+  if (s.launcher == Launcher::kSlurm) {
+    for (const auto& [name, value] : s.rank_env) {
+      if (value.find(',') != std::string::npos) {
+        return "srun --export cannot pass a value with a comma (" + name + ")";
+      }
+    }
+  }
   if (s.output_dir.empty()) return "no directory for result files";
   return "";
 }
@@ -177,6 +259,7 @@ std::vector<PlannedRun> PlanSweep(const SweepSpec& s) {
                  {"-np", np, "--map-by", "ppr:" + std::to_string(s.ranks_per_node) + ":node"});
         break;
     }
+    AddRankEnvironment(s, &a);
     if (s.benchmark == Benchmark::kNcclTests) {
       // nccl-tests prints its table (and NCCL's log) on rank 0's stdout,
       // which the launcher brings here; -J writes the same table as JSON.

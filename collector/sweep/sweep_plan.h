@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fabtrack::sweep {
@@ -47,6 +48,10 @@ struct SweepSpec {
   Benchmark benchmark = Benchmark::kFabtrackAllreduce;
   std::vector<NcclTestsProgram> nccl_tests;  // kNcclTests: the programs, in run order
   bool nccl_tests_json = false;              // they take -J FILE (nccl-tests 2.17+)
+  // Environment variables every rank gets (`sweep --ab`'s side B), passed the
+  // way the launcher forwards them: mpirun -x NAME=VALUE (Open MPI), srun
+  // --export=ALL,NAME=VALUE, `env NAME=VALUE` without a launcher.
+  std::vector<std::pair<std::string, std::string>> rank_env;
 };
 
 struct PlannedRun {
@@ -66,6 +71,24 @@ struct PlannedRun {
 // the flags as given (-g 2, -g2, --ngpus 2, --ngpus=2; the last one wins).
 // nullopt when a value is malformed.
 std::optional<int> NcclTestsRanksPerProcess(const std::vector<std::string>& args);
+
+// `sweep --ab SETTING`: one environment variable of the ranks (NAME=VALUE:
+// NCCL_*, OMPI_MCA_*, UCX_*, ...) or an NCCL library directory (nccl-lib=DIR,
+// put first on the ranks' LD_LIBRARY_PATH so that they load that NCCL).
+struct AbSetting {
+  std::string name;  // the variable, or "nccl-lib"
+  std::string value;
+  bool nccl_lib = false;
+};
+// nullopt with the reason in `why` when it is neither form.
+std::optional<AbSetting> ParseAbSetting(const std::string& text, std::string* why);
+// The variables side B's ranks get: {NAME, VALUE}, or for nccl-lib
+// {LD_LIBRARY_PATH, DIR[:current_ld_library_path]}.
+std::vector<std::pair<std::string, std::string>> AbRankEnvironment(
+    const AbSetting& setting, const std::string& current_ld_library_path);
+// The sides in the order they run: round r starts with A when r is odd, so
+// that neither side always runs first ("AB", "ABBA", "ABBAAB").
+std::string AbOrder(int rounds);
 
 // "1,2,4" -> {1,2,4}; "1-4" -> {1,2,3,4}; "pow2:16" -> {1,2,4,8,16}.
 // nullopt on malformed input.

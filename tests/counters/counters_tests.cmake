@@ -1,6 +1,7 @@
 fabtrack_test(sysfs_ports_test counters/sysfs_ports_test.cc LIBS fabtrack::counters)
 fabtrack_test(counter_deltas_test counters/counter_deltas_test.cc LIBS fabtrack::counters)
 fabtrack_test(port_sample_json_test counters/port_sample_json_test.cc LIBS fabtrack::counters)
+fabtrack_test(sysfs_node_facts_test counters/sysfs_node_facts_test.cc LIBS fabtrack::counters)
 fabtrack_test(sysfs_port_sampler_test counters/sysfs_port_sampler_test.cc LIBS fabtrack::counters)
 fabtrack_test(verbs_ports_test counters/verbs_ports_test.cc LIBS fabtrack::verbs)
 fabtrack_test(ethtool_stats_test counters/ethtool_stats_test.cc LIBS fabtrack::verbs)

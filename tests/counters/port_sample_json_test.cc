@@ -12,6 +12,7 @@ TEST(PortSampleJsonTest, EveryFixtureRoundTrips) {
   for (const char* tree : {"ndr_8hca", "roce_host", "mixed_faults"}) {
     HostPorts host = ReadSysfsPorts(std::string(FABTRACK_FIXTURE_DIR) + "/sysfs/" + tree);
     host.host = "node07";
+    host.kernel_release = "6.8.0-45-generic";
     ASSERT_FALSE(host.ports.empty()) << tree;
     host.ports[0].ethtool = {{"rx_prio3_pause", 12}};
     std::string why;

@@ -1,6 +1,7 @@
 // fabtrack-allreduce with real MPI ranks (mpirun, TCP between processes):
 // table, result file, database, bad flags, and a rank dying mid-run.
 #include <gtest/gtest.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,6 +92,10 @@ TEST(AllreduceMpiTest, ResultFileHasSamplesRanksAndStraggler) {
     EXPECT_NE(name.rfind("OMPI_MCA_orte_", 0), 0u) << name;
     EXPECT_NE(name.rfind("OMPI_MCA_ess", 0), 0u) << name;
   }
+  // The node's facts (core/node_facts.h): at least its kernel, as uname says.
+  struct utsname uts {};
+  ASSERT_EQ(uname(&uts), 0);
+  EXPECT_EQ(run->node_facts.at("kernel"), uts.release);
   EXPECT_EQ(run->parameters.count("timing"), 0u) << "MPI calls have one timing method";
   ASSERT_EQ(run->results.size(), 2u);                  // 1K, 4K
   EXPECT_EQ(run->latency_samples.size(), 2u * 2 * 7);  // sizes x placements x iters

@@ -243,6 +243,47 @@ TEST_F(SpoolTest, RunBatchKeepsEveryFieldOfTheRun) {
       << "lost or changed:" << Listed(Differences(batch.run, back->run));
 }
 
+TEST_F(SpoolTest, AbComparisonRoundTripsWithEveryField) {
+  Spool spool(dir_.string());
+  SpoolBatch batch;
+  batch.kind = SpoolBatch::Kind::kAb;
+  batch.target = SpoolTarget{"h", "5432", "fabtrack", "u"};
+  AbRecord& r = batch.ab;
+  r.cluster = "lab";
+  r.ab_id = "20261204T213512Z-4c1d2e";
+  r.compared_at = "2026-12-04T21:40:00Z";
+  r.setting = "nccl-lib=/opt/nccl-2.23.4/lib";
+  r.rounds = 3;
+  r.order = "ABBAAB";
+  r.outcome = AbOutcome::kMixed;
+  AbJudgement j;
+  j.collective = "all_gather";
+  j.nodes = 8;
+  j.metric = "time";
+  j.a = {10.5, 10.25, 10.75};
+  j.b = {8.125, 8.5, 8.0};
+  j.ratio = 0.8;
+  j.ratio_low = 0.75;
+  j.ratio_high = 0.83;
+  j.noise = 0.049;
+  j.outcome = AbOutcome::kBFaster;
+  r.headlines = {j};
+  j.size_bytes = 1 << 20;
+  j.metric = "busbw";
+  j.outcome = AbOutcome::kBSlower;
+  r.sizes = {j, j};
+  r.sizes[1].size_bytes = 8;
+  r.sizes[1].outcome = AbOutcome::kNoDifference;
+  const std::string path = spool.Put(batch);
+  std::string why;
+  std::optional<SpoolBatch> read = spool.Read(path, &why);
+  ASSERT_TRUE(read) << why;
+  EXPECT_EQ(read->kind, SpoolBatch::Kind::kAb);
+  EXPECT_EQ(read->ab, batch.ab);
+  ASSERT_EQ(spool.List().size(), 1u);
+  EXPECT_EQ(spool.List()[0].kind, "ab");
+}
+
 TEST_F(SpoolTest, AlteredPayloadFailsItsChecksum) {
   Spool spool(dir_.string());
   SpoolBatch batch;

@@ -56,11 +56,12 @@ FABTRACK_FIELDS(StepSummary, model_params, grad_dtype, grad_bytes, bucket_bytes,
 FABTRACK_FIELDS(RunRecord, cluster, started_at, ended_at, source, backend, collective, dtype, redop,
                 ranks, nodes, gpus_per_node, ranks_per_node, hosts, gpu_model, nccl_version,
                 cuda_version, driver_version, mpi_version, nccl_tests_version, network, transports,
-                gdrdma, command_line, nccl_env, slurm_job_id, slurm_step_id, tags, sweep_id,
-                parameters, warmup_iters, iters, avg_busbw_gbps, oob_ok, oob_count, source_file,
-                content_hash, table_index, status, rank_devices, results, latency_samples,
-                rank_timings, net_devices, channels, log_events, link_probes, link_straggler_host,
-                machines, max_ranks_per_machine, cpus_per_machine, step, step_samples)
+                gdrdma, command_line, nccl_env, node_facts, slurm_job_id, slurm_step_id, tags,
+                sweep_id, parameters, warmup_iters, iters, avg_busbw_gbps, oob_ok, oob_count,
+                source_file, content_hash, table_index, status, rank_devices, results,
+                latency_samples, rank_timings, net_devices, channels, log_events, link_probes,
+                link_straggler_host, machines, max_ranks_per_machine, cpus_per_machine, step,
+                step_samples)
 
 #undef FABTRACK_FIELDS
 

@@ -219,5 +219,70 @@ TEST(PlanSweepTest, DirectLaunchRunsTheProgramItselfOnOneNode) {
   EXPECT_NE(ValidateSpec(s), "");
 }
 
+TEST(AbSettingTest, VariablesAndNcclLibraryDirectories) {
+  std::string why;
+  std::optional<AbSetting> env = ParseAbSetting("OMPI_MCA_btl_tcp_eager_limit=4096", &why);
+  ASSERT_TRUE(env) << why;
+  EXPECT_EQ(env->name, "OMPI_MCA_btl_tcp_eager_limit");
+  EXPECT_EQ(env->value, "4096");
+  EXPECT_EQ(
+      AbRankEnvironment(*env, "/usr/lib"),
+      (std::vector<std::pair<std::string, std::string>>{{"OMPI_MCA_btl_tcp_eager_limit", "4096"}}));
+  EXPECT_EQ(ParseAbSetting("NCCL_ALGO=", &why)->value, "");  // set, empty
+  std::optional<AbSetting> lib = ParseAbSetting("nccl-lib=/opt/nccl-2.21/lib", &why);
+  ASSERT_TRUE(lib && lib->nccl_lib) << why;
+  EXPECT_EQ(AbRankEnvironment(*lib, "/usr/local/cuda/lib64"),
+            (std::vector<std::pair<std::string, std::string>>{
+                {"LD_LIBRARY_PATH", "/opt/nccl-2.21/lib:/usr/local/cuda/lib64"}}));
+  EXPECT_EQ(AbRankEnvironment(*lib, "")[0].second, "/opt/nccl-2.21/lib");
+  for (const char* bad :
+       {"NCCL_ALGO", "1X=2", "A-B=1", "=1", "nccl-lib=", "nccl-lib=/a:/b", "LD_LIBRARY_PATH=/x"}) {
+    why.clear();
+    EXPECT_FALSE(ParseAbSetting(bad, &why)) << bad;
+    EXPECT_FALSE(why.empty()) << bad;
+  }
+}
+
+TEST(AbSettingTest, OrderAlternatesWhichSideRunsFirst) {
+  EXPECT_EQ(AbOrder(1), "AB");
+  EXPECT_EQ(AbOrder(2), "ABBA");
+  EXPECT_EQ(AbOrder(3), "ABBAAB");
+}
+
+TEST(PlanSweepTest, RankEnvironmentGoesThroughEachLauncher) {
+  for (Launcher launcher :
+       {Launcher::kLocal, Launcher::kHostfile, Launcher::kCustom, Launcher::kSlurm}) {
+    SweepSpec s = Spec(launcher);
+    s.hosts = {"n1", "n2", "n3", "n4"};
+    s.custom_prefix = {"wrap", "mpirun", "--"};
+    s.rank_env = {{"NCCL_ALGO", "Ring"}, {"UCX_TLS", "tcp"}};
+    for (const PlannedRun& run : PlanSweep(s)) {
+      const auto program = std::find(run.argv.begin(), run.argv.end(), s.allreduce);
+      ASSERT_NE(program, run.argv.end());
+      const std::vector<std::string> before(run.argv.begin(), program);
+      if (launcher == Launcher::kSlurm) {
+        EXPECT_EQ(before.back(), "--export=ALL,NCCL_ALGO=Ring,UCX_TLS=tcp");
+      } else {
+        EXPECT_TRUE(Has(before, {"-x", "NCCL_ALGO=Ring", "-x", "UCX_TLS=tcp"}))
+            << static_cast<int>(launcher);
+      }
+    }
+  }
+  SweepSpec direct = Spec(Launcher::kDirect);
+  direct.node_counts = {1};
+  direct.ranks_per_node = 1;
+  direct.rank_env = {{"NCCL_ALGO", "Tree"}};
+  const std::vector<PlannedRun> runs = PlanSweep(direct);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(std::vector<std::string>(runs[0].argv.begin(), runs[0].argv.begin() + 3),
+            (std::vector<std::string>{"env", "NCCL_ALGO=Tree", direct.allreduce}));
+  SweepSpec comma = Spec(Launcher::kSlurm);
+  comma.rank_env = {{"NCCL_IB_HCA", "mlx5_0,mlx5_1"}};
+  EXPECT_NE(ValidateSpec(comma).find("comma"), std::string::npos);
+  // Without a setting the launch is what it always was.
+  SweepSpec plain = Spec(Launcher::kLocal);
+  for (const PlannedRun& run : PlanSweep(plain)) EXPECT_FALSE(Has(run.argv, {"-x"}));
+}
+
 }  // namespace
 }  // namespace fabtrack::sweep
