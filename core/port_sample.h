@@ -65,11 +65,11 @@ struct PortProblem {
 
 struct HostPorts {
   std::string host;
+  std::vector<PortSample> ports;
+  std::vector<PortProblem> problems;
   // uname's release of the host that read the ports (core/node_facts.h); a
   // reader of a fake tree leaves it to its caller.
   std::optional<std::string> kernel_release;
-  std::vector<PortSample> ports;
-  std::vector<PortProblem> problems;
 
   friend bool operator==(const HostPorts&, const HostPorts&) = default;
 };
