@@ -83,6 +83,7 @@ nlohmann::json WhatChanged(const RunView& before, const RunView& after, std::str
   };
   version("cuda_version", "CUDA", before.cuda_version, after.cuda_version);
   version("driver_version", "driver", before.driver_version, after.driver_version);
+  version("net_plugin", "NET plugin", before.net_plugin, after.net_plugin);
   // Map-valued facts entry by entry: NCCL_* and launcher settings, and the
   // nodes' firmware, links, kernel and topology (core/node_facts.h).
   auto entries = [&](const char* key, const std::string& text_a, const std::string& text_b,

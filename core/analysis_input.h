@@ -43,6 +43,8 @@ struct RunView {
   // jsonb text: equal maps print equal, so runs compare by text and only a
   // differing pair is parsed).
   std::optional<std::string> cuda_version, driver_version;
+  // NCCL's network plugin as its log named it ("internal" without one).
+  std::optional<std::string> net_plugin;
   std::string nccl_env_json = "{}";
   // The nodes' firmware, links, kernel and topology (runs.node_facts, jsonb
   // text, compared the same way; core/node_facts.h).

@@ -68,6 +68,35 @@ TEST(WhatChanged, NcclUpgradeAndOneSettingEachNamedInTheirOwnFinding) {
       << latency->message;
 }
 
+// The NET plugin NCCL loaded (runs.parameters' net_plugin, from "NET/Plugin:
+// Loaded net plugin ..."): an image update drops the external plugin on
+// night 30 and NCCL falls back to its internal IB transport; busbw falls.
+// Runs whose log said nothing of a plugin (nights 0-9) are no change.
+TEST(WhatChanged, LostNetPluginIsNamed) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> night_noise(1, 0.01);
+  InputBuilder b;
+  for (int night = 0; night < 50; ++night) {
+    RunView& run = b.AddRun(night, 8);
+    if (night >= 10) run.net_plugin = night >= 30 ? "internal" : "NCCL RDMA Plugin v8";
+    AddSizes(b, run, 8, 350 * (night >= 30 ? 0.8 : 1.0) * night_noise(rng), 42 * night_noise(rng),
+             rng);
+  }
+  b.JudgeFrom(49);
+  AnalysisResult result = Analyze(b.Build(), AnalyzerConfig{});
+  const Finding* busbw = nullptr;
+  for (const Finding& f : result.findings) {
+    if (f.kind == "busbw_regression" && f.severity >= Severity::kWarning) busbw = &f;
+  }
+  ASSERT_NE(busbw, nullptr);
+  EXPECT_EQ(
+      busbw->evidence["what_changed"],
+      nlohmann::json({{"net_plugin", {{"before", "NCCL RDMA Plugin v8"}, {"after", "internal"}}}}))
+      << busbw->evidence["what_changed"].dump();
+  EXPECT_NE(busbw->message.find("NET plugin NCCL RDMA Plugin v8 → internal"), std::string::npos)
+      << busbw->message;
+}
+
 // The nodes' facts (runs.node_facts): HCA firmware flashed on night 30 (and
 // busbw falls), a new kernel on night 45 (and small-message latency rises);
 // the links and the topology stay. Runs from before facts were recorded
