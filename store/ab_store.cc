@@ -39,8 +39,8 @@ void WriteJudgement(pqxx::transaction_base& txn, int64_t comparison_id, const Ab
 
 }  // namespace
 
-WriteAbResult WriteAbComparison(pqxx::transaction_base& txn, const AbRecord& r) {
-  WriteAbResult result;
+RecordWrite WriteAbComparison(pqxx::transaction_base& txn, const AbRecord& r) {
+  RecordWrite result;
   txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
                   r.cluster);
   const std::string hash = Sha256Hex(AbRecordToJson(r).dump());
@@ -55,21 +55,21 @@ WriteAbResult WriteAbComparison(pqxx::transaction_base& txn, const AbRecord& r) 
         "SELECT c.id, (SELECT count(*) FROM ab_comparison_runs l WHERE l.comparison_id = c.id) "
         "FROM ab_comparisons c WHERE content_hash = $1",
         hash);
-    result.comparison_id = old[0].as<int64_t>();
+    result.id = old[0].as<int64_t>();
     result.linked_runs = old[1].as<int>();
     return result;
   }
   result.inserted = true;
-  result.comparison_id = inserted[0][0].as<int64_t>();
-  for (const AbJudgement& j : r.headlines) WriteJudgement(txn, result.comparison_id, j);
-  for (const AbJudgement& j : r.sizes) WriteJudgement(txn, result.comparison_id, j);
+  result.id = inserted[0][0].as<int64_t>();
+  for (const AbJudgement& j : r.headlines) WriteJudgement(txn, result.id, j);
+  for (const AbJudgement& j : r.sizes) WriteJudgement(txn, result.id, j);
   pqxx::result linked = txn.exec_params(
       "INSERT INTO ab_comparison_runs (comparison_id, run_id, side, round) "
       "SELECT $1::bigint, id, tags->>'ab_side', (tags->>'ab_round')::int FROM runs "
       "WHERE cluster = $2 AND tags->>'ab_id' = $3 AND tags->>'ab_side' IN ('A', 'B') "
       "AND tags->>'ab_round' ~ '^[1-9][0-9]{0,8}$' "
       "ON CONFLICT DO NOTHING RETURNING run_id",
-      result.comparison_id, r.cluster, r.ab_id);
+      result.id, r.cluster, r.ab_id);
   result.linked_runs = static_cast<int>(linked.size());
   return result;
 }

@@ -6,18 +6,13 @@
 #include <pqxx/transaction_base>
 
 #include "core/ab_comparison.h"
+#include "store/record_write.h"
 
 namespace fabtrack::store {
-
-struct WriteAbResult {
-  int64_t comparison_id = 0;
-  bool inserted = false;  // false: this very record was stored before (a spool replay)
-  int linked_runs = 0;
-};
 
 // Stores `record` (its cluster is created when new) and links the runs of
 // its cluster tagged ab_id = record.ab_id, with their side and round tags.
 // Idempotent by content.
-WriteAbResult WriteAbComparison(pqxx::transaction_base& txn, const AbRecord& record);
+RecordWrite WriteAbComparison(pqxx::transaction_base& txn, const AbRecord& record);
 
 }  // namespace fabtrack::store

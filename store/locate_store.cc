@@ -11,8 +11,8 @@
 namespace fabtrack::store {
 namespace {}  // namespace
 
-WriteLocateResult WriteLocateVerdict(pqxx::transaction_base& txn, const LocateRecord& r) {
-  WriteLocateResult result;
+RecordWrite WriteLocateVerdict(pqxx::transaction_base& txn, const LocateRecord& r) {
+  RecordWrite result;
   txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
                   r.cluster);
   const LocateVerdict& v = r.verdict;
@@ -43,22 +43,21 @@ WriteLocateResult WriteLocateVerdict(pqxx::transaction_base& txn, const LocateRe
         "SELECT v.id, (SELECT count(*) FROM locate_verdict_runs l WHERE l.verdict_id = v.id) "
         "FROM locate_verdicts v WHERE content_hash = $1",
         p.fields().back().text);
-    result.verdict_id = old[0].as<int64_t>();
+    result.id = old[0].as<int64_t>();
     result.linked_runs = old[1].as<int>();
     return result;
   }
   result.inserted = true;
-  result.verdict_id = inserted[0][0].as<int64_t>();
+  result.id = inserted[0][0].as<int64_t>();
   int rank = 0;
   for (const LocateSuspect& s : v.suspects) {
     txn.exec_params(
         "INSERT INTO locate_suspects (verdict_id, rank, kind, name, score, evidence) "
         "VALUES ($1, $2, $3, $4, $5::float8, $6::text[])",
-        result.verdict_id, ++rank, s.kind, s.name, FormatDouble(s.score),
-        PgTextArrayLiteral(s.evidence));
+        result.id, ++rank, s.kind, s.name, FormatDouble(s.score), PgTextArrayLiteral(s.evidence));
   }
   CopyRow l;
-  l.Int(result.verdict_id).Text(r.cluster).Text(PgBigintArrayLiteral(r.run_ids)).Text(r.sweep_id);
+  l.Int(result.id).Text(r.cluster).Text(PgBigintArrayLiteral(r.run_ids)).Text(r.sweep_id);
   pqxx::result linked = txn.exec_params(
       "INSERT INTO locate_verdict_runs (verdict_id, run_id) "
       "SELECT $1::bigint, id FROM runs WHERE cluster = $2 "

@@ -10,19 +10,14 @@
 #include <vector>
 
 #include "core/locate.h"
+#include "store/record_write.h"
 
 namespace fabtrack::store {
-
-struct WriteLocateResult {
-  int64_t verdict_id = 0;
-  bool inserted = false;  // false: this very record was stored before (a spool replay)
-  int linked_runs = 0;
-};
 
 // Stores `record` (its cluster is created when new). Links the runs of
 // record.run_ids and of record.sweep_id that belong to the cluster; ids of
 // other clusters or of deleted runs are skipped. Idempotent by content.
-WriteLocateResult WriteLocateVerdict(pqxx::transaction_base& txn, const LocateRecord& record);
+RecordWrite WriteLocateVerdict(pqxx::transaction_base& txn, const LocateRecord& record);
 
 // A stored verdict as read back: its id, when (epoch seconds), the record.
 struct StoredLocate {

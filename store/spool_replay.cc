@@ -15,12 +15,12 @@ namespace fabtrack::store {
 AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
   AppliedBatch applied;
   if (batch.kind == SpoolBatch::Kind::kLocate) {
-    applied.locate_verdict_id = WriteLocateVerdict(txn, batch.locate).verdict_id;
+    applied.locate_verdict_id = WriteLocateVerdict(txn, batch.locate).id;
     return applied;
   }
   if (batch.kind == SpoolBatch::Kind::kAb) {
-    const WriteAbResult written = WriteAbComparison(txn, batch.ab);
-    applied.ab_comparison_id = written.comparison_id;
+    const RecordWrite written = WriteAbComparison(txn, batch.ab);
+    applied.ab_comparison_id = written.id;
     applied.ab_linked_runs = written.linked_runs;
     return applied;
   }

@@ -28,7 +28,7 @@ namespace {
 using fabtrack::testing::TestDatabase;
 
 int64_t StoreRun(TestDatabase& db, const std::string& cluster, const std::string& at,
-            const std::optional<std::string>& sweep) {
+                 const std::optional<std::string>& sweep) {
   RunRecord run;
   run.cluster = cluster;
   run.started_at = at;
@@ -84,7 +84,7 @@ TEST(LocateStore, WritesAndReadsBackEveryField) {
   const int64_t other = StoreRun(db, "elsewhere", "2026-12-04T02:00:00Z", std::nullopt);
   LocateRecord r = FullRecord();
   r.run_ids = {c, other, 999999};  // another cluster's run and a missing one are skipped
-  WriteLocateResult w;
+  RecordWrite w;
   {
     pqxx::work txn(db.connection());
     w = WriteLocateVerdict(txn, r);
@@ -95,7 +95,7 @@ TEST(LocateStore, WritesAndReadsBackEveryField) {
   pqxx::work txn(db.connection());
   std::vector<StoredLocate> back = ReadLocateVerdicts(txn, "lab", 10);
   ASSERT_EQ(back.size(), 1u);
-  EXPECT_EQ(back[0].id, w.verdict_id);
+  EXPECT_EQ(back[0].id, w.id);
   LocateRecord want = r;
   want.run_ids = {a, b, c};
   EXPECT_EQ(back[0].record, want) << LocateRecordToJson(back[0].record).dump(1) << "\nwant\n"
@@ -106,9 +106,9 @@ TEST(LocateStore, WritesAndReadsBackEveryField) {
 
   // The same record again (a replay after a crash between commit and the
   // spool's removal): nothing new.
-  WriteLocateResult again = WriteLocateVerdict(txn, r);
+  RecordWrite again = WriteLocateVerdict(txn, r);
   EXPECT_FALSE(again.inserted);
-  EXPECT_EQ(again.verdict_id, w.verdict_id);
+  EXPECT_EQ(again.id, w.id);
   EXPECT_EQ(txn.exec1("SELECT count(*) FROM locate_suspects")[0].as<int>(), 2);
 }
 

@@ -147,7 +147,7 @@ TEST(RolesTest, WriterStoresLocateVerdictsAndReadsFlaggedRuns) {
   r.hosts = {"gpu-01", "gpu-02"};
   r.verdict.suspects = {{.kind = "node", .name = "gpu-02", .score = 7, .evidence = {"slow"}}};
   r.run_ids = {run};
-  WriteLocateResult w = WriteLocateVerdict(txn, r);
+  RecordWrite w = WriteLocateVerdict(txn, r);
   EXPECT_TRUE(w.inserted);
   EXPECT_EQ(w.linked_runs, 1);
   EXPECT_TRUE(ReadFlaggedRuns(txn, "c1", "2000-01-01T00:00:00Z", {"busbw_regression"}).empty());
