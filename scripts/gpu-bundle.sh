@@ -138,8 +138,12 @@ if ((peer)); then
     peer_commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo "$src")
   fi
   peer_build=$src/build
-  programs=(all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf
-    sendrecv_perf)
+  # NCCL_TESTS_PROGRAMS picks others: the device carries 64 MiB, so the
+  # collectives gpu-check does not run are bundled apart for
+  # scripts/gpu-record-collectives.sh (e.g. "reduce_perf gather_perf
+  # scatter_perf hypercube_perf alltoallv_perf").
+  read -r -a programs <<<"${NCCL_TESTS_PROGRAMS:-all_reduce_perf all_gather_perf \
+reduce_scatter_perf alltoall_perf broadcast_perf sendrecv_perf}"
   for program in "${programs[@]}"; do
     if [[ ! -x $peer_build/$program ]]; then
       make -C "$src/src" -j"$(nproc)" MPI=0 CUDA_HOME="$cuda" NCCL_HOME="$cuda" \
