@@ -28,6 +28,15 @@ void AddSizes(InputBuilder& b, const RunView& run, int nodes, double peak, doubl
   }
 }
 
+// The last finding of `kind` at warning or above, or null.
+const Finding* LastWarning(const AnalysisResult& result, const std::string& kind) {
+  const Finding* last = nullptr;
+  for (const Finding& f : result.findings) {
+    if (f.kind == kind && f.severity >= Severity::kWarning) last = &f;
+  }
+  return last;
+}
+
 TEST(WhatChanged, NcclUpgradeAndOneSettingEachNamedInTheirOwnFinding) {
   std::mt19937_64 rng(5);
   std::normal_distribution<double> night_noise(1, 0.01);
@@ -46,12 +55,8 @@ TEST(WhatChanged, NcclUpgradeAndOneSettingEachNamedInTheirOwnFinding) {
   }
   b.JudgeFrom(69);
   AnalysisResult result = Analyze(b.Build(), AnalyzerConfig{});
-  const Finding* busbw = nullptr;
-  const Finding* latency = nullptr;
-  for (const Finding& f : result.findings) {
-    if (f.kind == "busbw_regression" && f.severity >= Severity::kWarning) busbw = &f;
-    if (f.kind == "latency_regression" && f.severity >= Severity::kWarning) latency = &f;
-  }
+  const Finding* busbw = LastWarning(result, "busbw_regression");
+  const Finding* latency = LastWarning(result, "latency_regression");
   ASSERT_NE(busbw, nullptr);
   ASSERT_NE(latency, nullptr);
   const nlohmann::json& upgrade = busbw->evidence["what_changed"];
@@ -84,10 +89,7 @@ TEST(WhatChanged, LostNetPluginIsNamed) {
   }
   b.JudgeFrom(49);
   AnalysisResult result = Analyze(b.Build(), AnalyzerConfig{});
-  const Finding* busbw = nullptr;
-  for (const Finding& f : result.findings) {
-    if (f.kind == "busbw_regression" && f.severity >= Severity::kWarning) busbw = &f;
-  }
+  const Finding* busbw = LastWarning(result, "busbw_regression");
   ASSERT_NE(busbw, nullptr);
   EXPECT_EQ(
       busbw->evidence["what_changed"],
@@ -122,12 +124,8 @@ TEST(WhatChanged, FirmwareAndKernelEachNamedInTheirOwnFinding) {
   }
   b.JudgeFrom(69);
   AnalysisResult result = Analyze(b.Build(), AnalyzerConfig{});
-  const Finding* busbw = nullptr;
-  const Finding* latency = nullptr;
-  for (const Finding& f : result.findings) {
-    if (f.kind == "busbw_regression" && f.severity >= Severity::kWarning) busbw = &f;
-    if (f.kind == "latency_regression" && f.severity >= Severity::kWarning) latency = &f;
-  }
+  const Finding* busbw = LastWarning(result, "busbw_regression");
+  const Finding* latency = LastWarning(result, "latency_regression");
   ASSERT_NE(busbw, nullptr);
   ASSERT_NE(latency, nullptr);
   EXPECT_EQ(
