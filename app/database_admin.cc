@@ -89,7 +89,7 @@ PruneReport PruneHistory(const DatabaseChoice& choice, const std::string& cutoff
     store::PruneCounts c = store::PruneBefore(txn, cutoff_iso, cluster, apply);
     txn.commit();
     return {c.runs,     c.port_counter_samples, c.snapshot_port_deltas, c.resolved_findings,
-            c.analyses, c.inspector_jobs};
+            c.analyses, c.inspector_jobs,       c.locate_verdicts,      c.ab_comparisons};
   } catch (const pqxx::sql_error& e) {
     err << "fabtrack db prune: " << DescribeTarget(choice) << ": " << e.what()
         << (std::string(e.what()).find("permission denied") != std::string::npos

@@ -109,7 +109,9 @@ void RunPrune(const DatabaseOptions& o, const PruneOptions& p) {
             << " counter deltas between two snapshots\n"
             << "  resolved findings     " << r.resolved_findings << "\n"
             << "  analyses              " << r.analyses << "\n"
-            << "  inspector jobs        " << r.inspector_jobs << "\n";
+            << "  inspector jobs        " << r.inspector_jobs << "\n"
+            << "  locate verdicts       " << r.locate_verdicts << "\n"
+            << "  A/B comparisons       " << r.ab_comparisons << "\n";
 }
 
 }  // namespace

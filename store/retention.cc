@@ -46,6 +46,14 @@ PruneCounts PruneBefore(pqxx::transaction_base& txn, const std::string& cutoff_i
       Prune(txn, "inspector_jobs",
             "coalesce(ended_at, started_at, ingested_at) < $1::timestamptz AND " + of_cluster,
             cutoff_iso, cluster, apply);
+  // Verdict records by when they were made (their suspects, judgements and
+  // run links go with them, ON DELETE CASCADE): a verdict outlives its runs
+  // only until it is as old as they were.
+  c.locate_verdicts =
+      Prune(txn, "locate_verdicts", "located_at < $1::timestamptz AND " + of_cluster, cutoff_iso,
+            cluster, apply);
+  c.ab_comparisons = Prune(txn, "ab_comparisons", "compared_at < $1::timestamptz AND " + of_cluster,
+                           cutoff_iso, cluster, apply);
   return c;
 }
 

@@ -124,6 +124,41 @@ TEST(RunsRetention, PruneIsADryRunUntilYes) {
             "0");
 }
 
+// Verdict records (a locate verdict, an A/B comparison) go by their own
+// age, with what hangs off them; a recent one stays.
+TEST(RunsRetention, PruneRemovesOldVerdictRecords) {
+  TestDatabase db;
+  StoreThreeRuns(db);
+  for (const char* age : {"500 days", "1 day"}) {
+    const std::string at = std::string("now() - interval '") + age + "'";
+    db.Scalar(
+        "INSERT INTO locate_verdicts (cluster, located_at, hosts, nodes, rounds, seconds, probes, "
+        "settled, exit_status, content_hash) VALUES ('lab', " +
+        at + ", '{n1,n2}', 2, 1, 1.5, 2, true, 0, md5((" + at + ")::text)) RETURNING id");
+    db.Scalar(
+        "INSERT INTO ab_comparisons (cluster, ab_id, compared_at, setting, rounds, run_order, "
+        "outcome, content_hash) VALUES ('lab', 'ab-" +
+        std::string(age) + "', " + at + ", 'NCCL_ALGO=Ring', 2, 'ABBA', 'no_difference', md5((" +
+        at + ")::text)) RETURNING id");
+  }
+  db.Scalar(
+      "INSERT INTO locate_suspects (verdict_id, rank, kind, name, score) SELECT id, 1, "
+      "'node', 'n1', 5 FROM locate_verdicts RETURNING 1");
+  CommandOutput dry = Fabtrack("db prune --older-than 400d", db);
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("locate verdicts       1\n"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("A/B comparisons       1\n"), std::string::npos) << dry.out;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM locate_verdicts"), "2");
+  CommandOutput wet = Fabtrack("db prune --older-than 400d --yes", db);
+  ASSERT_EQ(wet.exit_code, 0) << wet.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM locate_verdicts WHERE located_at > now() - interval "
+                      "'2 days'"),
+            "1");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM locate_verdicts"), "1");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM locate_suspects"), "1");
+  EXPECT_EQ(db.Scalar("SELECT string_agg(ab_id, ',') FROM ab_comparisons"), "ab-1 day");
+}
+
 TEST(RunsRetention, PruneRejectsAPeriodItCannotRead) {
   TestDatabase db;
   for (const char* bad : {"400", "d", "-3d", "4y", "0d"}) {
