@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/fabtrack_cli.h"
 #include "tests/support/run_command.h"
 #include "tests/support/test_database.h"
 
@@ -12,12 +13,8 @@ namespace fabtrack {
 namespace {
 
 using fabtrack::testing::CommandOutput;
+using fabtrack::testing::Fabtrack;
 using fabtrack::testing::TestDatabase;
-
-CommandOutput Fabtrack(const std::string& args, const TestDatabase& db) {
-  return fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " " + args + " --db '" +
-                                       db.conninfo() + "'");
-}
 
 TEST(DiffCli, NamesWhatChangedBetweenTwoRuns) {
   TestDatabase db;

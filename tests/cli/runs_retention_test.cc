@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/support/fabtrack_cli.h"
 #include "tests/support/run_command.h"
 #include "tests/support/test_database.h"
 
@@ -15,12 +16,8 @@ namespace fabtrack {
 namespace {
 
 using fabtrack::testing::CommandOutput;
+using fabtrack::testing::Fabtrack;
 using fabtrack::testing::TestDatabase;
-
-CommandOutput Fabtrack(const std::string& args, const TestDatabase& db) {
-  return fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " " + args + " --db '" +
-                                       db.conninfo() + "'");
-}
 
 std::string Fixture(const std::string& name) {
   return std::string(FABTRACK_FIXTURE_DIR) + "/cli/" + name;
