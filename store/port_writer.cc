@@ -87,16 +87,23 @@ void WriteCounterSample(pqxx::transaction_base& txn, int port_id, const std::str
       .Text(JsonText(port.hw_counters))
       .Text(JsonText(port.ethtool))
       .TextArray(port.saturated);
+  // The inventory row keeps the port's newest sample (schema 018): set in the
+  // same statement, unless an older sample (an imported dump) arrives late.
   txn.exec_params0(
-      "INSERT INTO port_counter_samples (port_id, sampled_at, run_id, phase, state, phys_state, "
-      "rate_gbps, xmit_bytes, rcv_bytes, xmit_packets, rcv_packets" +
+      "WITH sample AS (INSERT INTO port_counter_samples (port_id, sampled_at, run_id, phase, "
+      "state, phys_state, rate_gbps, xmit_bytes, rcv_bytes, xmit_packets, rcv_packets" +
           columns +
           ", counters, hw_counters, ethtool, saturated) VALUES ($1::int, $2::timestamptz, "
           "$3::bigint, $4, "
           "$5, $6, $7::float8, $8::bigint, $9::bigint, $10::bigint, $11::bigint" +
           values + ", $" + std::to_string(n + 1) + "::jsonb, $" + std::to_string(n + 2) +
           "::jsonb, $" + std::to_string(n + 3) + "::jsonb, $" + std::to_string(n + 4) +
-          "::text[]) ON CONFLICT (port_id, sampled_at) DO NOTHING",
+          "::text[]) ON CONFLICT (port_id, sampled_at) DO NOTHING "
+          "RETURNING port_id, sampled_at, run_id, state, phys_state, rate_gbps) "
+          "UPDATE ports p SET newest_sample_at = s.sampled_at, newest_sample_run_id = s.run_id, "
+          "newest_sample_state = s.state, newest_sample_phys_state = s.phys_state, "
+          "newest_sample_rate_gbps = s.rate_gbps FROM sample s WHERE p.id = s.port_id AND "
+          "(p.newest_sample_at IS NULL OR p.newest_sample_at <= s.sampled_at)",
       pqxx::prepare::make_dynamic_params(p.fields()));
 }
 

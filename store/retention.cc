@@ -28,6 +28,20 @@ PruneCounts PruneBefore(pqxx::transaction_base& txn, const std::string& cutoff_i
                                  "sampled_at < $1::timestamptz AND ($2::text IS NULL OR port_id IN "
                                  "(SELECT id FROM ports WHERE cluster = $2::text))",
                                  cutoff_iso, cluster, apply);
+  // Every sample older than the cutoff went: a port whose newest sample
+  // was one has none now (the inventory's copy, schema 018).
+  if (apply) {
+    const std::string sql =
+        "UPDATE ports SET newest_sample_at = NULL, newest_sample_run_id = NULL, "
+        "newest_sample_state = NULL, newest_sample_phys_state = NULL, newest_sample_rate_gbps = "
+        "NULL WHERE newest_sample_at < $1::timestamptz AND ($2::text IS NULL OR cluster = "
+        "$2::text)";
+    if (cluster) {
+      txn.exec_params(sql, cutoff_iso, *cluster);
+    } else {
+      txn.exec_params(sql, cutoff_iso, nullptr);
+    }
+  }
   // Windows between two snapshots go with the older samples they span; a
   // run's go with the run (ON DELETE CASCADE).
   c.snapshot_port_deltas =

@@ -47,9 +47,8 @@ struct StartState {
   int start = 0;
   int end = 0;
   // Indexed by tau - start.
-  std::vector<double> within_left;   // sum |x_i - x_j|, start <= i < j < tau
-  std::vector<double> between;       // sum |x_i - x_j|, start <= i < tau <= j < end
-  std::vector<double> within_right;  // sum |x_i - x_j|, tau <= i < j < end
+  std::vector<double> within_left;  // sum |x_i - x_j|, start <= i < j < tau
+  std::vector<double> between;      // sum |x_i - x_j|, start <= i < tau <= j < end
   // Indexed by e - start: the best split of [start, e) over all kappa <= e.
   std::vector<Candidate> best_by_end;
 };
@@ -120,13 +119,15 @@ struct PrefixEDivisive::Impl {
   double shift = 0;                 // x[0]: sums of squares without cancellation
   std::vector<double> sum, sum_sq;  // prefix sums of x - shift and its square
   std::unordered_map<int, StartState> starts;
-  std::vector<double> column;  // scratch: prefix sums of one new point's distances
+  std::vector<double> inverse;  // 1 / k for k = 0 .. x.size() (0 at 0: unused)
 
   Impl(std::span<const double> series, const EDivisiveOptions& opts)
       : x(series), options(opts), min_segment(std::max(opts.min_segment, 2)) {
     shift = x.empty() ? 0 : x[0];
     sum.assign(x.size() + 1, 0);
     sum_sq.assign(x.size() + 1, 0);
+    inverse.assign(x.size() + 1, 0);
+    for (size_t k = 1; k < inverse.size(); ++k) inverse[k] = 1.0 / static_cast<double>(k);
     for (size_t i = 0; i < x.size(); ++i) {
       const double v = x[i] - shift;
       sum[i + 1] = sum[i] + v;
@@ -161,32 +162,52 @@ struct PrefixEDivisive::Impl {
   }
 
   // Adds the point state.end to the segment that starts at state.start.
+  // The nightly analysis extends every series from its start (O(n^2) per
+  // series): the split loop below is the analyzer's hottest, so it divides
+  // by table look-ups, walks the sums once, and keeps no third sum (the
+  // pairs right of tau are all pairs less those left of it and across it).
   void Extend(StartState& state) {
     const int s = state.start, p = state.end;
     const int n = p - s;  // points before p
     const double xp = x[p];
-    column.resize(n + 1);
-    column[0] = 0;
-    for (int k = 0; k < n; ++k) column[k + 1] = column[k] + std::fabs(x[s + k] - xp);
-    const double total = column[n];
+    const double* xs = x.data() + s;
+    double* between = nullptr;
+    const double* within_left = nullptr;
+    // Sum |x_i - x_p| over s <= i < s + t, accumulated as t grows.
+    double left = 0;
+    for (int k = 0; k < n; ++k) left += std::fabs(xs[k] - xp);
+    const double total = left;
     state.within_left.push_back(state.within_left.back() + total);  // tau = p + 1
-    state.between.push_back(0);                                     // tau = p
-    state.within_right.push_back(0);
-    double* between = state.between.data();
-    double* within_right = state.within_right.data();
-    for (int t = 1; t <= n; ++t) {
-      between[t] += column[t];
-      within_right[t] += total - column[t];
-    }
-    // Every split of [s, p + 1) with kappa = p + 1.
-    Candidate best = state.best_by_end.back();
+    state.between.push_back(0);                                     // tau = p + 1
+    between = state.between.data();
+    within_left = state.within_left.data();
+    const double all_pairs = within_left[n + 1];  // s <= i < j <= p
+    // Every split of [s, p + 1) with kappa = p + 1: tau - s = t in
+    // [min_segment, size - min_segment], n1 = t, n2 = size - t.
     const int size = n + 1;  // n1 + n2
-    for (int t = min_segment; t <= size - min_segment; ++t) {
+    const int first = std::min(min_segment, n + 1), last = size - min_segment;
+    left = 0;
+    int t = 1;
+    for (; t < first; ++t) {
+      left += std::fabs(xs[t - 1] - xp);
+      between[t] += left;
+    }
+    Candidate best = state.best_by_end.back();
+    const double* inv = inverse.data();  // inv[k] = 1 / k
+    const double scale = 2.0 / size;
+    for (; t <= last; ++t) {
+      left += std::fabs(xs[t - 1] - xp);
+      const double b = between[t] + left;
+      between[t] = b;
+      const double within_right = all_pairs - within_left[t] - b;
       const double n1 = t, n2 = size - t;
-      const double q = (2 * between[t] - 2 * n2 * state.within_left[t] / (n1 - 1) -
-                        2 * n1 * within_right[t] / (n2 - 1)) /
-                       size;
+      const double q =
+          scale * (b - n2 * within_left[t] * inv[t - 1] - n1 * within_right * inv[size - t - 1]);
       if (q > best.q) best = {q, s + t};
+    }
+    for (; t <= n; ++t) {
+      left += std::fabs(xs[t - 1] - xp);
+      between[t] += left;
     }
     state.best_by_end.push_back(best);
     ++state.end;
@@ -199,7 +220,6 @@ struct PrefixEDivisive::Impl {
       state.start = state.end = begin;
       state.within_left = {0};
       state.between = {0};
-      state.within_right = {0};
       state.best_by_end = {Candidate{}};
     }
     while (state.end < end) Extend(state);

@@ -7,6 +7,8 @@
 #include "core/content_hash.h"
 #include "store/analysis_reader.h"
 #include "store/findings_writer.h"
+#include "store/port_writer.h"
+#include "store/retention.h"
 #include "store/run_writer.h"
 #include "tests/support/test_database.h"
 
@@ -88,6 +90,94 @@ TEST(AnalysisStore, LoadsHistoryAndJudgesTheNewestNight) {
   for (const auto& r : since.runs) judged += since.Judged(r);
   EXPECT_EQ(judged, 2);
   EXPECT_THROW(LoadAnalysisInput(db.connection(), {"nope", std::nullopt}), UnknownCluster);
+}
+
+// Each port's newest sample is kept on its inventory row by the writer
+// (schema 018) and must equal what a search of the samples finds: newest by
+// time, not by arrival (an old dump imported late), and gone with a prune.
+// A run's port rows name their port through the inventory.
+TEST(AnalysisStore, PortInventoryIsEachPortsNewestSampleAndNamesTheRunsPorts) {
+  TestDatabase db;
+  Write(db, NightRun("2026-11-30T23:30:00Z", 210, "NET/IB"));
+  const int64_t run = std::stoll(db.Scalar("SELECT max(id) FROM runs"));
+  auto sample = [&](const std::string& host, const std::string& device, const std::string& at,
+                    const std::string& state, double rate, std::optional<int64_t> run_id) {
+    pqxx::work txn(db.connection());
+    HostPorts h;
+    h.host = host;
+    PortSample p;
+    p.device = device;
+    p.port = 1;
+    p.link_layer = "InfiniBand";
+    p.state = state;
+    p.phys_state = state == "ACTIVE" ? "LinkUp" : "Polling";
+    p.rate_gbps = rate;
+    h.ports = {p};
+    WriteHostSample(txn, "c1", h, at, run_id, run_id ? "after" : "snapshot");
+    txn.commit();
+  };
+  sample("gpu-a01", "mlx5_0", "2026-11-30T23:40:00Z", "ACTIVE", 400, run);
+  sample("gpu-a01", "mlx5_0", "2026-11-20T00:00:00Z", "DOWN", 0, std::nullopt);  // late, older
+  sample("gpu-a02", "mlx5_0", "2026-11-10T00:00:00Z", "DOWN", 0, std::nullopt);
+  sample("gpu-a02", "mlx5_1", "2026-11-25T00:00:00Z", "ACTIVE", 200, std::nullopt);
+  {
+    pqxx::work txn(db.connection());
+    HostPorts after;
+    after.host = "gpu-a01";
+    after.ports = {PortSample{.device = "mlx5_0", .port = 1}};
+    PortDeltas deltas;
+    deltas.deltas = {{.device = "mlx5_0", .port = 1, .counter = "symbol_error", .delta = 7}};
+    WriteRunPortDeltas(txn, "c1", after, deltas, run, "2026-11-30T23:30:00Z",
+                       "2026-11-30T23:40:00Z");
+    txn.commit();
+  }
+  // The oracle: the newest sample of each port, searched in the samples.
+  auto searched = [&] {
+    return db.Scalar(
+        "SELECT string_agg(p.host || ':' || p.device || ' ' || coalesce(s.state, '-') || ' ' || "
+        "coalesce(s.run_id::text, '-') || ' ' || coalesce(extract(epoch FROM "
+        "s.sampled_at)::bigint::text, '-'), ', ' ORDER BY p.host, p.device) FROM ports p LEFT JOIN "
+        "LATERAL (SELECT * FROM port_counter_samples x WHERE x.port_id = p.id ORDER BY "
+        "x.sampled_at DESC LIMIT 1) s ON true WHERE p.cluster = 'c1'");
+  };
+  auto loaded = [&] {
+    AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+    std::vector<std::string> rows;
+    for (const PortStateView& s : input.port_inventory) {
+      char at[32] = "-";
+      if (s.sampled_at > 0) std::snprintf(at, sizeof at, "%.0f", s.sampled_at);
+      rows.push_back(s.host + ":" + s.device + " " + s.state.value_or("-") + " " +
+                     (s.run_id ? std::to_string(*s.run_id) : "-") + " " + at);
+    }
+    std::sort(rows.begin(), rows.end());
+    std::string text;
+    for (const std::string& r : rows) text += (text.empty() ? "" : ", ") + r;
+    return std::make_pair(text, input);
+  };
+  auto [text, input] = loaded();
+  EXPECT_EQ(text, searched());
+  EXPECT_NE(text.find("gpu-a01:mlx5_0 ACTIVE " + std::to_string(run)), std::string::npos) << text;
+  // The run's rows name their port by the inventory's host, device, port.
+  ASSERT_EQ(input.port_deltas.size(), 1u);
+  EXPECT_EQ(input.port_deltas[0].host, "gpu-a01");
+  EXPECT_EQ(input.port_deltas[0].device, "mlx5_0");
+  EXPECT_EQ(input.port_deltas[0].port, 1);
+  EXPECT_EQ(input.port_deltas[0].delta, 7);
+  ASSERT_EQ(input.port_states.size(), 1u);
+  EXPECT_EQ(input.port_states[0].host, "gpu-a01");
+  EXPECT_EQ(input.port_states[0].link_layer, "InfiniBand");
+  EXPECT_EQ(input.port_states[0].state, "ACTIVE");
+  // A prune takes gpu-a02:mlx5_0's only sample and the late old one of
+  // gpu-a01:mlx5_0; the inventory follows.
+  {
+    pqxx::work txn(db.connection());
+    PruneBefore(txn, "2026-11-15T00:00:00Z", std::nullopt, true);
+    txn.commit();
+  }
+  std::tie(text, input) = loaded();
+  EXPECT_EQ(text, searched());
+  EXPECT_NE(text.find("gpu-a02:mlx5_0 - - -"), std::string::npos) << text;
+  EXPECT_NE(text.find("gpu-a02:mlx5_1 ACTIVE"), std::string::npos) << text;
 }
 
 // Host lists are read once per distinct list (runs.hosts_digest, kept by a
