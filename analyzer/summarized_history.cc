@@ -52,6 +52,23 @@ std::vector<int64_t> RunsNeedingResults(const AnalysisInput& input, const Analyz
   for (const auto& sweep : live_sweeps) {
     for (const RunView* run : sweeps.at(sweep)) ids.insert(run->id);
   }
+  // job_fabric: the benchmark runs of a judged job's node count and
+  // collectives in its lookback window (it takes the newest of them).
+  if (config.Enabled("job_fabric")) {
+    const double lookback = config.SettingsFor("job_fabric")["lookback_days"] * 86400;
+    for (const InspectorJobView& job : input.inspector_jobs) {
+      if (!job.nnodes) continue;
+      const double end = job.ended_at.value_or(job.started_at.value_or(job.ingested_at));
+      std::set<std::string> collectives;
+      for (const InspectorGroupView& g : job.groups) collectives.insert(g.collective);
+      for (const RunView& run : input.runs) {
+        if (run.nodes == job.nnodes && run.collective && collectives.contains(*run.collective) &&
+            run.started_at <= end && run.started_at >= end - lookback) {
+          ids.insert(run.id);
+        }
+      }
+    }
+  }
   return {ids.begin(), ids.end()};
 }
 

@@ -229,6 +229,38 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
         static_cast<double>(NightOf(input.runs.back().started_at)) * 86400.0 + 12 * 3600.0;
   }
 
+  // Inspector jobs ended or ingested since judge_from, with their groups
+  // (before the summarised history: which runs job_fabric compares a job
+  // with are read in full).
+  {
+    std::map<int64_t, size_t> at;
+    for (const pqxx::row& row : txn.exec_params(
+             "SELECT id, job_id, extract(epoch FROM started_at)::float8, "
+             "extract(epoch FROM ended_at)::float8, extract(epoch FROM ingested_at)::float8, "
+             "nnodes, nranks FROM inspector_jobs WHERE cluster = $1 AND "
+             "greatest(ended_at, ingested_at) >= to_timestamp($2::float8) ORDER BY id",
+             query.cluster, input.judge_from)) {
+      InspectorJobView job;
+      ReadColumns(row, 0, &job.id, &job.job_id, &job.started_at, &job.ended_at, &job.ingested_at,
+                  &job.nnodes, &job.nranks);
+      at[job.id] = input.inspector_jobs.size();
+      input.inspector_jobs.push_back(std::move(job));
+    }
+    std::vector<int64_t> job_ids;
+    for (const auto& [id, i] : at) job_ids.push_back(id);
+    for (const pqxx::row& row : txn.exec_params(
+             "SELECT job_id, communicator, collective, message_bytes, nranks, count, median_us, "
+             "median_busbw_gbps, slowest_rank, slowest_rank_host, slowest_rank_ratio, "
+             "slowest_host, slowest_host_ratio FROM inspector_collectives "
+             "WHERE job_id = ANY($1::bigint[]) ORDER BY job_id, collective, message_bytes",
+             PgBigintArrayLiteral(job_ids))) {
+      InspectorGroupView g;
+      ReadColumns(row, 1, &g.communicator, &g.collective, &g.message_bytes, &g.nranks, &g.count,
+                  &g.median_us, &g.median_busbw_gbps, &g.slowest_rank, &g.slowest_rank_host,
+                  &g.slowest_rank_ratio, &g.slowest_host, &g.slowest_host_ratio);
+      input.inspector_jobs[at.at(Must<int64_t>(row[0]))].groups.push_back(std::move(g));
+    }
+  }
   // Summarised history (schema 015): valid when the runs it was computed
   // over are the runs stored now up to the newest one it saw.
   std::optional<std::string> results_of;  // bigint[] literal; unset: every run
@@ -449,36 +481,6 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
       s.device = port.device;
       s.port = port.port;
       s.link_layer = port.link_layer;
-    }
-  }
-  // Inspector jobs ended or ingested since judge_from, with their groups.
-  {
-    std::map<int64_t, size_t> at;
-    for (const pqxx::row& row : txn.exec_params(
-             "SELECT id, job_id, extract(epoch FROM started_at)::float8, "
-             "extract(epoch FROM ended_at)::float8, extract(epoch FROM ingested_at)::float8, "
-             "nnodes, nranks FROM inspector_jobs WHERE cluster = $1 AND "
-             "greatest(ended_at, ingested_at) >= to_timestamp($2::float8) ORDER BY id",
-             query.cluster, input.judge_from)) {
-      InspectorJobView job;
-      ReadColumns(row, 0, &job.id, &job.job_id, &job.started_at, &job.ended_at, &job.ingested_at,
-                  &job.nnodes, &job.nranks);
-      at[job.id] = input.inspector_jobs.size();
-      input.inspector_jobs.push_back(std::move(job));
-    }
-    std::vector<int64_t> job_ids;
-    for (const auto& [id, i] : at) job_ids.push_back(id);
-    for (const pqxx::row& row : txn.exec_params(
-             "SELECT job_id, communicator, collective, message_bytes, nranks, count, median_us, "
-             "median_busbw_gbps, slowest_rank, slowest_rank_host, slowest_rank_ratio, "
-             "slowest_host, slowest_host_ratio FROM inspector_collectives "
-             "WHERE job_id = ANY($1::bigint[]) ORDER BY job_id, collective, message_bytes",
-             PgBigintArrayLiteral(job_ids))) {
-      InspectorGroupView g;
-      ReadColumns(row, 1, &g.communicator, &g.collective, &g.message_bytes, &g.nranks, &g.count,
-                  &g.median_us, &g.median_busbw_gbps, &g.slowest_rank, &g.slowest_rank_host,
-                  &g.slowest_rank_ratio, &g.slowest_host, &g.slowest_host_ratio);
-      input.inspector_jobs[at.at(Must<int64_t>(row[0]))].groups.push_back(std::move(g));
     }
   }
   // Step-mode summaries of every run (the history is their baseline too).

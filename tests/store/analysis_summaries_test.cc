@@ -27,6 +27,7 @@
 #include "core/clock.h"
 #include "core/content_hash.h"
 #include "store/analysis_reader.h"
+#include "store/inspector_writer.h"
 #include "store/retention.h"
 #include "store/run_writer.h"
 #include "tests/support/run_command.h"
@@ -387,6 +388,57 @@ TEST(SummarizedHistory, NcclTestsCyclesToo) {
   }
   EXPECT_TRUE(jitter);
   ExpectSummariesOfTheFullHistory(db, config);
+}
+
+// Inspector jobs ingested tonight are compared with the nightly benchmarks
+// of their node count before the job ended (job_fabric): those runs are read
+// in full, so a night with a job that ran weeks ago stays on the summaries
+// (it fell back to the full history before) and finds what it finds.
+TEST(SummarizedHistory, InspectorJobsTonightStayOnTheSummaries) {
+  TestDatabase db;
+  History history(db);
+  const analyzer::AnalyzerConfig config;
+  for (int night = 0; night < 50; ++night) history.Night(night);
+  EXPECT_FALSE(Nightly(db, config, true, true).summarized);
+  // Jobs stay judged while their ingestion is newer than the night (here
+  // all of them: ingested now), so each night judges the jobs so far.
+  std::set<std::string> flagged;
+  for (int night = 50; night < 54; ++night) {
+    history.Night(night);
+    InspectorJob job;
+    job.job_id = "train-" + std::to_string(night);
+    // Dumps collected late: the job ran 20 nights ago, so its baseline runs
+    // are older than the windows the series read in full.
+    job.started_at = Iso(kFirstNight + (night - 20) * 86400.0 + 2 * 3600);
+    job.ended_at = Iso(kFirstNight + (night - 20) * 86400.0 + 5 * 3600);
+    job.nnodes = 4;
+    job.nranks = 32;
+    job.hosts = {"gpu0", "gpu1", "gpu2", "gpu3"};
+    InspectorCollective g;
+    g.communicator = "0xabc";
+    g.collective = "all_reduce";
+    g.message_bytes = int64_t{1} << 26;
+    g.nranks = 32;
+    g.count = 400;
+    g.median_us = 900;
+    // Half the benchmarks' ~359 GB/s on the odd nights: a degraded fabric.
+    g.median_busbw_gbps = night % 2 ? 170 : 350;
+    job.collectives = {g};
+    {
+      pqxx::work txn(db.connection());
+      ASSERT_TRUE(WriteInspectorJob(txn, "c1", job, "/dumps/" + job.job_id));
+      txn.commit();
+    }
+    const Outcome fast = Compare(db, config, night);
+    EXPECT_TRUE(fast.summarized) << "night " << night;
+    EXPECT_FALSE(fast.missed) << "night " << night;
+    for (const Finding& f : fast.findings) {
+      if (f.kind != "job_fabric") continue;
+      flagged.insert(f.subject);
+      EXPECT_EQ(f.evidence["compared"][0]["baseline_runs"], 5) << f.evidence.dump();
+    }
+  }
+  EXPECT_EQ(flagged, (std::set<std::string>{"job train-51", "job train-53"}));
 }
 
 // The same through the real binary: `fabtrack analyze` stores the summaries
