@@ -8,17 +8,21 @@
 # Trees: cx7-16 and cx7-64 are ConnectX-7 HCAs with real values, saturated
 # legacy counters included (tests/fixtures/sysfs/make_cx7_tree.sh);
 # cx7-16-clean and cx7-64-clean the same files with nothing saturated; clean-16
-# (on request) the 8-HCA NDR fixture with a second port per HCA.
+# (on request) the 8-HCA NDR fixture with a second port per HCA. A tree name
+# followed by :SELECTION runs fabtrack with --hw-counters SELECTION on that
+# tree (node_exporter reads no hw_counters/ whatever the tree): cx7-16:none
+# is the full ConnectX-7 tree with both sides reading the same values.
 # Prints per-round figures, then per tree the median ratio and its spread.
 # Usage: bench/run_port_scrape_bench.sh [scrapes per round, default 500] [rounds, default 5]
-#          [trees, default "cx7-16 cx7-16-clean cx7-64 cx7-64-clean"; also cx7-16-nohw,
-#          cx7-64-nohw: no hw_counters/, the counters node_exporter 1.5 reads]
+#          [trees, default "cx7-16 cx7-16:none cx7-16-clean cx7-64 cx7-64:none cx7-64-clean";
+#          also cx7-16-nohw, cx7-64-nohw: no hw_counters/ in the tree at all, and
+#          TREE:NAME[,NAME...] for a list]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
 scrapes=${1:-500}
 rounds=${2:-5}
-trees=${3:-cx7-16 cx7-16-clean cx7-64 cx7-64-clean}
+trees=${3:-cx7-16 cx7-16:none cx7-16-clean cx7-64 cx7-64:none cx7-64-clean}
 cmake --build build -j2 --target fabtrack >/dev/null
 command -v prometheus-node-exporter >/dev/null || { echo "install prometheus-node-exporter"; exit 1; }
 work=$(mktemp -d /dev/shm/fabtrack-scrape-XXXXXX)
@@ -35,14 +39,17 @@ minmax() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {
 
 summary=()
 for name in $trees; do
-  tree=$work/$name
-  bench_sysfs_tree "$name" "$tree"
+  hw=all
+  [[ $name == *:* ]] && hw=${name#*:}
+  tree=$work/${name//[:,]/_}
+  bench_sysfs_tree "${name%%:*}" "$tree"
   ports=$(ls -d "$tree"/class/infiniband/*/ports/* | wc -l)
   # Below the ephemeral range (32768-60999 by default): thousands of scrapes
   # leave client sockets in TIME_WAIT on ephemeral ports.
   fport=$((20000 + RANDOM % 10000))
   nport=$((fport + 1))
-  build/cli/fabtrack counters serve --sysfs "$tree" --listen "127.0.0.1:$fport" 2>"$work/$name.serve.err" &
+  build/cli/fabtrack counters serve --sysfs "$tree" --listen "127.0.0.1:$fport" --hw-counters "$hw" \
+    2>"$work/${name//[:,]/_}.serve.err" &
   fpid=$!
   pids+=($fpid)
   prometheus-node-exporter --path.sysfs="$tree" --collector.disable-defaults --collector.infiniband \
@@ -58,7 +65,8 @@ for name in $trees; do
   nseries=$(series 127.0.0.1:$nport)
   mode=$(curl -sf "127.0.0.1:$fport/metrics" | awk '/^fabtrack_exporter_sampler_mode\{/ && $2 == 1 {print $1}')
   saturated=$(curl -sf "127.0.0.1:$fport/metrics" | grep -c '^fabtrack_rdma_saturated{' || true)
-  echo "== $name: $ports ports, $saturated saturated counters; exported: fabtrack $fseries, node_exporter $nseries; $mode"
+  hw_series=$(curl -sf "127.0.0.1:$fport/metrics" | grep -c '^fabtrack_rdma_hw_stat_total{' || true)
+  echo "== $name: $ports ports, $saturated saturated counters; exported: fabtrack $fseries (--hw-counters $hw: $hw_series hw series), node_exporter $nseries; $mode"
   [[ $fseries == "$ports" && $nseries == "$ports" ]] || { echo "an exporter did not start or does not export every port"; exit 1; }
   for _ in $(seq 1 20); do curl -sf "127.0.0.1:$fport/metrics" >/dev/null; curl -sf "127.0.0.1:$nport/metrics" >/dev/null; done
   f_ms=() n_ms=() ratios=()

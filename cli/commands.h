@@ -6,6 +6,10 @@
 
 #include "core/exit_code.h"
 
+namespace fabtrack {
+struct HwCounterSelection;  // collector/counters/hw_counter_selection.h
+}  // namespace fabtrack
+
 namespace fabtrack::cli {
 
 // Exit codes and CommandExit are core/exit_code.h (the flows in app/ end
@@ -23,6 +27,15 @@ void SetPassthroughArgs(std::vector<std::string> args);
 // or html". One declaration for every command that prints more than one way.
 CLI::Option* AddFormatOption(CLI::App* app, std::string* format,
                              const std::vector<std::string>& choices);
+
+// `--hw-counters all|none|NAME[,NAME...]` (default all): which driver
+// hw_counters/ files a command that reads the ports reads. A malformed value
+// is a usage error naming the option.
+CLI::Option* AddHwCountersOption(CLI::App* app, HwCounterSelection* selection);
+// One line on stderr when listed names are on no port under `sysfs` (with
+// the names the ports do have); they are read wherever they appear.
+void WarnMissingHwCounters(std::string_view command, const std::string& sysfs,
+                           const HwCounterSelection& selection);
 
 void SetupDb(CLI::App& app);
 void SetupParse(CLI::App& app);

@@ -1,4 +1,4 @@
-// fabtrack counters snapshot [--sysfs ROOT] [--format json|table] [--db ... --cluster NAME]
+// fabtrack counters snapshot|watch|metrics|serve|ethtool|verbs: the ports of this host.
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/database_options.h"
 #include "collector/counters/ethtool_stats.h"
+#include "collector/counters/hw_counter_selection.h"
 #include "collector/counters/metrics_http_server.h"
 #include "collector/counters/port_exposition.h"
 #include "collector/counters/sysfs_ports.h"
@@ -30,6 +31,7 @@ struct SnapshotOptions {
   std::optional<std::string> cluster;
   std::optional<std::string> output;
   std::optional<std::string> ethtool_dumps;  // saved `ethtool -S` outputs, one file per netdev
+  HwCounterSelection hw_counters;
   bool store = false;
   DatabaseOptions database;
 };
@@ -89,8 +91,9 @@ void RunSnapshot(const SnapshotOptions& o) {
   std::optional<app::BatchStore> database;
   if (storing) database.emplace(o.database, std::cerr);
 
+  WarnMissingHwCounters("counters snapshot", o.sysfs, o.hw_counters);
   const std::string sampled_at = UtcNowIso();
-  HostPorts host = ReadSysfsPorts(o.sysfs);
+  HostPorts host = ReadSysfsPorts(o.sysfs, o.hw_counters);
   host.host = o.host.value_or(Hostname());
   host.kernel_release = KernelRelease();
   // The netdevs of a fake tree (--sysfs elsewhere) are not this host's.
@@ -148,11 +151,12 @@ struct ServeOptions {
   std::string sysfs = "/sys";
   std::string listen = "0.0.0.0:9477";
   std::optional<double> duration;  // stop after S seconds (tests, one-off checks)
+  HwCounterSelection hw_counters;
 };
 
 // What one scrape reads: every port, plus RoCE flow control on the real /sys.
-HostPorts ReadForScrape(const std::string& sysfs) {
-  HostPorts host = ReadSysfsPorts(sysfs);
+HostPorts ReadForScrape(const std::string& sysfs, const HwCounterSelection& hw) {
+  HostPorts host = ReadSysfsPorts(sysfs, hw);
   if (sysfs == "/sys") AddFlowControl(&host, std::nullopt);
   return host;
 }
@@ -161,6 +165,7 @@ HostPorts ReadForScrape(const std::string& sysfs) {
 // exports no ports and success 0, as node_exporter does for a failed collector.
 template <typename ReadPorts>
 const std::string& RenderScrape(PortExposition* exposition, ReadPorts read_ports,
+                                const HwCounterSelection& hw,
                                 const SamplerPlan* sampler = nullptr) {
   static const HostPorts kNoPorts;
   auto start = std::chrono::steady_clock::now();
@@ -172,23 +177,30 @@ const std::string& RenderScrape(PortExposition* exposition, ReadPorts read_ports
     ok = false;
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return exposition->Render(*host,
-                            {.duration_seconds = seconds, .success = ok, .sampler = sampler});
+  return exposition->Render(
+      *host, {.duration_seconds = seconds, .success = ok, .sampler = sampler, .hw_counters = &hw});
 }
 
 void RunMetrics(const ServeOptions& o) {
+  WarnMissingHwCounters("counters metrics", o.sysfs, o.hw_counters);
   PortExposition exposition;
   HostPorts host;
-  std::cout << RenderScrape(&exposition, [&]() -> const HostPorts& {
-    host = ReadForScrape(o.sysfs);
-    return host;
-  });
+  std::cout << RenderScrape(
+      &exposition,
+      [&]() -> const HostPorts& {
+        host = ReadForScrape(o.sysfs, o.hw_counters);
+        return host;
+      },
+      o.hw_counters);
 }
 
 void RunServe(const ServeOptions& o) {
   // Scrapes pread the counter files one sampler keeps open and render into
   // one reused buffer; the server's one thread takes scrapes one at a time.
-  SysfsPortSampler sampler(o.sysfs);
+  // The selection is the sampler's: every new plan (hot plug, driver
+  // reload, the periodic re-check) keeps it.
+  WarnMissingHwCounters("counters serve", o.sysfs, o.hw_counters);
+  SysfsPortSampler sampler(o.sysfs, kSamplerRediscoverAfterSeconds, o.hw_counters);
   sampler.OnPlanChange([](const SamplerPlan& plan) {
     std::cerr << "fabtrack counters serve: " << DescribePlan(plan) << "\n";
   });
@@ -206,7 +218,7 @@ void RunServe(const ServeOptions& o) {
             AddFlowControl(&with_flow_control, std::nullopt);
             return with_flow_control;
           },
-          &sampler.plan());
+          o.hw_counters, &sampler.plan());
     });
   } catch (const std::exception& e) {
     std::cerr << "fabtrack counters serve: " << e.what() << "\n";
@@ -261,6 +273,7 @@ struct WatchOptions {
   std::optional<std::string> cluster;
   std::optional<int64_t> run_id;
   std::optional<std::string> ethtool_dumps;
+  HwCounterSelection hw_counters;
   DatabaseOptions database;
 };
 
@@ -314,7 +327,9 @@ void RunWatch(const WatchOptions& o) {
     }
     for (const store::AppliedBatch& applied : outcome.applied) stored += applied.samples;
   };
-  SysfsPortSampler sampler(o.sysfs);  // file descriptors kept open between samples
+  WarnMissingHwCounters("counters watch", o.sysfs, o.hw_counters);
+  // File descriptors kept open between samples.
+  SysfsPortSampler sampler(o.sysfs, kSamplerRediscoverAfterSeconds, o.hw_counters);
   sampler.OnPlanChange([](const SamplerPlan& plan) {
     std::cerr << "fabtrack counters watch: " << DescribePlan(plan) << "\n";
   });
@@ -399,6 +414,7 @@ void SetupCounters(CLI::App& app) {
       "RoCE PFC/pause counters from `ethtool -S NETDEV` outputs saved as DIR/NETDEV "
       "(default: the live netdevs when --sysfs is /sys)");
   AddFormatOption(snapshot, &o->format, {"json", "table"});
+  AddHwCountersOption(snapshot, &o->hw_counters);
   snapshot->add_option("--output", o->output,
                        "write the JSON to FILE instead of stdout; {host} in FILE becomes the "
                        "host name (one file per node in a shared directory)");
@@ -424,6 +440,7 @@ void SetupCounters(CLI::App& app) {
   watch->add_option("--run-id", w->run_id, "attach the samples to this run");
   watch->add_option("--host", w->host, "host name to record (default: this host's)");
   watch->add_option("--cluster", w->cluster, "cluster (or FABTRACK_CLUSTER)");
+  AddHwCountersOption(watch, &w->hw_counters);
   AddDatabaseOptions(watch, &w->database);
   watch->callback([w] { RunWatch(*w); });
 
@@ -431,6 +448,7 @@ void SetupCounters(CLI::App& app) {
   CLI::App* metrics = counters->add_subcommand(
       "metrics", "Print the Prometheus exposition text of one reading (what serve would answer)");
   metrics->add_option("--sysfs", m->sysfs, "sysfs root (default /sys)");
+  AddHwCountersOption(metrics, &m->hw_counters);
   metrics->callback([m] { RunMetrics(*m); });
 
   auto sv = std::make_shared<ServeOptions>();
@@ -439,6 +457,7 @@ void SetupCounters(CLI::App& app) {
   serve->add_option("--sysfs", sv->sysfs, "sysfs root (default /sys)");
   serve->add_option("--listen", sv->listen, "address:port (default 0.0.0.0:9477)");
   serve->add_option("--duration", sv->duration, "stop after S seconds")->check(CLI::PositiveNumber);
+  AddHwCountersOption(serve, &sv->hw_counters);
   serve->callback([sv] { RunServe(*sv); });
 
   auto e = std::make_shared<EthtoolOptions>();

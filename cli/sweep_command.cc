@@ -17,6 +17,7 @@
 #include "app/batch_store.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "collector/counters/hw_counter_selection.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/ingest/nccl_tests_run.h"
 #include "collector/sweep/sweep_plan.h"
@@ -47,6 +48,7 @@ struct SweepOptions {
   std::vector<std::string> harness_args;
   std::string sysfs = "/sys";
   std::string ports = "auto";
+  HwCounterSelection hw_counters;  // what the bracket's samples read
   std::string bench = "fabtrack-allreduce";
   std::optional<std::string> nccl_tests_dir;
   std::string collectives = "all_reduce";
@@ -111,11 +113,11 @@ std::string SelfPath() {
 // a sample is reported and skipped; nothing is fatal: the benchmark matters
 // more than its bracket.
 std::vector<HostPorts> SampleNodes(const sweep::SweepSpec& spec, const sweep::PlannedRun& run,
-                                   const std::string& sysfs, const std::string& phase,
-                                   bool local_only) {
+                                   const std::string& sysfs, const HwCounterSelection& hw,
+                                   const std::string& phase, bool local_only) {
   std::vector<HostPorts> hosts;
   if (local_only) {
-    HostPorts host = ReadSysfsPorts(sysfs);
+    HostPorts host = ReadSysfsPorts(sysfs, hw);
     host.host = LocalHostname();
     host.kernel_release = KernelRelease();
     hosts.push_back(std::move(host));
@@ -126,7 +128,8 @@ std::vector<HostPorts> SampleNodes(const sweep::SweepSpec& spec, const sweep::Pl
   int code = 0;
   try {
     code = RunAttached(sweep::PlanPortSampling(spec, run, SelfPath(), sysfs,
-                                               spec.output_dir + "/" + stem + "{host}.json"));
+                                               spec.output_dir + "/" + stem + "{host}.json",
+                                               FormatHwCounterSelection(hw)));
   } catch (const std::exception& e) {
     std::cerr << "fabtrack sweep: port counters " << phase << ": " << e.what() << "\n";
     return hosts;
@@ -368,7 +371,7 @@ void RunPlan(const sweep::SweepSpec& spec, const SweepOptions& o, app::BatchStor
     auto t0 = std::chrono::steady_clock::now();
     if (bracketing) {
       bracket.started_at = UtcNowIso();
-      bracket.before = SampleNodes(spec, run, o.sysfs, "before", local_ports);
+      bracket.before = SampleNodes(spec, run, o.sysfs, o.hw_counters, "before", local_ports);
     }
     const std::string launched_at = UtcNowIso();
     try {
@@ -381,7 +384,7 @@ void RunPlan(const sweep::SweepSpec& spec, const SweepOptions& o, app::BatchStor
     tally->worst = std::max(tally->worst, code);
     const std::string returned_at = UtcNowIso();
     if (bracketing) {
-      bracket.after = SampleNodes(spec, run, o.sysfs, "after", local_ports);
+      bracket.after = SampleNodes(spec, run, o.sysfs, o.hw_counters, "after", local_ports);
       bracket.ended_at = UtcNowIso();
       bracket.seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -684,6 +687,7 @@ void SetupSweep(CLI::App& app) {
                    "port-counter bracketing: auto (every node of each run when this host has "
                    "class/infiniband), nodes, local (this host only) or off")
       ->check(CLI::IsMember({"auto", "nodes", "local", "off"}));
+  AddHwCountersOption(sweep, &o->hw_counters);
   sweep
       ->add_option("--bench", o->bench,
                    "benchmark: fabtrack-allreduce (default) or nccl-tests (its programs in "

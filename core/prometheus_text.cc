@@ -4,13 +4,18 @@ namespace fabtrack {
 
 void AppendPrometheusEscaped(std::string* out, std::string_view text, PrometheusText where) {
   const bool label = where == PrometheusText::kLabelValue;
-  // Almost every value needs no escaping: one scan, one append.
-  if (text.find_first_of(label ? std::string_view("\\\n\"") : std::string_view("\\\n")) ==
-      std::string_view::npos) {
-    out->append(text);
-    return;
+  // Almost every value needs no escaping: one scan, one append. A plain
+  // loop rather than find_first_of, which calls memchr over the set once
+  // per byte of text (a third of a scrape's user-space instructions).
+  size_t clean = 0;
+  while (clean < text.size()) {
+    const char c = text[clean];
+    if (c == '\\' || c == '\n' || (c == '"' && label)) break;
+    ++clean;
   }
-  for (char c : text) {
+  out->append(text.substr(0, clean));
+  if (clean == text.size()) return;
+  for (char c : text.substr(clean)) {
     if (c == '\\') {
       out->append("\\\\");
     } else if (c == '\n') {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "collector/counters/hw_counter_selection.h"
 #include "collector/counters/sysfs_ports.h"
-
 #include "core/prometheus_text.h"
 
 namespace fabtrack {
@@ -274,6 +274,30 @@ const std::string& PortExposition::Render(const HostPorts& host, const ScrapeOut
     for (const char* mode : {"fallback", "fast"}) {
       w.Begin("mode", mode);
       w.End(uint64_t{scrape.sampler->fast == (std::string_view(mode) == "fast") ? 1u : 0u});
+    }
+  }
+  if (scrape.hw_counters != nullptr) {
+    // What fabtrack_rdma_hw_stat_total can hold: a counter missing under
+    // "none" or a list was not read, rather than absent on the device.
+    using Mode = HwCounterSelection::Mode;
+    w.Family("fabtrack_exporter_hw_counters_selection",
+             "fabtrack: Which driver hw_counters/ files are read (--hw-counters): all, the listed "
+             "ones or none.",
+             "gauge");
+    for (auto [label, mode] : {std::pair{"all", Mode::kAll}, std::pair{"listed", Mode::kListed},
+                               std::pair{"none", Mode::kNone}}) {
+      w.Begin("selection", label);
+      w.End(uint64_t{scrape.hw_counters->mode == mode ? 1u : 0u});
+    }
+    w.Family("fabtrack_exporter_hw_counters_listed",
+             "fabtrack: A hw_counters/ file named by --hw-counters (value always 1; a device may "
+             "lack it).",
+             "gauge");
+    if (scrape.hw_counters->mode == Mode::kListed) {
+      for (const std::string& name : scrape.hw_counters->names) {
+        w.Begin("counter", name);
+        w.End(uint64_t{1});
+      }
     }
   }
   w.Family("fabtrack_scrape_collector_duration_seconds",

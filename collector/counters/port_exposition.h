@@ -26,7 +26,8 @@
 
 namespace fabtrack {
 
-struct SamplerPlan;  // collector/counters/sysfs_ports.h
+struct SamplerPlan;         // collector/counters/sysfs_ports.h
+struct HwCounterSelection;  // collector/counters/hw_counter_selection.h
 
 // A sysfs counters/ file that node_exporter's infiniband collector exports,
 // and the name it exports it under.
@@ -44,10 +45,14 @@ const std::vector<NodeExporterCounter>& NodeExporterCounters();
 // manner of node_exporter's node_scrape_collector_*.
 // `sampler` (serve: the kept-open sampler; null for a one-shot walk) adds
 // fabtrack_exporter_sampler_mode{mode="fast"|"fallback"}.
+// `hw_counters` (the --hw-counters in force; null: not said) adds
+// fabtrack_exporter_hw_counters_selection{selection="all"|"listed"|"none"}
+// and, for a list, fabtrack_exporter_hw_counters_listed{counter="NAME"}.
 struct ScrapeOutcome {
   double duration_seconds = 0;
   bool success = true;
   const SamplerPlan* sampler = nullptr;
+  const HwCounterSelection* hw_counters = nullptr;
 };
 
 class PortExposition {

@@ -139,17 +139,18 @@ bool Gone(const std::string& path) {
   return ::stat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
 }
 
-// Reads every regular file of dir <name> under port_fd as a counter. Returns
-// false when a listed file disappeared (ENOENT after readdir). Calls
-// store(name, value) for each usable value.
-template <typename Store>
-bool ReadCounterDir(int port_fd, const char* name, Store store) {
+// Reads every regular file of dir <name> under port_fd that want(name)
+// accepts as a counter (the others are not opened). Returns false when a
+// listed file disappeared (ENOENT after readdir). Calls store(name, value)
+// for each usable value.
+template <typename Want, typename Store>
+bool ReadCounterDir(int port_fd, const char* name, Want want, Store store) {
   Dir dir(OpenDirAt(port_fd, name));
   if (!dir.ok()) return true;  // no such directory on this kernel/driver
   bool intact = true;
   char buf[64];
   while (const dirent* e = dir.Next()) {
-    if (e->d_type == DT_DIR) continue;
+    if (e->d_type == DT_DIR || !want(std::string_view(e->d_name))) continue;
     std::string_view text;
     switch (ReadAttr(dir.fd(), e->d_name, buf, &text)) {
       case Read::kOk:
@@ -195,7 +196,7 @@ struct DeviceInfo {
 
 // Reads one port into *s. Returns false when the port vanished.
 bool ReadPort(int dev_fd, int port_fd, const std::string& port_path, const DeviceInfo& info,
-              PortSample* s) {
+              const HwCounterSelection& hw, PortSample* s) {
   s->node_guid = info.node_guid;
   s->fw_version = info.fw_version;
   s->board_id = info.board_id;
@@ -216,24 +217,30 @@ bool ReadPort(int dev_fd, int port_fd, const std::string& port_path, const Devic
   s->lid = ReadText(port_fd, "lid");
   if (s->link_layer == "Ethernet") s->netdev = ReadNetdev(dev_fd, port_fd, s->port);
 
-  bool intact = ReadCounterDir(port_fd, "counters", [&](std::string_view name, uint64_t value) {
-    s->counters.emplace(name, value);
-  });
+  auto every = [](std::string_view) { return true; };
+  bool intact = ReadCounterDir(
+      port_fd, "counters", every,
+      [&](std::string_view name, uint64_t value) { s->counters.emplace(name, value); });
   // Which of the data counters a 64-bit counters_ext value replaced.
   std::vector<std::string> widened;
-  intact &= ReadCounterDir(port_fd, "counters_ext", [&](std::string_view name, uint64_t value) {
-    for (const ExtName& x : kExtNames) {
-      if (x.file == name) {
-        s->counters.insert_or_assign(x.key, value);
-        widened.push_back(x.key);
-        return;
-      }
-    }
-    s->counters.insert_or_assign(std::string(name), value);
-  });
-  intact &= ReadCounterDir(port_fd, "hw_counters", [&](std::string_view name, uint64_t value) {
-    if (name != "lifespan") s->hw_counters.emplace(name, value);  // a setting, not a counter
-  });
+  intact &=
+      ReadCounterDir(port_fd, "counters_ext", every, [&](std::string_view name, uint64_t value) {
+        for (const ExtName& x : kExtNames) {
+          if (x.file == name) {
+            s->counters.insert_or_assign(x.key, value);
+            widened.push_back(x.key);
+            return;
+          }
+        }
+        s->counters.insert_or_assign(std::string(name), value);
+      });
+  if (hw.ReadsAny()) {
+    // lifespan is a setting, not a counter: never read.
+    auto wanted = [&](std::string_view name) { return name != "lifespan" && hw.Wants(name); };
+    intact &= ReadCounterDir(
+        port_fd, "hw_counters", wanted,
+        [&](std::string_view name, uint64_t value) { s->hw_counters.emplace(name, value); });
+  }
   if (!intact && Gone(port_path)) return false;
 
   FinishSysfsPort(widened, s);
@@ -241,7 +248,7 @@ bool ReadPort(int dev_fd, int port_fd, const std::string& port_path, const Devic
 }
 
 void ReadDevice(int class_fd, const std::string& class_path, const std::string& name,
-                HostPorts* out) {
+                const HwCounterSelection& hw, HostPorts* out) {
   const std::string dev_path = class_path + "/" + name;
   Fd dev(OpenDirAt(class_fd, name.c_str()));
   if (!dev.ok()) {
@@ -285,7 +292,7 @@ void ReadDevice(int class_fd, const std::string& class_path, const std::string& 
       }
       continue;
     }
-    if (ReadPort(dev.get(), pfd.get(), port_path, info, &s)) {
+    if (ReadPort(dev.get(), pfd.get(), port_path, info, hw, &s)) {
       out->ports.push_back(std::move(s));
     } else {
       out->problems.push_back({port_path, std::string("port ") + kVanished});
@@ -320,7 +327,7 @@ bool NaturalLess(std::string_view a, std::string_view b) {
   return a < b;
 }
 
-HostPorts ReadSysfsPorts(const std::string& sysfs_root) {
+HostPorts ReadSysfsPorts(const std::string& sysfs_root, const HwCounterSelection& hw) {
   HostPorts out;
   const std::string class_path = sysfs_root + "/class/infiniband";
   Dir cls(OpenDirAt(AT_FDCWD, class_path.c_str()));
@@ -336,8 +343,34 @@ HostPorts ReadSysfsPorts(const std::string& sysfs_root) {
     return out;
   }
   std::sort(names.begin(), names.end(), NaturalLess);
-  for (const std::string& name : names) ReadDevice(cls.fd(), class_path, name, &out);
+  for (const std::string& name : names) ReadDevice(cls.fd(), class_path, name, hw, &out);
   return out;
+}
+
+std::vector<std::string> HwCounterNames(const std::string& sysfs_root) {
+  std::vector<std::string> names;
+  Dir cls(OpenDirAt(AT_FDCWD, (sysfs_root + "/class/infiniband").c_str()));
+  if (!cls.ok()) return names;
+  while (const dirent* dev = cls.Next()) {
+    Fd dev_fd(OpenDirAt(cls.fd(), dev->d_name));
+    if (!dev_fd.ok()) continue;
+    Dir ports(OpenDirAt(dev_fd.get(), "ports"));
+    if (!ports.ok()) continue;
+    while (const dirent* port = ports.Next()) {
+      Fd port_fd(OpenDirAt(ports.fd(), port->d_name));
+      if (!port_fd.ok()) continue;
+      Dir hw(OpenDirAt(port_fd.get(), "hw_counters"));
+      if (!hw.ok()) continue;
+      while (const dirent* e = hw.Next()) {
+        if (e->d_type != DT_DIR && std::strcmp(e->d_name, "lifespan") != 0) {
+          names.emplace_back(e->d_name);
+        }
+      }
+    }
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 namespace {
@@ -368,8 +401,9 @@ void SetIfChanged(std::optional<std::string>* field, std::string_view value) {
 
 }  // namespace
 
-SysfsPortSampler::SysfsPortSampler(std::string sysfs_root, double rediscover_after_s)
-    : root_(std::move(sysfs_root)), rediscover_after_s_(rediscover_after_s) {}
+SysfsPortSampler::SysfsPortSampler(std::string sysfs_root, double rediscover_after_s,
+                                   HwCounterSelection hw)
+    : root_(std::move(sysfs_root)), rediscover_after_s_(rediscover_after_s), hw_(std::move(hw)) {}
 
 SysfsPortSampler::~SysfsPortSampler() {
   CloseAll();
@@ -408,7 +442,7 @@ void SysfsPortSampler::Discover(const char* reason) {
       }
     }
   }
-  host_ = ReadSysfsPorts(root_);
+  host_ = ReadSysfsPorts(root_, hw_);
   ++stats_.full_reads;
   ++stats_.plans;
   discovered_at_ = MonotonicSeconds();
@@ -419,8 +453,9 @@ void SysfsPortSampler::Discover(const char* reason) {
     plan.why = std::move(why);
     if (reason != nullptr) plan.why += std::string(" (planned after ") + reason + ")";
     const bool changed = plan.fast != plan_.fast || plan.ports != plan_.ports ||
-                         plan.files != plan_.files || plan.saturated != plan_.saturated ||
-                         plan.widened != plan_.widened || stats_.plans == 1;
+                         plan.files != plan_.files || plan.hw_counters != plan_.hw_counters ||
+                         plan.saturated != plan_.saturated || plan.widened != plan_.widened ||
+                         stats_.plans == 1;
     plan_ = std::move(plan);
     if (changed && on_plan_change_) on_plan_change_(plan_);
   };
@@ -493,17 +528,20 @@ void SysfsPortSampler::Discover(const char* reason) {
         failed = dir + "hw_counters/" + key;
         break;
       }
+      ++plan.hw_counters;
       counters_.push_back({fd, &value, 0, &key, false});
     }
     fds.counters_end = counters_.size();
     ports_.push_back(fds);
     // Files listed but absent from the maps (N/A, unreadable): watched, so
     // that one which reads a number again makes a new plan at once.
+    // hw_counters/ files the selection leaves out are not watched either.
     for (const char* sub : {"counters", "counters_ext", "hw_counters"}) {
       if (!failed.empty()) break;
+      const bool hw = std::strcmp(sub, "hw_counters") == 0;
+      if (hw && !hw_.ReadsAny()) continue;
       Dir d(OpenDirAt(AT_FDCWD, (dir + sub).c_str()));
       if (!d.ok()) continue;
-      const bool hw = std::strcmp(sub, "hw_counters") == 0;
       while (const dirent* e = d.Next()) {
         if (e->d_type == DT_DIR) continue;
         std::string key = e->d_name;
@@ -512,17 +550,21 @@ void SysfsPortSampler::Discover(const char* reason) {
             if (x.file == key) key = x.key;
           }
         }
-        if (hw ? key == "lifespan" || p.hw_counters.contains(key) : p.counters.contains(key)) {
+        if (hw ? key == "lifespan" || !hw_.Wants(key) || p.hw_counters.contains(key)
+               : p.counters.contains(key)) {
           continue;
         }
         int fd = open_kept(dir + sub + "/" + e->d_name);
-        if (fd >= 0) absent_fds_.push_back(fd);
+        if (fd < 0) continue;
+        absent_fds_.push_back(fd);
+        if (hw) ++plan.hw_counters;
       }
     }
   }
   if (!failed.empty()) {
     CloseAll();
     plan.files = 0;
+    plan.hw_counters = 0;
     finish("fallback: a full sysfs walk every sample: cannot keep " + failed + " open");
     return;
   }
@@ -649,7 +691,8 @@ const HostPorts& SysfsPortSampler::Sample() {
 std::string DescribePlan(const SamplerPlan& plan) {
   std::string s = "sampler " + plan.why + "; " + std::to_string(plan.ports) + " port(s)";
   if (plan.fast) {
-    s += ", " + std::to_string(plan.files) + " file(s) per sample, " +
+    s += ", " + std::to_string(plan.files) + " file(s) per sample (" +
+         std::to_string(plan.hw_counters) + " of them hw_counters), " +
          std::to_string(plan.saturated) +
          " saturated legacy counter(s) without a 64-bit source (read on the fast path, reported "
          "saturated), " +

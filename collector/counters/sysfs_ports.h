@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collector/counters/hw_counter_selection.h"
 #include "core/port_sample.h"
 
 namespace fabtrack {
@@ -27,8 +28,15 @@ namespace fabtrack {
 //  - a device or port that disappears while it is read (hot unplug, driver
 //    reload) is skipped and named in `problems`;
 //  - no class/infiniband at all gives no ports and one problem.
-// `host` is left empty: the caller fills it.
-HostPorts ReadSysfsPorts(const std::string& sysfs_root);
+// `host` is left empty: the caller fills it. hw_counters/ files that `hw`
+// does not select are neither opened nor read (none: not the directory either).
+HostPorts ReadSysfsPorts(const std::string& sysfs_root, const HwCounterSelection& hw = {});
+
+// The names of the hw_counters/ files of every port under
+// <sysfs_root>/class/infiniband (lifespan aside), sorted, each once:
+// directory listings only, no file read. What `--hw-counters NAME` is
+// checked against.
+std::vector<std::string> HwCounterNames(const std::string& sysfs_root);
 
 // This host's kernel release (uname -r), for HostPorts::kernel_release: the
 // ports' facts and the kernel they ran under travel together (node facts).
@@ -45,7 +53,8 @@ struct SamplerPlan {
   // ReadSysfsPorts walk every sample until a plan can be made.
   bool fast = false;
   size_t ports = 0;
-  size_t files = 0;  // files read per fast sample (state, rate, counters)
+  size_t files = 0;        // files read per fast sample (state, rate, counters)
+  size_t hw_counters = 0;  // of which hw_counters/ files (--hw-counters), watched N/A ones too
   // Legacy counters read at their maximum with no 64-bit source: still read
   // by pread on the fast path and reported in PortSample::saturated.
   size_t saturated = 0;
@@ -81,10 +90,14 @@ struct SamplerStats {
 // absent one ("N/A", unreadable: kept open too) a number again, a device
 // appearing in or leaving class/infiniband (checked every sample: one
 // directory read), a tree that had problems, and every `rediscover_after_s`
-// seconds. So the result always equals a fresh ReadSysfsPorts.
+// seconds. So the result always equals a fresh ReadSysfsPorts(root, hw): the
+// selection holds across every new plan (hot plug, driver reload).
+inline constexpr double kSamplerRediscoverAfterSeconds = 60;
 class SysfsPortSampler {
  public:
-  explicit SysfsPortSampler(std::string sysfs_root, double rediscover_after_s = 60);
+  explicit SysfsPortSampler(std::string sysfs_root,
+                            double rediscover_after_s = kSamplerRediscoverAfterSeconds,
+                            HwCounterSelection hw = {});
   ~SysfsPortSampler();
   SysfsPortSampler(const SysfsPortSampler&) = delete;
   SysfsPortSampler& operator=(const SysfsPortSampler&) = delete;
@@ -120,6 +133,7 @@ class SysfsPortSampler {
 
   std::string root_;
   double rediscover_after_s_;
+  HwCounterSelection hw_;
   double discovered_at_ = 0;
   bool fast_ = false;
   SamplerPlan plan_;

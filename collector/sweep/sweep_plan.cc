@@ -299,7 +299,7 @@ std::vector<PlannedRun> PlanSweep(const SweepSpec& s) {
 
 std::vector<std::string> PlanPortSampling(const SweepSpec& s, const PlannedRun& run,
                                           const std::string& fabtrack, const std::string& sysfs,
-                                          const std::string& out) {
+                                          const std::string& out, const std::string& hw_counters) {
   const std::string k = std::to_string(run.nodes);
   std::vector<std::string> a;
   switch (s.launcher) {
@@ -322,6 +322,7 @@ std::vector<std::string> PlanPortSampling(const SweepSpec& s, const PlannedRun& 
   }
   a.insert(a.end(), {fabtrack, "counters", "snapshot", "--format", "json", "--sysfs", sysfs,
                      "--output", out});
+  if (hw_counters != "all") a.insert(a.end(), {"--hw-counters", hw_counters});
   return a;
 }
 

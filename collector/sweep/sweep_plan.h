@@ -108,11 +108,14 @@ std::vector<PlannedRun> PlanSweep(const SweepSpec& spec);
 // same launcher with one process per node running
 // `<fabtrack> counters snapshot --format json --sysfs <sysfs> --output <out>`,
 // where `out` holds "{host}" so that every node writes its own file (a
-// launcher's merged stdout interleaves long lines). kLocal runs it once, here
-// (all "nodes" are this host).
+// launcher's merged stdout interleaves long lines), and `--hw-counters
+// <hw_counters>` unless that is "all" (the default: the command stays what
+// older fabtracks on the nodes accept). kLocal runs it once, here (all
+// "nodes" are this host).
 std::vector<std::string> PlanPortSampling(const SweepSpec& spec, const PlannedRun& run,
                                           const std::string& fabtrack, const std::string& sysfs,
-                                          const std::string& out);
+                                          const std::string& out,
+                                          const std::string& hw_counters = "all");
 
 // `fabtrack locate`'s command for one round of pair probes: one rank on
 // each of `hosts` (exactly those), running `program` with `args`, through

@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <new>
+#include <optional>
 
 #include "collector/counters/sysfs_ports.h"
 
@@ -233,6 +235,169 @@ TEST(SysfsPortSamplerTest, ANewOrVanishedDeviceMakesANewPlanAtOnce) {
   EXPECT_EQ(logged.size(), 3u);  // 16 ports, 15, 16 again: each logged once
   for (int i = 0; i < 3; ++i) sampler.Sample();
   EXPECT_EQ(sampler.stats().plans, 3u);
+}
+
+// --hw-counters: the files of hw_counters/ of a tree, counted by walking it
+// (lifespan aside: a setting, never read): the oracle for what a selection saves.
+size_t HwCounterFiles(const std::string& root) {
+  size_t n = 0;
+  for (const auto& dev : fs::directory_iterator(fs::path(root) / "class/infiniband")) {
+    for (const auto& port : fs::directory_iterator(fs::canonical(dev.path()) / "ports")) {
+      if (!fs::exists(port.path() / "hw_counters")) continue;
+      for (const auto& f : fs::directory_iterator(port.path() / "hw_counters")) {
+        n += f.path().filename() != "lifespan";
+      }
+    }
+  }
+  return n;
+}
+
+HwCounterSelection Selection(const std::string& text) {
+  std::string why;
+  std::optional<HwCounterSelection> s = ParseHwCounterSelection(text, &why);
+  EXPECT_TRUE(s) << text << ": " << why;
+  return s.value_or(HwCounterSelection{});
+}
+
+TEST(SysfsPortSamplerTest, HwCountersNoneReadsExactlyTheHwCounterFilesFewer) {
+  for (int ports : {16, 64}) {
+    Cx7Tree tree(ports);
+    // One hw counter that reads N/A: "all" keeps it open to watch it, "none"
+    // must not open it either.
+    tree.Write(5, "hw_counters/rx_dct_connect", "N/A (no PMA)");
+    const size_t hw_files = HwCounterFiles(tree.root());
+    ASSERT_EQ(hw_files, static_cast<size_t>(ports) * 20);
+    SysfsPortSampler all(tree.root(), 1e9);
+    SysfsPortSampler none(tree.root(), 1e9, Selection("none"));
+    const HostPorts everything = all.Sample();
+    const HostPorts& h = none.Sample();
+    EXPECT_EQ(h, ReadSysfsPorts(tree.root(), Selection("none")));
+    ASSERT_EQ(h.ports.size(), everything.ports.size());
+    for (size_t i = 0; i < h.ports.size(); ++i) {
+      EXPECT_TRUE(h.ports[i].hw_counters.empty()) << h.ports[i].device;
+      // Everything else is what the full selection reads.
+      PortSample without_hw = everything.ports[i];
+      without_hw.hw_counters.clear();
+      EXPECT_EQ(h.ports[i], without_hw);
+    }
+    EXPECT_TRUE(none.plan().fast) << none.plan().why;
+    EXPECT_EQ(none.plan().hw_counters, 0u);
+    EXPECT_EQ(all.plan().hw_counters, hw_files);  // the N/A one watched (read, not kept)
+    EXPECT_EQ(none.plan().files, all.plan().files - all.plan().hw_counters);
+    // Opened: every hw_counters file fewer, the watched N/A one included.
+    EXPECT_EQ(all.stats().opens - none.stats().opens, hw_files);
+    const SamplerStats all_before = all.stats(), none_before = none.stats();
+    for (int i = 0; i < 10; ++i) {
+      all.Sample();
+      EXPECT_EQ(none.Sample(), ReadSysfsPorts(tree.root(), Selection("none")));
+    }
+    const size_t all_reads = all.stats().preads - all_before.preads;
+    const size_t none_reads = none.stats().preads - none_before.preads;
+    EXPECT_EQ(none_reads, 10 * none.plan().files);
+    // Per sample: exactly the hw_counters files fewer reads.
+    EXPECT_EQ(all_reads - none_reads, 10 * hw_files);
+    EXPECT_EQ(none.stats().full_reads, 1u);
+    EXPECT_EQ(all.stats().full_reads, 1u);
+  }
+}
+
+TEST(SysfsPortSamplerTest, AListedSelectionReadsOnlyThoseFiles) {
+  Cx7Tree tree(16);
+  // np_cnp_sent is a RoCE counter: an IB port has none, it is simply absent.
+  const HwCounterSelection listed = Selection("out_of_buffer,np_cnp_sent,out_of_sequence");
+  SysfsPortSampler sampler(tree.root(), 1e9, listed);
+  const HostPorts full = ReadSysfsPorts(tree.root());
+  const HostPorts& first = sampler.Sample();
+  EXPECT_EQ(first, ReadSysfsPorts(tree.root(), listed));
+  for (size_t i = 0; i < first.ports.size(); ++i) {
+    const auto& all_hw = full.ports[i].hw_counters;
+    EXPECT_EQ(first.ports[i].hw_counters,
+              (std::map<std::string, uint64_t>{{"out_of_buffer", all_hw.at("out_of_buffer")},
+                                               {"out_of_sequence", all_hw.at("out_of_sequence")}}));
+  }
+  EXPECT_EQ(sampler.plan().hw_counters, 16u * 2);
+  EXPECT_EQ(sampler.stats().opens, sampler.plan().files);
+  // Selected values are followed by pread; unselected ones are not read, so
+  // neither a new value nor an N/A there makes a new plan.
+  tree.Write(3, "hw_counters/out_of_buffer", "777");
+  tree.Write(3, "hw_counters/rx_write_requests", "1");
+  tree.Write(4, "hw_counters/rx_read_requests", "N/A (no PMA)");
+  const SamplerStats before = sampler.stats();
+  const HostPorts& h = sampler.Sample();
+  EXPECT_EQ(h.ports[3].hw_counters.at("out_of_buffer"), 777u);
+  EXPECT_FALSE(h.ports[3].hw_counters.contains("rx_write_requests"));
+  EXPECT_EQ(h, ReadSysfsPorts(tree.root(), listed));
+  EXPECT_EQ(sampler.stats().plans, 1u);
+  EXPECT_EQ(sampler.stats().preads - before.preads, sampler.plan().files);
+  // A selected counter going N/A leaves the map (a new plan), and comes back.
+  tree.Write(6, "hw_counters/out_of_sequence", "N/A (no PMA)");
+  EXPECT_FALSE(sampler.Sample().ports[6].hw_counters.contains("out_of_sequence"));
+  EXPECT_EQ(sampler.Sample(), ReadSysfsPorts(tree.root(), listed));
+  tree.Write(6, "hw_counters/out_of_sequence", "12");
+  EXPECT_EQ(sampler.Sample().ports[6].hw_counters.at("out_of_sequence"), 12u);
+  EXPECT_EQ(sampler.Sample(), ReadSysfsPorts(tree.root(), listed));
+}
+
+TEST(SysfsPortSamplerTest, ANewPlanAfterHotPlugKeepsTheSelection) {
+  Cx7Tree tree(16);
+  for (const char* text : {"none", "out_of_buffer,rx_write_requests"}) {
+    const HwCounterSelection sel = Selection(text);
+    const size_t per_port = sel.mode == HwCounterSelection::Mode::kNone ? 0 : 2;
+    SysfsPortSampler sampler(tree.root(), 1e9, sel);
+    sampler.Sample();
+    EXPECT_EQ(sampler.plan().hw_counters, 16 * per_port) << text;
+    fs::remove(fs::path(tree.root()) / "class/infiniband/mlx5_15");  // unplugged
+    EXPECT_EQ(sampler.Sample(), ReadSysfsPorts(tree.root(), sel)) << text;
+    EXPECT_EQ(sampler.plan().hw_counters, 15 * per_port) << text;
+    fs::create_directory_symlink(
+        "../../devices/pci0000:00/0000:00:01.0/0000:1f:00.0/infiniband/mlx5_15",
+        fs::path(tree.root()) / "class/infiniband/mlx5_15");  // back
+    const HostPorts& h = sampler.Sample();
+    EXPECT_EQ(h, ReadSysfsPorts(tree.root(), sel)) << text;
+    EXPECT_EQ(h.ports.size(), 16u);
+    EXPECT_EQ(h.ports[15].hw_counters.size(), per_port) << text;
+    EXPECT_EQ(sampler.plan().hw_counters, 16 * per_port) << text;
+    EXPECT_EQ(sampler.stats().plans, 3u) << text;
+    EXPECT_TRUE(sampler.plan().fast) << text;
+  }
+}
+
+TEST(SysfsPortSamplerTest, ASelectionEqualsAFreshReadOnEveryFixture) {
+  for (const char* fixture : {"ndr_8hca", "roce_host", "mixed_faults"}) {
+    std::string root = std::string(FABTRACK_FIXTURE_DIR) + "/sysfs/" + fixture;
+    for (const char* text : {"none", "np_cnp_sent,out_of_buffer"}) {
+      SysfsPortSampler sampler(root, 60, Selection(text));
+      for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(sampler.Sample(), ReadSysfsPorts(root, Selection(text)))
+            << fixture << " " << text;
+      }
+    }
+  }
+  // The RoCE host's CNP counter, read under the list, as the full read has it.
+  const std::string roce = std::string(FABTRACK_FIXTURE_DIR) + "/sysfs/roce_host";
+  const HostPorts listed = ReadSysfsPorts(roce, Selection("np_cnp_sent,out_of_buffer"));
+  const HostPorts full = ReadSysfsPorts(roce);
+  ASSERT_FALSE(listed.ports.empty());
+  EXPECT_EQ(listed.ports[0].hw_counters.size(), 2u);
+  EXPECT_EQ(listed.ports[0].hw_counters.at("np_cnp_sent"),
+            full.ports[0].hw_counters.at("np_cnp_sent"));
+}
+
+TEST(HwCounterNamesTest, NamesEveryPortsFilesOnceWithoutLifespan) {
+  const std::string roce = std::string(FABTRACK_FIXTURE_DIR) + "/sysfs/roce_host";
+  std::vector<std::string> names = HwCounterNames(roce);
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_EQ(std::count(names.begin(), names.end(), "np_cnp_sent"), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "lifespan"), 0);
+  // The union of what a full read finds on every port.
+  std::vector<std::string> oracle;
+  for (const PortSample& p : ReadSysfsPorts(roce).ports) {
+    for (const auto& [name, value] : p.hw_counters) oracle.push_back(name);
+  }
+  std::sort(oracle.begin(), oracle.end());
+  oracle.erase(std::unique(oracle.begin(), oracle.end()), oracle.end());
+  EXPECT_EQ(names, oracle);
+  EXPECT_EQ(HwCounterNames(::testing::TempDir() + "/no_such_sysfs"), std::vector<std::string>{});
 }
 
 }  // namespace

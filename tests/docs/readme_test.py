@@ -29,6 +29,7 @@ RUN_HERE = {
     "fabtrack sweep --nodes 1-4 --cluster laptop -- -b 8 -e 4M -f 8": 0,
     "fabtrack sweep --nodes 2 --cluster laptop --ab OMPI_MCA_btl_tcp_eager_limit=4096 -- -b 8 -e 32K -f 8 -n 5": 0,
     "fabtrack counters metrics --sysfs /sys": 0,
+    "fabtrack counters metrics --sysfs /sys --hw-counters out_of_buffer,out_of_sequence": 0,
     "fabtrack db prune --older-than 400d": 0,
     "fabtrack db stop": 0,
 }

@@ -114,6 +114,25 @@ TEST(PlanSweepTest, PortSamplingRunsOnePerNodeOfTheRun) {
   EXPECT_EQ(plan(Spec(Launcher::kLocal), 2), snapshot);  // one host: sample it once, here
 }
 
+// --hw-counters reaches every node's snapshot; the default adds nothing, so
+// the command stays one that older fabtracks on the nodes accept.
+TEST(PlanSweepTest, PortSamplingPassesTheHwCounterSelection) {
+  const SweepSpec slurm = Spec(Launcher::kSlurm);
+  auto plan = [&](const std::string& hw) {
+    return PlanPortSampling(slurm, PlanSweep(slurm)[1], "/opt/fabtrack/bin/fabtrack", "/sys",
+                            "/shared/out/p.{host}.json", hw);
+  };
+  const std::vector<std::string> none = plan("none");
+  EXPECT_TRUE(Has(none, {"snapshot", "--format", "json", "--sysfs", "/sys", "--output",
+                         "/shared/out/p.{host}.json", "--hw-counters", "none"}));
+  EXPECT_EQ(none.back(), "none");
+  EXPECT_TRUE(
+      Has(plan("np_cnp_sent,out_of_buffer"), {"--hw-counters", "np_cnp_sent,out_of_buffer"}));
+  const std::vector<std::string> all = plan("all");
+  EXPECT_EQ(std::count(all.begin(), all.end(), "--hw-counters"), 0);
+  EXPECT_EQ(all.back(), "/shared/out/p.{host}.json");
+}
+
 // locate's rounds: one rank on each host of the round, exactly those.
 TEST(PlanProbeRound, OneRankOnEachHostThroughTheLauncher) {
   const std::vector<std::string> hosts = {"n1", "n2", "n5", "n6"};
