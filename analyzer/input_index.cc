@@ -121,8 +121,10 @@ std::span<const ResultPoint> InputIndex::Results(int64_t id) const {
 }
 
 std::string SummaryKey(const std::string& name, const std::string& settings) {
-  // v1: the summaries' own format; bump it when what a figure means changes.
-  return name + "/" + Sha256Hex("v1\n" + settings).substr(0, 12);
+  // The summaries' own format; bump it when what a figure means changes.
+  // v2: the series verdicts' z accounts for the baseline median's and the
+  // noise estimate's errors (stats/baseline_z.h).
+  return name + "/" + Sha256Hex("v2\n" + settings).substr(0, 12);
 }
 
 const std::vector<double>* InputIndex::StoredSummary(const RunView& run,

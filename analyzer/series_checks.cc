@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analyzer/stats/baseline_z.h"
+
 namespace fabtrack::analyzer::series {
 
 namespace {
@@ -41,8 +43,11 @@ std::optional<Window> FitWindow(const SeriesTable& t, const ChangeSeries& c,
   auto baseline = stats::Baseline(history, s.min_history, s.noise_floor);
   if (!baseline) return std::nullopt;
   w.band = *baseline;
+  w.dof = MadDof(w.band.count);
   if (auto noise = c.noise_before_run[end]) {
+    // The scale is at least the noise estimate: as uncertain as that at most.
     w.band.scale = std::max(w.band.scale, *noise * std::fabs(w.band.median));
+    w.dof = c.noise_dof_before_run[end];
   }
   return w;
 }
@@ -72,6 +77,11 @@ int Verdict(const std::optional<RobustResult>& r) {
   return r->direction * (r->confirmed ? 2 : 1);
 }
 
+// The z of `ratio` against window w, positive when worse.
+double ZOf(const SeriesRegressionSpec& spec, const Window& w, double ratio) {
+  return stats::NormalEquivalentZ(Worse(spec, ratio - w.band.median) / w.band.scale, w.dof);
+}
+
 std::optional<Window> FitWindowBefore(const SeriesTable& t, const ChangeSeries& c, int i,
                                       const Settings& s) {
   return FitWindow(t, c, t.bands[i], std::max(0, i - s.baseline_runs), i, s);
@@ -88,7 +98,7 @@ std::optional<RobustResult> RobustCheck(const SeriesTable& t, const ChangeSeries
       r.window = *w;
       r.ratio = *ratio;
       r.change = *ratio / r.window.band.median - 1;
-      r.z = Worse(spec, *ratio - r.window.band.median) / r.window.band.scale;
+      r.z = ZOf(spec, r.window, *ratio);
       const double worse = Worse(spec, r.change);
       if (worse >= s.min_magnitude && r.z >= s.z_threshold) r.direction = 1;
       if (-worse >= s.min_magnitude && -r.z >= s.z_threshold) r.direction = -1;
@@ -114,15 +124,25 @@ std::optional<RobustResult> RobustCheck(const SeriesTable& t, const ChangeSeries
       tonight = RatioOf(t, *w, i);
     }
     if (previous && tonight) {
-      const double m = w->band.median, scale = w->band.scale;
+      const double m = w->band.median;
       const double change_prev = *previous / m - 1, change = *tonight / m - 1;
-      const double z_prev = Worse(spec, *previous - m) / scale;
-      const double z = Worse(spec, *tonight - m) / scale;
+      const double z_prev = ZOf(spec, *w, *previous);
+      const double z = ZOf(spec, *w, *tonight);
       const double worse = std::min(Worse(spec, change_prev), Worse(spec, change));
       const double better = std::min(-Worse(spec, change_prev), -Worse(spec, change));
+      // Both runs against the same median: their z's are correlated, and two
+      // of them past confirm_z are likelier than the two tails' product.
+      // pair_z <= min(z_prev, z): computed only where it can pass.
+      auto pair_z = [&](double a, double b) {
+        return std::min(a, b) >= s.confirm_z ? stats::PairZ(a, b, w->band.count) : std::min(a, b);
+      };
       int direction = 0;
-      if (worse >= s.min_magnitude && std::min(z_prev, z) >= s.confirm_z) direction = 1;
-      if (better >= s.min_magnitude && std::max(z_prev, z) <= -s.confirm_z) direction = -1;
+      double pair = 0;
+      if (worse >= s.min_magnitude && (pair = pair_z(z_prev, z)) >= s.confirm_z) direction = 1;
+      if (better >= s.min_magnitude && (pair = pair_z(-z_prev, -z)) >= s.confirm_z) {
+        direction = -1;
+        pair = -pair;
+      }
       if (direction != 0) {
         RobustResult r;
         r.direction = direction;
@@ -134,6 +154,7 @@ std::optional<RobustResult> RobustCheck(const SeriesTable& t, const ChangeSeries
         r.z = z;
         r.previous_change = change_prev;
         r.previous_z = z_prev;
+        r.pair_z = pair;
         return r;
       }
     }

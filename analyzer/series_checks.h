@@ -21,6 +21,11 @@ struct Window {
   std::vector<int> sizes;
   std::vector<double> medians;  // per entry of sizes
   stats::RobustBaseline band;
+  // The degrees of freedom of band.scale as an estimate of one run's noise:
+  // the night-to-night noise's when the series has one, else the window
+  // MAD's. Few (early in a series) make the z of a deviation smaller
+  // (stats/baseline_z.h).
+  double dof = 0;
 };
 
 // How much worse `change` (a relative change of the metric) is: positive when
@@ -35,9 +40,17 @@ struct RobustResult {
   Window window;
   double ratio = 0;   // tonight's band value relative to the window's sizes
   double change = 0;  // tonight vs the window's median, relative
-  double z = 0;       // robust z of tonight, positive when worse
+  // Robust z of tonight, positive when worse: the deviation from the window's
+  // median over its scale, mapped from a Student t with the scale's degrees
+  // of freedom (Window::dof) to the normal z of the same tail
+  // (stats::NormalEquivalentZ), so that it has normal tails on a healthy
+  // series however little history the scale rests on.
+  double z = 0;
   double previous_z = 0;
   double previous_change = 0;
+  // Two runs: the z each of two independent runs would need for the joint
+  // tail of these two (stats::PairZ: they share the window's median).
+  double pair_z = 0;
 };
 
 const char* RuleName(RobustResult::Rule rule);

@@ -250,6 +250,7 @@ Finding MakeFinding(const SeriesTable& t, const ChangeSeries& c, int i, int dire
       r["previous_run_id"] = t.runs[i - 1]->id;
       r["previous_change"] = robust->previous_change;
       r["previous_z"] = robust->previous_z;
+      r["pair_z"] = robust->pair_z;
     }
     evidence["robust"] = r;
   }

@@ -38,6 +38,12 @@ Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spe
   return r;
 }
 
+double SuccessiveDifferenceDof(int differences) {
+  return differences > 0 ? 0.40 * differences + 4 : 0;
+}
+
+double MadDof(int values) { return values > 1 ? 0.40 * (values - 1) + 0.1 : 0; }
+
 Settings ForSeriesFamily(Settings s, int series) {
   if (series <= 1) return s;
   const double m = series;
@@ -119,10 +125,14 @@ namespace {
 // successive points among the last `noise_runs`, which a level shift among
 // them barely moves (unlike the MAD of a short window). nullopt with too few
 // points. Windows slide: a year of noise_runs costs no more than a month.
+// `differences[end]`: how many successive differences the noise at `end` is
+// the median of.
 std::vector<std::optional<double>> RelativeNoiseByEnd(const std::vector<double>& values,
-                                                      const Settings& s) {
+                                                      const Settings& s,
+                                                      std::vector<int>* differences_by_end) {
   const int n = static_cast<int>(values.size());
   std::vector<std::optional<double>> out(n + 1);
+  differences_by_end->assign(n + 1, 0);
   stats::SortedValues window,
       differences;  // values[begin, end), |v[j] - v[j-1]| for begin < j < end
   int begin = 0;
@@ -140,6 +150,7 @@ std::vector<std::optional<double>> RelativeNoiseByEnd(const std::vector<double>&
     const double level = *window.Median();
     if (!(level > 0)) continue;
     out[end] = 1.4826 / std::sqrt(2.0) * *differences.Median() / level;
+    (*differences_by_end)[end] = static_cast<int>(differences.size());
   }
   return out;
 }
@@ -197,11 +208,14 @@ ChangeSeries BuildChangeSeries(const SeriesTable& t, const Settings& s,
       c.values.push_back(*point);
     }
   }
-  const std::vector<std::optional<double>> noise = RelativeNoiseByEnd(c.values, s);
+  std::vector<int> differences;
+  const std::vector<std::optional<double>> noise = RelativeNoiseByEnd(c.values, s, &differences);
   c.noise_before_run.resize(t.runs.size() + 1);
+  c.noise_dof_before_run.assign(t.runs.size() + 1, 0);
   int points = 0;
   for (size_t r = 0; r <= t.runs.size(); ++r) {
     c.noise_before_run[r] = noise[points];
+    if (noise[points]) c.noise_dof_before_run[r] = SuccessiveDifferenceDof(differences[points]);
     if (r < t.runs.size() && c.point_of_run[r] >= 0) ++points;
   }
   return c;

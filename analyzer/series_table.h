@@ -48,6 +48,22 @@ Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spe
 // series: unchanged.
 Settings ForSeriesFamily(Settings s, int series);
 
+// The effective degrees of freedom of the robust check's scale, for the
+// Student t that a run's deviation from the window median over it follows
+// (stats/baseline_z.h): the t whose upper 0.6% .. 0.02% points (z 2.5 .. 3.5)
+// match those of that ratio on simulated normal series (2 x 10^6 per count),
+// the scale computed as the detectors do.
+// With a night-to-night noise from `differences` successive differences, the
+// scale is max(window MAD of 14, noise): 0.40 per difference + 4 (the
+// simulated 9.5 at 14 differences, 16 at 29, 27 at 59, 140-175 at 364; the
+// max with the window's MAD makes it a little better than the noise alone,
+// and about offsets the window median's own error at a year).
+double SuccessiveDifferenceDof(int differences);
+// Before the series has a noise: the scaled MAD of the window's `values`
+// values around their median, 0.40 per value beyond the first (simulated
+// 1.7 at 5, 3.2 at 8, 5.5 at 14).
+double MadDof(int values);
+
 // One series' numbers: runs (oldest first) by sizes.
 struct SeriesTable {
   std::string subject;
@@ -82,6 +98,9 @@ struct ChangeSeries {
   std::vector<int> point_of_run;  // -1: no point
   // RelativeNoise() of the points before each run (one more entry than runs).
   std::vector<std::optional<double>> noise_before_run;
+  // Per entry of noise_before_run: the estimate's degrees of freedom
+  // (SuccessiveDifferenceDof of the differences behind it; 0 without one).
+  std::vector<double> noise_dof_before_run;
 };
 
 // The summarised head of a series (schema 015): runs [0, cut) are stood for
