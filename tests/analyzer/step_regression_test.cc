@@ -75,10 +75,19 @@ TEST(StepRegression, ADegradedLinkIsFlaggedAtTheRunWhereItBeganAndNamed) {
   for (const char* metric : {"/step", "/exposed"}) {
     auto found = Of(findings, metric);
     ASSERT_FALSE(found.empty()) << metric;
-    // The night it happened: seen, reported, not yet alarmed; the next night
-    // confirms it, and every night after stays flagged.
-    EXPECT_EQ(found.front()->run_id, fault_run) << metric;
-    EXPECT_EQ(found.front()->severity, Severity::kInfo) << metric;
+    // The night it happened: the exposed time (+83%) is seen, reported, not
+    // yet alarmed. The step time rose 5% that night (the exposed time is
+    // noisy) over a noise known from 30 nights: a t-corrected z of 3.3, not
+    // yet past z_threshold; the next night confirms both nights (two-run
+    // rule). Every night after stays flagged.
+    if (std::string(metric) == "/exposed") {
+      EXPECT_EQ(found.front()->run_id, fault_run);
+      EXPECT_EQ(found.front()->severity, Severity::kInfo);
+    } else {
+      EXPECT_EQ(found.front()->run_id, fault_run + 1);
+      EXPECT_EQ(found.front()->severity, Severity::kWarning);
+      EXPECT_EQ(found.front()->evidence["robust"]["previous_run_id"], fault_run);
+    }
     EXPECT_EQ(found.front()->subject, std::string(kSeries) + metric);
     std::set<int64_t> warned;
     for (const Finding* f : found) {
