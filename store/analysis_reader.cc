@@ -402,6 +402,28 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
     }
     return other_ports.at(id);
   };
+  // Rows of judged runs that name their port by id (column 1; run id in
+  // column 0): `read` fills the rest, the port's names come from the
+  // inventory.
+  auto read_port_rows = [&]<typename View>(const std::string& sql, std::vector<View>* out,
+                                           auto read) {
+    std::vector<int> port_ids;
+    for (const pqxx::row& row : txn.exec_params(sql, ids)) {
+      View v = read(row);
+      v.run_id = Must<int64_t>(row[0]);
+      port_ids.push_back(Must<int>(row[1]));
+      out->push_back(std::move(v));
+    }
+    port_named(port_ids);
+    for (size_t i = 0; i < port_ids.size(); ++i) {
+      const PortStateView& port = port_of(port_ids[i]);
+      View& v = (*out)[out->size() - port_ids.size() + i];
+      v.host = port.host;
+      v.device = port.device;
+      v.port = port.port;
+      if constexpr (std::is_same_v<View, PortStateView>) v.link_layer = port.link_layer;
+    }
+  };
   // Counters that did not move say nothing a detector needs (a large night
   // has ~10^5 of them): only moved, unknown or saturated ones are loaded.
   // Nor do the traffic counters (bytes and packets, which move in every run:
@@ -409,29 +431,16 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   // The condition is spelled as the partial index run_port_deltas_moved's
   // (migration 010), so that a night of 4096 nodes x 8 HCAs reads its ~3%
   // of rows through it rather than scanning the night.
-  {
-    std::vector<int> port_ids;
-    for (const pqxx::row& row : txn.exec_params(
-             std::string("SELECT d.run_id, d.port_id, d.counter, d.delta, d.per_second, "
-                         "d.saturated FROM run_port_deltas d WHERE d.run_id = ANY($1::bigint[]) "
-                         "AND ") +
-                 kMovedPortDelta,
-             ids)) {
-      PortDeltaView d;
-      ReadColumns(row, 2, &d.counter, &d.delta, &d.per_second, &d.saturated);
-      d.run_id = Must<int64_t>(row[0]);
-      port_ids.push_back(Must<int>(row[1]));
-      input.port_deltas.push_back(std::move(d));
-    }
-    port_named(port_ids);
-    for (size_t i = 0; i < port_ids.size(); ++i) {
-      const PortStateView& port = port_of(port_ids[i]);
-      PortDeltaView& d = input.port_deltas[i];
-      d.host = port.host;
-      d.device = port.device;
-      d.port = port.port;
-    }
-  }
+  read_port_rows(
+      std::string("SELECT d.run_id, d.port_id, d.counter, d.delta, d.per_second, "
+                  "d.saturated FROM run_port_deltas d WHERE d.run_id = ANY($1::bigint[]) "
+                  "AND ") +
+          kMovedPortDelta,
+      &input.port_deltas, [](const pqxx::row& row) {
+        PortDeltaView d;
+        ReadColumns(row, 2, &d.counter, &d.delta, &d.per_second, &d.saturated);
+        return d;
+      });
   // Windows between two snapshots of a port that no run brackets (imported
   // dumps, `counters snapshot --store`; migration 014) ending in the judged
   // span (index run_port_deltas_snapshot_end): the same rows as a run's.
@@ -460,29 +469,15 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
              query.cluster, input.judge_from)[0]
           .as<int>();
   // The state each port was left in after a judged run.
-  {
-    std::vector<int> port_ids;
-    for (const pqxx::row& row : txn.exec_params(
-             "SELECT s.run_id, s.port_id, extract(epoch FROM s.sampled_at)::float8, s.state, "
-             "s.phys_state, s.rate_gbps FROM port_counter_samples s "
-             "WHERE s.run_id = ANY($1::bigint[]) AND s.phase = 'after'",
-             ids)) {
-      PortStateView s;
-      ReadColumns(row, 2, OrZero{&s.sampled_at}, &s.state, &s.phys_state, &s.rate_gbps);
-      s.run_id = Get<int64_t>(row[0]);
-      port_ids.push_back(Must<int>(row[1]));
-      input.port_states.push_back(std::move(s));
-    }
-    port_named(port_ids);
-    for (size_t i = 0; i < port_ids.size(); ++i) {
-      const PortStateView& port = port_of(port_ids[i]);
-      PortStateView& s = input.port_states[i];
-      s.host = port.host;
-      s.device = port.device;
-      s.port = port.port;
-      s.link_layer = port.link_layer;
-    }
-  }
+  read_port_rows(
+      "SELECT s.run_id, s.port_id, extract(epoch FROM s.sampled_at)::float8, s.state, "
+      "s.phys_state, s.rate_gbps FROM port_counter_samples s "
+      "WHERE s.run_id = ANY($1::bigint[]) AND s.phase = 'after'",
+      &input.port_states, [](const pqxx::row& row) {
+        PortStateView s;
+        ReadColumns(row, 2, OrZero{&s.sampled_at}, &s.state, &s.phys_state, &s.rate_gbps);
+        return s;
+      });
   // Step-mode summaries of every run (the history is their baseline too).
   for (const pqxx::row& row : txn.exec_params(
            "SELECT s.run_id, s.model_params, s.grad_dtype, s.bucket_bytes, s.forward_ms, "
