@@ -44,6 +44,16 @@ TEST(SortedValues, EmptyAndSingle) {
   EXPECT_FALSE(s.ScaledMad());
 }
 
+TEST(NormalTail, NewtonQuantileEqualsTheBisection) {
+  for (double exponent = -300; exponent <= std::log10(0.4999); exponent += 0.37) {
+    const double tail = std::pow(10.0, exponent);
+    const double z = NormalUpperQuantile(tail);
+    EXPECT_NEAR(z, NormalUpperQuantileByBisection(tail), 1e-10 * std::max(1.0, z)) << tail;
+    EXPECT_NEAR(NormalUpperTail(z) / tail, 1, 1e-9) << tail;
+  }
+  EXPECT_EQ(NormalUpperQuantile(0.5), NormalUpperQuantileByBisection(0.5));
+}
+
 TEST(NormalTail, BonferroniKeepsTheFamilysTail) {
   EXPECT_NEAR(NormalUpperTail(2), 0.02275, 1e-5);
   EXPECT_NEAR(NormalUpperQuantile(0.02275), 2, 1e-4);
