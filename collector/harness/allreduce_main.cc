@@ -87,6 +87,9 @@ std::string ParseArgs(int argc, char** argv, HarnessOptions* o, FaultInjection* 
   app.add_option("--output", o->output, "write the JSON result file (for `fabtrack ingest`)");
   app.add_option("--tag", tags, "free tag key=value (repeatable)");
   app.add_option("--sweep-id", o->sweep_id, "groups the runs of one sweep (set by fabtrack sweep)");
+  app.add_option("--sysfs", o->sysfs,
+                 "sysfs root the node facts (HCA firmware, link rates) are read from; {host} is "
+                 "each node's host name (default /sys)");
   app.add_flag("-q,--quiet", o->quiet, "no table on stdout");
   std::string link_probe = "1M";
   app.add_option("--link-probe", link_probe,
@@ -192,9 +195,13 @@ std::vector<std::string> GatherHostnames(int ranks) {
 
 // Every rank's string, in rank order on rank 0 (empty elsewhere); any length.
 // This node's facts as JSON text (every rank sends its own; ranks of one
-// node agree). /sys: the harness reads the node it runs on.
-std::string ThisNodeFactsJson() {
-  HostPorts ports = ReadSysfsPorts("/sys");
+// node agree), read under `sysfs` ("{host}" replaced by this host's name,
+// so that a test's fake nodes each have their own tree).
+std::string ThisNodeFactsJson(std::string sysfs) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  if (size_t at = sysfs.find("{host}"); at != std::string::npos) sysfs.replace(at, 6, host);
+  HostPorts ports = ReadSysfsPorts(sysfs);
   ports.kernel_release = KernelRelease();
   return nlohmann::json(HostFactsFromPorts(ports)).dump();
 }
@@ -495,7 +502,7 @@ int RunHarness(int argc, char** argv, const RunSinkFactory& make_sink) {
   std::vector<std::string> boot_ids = GatherStrings(ReadBootId(), rank, ranks);
   // Each node's firmware, links and kernel (core/node_facts.h), so that a run
   // launched without `fabtrack sweep` records them too.
-  std::vector<std::string> facts_texts = GatherStrings(ThisNodeFactsJson(), rank, ranks);
+  std::vector<std::string> facts_texts = GatherStrings(ThisNodeFactsJson(o.sysfs), rank, ranks);
   std::vector<std::string> cpu_lists = GatherStrings(CpuListText(UsableCpus()), rank, ranks);
   std::vector<std::string> models = GatherStrings(info.device, rank, ranks);
 

@@ -59,6 +59,9 @@ struct HarnessOptions {
   std::optional<std::string> output;   // JSON result file
   std::map<std::string, std::string> tags;
   std::optional<std::string> sweep_id;  // groups the runs of one `fabtrack sweep`
+  // Where the node facts (HCA firmware, link rates) are read: each rank's
+  // node's sysfs root; "{host}" in it becomes that node's host name.
+  std::string sysfs = "/sys";
   bool quiet = false;
   int64_t link_probe_bytes = 1 << 20;  // point-to-point probe between nodes; 0: off
   std::optional<StepOptions> step;     // step mode (--step) instead of a size sweep

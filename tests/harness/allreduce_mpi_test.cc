@@ -59,6 +59,38 @@ TEST(AllreduceMpiTest, TableParsesBackWithCorrectResults) {
   EXPECT_EQ(t.rows.back().count, 8192);
 }
 
+// --sysfs: the node facts come from the given root, "{host}" being each
+// node's host name (a test's fake nodes have their own trees); without it
+// /sys, which has no HCA here.
+TEST(AllreduceMpiTest, NodeFactsAreReadUnderTheSysfsRootOfEachHost) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::string root = TempPath("facts_trees");
+  ASSERT_EQ(std::system(("sh " + std::string(FABTRACK_FIXTURE_DIR) + "/sysfs/make_cx7_tree.sh " +
+                         root + "/" + host + " 2")
+                            .c_str()),
+            0);
+  std::ofstream(root + "/" + host + "/class/infiniband/mlx5_1/fw_ver") << "28.40.1000\n";
+  const std::string file = TempPath("facts") + ".json";
+  Result r = MpiRun(2, "-b 1K -e 1K -n 2 -w 1 -q --sysfs " + root + "/{host} --output " + file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string error;
+  std::optional<RunRecord> run =
+      RunRecordFromJson(nlohmann::json::parse(ReadFileOrEmpty(file)), &error);
+  ASSERT_TRUE(run) << error;
+  EXPECT_EQ(run->node_facts.at("fw_ver mlx5_0"), "28.39.1002");
+  EXPECT_EQ(run->node_facts.at("fw_ver mlx5_1"), "28.40.1000");
+  EXPECT_EQ(run->node_facts.at("link mlx5_0/1"), "400 Gb/sec (4X NDR)");
+
+  Result plain = MpiRun(2, "-b 1K -e 1K -n 2 -w 1 -q --output " + file);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  run = RunRecordFromJson(nlohmann::json::parse(ReadFileOrEmpty(file)), &error);
+  ASSERT_TRUE(run) << error;
+  for (const auto& [name, value] : run->node_facts) {
+    EXPECT_NE(name.rfind("fw_ver mlx5_", 0), 0u) << "read from the fake tree without --sysfs";
+  }
+}
+
 TEST(AllreduceMpiTest, EveryTypeAndOpChecksOut) {
   for (const char* args : {"-d double -o max", "-d int32 -o min", "-d int8 -o sum",
                            "-d uint64 -o prod", "-d float -o prod"}) {
