@@ -21,6 +21,12 @@
 //      - two runs: tonight and the run before both worse by >= min_magnitude
 //        with z >= confirm_z against the window before both;
 //      - held: the run before was flagged and tonight is still z >= hold_z.
+//      The z is the deviation over the scale read as Student's t with the
+//      degrees of freedom of the noise estimate behind the scale, mapped to
+//      the normal z of the same tail (stats/baseline_z.h: early in a series
+//      the plain ratio is heavy-tailed); the two-run rule compares the z two
+//      independent runs would each need for the joint tail of these two,
+//      which share the window's median (pair_z).
 //      A drop seen on one run only is reported as info until the next run
 //      confirms it (confirm_runs = 2): a one-night outlier raises no alarm,
 //      a lasting drop is a warning on its second night.
