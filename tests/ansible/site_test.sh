@@ -109,6 +109,7 @@ fabtrack_db_embedded: true
 fabtrack_db_data_dir: $data
 fabtrack_collector_listen: 127.0.0.1:$port
 fabtrack_collector_sysfs: $repo/tests/fixtures/sysfs/roce_host
+fabtrack_collector_hw_counters: np_cnp_sent,rp_cnp_handled
 fabtrack_nightly_scheduler: cron
 fabtrack_nightly_cluster: ansible-test
 fabtrack_nightly_node_counts: "1,2"
@@ -213,6 +214,10 @@ $exec_start --duration 20 >"$tmp/exporter.log" 2>&1 &
 exporter_pid=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/metrics" >"$tmp/metrics" 2>/dev/null && break; sleep 0.2; done
 grep -q '^node_infiniband_info{device="mlx5_0"' "$tmp/metrics" || { cat "$tmp/exporter.log"; fail "exporter did not serve the fixture's ports"; }
+# The inventory's hw_counters choice reached the unit: only the listed two.
+grep -q '^fabtrack_exporter_hw_counters_selection{selection="listed"} 1' "$tmp/metrics" || fail "hw_counters selection not passed"
+grep -q 'counter="np_cnp_sent"' "$tmp/metrics" || fail "np_cnp_sent not exported"
+! grep -q 'counter="out_of_buffer"' "$tmp/metrics" || fail "out_of_buffer exported though not selected"
 kill "$exporter_pid" 2>/dev/null; wait "$exporter_pid" 2>/dev/null || true; exporter_pid=
 
 # Cron's bare environment, plus the sanitizer settings when this suite runs
