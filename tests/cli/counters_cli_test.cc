@@ -122,6 +122,32 @@ TEST(CountersCliTest, WatchSamplesAtFixedIntervalInBatches) {
             "10");
 }
 
+// --hw-counters on `counters watch`: the stored samples carry only the
+// chosen driver counters (none: no hw_counters at all), the rest unchanged.
+TEST(CountersCliTest, WatchStoresOnlyTheChosenHwCounters) {
+  TestDatabase db;
+  for (const char* choice : {"none", "np_cnp_sent"}) {
+    Result r = Counters(std::string("watch --interval 0.1 --count 2 --batch 2 --cluster lab ") +
+                            "--host " + choice + " --hw-counters " + choice + " --sysfs " +
+                            Tree("roce_host"),
+                        db.conninfo());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  auto of = [&](const std::string& host, const std::string& what) {
+    return db.Scalar("SELECT " + what +
+                     " FROM port_counter_samples s JOIN ports p ON p.id = s.port_id "
+                     "WHERE p.host = '" +
+                     host + "'");
+  };
+  EXPECT_EQ(of("none", "count(*)"), "4");  // 2 samples x 2 ports
+  EXPECT_EQ(of("none", "count(*) FILTER (WHERE hw_counters = '{}')"), "4");
+  EXPECT_EQ(of("none", "count(*) FILTER (WHERE counters ? 'port_xmit_data')"), "4");
+  EXPECT_EQ(of("np_cnp_sent",
+               "string_agg(DISTINCT (SELECT string_agg(k, ',') FROM "
+               "jsonb_object_keys(hw_counters) k), ';')"),
+            "np_cnp_sent");
+}
+
 // RoCE congestion where a run is judged: `counters watch` reads the netdevs'
 // PFC statistics with every sample (here from `ethtool -S` dumps in the real
 // format, swapped for later ones while the watch runs), so the stored
