@@ -11,4 +11,14 @@ std::string Join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
+std::vector<std::string_view> Split(std::string_view text, char separator) {
+  std::vector<std::string_view> out;
+  while (true) {
+    const size_t at = text.find(separator);
+    out.push_back(text.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    text.remove_prefix(at + 1);
+  }
+}
+
 }  // namespace fabtrack

@@ -10,4 +10,9 @@ namespace fabtrack {
 // items joined by separator: Join({"a", "b"}, ", ") is "a, b"; none is "".
 std::string Join(const std::vector<std::string>& items, std::string_view separator);
 
+// text cut at every separator, empty items kept (callers judge them):
+// Split("a,,b", ',') is {"a", "", "b"}; Split("", ',') is {""}. The views
+// point into text.
+std::vector<std::string_view> Split(std::string_view text, char separator);
+
 }  // namespace fabtrack

@@ -26,11 +26,7 @@ std::optional<HwCounterSelection> ParseHwCounterSelection(std::string_view text,
     return s;
   }
   s.mode = HwCounterSelection::Mode::kListed;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    const std::string_view name = text.substr(
-        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+  for (const std::string_view name : Split(text, ',')) {
     if (name.empty()) {
       *why = "\"" + std::string(text) + "\": an empty name (all, none or NAME[,NAME...])";
       return std::nullopt;
@@ -49,8 +45,6 @@ std::optional<HwCounterSelection> ParseHwCounterSelection(std::string_view text,
       return std::nullopt;
     }
     s.names.emplace_back(name);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
   }
   std::sort(s.names.begin(), s.names.end());
   s.names.erase(std::unique(s.names.begin(), s.names.end()), s.names.end());

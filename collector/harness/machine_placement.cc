@@ -9,6 +9,8 @@
 #include <set>
 #include <thread>
 
+#include "core/text.h"
+
 namespace fabtrack::harness {
 
 MachinePlacement PlaceOnMachines(const std::vector<std::string>& boot_ids,
@@ -75,14 +77,10 @@ std::string CpuListText(const std::vector<int>& cpus) {
 
 std::vector<int> ParseCpuList(const std::string& text) {
   std::vector<int> cpus;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find(',', at);
-    if (end == std::string::npos) end = text.size();
+  for (const std::string_view item : Split(text, ',')) {
     int value = 0;
-    auto [ptr, ec] = std::from_chars(text.data() + at, text.data() + end, value);
-    if (ec == std::errc() && ptr == text.data() + end && value >= 0) cpus.push_back(value);
-    at = end + 1;
+    auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (ec == std::errc() && ptr == item.data() + item.size() && value >= 0) cpus.push_back(value);
   }
   return cpus;
 }

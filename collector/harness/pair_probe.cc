@@ -3,25 +3,22 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/text.h"
+
 namespace fabtrack::harness {
 
 std::optional<std::vector<ProbePair>> ParseProbePairs(const std::string& text) {
   std::vector<ProbePair> pairs;
   std::set<std::string> seen;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    const std::string item = text.substr(start, comma - start);
+  for (const std::string_view item : Split(text, ',')) {
     const size_t colon = item.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == item.size() ||
         item.find(':', colon + 1) != std::string::npos) {
       return std::nullopt;
     }
-    ProbePair p{item.substr(0, colon), item.substr(colon + 1)};
+    ProbePair p{std::string(item.substr(0, colon)), std::string(item.substr(colon + 1))};
     if (!seen.insert(p.a).second || !seen.insert(p.b).second) return std::nullopt;
     pairs.push_back(std::move(p));
-    start = comma + 1;
   }
   if (pairs.empty()) return std::nullopt;
   return pairs;
