@@ -5,7 +5,9 @@
 // or this node's PCIe tree under a sysfs root) and runs the rail check.
 // No database. Exit as analyze: 0 no finding, 1 a warning, 2 a critical
 // finding, 3 could not check (a file unreadable, not a topology, or
-// malformed: the errors name file:line; also a usage error).
+// malformed: the errors name file:line; also a usage error). A file that
+// holds several nodes' dumps is checked per node, and what differs between
+// them is a host_differs warning.
 // ingest stores the file's wiring as host H's newest in cluster C (nothing
 // when unchanged) and prints the fleet diff of C: the nodes wired unlike the
 // majority. Exit as every storing command: 0 stored (whatever the diff
@@ -17,6 +19,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "analyzer/topology/host_diff.h"
 #include "analyzer/topology/rail_check.h"
 #include "app/topology_flow.h"
 #include "cli/commands.h"
@@ -40,33 +43,49 @@ struct TopologyCheckOptions {
 
 struct FileVerdict {
   std::string file;
-  ParsedNodeTopology parsed;
+  ParsedNodeTopology parsed;  // parsed.host: the node, when the file holds several
   std::vector<TopologyFinding> findings;
   std::string unreadable;  // why the file could not be read, or empty
 };
 
-FileVerdict CheckFile(const std::string& path) {
+// One verdict per node the file holds; with several, each also gets what
+// differs between them (host_differs).
+std::vector<FileVerdict> CheckFile(const std::string& path) {
   FileVerdict v;
   v.file = path;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     v.unreadable = std::strerror(errno);
-    return v;
+    return {v};
   }
   std::string text(static_cast<size_t>(kMaxFileBytes) + 1, '\0');
   in.read(text.data(), kMaxFileBytes + 1);
   if (in.bad()) {
     v.unreadable = std::strerror(errno);
-    return v;
+    return {v};
   }
   text.resize(static_cast<size_t>(in.gcount()));
   if (static_cast<std::streamsize>(text.size()) > kMaxFileBytes) {
     v.unreadable = "larger than 64 MiB: not a topology dump";
-    return v;
+    return {v};
   }
-  v.parsed = ParseNodeTopology(text, path);
-  v.findings = CheckRails(v.parsed.topology);
-  return v;
+  std::vector<FileVerdict> out;
+  for (ParsedNodeTopology& p : ParseNodeTopologies(text, path)) {
+    FileVerdict node;
+    node.file = path;
+    node.parsed = std::move(p);
+    node.findings = CheckRails(node.parsed.topology);
+    out.push_back(std::move(node));
+  }
+  if (out.size() > 1) {
+    std::vector<std::pair<std::string, const NodeTopology*>> hosts;
+    for (const FileVerdict& node : out) hosts.push_back({node.parsed.host, &node.parsed.topology});
+    std::vector<std::vector<TopologyFinding>> differs = DiffHosts(hosts);
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i].findings.insert(out[i].findings.end(), differs[i].begin(), differs[i].end());
+    }
+  }
+  return out;
 }
 
 // The node under a sysfs root, as if it were a file of format "sysfs".
@@ -92,6 +111,7 @@ nlohmann::json ToJson(const FileVerdict& v) {
   nlohmann::json errors = v.parsed.errors;
   if (!v.unreadable.empty()) errors = {v.file + ": " + v.unreadable};
   return {{"file", v.file},
+          {"host", v.parsed.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.parsed.host)},
           {"format",
            v.parsed.format.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.parsed.format)},
           {"gpus", TopologyGpusToJson(v.parsed.topology)},
@@ -106,7 +126,9 @@ void PrintText(const FileVerdict& v) {
     return;
   }
   const NodeTopology& t = v.parsed.topology;
-  std::cout << v.file << " (" << (v.parsed.format.empty() ? "unknown format" : v.parsed.format)
+  std::cout << v.file;
+  if (!v.parsed.host.empty()) std::cout << " [" << v.parsed.host << "]";
+  std::cout << " (" << (v.parsed.format.empty() ? "unknown format" : v.parsed.format)
             << "): " << t.gpus.size() << " GPU(s), " << t.nics.size() << " NIC(s)";
   if (v.findings.empty() && v.parsed.errors.empty()) {
     std::cout << ": OK, every GPU has its own NIC at PIX/PXB";
@@ -140,22 +162,24 @@ void RunTopologyCheck(const TopologyCheckOptions& o) {
   for (const std::string& f : o.files) inputs.push_back({f, false});
   if (o.sysfs) inputs.push_back({*o.sysfs, true});
   for (const auto& [file, is_sysfs] : inputs) {
-    FileVerdict v = is_sysfs ? CheckSysfs(file) : CheckFile(file);
-    if (!v.unreadable.empty()) {
-      std::cerr << "fabtrack topology check: cannot read " << file << ": " << v.unreadable << "\n";
-      status = kCouldNotCheck;
-    }
-    for (const std::string& e : v.parsed.errors) std::cerr << e << "\n";
-    if (!v.parsed.errors.empty()) status = kCouldNotCheck;
-    if (status != kCouldNotCheck) {
-      for (const TopologyFinding& f : v.findings) {
-        status = std::max(status, static_cast<int>(f.severity));
+    for (FileVerdict& v : is_sysfs ? std::vector<FileVerdict>{CheckSysfs(file)} : CheckFile(file)) {
+      if (!v.unreadable.empty()) {
+        std::cerr << "fabtrack topology check: cannot read " << file << ": " << v.unreadable
+                  << "\n";
+        status = kCouldNotCheck;
       }
-    }
-    if (o.format == "json") {
-      all.push_back(ToJson(v));
-    } else {
-      PrintText(v);
+      for (const std::string& e : v.parsed.errors) std::cerr << e << "\n";
+      if (!v.parsed.errors.empty()) status = kCouldNotCheck;
+      if (status != kCouldNotCheck) {
+        for (const TopologyFinding& f : v.findings) {
+          status = std::max(status, static_cast<int>(f.severity));
+        }
+      }
+      if (o.format == "json") {
+        all.push_back(ToJson(v));
+      } else {
+        PrintText(v);
+      }
     }
   }
   if (o.format == "json") {
@@ -175,7 +199,14 @@ void RunTopologyIngest(const TopologyIngestOptions& o) {
     std::cerr << "fabtrack topology ingest: give one topology file or --sysfs ROOT\n";
     throw CommandExit{kExitUsage};
   }
-  FileVerdict v = o.sysfs ? CheckSysfs(*o.sysfs) : CheckFile(o.file);
+  std::vector<FileVerdict> nodes =
+      o.sysfs ? std::vector<FileVerdict>{CheckSysfs(*o.sysfs)} : CheckFile(o.file);
+  if (nodes.size() > 1) {
+    std::cerr << "fabtrack topology ingest: nothing stored: " << o.file << " holds " << nodes.size()
+              << " nodes' dumps; give one node's file\n";
+    throw CommandExit{kExitInputError};
+  }
+  FileVerdict& v = nodes.front();
   if (!v.unreadable.empty()) {
     std::cerr << "fabtrack topology ingest: cannot read " << v.file << ": " << v.unreadable << "\n";
     throw CommandExit{kExitInputError};

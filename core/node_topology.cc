@@ -29,6 +29,17 @@ std::optional<TopoPath> TopoPathFromName(std::string_view name) {
   return std::nullopt;
 }
 
+TopoPath PathBetween(const PciPlace& a, const PciPlace& b) {
+  if (a.cpu != b.cpu) return TopoPath::kSys;
+  size_t d = 0;
+  while (d < a.chain.size() && d < b.chain.size() && a.chain[d] == b.chain[d]) ++d;
+  if (d == 0) return TopoPath::kPhb;
+  // Switches on the way: the deepest shared one and those below it on
+  // either side, not counting the two endpoints' own functions.
+  const size_t below = a.chain.size() + b.chain.size() - 2 * d;
+  return below <= 2 ? TopoPath::kPix : TopoPath::kPxb;
+}
+
 void AssignNearestNics(NodeTopology& topology,
                        const std::vector<std::vector<std::optional<TopoPath>>>& paths) {
   std::map<size_t, int> taken;

@@ -56,9 +56,33 @@ struct TopoNic {
   friend bool operator==(const TopoNic&, const TopoNic&) = default;
 };
 
+// A PCIe switch's or bridge's uplink, as a source that describes the PCIe
+// tree reports it (NCCL's XML and its GRAPH print; a matrix has none). A
+// narrow or slow uplink throttles every GPU and NIC below it however well
+// they negotiated their own links (an x1 bridge, a Gen1 2.5 GT/s link, a VM's
+// PCI[0.2]), so the rail check compares it with the links just below it.
+struct TopoUplink {
+  std::string upper;  // the end towards the CPU: "CPU0" or the bus id of the bridge above
+  std::string lower;  // the switch or bridge whose uplink it is ("0000:65:00.0")
+  std::optional<double> link_gts;       // XML link_speed
+  std::optional<int> link_width;        // XML link_width
+  std::optional<double> bandwidth_gbs;  // GRAPH print: PCI[bw], the GB/s NCCL assumes
+  // The best of the links directly below it (to switches, GPUs, NICs).
+  std::optional<double> below_gts;
+  std::optional<int> below_width;
+  std::optional<double> below_bandwidth_gbs;
+  std::vector<std::string> gpus;  // GPUs below it, by name
+  std::vector<std::string> nics;  // NICs below it, by name
+
+  friend bool operator==(const TopoUplink&, const TopoUplink&) = default;
+};
+
 struct NodeTopology {
   std::vector<TopoGpu> gpus;  // in GPU index order
   std::vector<TopoNic> nics;  // in the source's order
+  // Uplinks that have a GPU or NIC below them; not stored (the fleet diff
+  // compares GPU -> NIC wiring), only judged by the rail check.
+  std::vector<TopoUplink> uplinks;
 
   friend bool operator==(const NodeTopology&, const NodeTopology&) = default;
 };
@@ -69,6 +93,17 @@ struct NodeTopology {
 // board with one NIC per switch pair splits evenly), then to source order:
 // the rule the sysfs pairing (PairGpusWithNics) follows. Fills gpu.nic and
 // gpu.path; a GPU without any known path keeps an empty nic.
+// Where a GPU or NIC sits in a PCIe tree: its CPU (root complex / NUMA
+// node) and the bus ids of the switches above it, outermost first, ending
+// with its own function.
+struct PciPlace {
+  int cpu = -1;
+  std::vector<std::string> chain;
+};
+// NCCL's path type between two places: different CPUs SYS, only the CPU in
+// common PHB, under one switch PIX, through more than one switch PXB.
+TopoPath PathBetween(const PciPlace& a, const PciPlace& b);
+
 void AssignNearestNics(NodeTopology& topology,
                        const std::vector<std::vector<std::optional<TopoPath>>>& paths);
 

@@ -160,6 +160,37 @@ std::vector<TopologyFinding> CheckRails(const NodeTopology& t) {
       },
       out);
 
+  // Uplinks: a switch or bridge whose own link is narrower or slower than
+  // the links below it throttles every GPU and NIC there (an x1 bridge, a
+  // 2.5 GT/s link over Gen4 devices, a VM's PCI[0.2] over 48 GB/s). Judged
+  // when a GPU or a rail NIC is below it.
+  for (const TopoUplink& u : t.uplinks) {
+    std::vector<std::string> nics;
+    for (const std::string& n : u.nics) {
+      if (gpus_of.count(n)) nics.push_back(n);
+    }
+    if (u.gpus.empty() && nics.empty()) continue;
+    std::vector<std::string> what;
+    if (u.link_width && u.below_width && *u.link_width < *u.below_width) {
+      what.push_back("x" + std::to_string(*u.link_width) + " where the links below are x" +
+                     std::to_string(*u.below_width));
+    }
+    if (u.link_gts && u.below_gts && *u.link_gts < *u.below_gts) {
+      what.push_back(Number(*u.link_gts) + " GT/s where the links below run " +
+                     Number(*u.below_gts) + " GT/s");
+    }
+    if (u.bandwidth_gbs && u.below_bandwidth_gbs && *u.bandwidth_gbs < *u.below_bandwidth_gbs) {
+      what.push_back(Number(*u.bandwidth_gbs) + " GB/s where the links below get " +
+                     Number(*u.below_bandwidth_gbs) + " GB/s");
+    }
+    if (what.empty()) continue;
+    std::vector<std::string> below = u.gpus;
+    below.insert(below.end(), nics.begin(), nics.end());
+    out.push_back({"link_degraded", Severity::kWarning, Join(u.gpus, ","), Join(nics, ","),
+                   "PCIe link " + u.upper + " <-> " + u.lower + " is " + Join(what, ", ") +
+                       ": it throttles " + Join(below, ", ")});
+  }
+
   std::stable_sort(out.begin(), out.end(), [](const TopologyFinding& a, const TopologyFinding& b) {
     return a.severity > b.severity;
   });

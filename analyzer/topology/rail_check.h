@@ -14,7 +14,10 @@
 //   gdr_off        warning    the GPU or its NIC cannot do GPUDirect RDMA
 //   link_degraded  warning    a GPU's or rail NIC's PCIe width or speed, or a
 //                             rail NIC's port rate, is below what most of its
-//                             peers have
+//                             peers have; or a switch's or bridge's uplink
+//                             above a GPU or rail NIC is narrower, slower or
+//                             (GRAPH print) of less bandwidth than the links
+//                             below it: the finding names both of its ends
 #pragma once
 
 #include <vector>

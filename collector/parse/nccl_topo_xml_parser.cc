@@ -17,6 +17,7 @@ struct Element {
   std::string name;
   std::map<std::string, std::string> attrs;
   int line = 0;
+  int pci = -1;  // a <pci>'s index in XmlReader::pcis_
 };
 
 std::string Unescape(std::string_view v) {
@@ -57,20 +58,15 @@ std::optional<double> LinkSpeed(const std::string& s) {
   return v;
 }
 
-struct Endpoint {
-  int cpu = -1;                    // index of the enclosing <cpu> element
-  std::vector<std::string> chain;  // enclosing <pci> busids, outermost first
-};
+using Endpoint = PciPlace;
 
-TopoPath PathBetween(const Endpoint& a, const Endpoint& b) {
-  if (a.cpu != b.cpu) return TopoPath::kSys;
-  size_t d = 0;
-  while (d < a.chain.size() && d < b.chain.size() && a.chain[d] == b.chain[d]) ++d;
-  if (d == 0) return TopoPath::kPhb;
-  // Switches on the way: the deepest shared one and those below it on
-  // either side, not counting the two endpoints' own functions.
-  const size_t below = a.chain.size() + b.chain.size() - 2 * d;
-  return below <= 2 ? TopoPath::kPix : TopoPath::kPxb;
+// PCI class codes (the class attribute, "0x030200"): what a cloud
+// provider's PCI-only topology file says a device is.
+bool IsGpuClass(const std::string& c) {
+  return c.rfind("0x0302", 0) == 0 || c.rfind("0x0380", 0) == 0;  // 3D controller; AMD display
+}
+bool IsNicClass(const std::string& c) {
+  return c.rfind("0x0207", 0) == 0 || c.rfind("0x0200", 0) == 0;  // InfiniBand; Ethernet
 }
 
 class XmlReader {
@@ -248,8 +244,28 @@ class XmlReader {
     if (w && *w > 0 && *w <= 32) width = static_cast<int>(*w);
   }
 
-  void Open(const Element& e) {
-    if (e.name == "system") {
+  int InnermostPciIndex() const {
+    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
+      if (it->name == "pci") return it->pci;
+      if (it->name == "cpu") break;
+    }
+    return -1;
+  }
+
+  void Open(Element e) {
+    if (e.name == "pci") {
+      PciAt p;
+      p.busid = Attr(e, "busid");
+      p.cls = Attr(e, "class");
+      p.parent = InnermostPciIndex();
+      p.numa = Numa();
+      p.at = Here();
+      p.at.chain.push_back(p.busid);
+      Link(&e, p.gts, p.width);
+      if (p.parent >= 0) pcis_[p.parent].has_child_pci = true;
+      e.pci = static_cast<int>(pcis_.size());
+      pcis_.push_back(std::move(p));
+    } else if (e.name == "system") {
       seen_system_ = true;
     } else if (e.name == "cpu") {
       cpu_index_.push_back(cpus_++);
@@ -265,7 +281,9 @@ class XmlReader {
       if (rank && *rank >= 0 && *rank < 1 << 30) g.rank = static_cast<int>(*rank);
       g.gdr = Flag(e, "gdr");
       Link(pci, g.link_gts, g.link_width);
-      gpus_.push_back({std::move(g), Here(), dev.value_or(1 << 30)});
+      const int at = InnermostPciIndex();
+      if (at >= 0) pcis_[at].has_device = true;
+      gpus_.push_back({std::move(g), Here(), dev.value_or(1 << 30), at});
     } else if (e.name == "net") {
       TopoNic n;
       n.name = Attr(e, "name");
@@ -282,7 +300,9 @@ class XmlReader {
       if (port && *port >= 0 && *port < 1 << 16) n.port = static_cast<int>(*port);
       n.gdr = Flag(e, "gdr");
       Link(pci, n.link_gts, n.link_width);
-      nics_.push_back({std::move(n), Here()});
+      const int at = InnermostPciIndex();
+      if (at >= 0) pcis_[at].has_device = true;
+      nics_.push_back({std::move(n), Here(), at});
     }
     stack_.push_back(e);
   }
@@ -303,7 +323,80 @@ class XmlReader {
     Error(line, "</" + name + "> closes nothing");
   }
 
+  // A PCI-only file (the NCCL_TOPO_FILEs cloud images ship: GPUs and NICs
+  // are <pci> leaves known by their class, without <gpu>/<net> children):
+  // GPUs in bus order, as nvidia-smi and CUDA's PCI_BUS_ID order number
+  // them; NICs named by bus id (the file does not say the HCA's name).
+  void AddClassOnlyDevices() {
+    std::vector<int> gpu_pcis, nic_pcis;
+    for (size_t i = 0; i < pcis_.size(); ++i) {
+      const PciAt& p = pcis_[i];
+      if (p.has_child_pci || p.has_device) continue;
+      if (gpus_.empty() && IsGpuClass(p.cls)) gpu_pcis.push_back(static_cast<int>(i));
+      if (nics_.empty() && IsNicClass(p.cls)) nic_pcis.push_back(static_cast<int>(i));
+    }
+    std::stable_sort(gpu_pcis.begin(), gpu_pcis.end(),
+                     [&](int a, int b) { return pcis_[a].busid < pcis_[b].busid; });
+    for (size_t k = 0; k < gpu_pcis.size(); ++k) {
+      const PciAt& p = pcis_[gpu_pcis[k]];
+      TopoGpu g;
+      g.name = "GPU" + std::to_string(k);
+      g.bus_id = p.busid;
+      g.numa_node = p.numa;
+      g.link_gts = p.gts;
+      g.link_width = p.width;
+      gpus_.push_back({std::move(g), p.at, static_cast<int64_t>(k), gpu_pcis[k]});
+    }
+    for (int i : nic_pcis) {
+      const PciAt& p = pcis_[i];
+      TopoNic n;
+      n.name = p.busid;
+      n.bus_id = p.busid;
+      n.numa_node = p.numa;
+      n.link_gts = p.gts;
+      n.link_width = p.width;
+      nics_.push_back({std::move(n), p.at, i});
+    }
+  }
+
+  // Every switch or bridge with a GPU or NIC below it, with the best of the
+  // links directly below it.
+  void AddUplinks(NodeTopology& t) const {
+    std::vector<TopoUplink> up(pcis_.size());
+    auto below = [&](int pci, const std::string& name, bool gpu) {
+      for (int p = pcis_[pci].parent; p >= 0; p = pcis_[p].parent) {
+        (gpu ? up[p].gpus : up[p].nics).push_back(name);
+      }
+    };
+    for (const GpuAt& g : gpus_) {
+      if (g.pci >= 0) below(g.pci, g.gpu.name, true);
+    }
+    for (const NicAt& n : nics_) {
+      if (n.pci >= 0) below(n.pci, n.nic.name, false);
+    }
+    for (size_t i = 0; i < pcis_.size(); ++i) {
+      const PciAt& child = pcis_[i];
+      if (child.parent < 0) continue;
+      TopoUplink& u = up[child.parent];
+      if (child.gts && (!u.below_gts || *child.gts > *u.below_gts)) u.below_gts = child.gts;
+      if (child.width && (!u.below_width || *child.width > *u.below_width))
+        u.below_width = child.width;
+    }
+    for (size_t i = 0; i < pcis_.size(); ++i) {
+      const PciAt& p = pcis_[i];
+      TopoUplink& u = up[i];
+      if (!p.has_child_pci || (u.gpus.empty() && u.nics.empty())) continue;
+      u.upper = p.parent >= 0 ? pcis_[p.parent].busid
+                              : "CPU" + (p.numa ? std::to_string(*p.numa) : std::string("?"));
+      u.lower = p.busid;
+      u.link_gts = p.gts;
+      u.link_width = p.width;
+      t.uplinks.push_back(std::move(u));
+    }
+  }
+
   void Finish() {
+    AddClassOnlyDevices();
     std::stable_sort(gpus_.begin(), gpus_.end(),
                      [](const GpuAt& a, const GpuAt& b) { return a.dev < b.dev; });
     NodeTopology& t = out_.topology;
@@ -314,16 +407,29 @@ class XmlReader {
       for (const NicAt& n : nics_) paths[g].push_back(PathBetween(gpus_[g].at, n.at));
     }
     AssignNearestNics(t, paths);
+    AddUplinks(t);
   }
 
   struct GpuAt {
     TopoGpu gpu;
     Endpoint at;
     int64_t dev;
+    int pci = -1;  // its <pci> in pcis_
   };
   struct NicAt {
     TopoNic nic;
     Endpoint at;
+    int pci = -1;
+  };
+  struct PciAt {
+    std::string busid, cls;
+    int parent = -1;  // the enclosing <pci>; -1: directly under a <cpu>
+    std::optional<int> numa;
+    std::optional<double> gts;
+    std::optional<int> width;
+    bool has_child_pci = false;  // a switch or bridge
+    bool has_device = false;     // holds a <gpu> or <net>
+    Endpoint at;                 // its place, its own bus id last
   };
 
   std::string_view text_;
@@ -335,6 +441,7 @@ class XmlReader {
   std::vector<int> cpu_index_;
   std::vector<GpuAt> gpus_;
   std::vector<NicAt> nics_;
+  std::vector<PciAt> pcis_;
   ParsedNodeTopology out_;
 };
 

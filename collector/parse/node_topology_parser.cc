@@ -3,6 +3,8 @@
 #include "collector/parse/node_topology_parser.h"
 
 #include <charconv>
+#include <cstring>
+#include <functional>
 #include <map>
 
 #include "collector/parse/nccl_log_line.h"
@@ -71,6 +73,44 @@ std::optional<int> SmallInt(const std::string& s) {
   return v;
 }
 
+// A header pasted with its tabs lost runs the labels together
+// ("GPU0GPU1NIC0NIC1CPU AffinityNUMA AffinityGPU NUMA ID",
+// "GPU7mlx5_0"): split where a label starts, at a digit or lower-case letter
+// followed by an upper-case one and at a digit followed by an HCA name.
+std::vector<std::string> HeaderWords(std::string_view s) {
+  static constexpr std::string_view kHcaPrefixes[] = {"mlx",   "hfi", "bnxt",  "qedr",
+                                                      "irdma", "efa", "rocep", "ib"};
+  std::vector<std::string> words = Words(s);
+  if (words.empty() || words[0].rfind("GPU0", 0) != 0) return words;  // not a header
+  std::vector<std::string> out;
+  for (const std::string& w : words) {
+    size_t start = 0;
+    for (size_t i = 1; i < w.size(); ++i) {
+      const unsigned char prev = w[i - 1], c = w[i];
+      bool split = (isdigit(prev) || islower(prev)) && isupper(c);
+      if (!split && isdigit(prev) && islower(c)) {
+        for (std::string_view hca : kHcaPrefixes) split |= w.compare(i, hca.size(), hca) == 0;
+      }
+      if (split) {
+        out.push_back(w.substr(start, i - start));
+        start = i;
+      }
+    }
+    out.push_back(w.substr(start));
+  }
+  return out;
+}
+
+// A matrix pasted from a commented job script: "# GPU0 GPU1 ...".
+std::string_view WithoutCommentMark(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  if (i >= s.size() || s[i] != '#') return s;
+  ++i;
+  if (i < s.size() && s[i] == ' ') ++i;
+  return s.substr(i);
+}
+
 // The header: "GPU0" first, no "X" cell (every row has one, on its diagonal).
 bool IsHeader(const std::vector<std::string>& w) {
   if (w.empty() || w[0] != "GPU0") return false;
@@ -93,13 +133,21 @@ ParsedNodeTopology ParseSmiTopoMatrix(std::string_view text, const std::string& 
   };
   std::vector<Line> lines = Lines(text);
   size_t h = 0;
-  while (h < lines.size() && !IsHeader(Words(lines[h].text))) ++h;
+  while (h < lines.size() && !IsHeader(HeaderWords(lines[h].text))) ++h;
+  if (h == lines.size()) {
+    // Every line commented out ("# " from a job script): read it without.
+    h = 0;
+    while (h < lines.size() && !IsHeader(HeaderWords(WithoutCommentMark(lines[h].text)))) ++h;
+    if (h < lines.size()) {
+      for (Line& l : lines) l.text = std::string(WithoutCommentMark(l.text));
+    }
+  }
   if (h == lines.size()) {
     error(1, "no matrix header (a line of column labels starting with GPU0)");
     return out;
   }
   // Column labels, then the per-row facts after them.
-  std::vector<std::string> header = Words(lines[h].text);
+  std::vector<std::string> header = HeaderWords(lines[h].text);
   std::vector<std::string> devices;
   std::vector<Extra> extras;
   for (size_t i = 0; i < header.size(); ++i) {
@@ -213,10 +261,12 @@ ParsedNodeTopology ParseSmiTopoMatrix(std::string_view text, const std::string& 
       std::optional<TopoPath> p;
       if (row != rows.end() && 1 + nic_cols[n] < row->second.size()) {
         const std::string& cell = row->second[1 + nic_cols[n]];
-        p = TopoPathFromName(cell);
+        // Drivers before about 2018 said SOC ("the SMP link between CPU
+        // sockets") for what is SYS now.
+        p = cell == "SOC" ? TopoPath::kSys : TopoPathFromName(cell);
         if (!p) {
           error(row_line[row->first], row->first + " -> " + devices[nic_cols[n]] + ": '" + cell +
-                                          "' is not a PCIe path (PIX, PXB, PHB, NODE, SYS)");
+                                          "' is not a PCIe path (PIX, PXB, PHB, NODE, SYS, SOC)");
         }
       }
       paths[g].push_back(p);
@@ -253,33 +303,182 @@ bool StartsWithSystemElement(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+std::string_view TrimView(std::string_view s) {
+  while (!s.empty() && isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool IsSystemStart(std::string_view line) {
+  std::string_view t = TrimView(line);
+  return t.substr(0, 7) == "<system" &&
+         (t.size() == 7 || t[7] == '>' || isspace(static_cast<unsigned char>(t[7])));
+}
+
+bool IsMatrixHeaderLine(std::string_view line) {
+  return IsHeader(HeaderWords(line)) || IsHeader(HeaderWords(WithoutCommentMark(line)));
+}
+
+bool IsGraphLine(std::string_view raw) {
+  const bool path = raw.find("NCCL INFO GPU/") != std::string_view::npos;
+  const bool print = raw.find("=== System : max") != std::string_view::npos;
+  if (!path && !print) return false;
+  std::optional<NcclLogLine> line = SplitNcclLogLine(raw);
+  if (!line) return print && TrimView(raw).substr(0, 16) == "=== System : max";  // bare paste
+  if (print) return line->message.rfind("=== System : max", 0) == 0;
+  return line->message.rfind("GPU/", 0) == 0 && line->message.find(" :") != std::string::npos;
+}
+
+// Byte offsets of each line's start.
+std::vector<size_t> LineStarts(std::string_view text) {
+  std::vector<size_t> out{0};
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size()) out.push_back(i + 1);
+  }
+  return out;
+}
+
+std::string_view LineAt(std::string_view text, const std::vector<size_t>& starts, size_t k) {
+  size_t end = k + 1 < starts.size() ? starts[k + 1] : text.size();
+  std::string_view l = text.substr(starts[k], end - starts[k]);
+  while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.remove_suffix(1);
+  return l;
+}
+
+// The host a label line names: "=== node-a ===", "node-a:", "# gpu-b02",
+// "2025/05/21 09:40:05 s114 nvidia-smi topo -m", "[root@gpu-b02 ~]# nvidia-smi
+// topo -m"; "" when the line does not look like one.
+std::string HostOfLabel(std::string_view line) {
+  std::string_view t = TrimView(line);
+  if (t.empty() || t.substr(0, 3) == "```" || t.front() == '<' || t.find(" = ") != t.npos) {
+    return "";
+  }
+  if (size_t cmd = t.find("nvidia-smi"); cmd != std::string_view::npos) {
+    std::string_view before = TrimView(t.substr(0, cmd));
+    if (size_t at = before.find('@'); at != std::string_view::npos) {
+      std::string_view host = before.substr(at + 1);
+      size_t end = host.find_first_of(":~]$# ");
+      return std::string(host.substr(0, end));
+    }
+    while (!before.empty() && strchr("$#>%", before.back()))
+      before = TrimView(before.substr(0, before.size() - 1));
+    size_t space = before.rfind(' ');
+    return std::string(space == std::string_view::npos ? before : before.substr(space + 1));
+  }
+  if (size_t at = t.find('@'); at != std::string_view::npos && t.find(' ') > at) {
+    std::string_view host = t.substr(at + 1);
+    return std::string(host.substr(0, host.find_first_of(":~]$# ")));
+  }
+  while (!t.empty() && strchr("#=-*>[ ", t.front())) t.remove_prefix(1);
+  while (!t.empty() && strchr("#=-*:] ", t.back())) t.remove_suffix(1);
+  if (t.empty() || t.size() > 64 || t.find(' ') != std::string_view::npos) return "";
+  // A legend or table line is not a label.
+  if (t.rfind("NIC", 0) == 0 || t == "Legend") return "";
+  return std::string(t);
+}
+
+struct Document {
+  size_t first_line;  // index of its first line
+  size_t end_line;    // one past its last line
+  std::string host;
+};
+
+// The documents of a file that holds several: each starts at a line `starts`
+// accepts; its label is the nearest non-blank line above (at most 3 back).
+std::vector<Document> SplitDocuments(std::string_view text,
+                                     const std::function<bool(std::string_view)>& starts_doc) {
+  std::vector<size_t> starts = LineStarts(text);
+  std::vector<Document> docs;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    if (!starts_doc(LineAt(text, starts, k))) continue;
+    Document d{k, starts.size(), ""};
+    size_t label_line = k;
+    for (size_t back = 0; back < 3 && label_line > 0; ++back) {
+      --label_line;
+      if (!docs.empty() && label_line < docs.back().first_line + 1) break;
+      std::string_view l = TrimView(LineAt(text, starts, label_line));
+      if (l.empty() || l.substr(0, 3) == "```" || l.substr(0, 5) == "<?xml") continue;
+      d.host = HostOfLabel(l);
+      break;
+    }
+    if (!docs.empty()) docs.back().end_line = k;
+    docs.push_back(std::move(d));
+  }
+  return docs;
+}
+
+// The lines of one document, the others' lines left blank so that line
+// numbers stay the file's.
+std::string DocumentText(std::string_view text, const Document& d) {
+  std::vector<size_t> starts = LineStarts(text);
+  std::string out(d.first_line, '\n');
+  size_t begin = starts[d.first_line];
+  size_t end = d.end_line < starts.size() ? starts[d.end_line] : text.size();
+  out.append(text.substr(begin, end - begin));
+  return out;
+}
+
+}  // namespace
+
 std::string SniffTopologyFormat(std::string_view text) {
   if (StartsWithSystemElement(text)) return "nccl_xml";
   for (const Line& l : Lines(text.substr(0, 1 << 20))) {
-    std::vector<std::string> w = Words(l.text);
-    if (IsHeader(w)) return "nvidia_smi_topo";
+    if (IsMatrixHeaderLine(l.text)) return "nvidia_smi_topo";
   }
   for (const Line& l : Lines(text.substr(0, 4 << 20))) {
-    if (l.text.find("NCCL INFO GPU/") == std::string::npos) continue;
-    std::optional<NcclLogLine> line = SplitNcclLogLine(l.text);
-    if (line && line->message.rfind("GPU/", 0) == 0 &&
-        line->message.find(" :") != std::string::npos) {
-      return "nccl_graph";
+    if (IsGraphLine(l.text)) return "nccl_graph";
+  }
+  // Dumps posted one after the other, each after a line naming its host.
+  std::vector<size_t> starts = LineStarts(text);
+  for (size_t k = 0; k < starts.size(); ++k) {
+    if (IsSystemStart(LineAt(text, starts, k)) &&
+        text.find("</system>", starts[k]) != std::string_view::npos) {
+      return "nccl_xml";
     }
   }
   return "";
 }
 
-ParsedNodeTopology ParseNodeTopology(std::string_view text, const std::string& file) {
+std::vector<ParsedNodeTopology> ParseNodeTopologies(std::string_view text,
+                                                    const std::string& file) {
   const std::string format = SniffTopologyFormat(text);
-  if (format == "nccl_xml") return ParseNcclTopoXml(text, file);
-  if (format == "nvidia_smi_topo") return ParseSmiTopoMatrix(text, file);
-  if (format == "nccl_graph") return ParseNcclGraphLines(text, file);
-  ParsedNodeTopology out;
-  out.errors.push_back(file +
-                       ":1: neither an NCCL topology dump (<system>), an `nvidia-smi topo -m` "
-                       "matrix (a header of GPU0 ... columns) nor NCCL GRAPH debug lines");
+  if (format == "nccl_graph") return ParseNcclGraphHosts(text, file);
+  std::vector<Document> docs;
+  if (format == "nccl_xml") docs = SplitDocuments(text, IsSystemStart);
+  if (format == "nvidia_smi_topo") docs = SplitDocuments(text, IsMatrixHeaderLine);
+  auto parse = [&](std::string_view t) {
+    return format == "nccl_xml" ? ParseNcclTopoXml(t, file) : ParseSmiTopoMatrix(t, file);
+  };
+  std::vector<ParsedNodeTopology> out;
+  if (format.empty()) {
+    ParsedNodeTopology none;
+    none.errors.push_back(file +
+                          ":1: neither an NCCL topology dump (<system>), an `nvidia-smi topo -m` "
+                          "matrix (a header of GPU0 ... columns) nor NCCL GRAPH debug lines");
+    out.push_back(std::move(none));
+    return out;
+  }
+  if (docs.size() <= 1) {
+    // One node: the whole text; a label line before a dump names its host.
+    out.push_back(parse(text));
+    if (docs.size() == 1) out.back().host = docs[0].host;
+    return out;
+  }
+  std::map<std::string, int> seen;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    ParsedNodeTopology p = parse(DocumentText(text, docs[i]));
+    p.host = docs[i].host.empty() ? "dump" + std::to_string(i + 1) : docs[i].host;
+    if (int n = ++seen[p.host]; n > 1) p.host += "#" + std::to_string(n);
+    out.push_back(std::move(p));
+  }
   return out;
+}
+
+ParsedNodeTopology ParseNodeTopology(std::string_view text, const std::string& file) {
+  std::vector<ParsedNodeTopology> all = ParseNodeTopologies(text, file);
+  return std::move(all.front());
 }
 
 }  // namespace fabtrack

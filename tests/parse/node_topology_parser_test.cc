@@ -163,7 +163,7 @@ TEST(SmiTopoMatrix, UnknownCellIsAnError) {
       "m.txt");
   ASSERT_EQ(p.errors.size(), 1u);
   EXPECT_EQ(p.errors[0],
-            "m.txt:2: GPU0 -> NIC0: 'FAR' is not a PCIe path (PIX, PXB, PHB, NODE, SYS)");
+            "m.txt:2: GPU0 -> NIC0: 'FAR' is not a PCIe path (PIX, PXB, PHB, NODE, SYS, SOC)");
 }
 
 TEST(NcclGraphLines, FirstHostsPathsDeviceListAndGdr) {
