@@ -29,9 +29,9 @@ class Differ {
       : hosts_(hosts), out_(hosts.size()) {}
 
   // One value per host (nullopt: the host has no such device); the hosts off
-  // the reference value get a finding.
+  // the reference value get a finding, naming `nics[h]` (its own NIC), if any.
   void Compare(const std::vector<std::optional<std::string>>& values, const std::string& what,
-               const std::string& gpu, const std::string& nic) {
+               const std::string& gpu, const std::vector<std::string>& nics = {}) {
     std::map<std::string, int> count;
     int present = 0;
     for (const auto& v : values) {
@@ -58,7 +58,7 @@ class Differ {
       const std::string others =
           count[*ref] > 1 ? std::to_string(count[*ref]) + " other hosts" : hosts_[ref_host].first;
       out_[h].push_back(
-          {"host_differs", Severity::kWarning, gpu, nic,
+          {"host_differs", Severity::kWarning, gpu, h < nics.size() ? nics[h] : "",
            hosts_[h].first + ": " + what + " " + *values[h] + ", " + others + " " + *ref,
            hosts_[h].first});
     }
@@ -113,8 +113,8 @@ std::vector<std::vector<TopologyFinding>> DiffHosts(
     gpus.push_back(std::to_string(t->gpus.size()));
     nics.push_back(std::to_string(t->nics.size()));
   }
-  d.Compare(gpus, "GPU count", "", "");
-  d.Compare(nics, "NIC count", "", "");
+  d.Compare(gpus, "GPU count", "");
+  d.Compare(nics, "NIC count", "");
 
   std::map<std::string, bool> gpu_names;
   for (const auto& [name, t] : hosts) {
@@ -136,14 +136,12 @@ std::vector<std::vector<TopologyFinding>> DiffHosts(
       return v;
     };
     d.Compare(each([](const TopoGpu& g) { return Show(g.nic) + " " + Show(g.path); }), gpu + " ->",
-              gpu, "");
+              gpu);
     d.Compare(each([](const TopoGpu& g) { return Show(g.link_width, "x"); }), gpu + " PCIe width",
-              gpu, "");
-    d.Compare(each([](const TopoGpu& g) { return Show(g.link_gts); }), gpu + " PCIe speed", gpu,
-              "");
-    d.Compare(each([](const TopoGpu& g) { return Show(g.numa_node); }), gpu + " NUMA node", gpu,
-              "");
-    d.Compare(each([](const TopoGpu& g) { return Show(g.gdr); }), gpu + " GPUDirect RDMA", gpu, "");
+              gpu);
+    d.Compare(each([](const TopoGpu& g) { return Show(g.link_gts); }), gpu + " PCIe speed", gpu);
+    d.Compare(each([](const TopoGpu& g) { return Show(g.numa_node); }), gpu + " NUMA node", gpu);
+    d.Compare(each([](const TopoGpu& g) { return Show(g.gdr); }), gpu + " GPUDirect RDMA", gpu);
   }
 
   size_t most = 0;
@@ -151,30 +149,25 @@ std::vector<std::vector<TopologyFinding>> DiffHosts(
   for (size_t k = 0; k < most; ++k) {
     std::string label;
     std::vector<const TopoNic*> same = SameNic(hosts, k, &label);
-    std::string nic_name;
-    for (const TopoNic* n : same) {
-      if (n) {
-        nic_name = n->name;
-        break;
-      }
-    }
+    std::vector<std::string> nic_names;
+    for (const TopoNic* n : same) nic_names.push_back(n ? n->name : "");
     auto each = [&](auto value) {
       Values v;
       for (const TopoNic* n : same)
         v.push_back(n ? std::optional<std::string>(value(*n)) : std::nullopt);
       return v;
     };
-    d.Compare(each([](const TopoNic& n) { return n.name; }), label + " is", "", nic_name);
+    d.Compare(each([](const TopoNic& n) { return n.name; }), label + " is", "", nic_names);
     d.Compare(each([](const TopoNic& n) { return Show(n.link_width, "x"); }), label + " PCIe width",
-              "", nic_name);
+              "", nic_names);
     d.Compare(each([](const TopoNic& n) { return Show(n.link_gts); }), label + " PCIe speed", "",
-              nic_name);
+              nic_names);
     d.Compare(each([](const TopoNic& n) { return Show(n.speed_mbps); }), label + " port rate", "",
-              nic_name);
+              nic_names);
     d.Compare(each([](const TopoNic& n) { return Show(n.numa_node); }), label + " NUMA node", "",
-              nic_name);
+              nic_names);
     d.Compare(each([](const TopoNic& n) { return Show(n.gdr); }), label + " GPUDirect RDMA", "",
-              nic_name);
+              nic_names);
   }
   return d.Take();
 }

@@ -85,6 +85,88 @@ TEST(RailCheck, MessagesNameGpuNicPathAndRates) {
       << gdr[0].message;
 }
 
+NodeTopology Rails(int n);
+
+// Issue 30: the shapes people paste, and PCIe bridges slower or narrower
+// than the devices below them (link_degraded naming both of the link's ends).
+TEST(RailCheck, VerdictsOnThePastedShapes) {
+  std::string vm_uplinks;
+  const char* vm[][3] = {{"GPU/44000", "NET/4"}, {"GPU/4a000", "NET/5"}, {"GPU/54000", "NET/6"},
+                         {"GPU/59000", "NET/7"}, {"GPU/b4000", "NET/0"}, {"GPU/ba000", "NET/1"},
+                         {"GPU/c4000", "NET/2"}, {"GPU/c9000", "NET/3"}};
+  for (const auto& pair : vm) {
+    vm_uplinks += std::string("warning link_degraded ") + pair[0] + " " + pair[1] + "\n";
+  }
+  const std::string four_shared =
+      "warning shared_nic GPU0,GPU1 mlx5_0\nwarning shared_nic GPU2,GPU3 mlx5_1\n"
+      "warning shared_nic GPU4,GPU5 mlx5_2\nwarning shared_nic GPU6,GPU7 mlx5_3\n";
+  const struct {
+    const char* file;
+    std::string expected;
+  } cases[] = {
+      {"nccl_graph_print_vm.log", vm_uplinks},
+      {"nccl_graph_print_old.log",
+       "warning shared_nic GPU/1b000,GPU/3d000 mlx5_0\nwarning shared_nic GPU/88000,GPU/af000 "
+       "mlx5_1\nwarning nic_far GPU/1b000 mlx5_0\nwarning nic_far GPU/3d000 mlx5_0\n"
+       "warning nic_far GPU/88000 mlx5_1\nwarning nic_far GPU/af000 mlx5_1\n"
+       "warning link_degraded GPU/88000,GPU/af000 mlx5_1\n"},
+      {"rccl_graph_print.log",
+       "warning shared_nic GPU/35000,GPU/3a000 NET/0\nwarning shared_nic GPU/b5000,GPU/ba000 "
+       "NET/1\n"},
+      {"smi_pasted_commented.txt", four_shared},
+      {"smi_pasted_spaces.txt", four_shared},
+      {"smi_pasted_mp.txt", four_shared},
+      {"smi_2017_soc.txt",
+       "warning shared_nic GPU0,GPU1,GPU2 mlx5_0\nwarning nic_far GPU2 mlx5_0\n"},
+      {"nccl_xml_pci_only_rail.xml", ""},
+      {"nccl_xml_pci_only_far_nic.xml",
+       "critical nic_far GPU2 0101:00:00.0\ncritical nic_far GPU3 0101:00:00.0\n"
+       "warning shared_nic GPU0,GPU1,GPU2,GPU3 0101:00:00.0\n"},
+      {"nccl_xml_bridge_degraded.xml",
+       "warning link_degraded GPU1 mlx5_1\nwarning link_degraded GPU6 mlx5_6\n"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(Summary(CheckFixture(c.file)), c.expected) << c.file;
+  }
+}
+
+TEST(RailCheck, DegradedUplinkMessagesNameBothEnds) {
+  std::vector<TopologyFinding> vm = CheckFixture("nccl_graph_print_vm.log");
+  ASSERT_FALSE(vm.empty());
+  EXPECT_EQ(vm[0].message,
+            "PCIe link CPU0 <-> 0000:41:00.0 is 0.2 GB/s where the links below get 48 GB/s: it "
+            "throttles GPU/44000, NET/4");
+  std::vector<TopologyFinding> xml = CheckFixture("nccl_xml_bridge_degraded.xml");
+  ASSERT_EQ(xml.size(), 2u);
+  EXPECT_EQ(xml[0].message,
+            "PCIe link CPU0 <-> 0000:27:00.0 is x1 where the links below are x16: it throttles "
+            "GPU1, mlx5_1");
+  EXPECT_EQ(xml[1].message,
+            "PCIe link CPU1 <-> 0000:b7:00.0 is 2.5 GT/s where the links below run 32 GT/s: it "
+            "throttles GPU6, mlx5_6");
+}
+
+TEST(RailCheck, AnUplinkAsFastAsItsDevicesOrAboveNoRailIsFine) {
+  NodeTopology t = Rails(2);
+  TopoUplink u;
+  u.upper = "CPU0";
+  u.lower = "0000:15:00.0";
+  u.link_width = 16;
+  u.below_width = 16;
+  u.link_gts = 32.0;
+  u.below_gts = 32.0;
+  u.gpus = {"GPU0"};
+  t.uplinks.push_back(u);
+  TopoUplink storage = u;  // narrow, but only a NIC no GPU uses is below it
+  storage.link_width = 4;
+  storage.gpus.clear();
+  storage.nics = {"mlx5_bond_0"};
+  t.uplinks.push_back(storage);
+  EXPECT_EQ(Summary(CheckRails(t)), "");
+  t.uplinks[0].link_width = 8;
+  EXPECT_EQ(Summary(CheckRails(t)), "warning link_degraded GPU0 \n");
+}
+
 NodeTopology Rails(int n) {
   NodeTopology t;
   for (int i = 0; i < n; ++i) {

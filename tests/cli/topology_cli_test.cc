@@ -97,6 +97,82 @@ TEST(TopologyCli, TruncatedUnreadableAndForeignFilesExitThreeNamingFileAndLine) 
   EXPECT_EQ(Check("--format yaml " + Node("smi_rail8.txt")).exit_code, 3);
 }
 
+// Issue 30: a file holding two hosts' dumps is checked per host, and what
+// differs between them is the finding.
+TEST(TopologyCli, TwoHostsInOneFileAreTwoVerdictsAndTheirDifference) {
+  CommandOutput r = Check(Node("multi_host_xml.txt"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("multi_host_xml.txt [hgx-b07] (nccl_xml): 8 GPU(s), 8 NIC(s): OK"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("multi_host_xml.txt [hgx-b11] (nccl_xml): 8 GPU(s), 8 NIC(s)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("WARNING host_differs: hgx-b11: NIC at 0000:3b:00.0 PCIe width x8, "
+                       "hgx-b07 x16"),
+            std::string::npos)
+      << r.out;
+  // hgx-b11's own rail check sees the narrow NIC against its peers too.
+  EXPECT_NE(r.out.find("WARNING link_degraded: mlx5_2 PCIe link x8, peers x16"), std::string::npos)
+      << r.out;
+
+  r = Check(Node("multi_host_smi.txt") + " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["host"], "hgx-c01");
+  EXPECT_EQ(j[0]["findings"], nlohmann::json::array());
+  EXPECT_EQ(j[1]["host"], "hgx-c02");
+  EXPECT_EQ(j[1]["gpus"][0]["nic"], "ibp24s0");
+  ASSERT_EQ(j[1]["findings"].size(), 4u);
+  EXPECT_EQ(j[1]["findings"][2]["kind"], "host_differs");
+  EXPECT_EQ(j[1]["findings"][2]["message"], "hgx-c02: NIC #0 is ibp24s0, hgx-c01 mlx5_0");
+
+  // One node's file keeps "host": null, and ingest stores one node only.
+  r = Check(Node("nccl_xml_rail8.xml") + " --format json");
+  EXPECT_EQ(nlohmann::json::parse(r.out)[0]["host"], nullptr);
+  r = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " topology ingest " +
+                                    Node("multi_host_xml.txt") +
+                                    " --host x --cluster c --db 'host=/nonexistent'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("holds 2 nodes' dumps"), std::string::npos) << r.err;
+}
+
+TEST(TopologyCli, PciOnlyTopologyFilesHaveGpusAndNics) {
+  CommandOutput r = Check(Node("nccl_xml_pci_only_rail.xml"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("nccl_xml_pci_only_rail.xml (nccl_xml): 8 GPU(s), 8 NIC(s): OK"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("GPU4 000b:00:00.0 -> 0105:00:00.0 PIX"), std::string::npos) << r.out;
+  r = Check(Node("nccl_xml_pci_only_far_nic.xml"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("CRITICAL nic_far: GPU2 -> 0101:00:00.0 is SYS"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("WARNING shared_nic: GPU0, GPU1, GPU2, GPU3 share 0101:00:00.0"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(TopologyCli, GraphPrintAloneAndCutOff) {
+  CommandOutput r = Check(Node("nccl_graph_print_vm.log"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("nccl_graph_print_vm.log [vm-h200-03] (nccl_graph): 8 GPU(s), 8 NIC(s)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("WARNING link_degraded: PCIe link CPU0 <-> 0000:41:00.0 is 0.2 GB/s where "
+                       "the links below get 48 GB/s"),
+            std::string::npos)
+      << r.out;
+  // Cut off: what was read is printed, the exit is 3 and stderr names file:line.
+  r = Check(Node("nccl_graph_print_cut.log"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("(nccl_graph): 5 GPU(s), 5 NIC(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("nccl_graph_print_cut.log:33: the system print begun on line 4 is cut off"),
+            std::string::npos)
+      << r.err;
+}
+
 // This node's PCIe tree (the fake /sys trees of `check node`) through the
 // same model and rail check.
 TEST(TopologyCli, SysfsTreeOfTheNode) {
