@@ -267,7 +267,9 @@ std::optional<std::string> HostMarker(const std::vector<DumpLine>& lines, size_t
     return host;
   }
   if (t.starts_with("##")) {
-    std::string_view rest = Trim(t.substr(t.find_first_not_of('#')));
+    const size_t text = t.find_first_not_of('#');
+    if (text == std::string_view::npos) return std::nullopt;
+    std::string_view rest = Trim(t.substr(text));
     for (std::string_view word : {"host", "Host", "node", "Node", "HOST", "NODE"}) {
       if (rest.starts_with(word) && rest.size() > word.size() &&
           (rest[word.size()] == ' ' || rest[word.size()] == ':')) {
