@@ -771,9 +771,16 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
   for (const DumpLine& l : lines) {
     std::string_view line = Trim(l.text);
     if (line.empty() || line == "NIC statistics:") continue;
+    // The value follows the last colon: per-queue names have their own
+    // ("[0]: rx_bytes: 209487403324" of bnx2x, "rxq0: rx_pkts: 5" of be2net).
+    const size_t colon = line.rfind(':');
     std::string_view key, value;
     std::optional<uint64_t> v;
-    if (KeyValue(line, &key, &value)) v = Unsigned(value);
+    if (colon != std::string_view::npos) {
+      key = Trim(line.substr(0, colon));
+      value = Trim(line.substr(colon + 1));
+      v = Unsigned(value);
+    }
     if (!v || key.empty()) {
       errors->push_back({l.number, "not a statistic: " + std::string(line)});
       continue;
@@ -791,7 +798,10 @@ std::optional<std::string> EthtoolNetdev(const std::optional<std::string>& comma
     if (size_t at = rest.find(flag); at != std::string_view::npos) {
       std::string_view w = Trim(rest.substr(at + flag.size()));
       w = w.substr(0, w.find_first_of(" \t|>"));
-      if (!w.empty()) return std::string(w);
+      // "# ethtool -S output" is a markdown heading, not a root prompt.
+      static const std::set<std::string_view> prose = {
+          "output", "of", "for", "on", "results", "stats", "statistics", "counters"};
+      if (!w.empty() && !prose.contains(w) && !w.starts_with("-")) return std::string(w);
     }
   }
   return std::nullopt;

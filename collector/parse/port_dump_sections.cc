@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "collector/parse/sysfs_values.h"
 
@@ -288,6 +289,13 @@ std::optional<std::string> HostMarker(const std::vector<DumpLine>& lines, size_t
       IsSeparator(lines[i + 1].text) && IsHostName(t)) {
     return std::string(t);
   }
+  // Ansible's ad-hoc output: "gpu-a | CHANGED | rc=0 >>".
+  if (const size_t bar = t.find(" | "); bar != std::string_view::npos && t.ends_with(">>")) {
+    std::string_view host = t.substr(0, bar);
+    std::string_view status = FirstWord(t.substr(bar + 3));
+    if (IsPromptHost(host) && (status == "CHANGED" || status == "SUCCESS" || status == "FAILED"))
+      return std::string(host);
+  }
   if (std::optional<Prompt> p = ParsePrompt(lines[i].text); p && p->host) {
     *drop = false;
     return p->host;
@@ -409,8 +417,12 @@ bool Owns(PortDumpFormat format, std::string_view raw, std::string_view t) {
                return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '[' ||
                       c == ']' || c == ' ';
              });
-    case PortDumpFormat::kEthtool:
-      return Indented(raw) || (StrictKey(t, &key, &value) && Numeric(value));
+    case PortDumpFormat::kEthtool: {
+      if (Indented(raw)) return true;
+      const size_t colon = t.rfind(':');  // "[0]: rx_bytes: 5"
+      return colon != std::string_view::npos && colon > 0 && t[colon - 1] != ' ' &&
+             Numeric(Trim(t.substr(colon + 1)));
+    }
     case PortDumpFormat::kSysfs:
       return IsSysfsLine(t) || t.starts_with("#") || t.starts_with("grep: ") ||
              t.starts_with("cat: ") || t.starts_with("tail: ") || t.starts_with("head: ");
@@ -493,11 +505,24 @@ class Scanner {
       if (p->command.starts_with("cd ")) SetCwd(Trim(p->command.substr(3)), false);
       command_ = p->command.empty() ? std::nullopt : std::optional<std::string>(p->command);
       last_command_ = p->command;
+      // "$ cat /sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait"
+      // and the value on the next line.
+      cat_path_.reset();
+      if (p->command.starts_with("cat ")) {
+        std::string_view file = Trim(std::string_view(p->command).substr(4));
+        if (!file.empty() && file.find_first_of(" *?{|>") == std::string_view::npos)
+          cat_path_ = Resolve(file);
+      }
       return i;
     }
     if (t.starts_with("cd /")) {
       End();
       SetCwd(Trim(t.substr(3)), false);
+      return i;
+    }
+    if (std::optional<std::string> path = std::exchange(cat_path_, std::nullopt);
+        path && path->find("/infiniband/") != std::string::npos && !StartsSection(t)) {
+      AddSysfs(*path + " " + std::string(t), l.number);
       return i;
     }
     if (current_ && Owns(Current().format, l.text, t)) {
@@ -610,6 +635,7 @@ class Scanner {
   std::optional<std::string> command_;
   std::string last_command_;
   std::optional<std::string> cwd_;
+  std::optional<std::string> cat_path_;  // the file a `cat FILE` prompt prints next
 };
 
 }  // namespace

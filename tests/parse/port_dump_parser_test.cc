@@ -603,5 +603,57 @@ TEST(PortDumpSections, EthtoolAfterBannerLines) {
   EXPECT_NE(none->errors[0].message.find("no statistic"), std::string::npos);
 }
 
+// Per-queue statistics have a colon in their names (bnx2x "[0]: rx_bytes",
+// be2net "rxq0: rx_pkts"); a markdown "# ethtool -S output" heading names
+// no interface.
+TEST(PortDumpSections, EthtoolPerQueueNamesAndAMarkdownHeading) {
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(
+      "# ethtool -S output\n\n```\nNIC statistics:\n     rx_pause_frames: 5\n"
+      "     [0]: rx_bytes: 209487\n     [0]: rx_discards: 3\n     rxq1: rx_drops_no_frags: 7\n"
+      "```\n",
+      PortDumpContext{.netdev = std::string("eth2")}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].netdev, "eth2");
+  EXPECT_EQ(d->ports[0].ethtool,
+            (std::map<std::string, uint64_t>{{"[0]: rx_discards", 3}, {"rx_pause_frames", 5}}));
+}
+
+// `cat FILE` prompts each followed by the file's value, and ansible's
+// ad-hoc "HOST | CHANGED | rc=0 >>" headers of two hosts.
+TEST(PortDumpSections, CatPromptsAndAnsibleHeaders) {
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(
+      "[root@gpu-k02 ~]# cat /sys/class/infiniband/mlx5_3/ports/1/counters/port_xmit_wait\n"
+      "4294967295\n"
+      "[root@gpu-k02 ~]# cat /sys/class/infiniband/mlx5_3/ports/1/state\n4: ACTIVE\n"
+      "[root@gpu-k02 ~]# cd /sys/class/infiniband/mlx5_3/ports/1/counters\n"
+      "[root@gpu-k02 counters]# cat symbol_error\n17\n[root@gpu-k02 counters]# \n",
+      PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].device, "mlx5_3");
+  EXPECT_EQ(d->ports[0].state, "ACTIVE");
+  EXPECT_EQ(d->ports[0].counters.at("symbol_error"), 17u);
+  EXPECT_EQ(d->ports[0].saturated, std::vector<std::string>{"port_xmit_wait"});
+
+  std::string ibstat = Read("pair-g01-g02.headers.txt");
+  std::string ansible;
+  for (std::string_view host : {"gpu-g01:", "gpu-g02:"}) {
+    const size_t at = ibstat.find(host);
+    ibstat.replace(at, host.size(),
+                   std::string(host.substr(0, host.size() - 1)) + " | CHANGED | rc=0 >>");
+  }
+  std::optional<std::vector<ParsedPortDump>> hosts =
+      ParsePortDumpDocument(ibstat, PortDumpContext{}, &why);
+  ASSERT_TRUE(hosts) << why;
+  ASSERT_EQ(hosts->size(), 2u);
+  EXPECT_EQ((*hosts)[1].host, "gpu-g02");
+  EXPECT_EQ((*hosts)[1].ports.at(0).rate_gbps, 100);
+}
+
 }  // namespace
 }  // namespace fabtrack
