@@ -327,6 +327,7 @@ void ParsePerfquery(const DumpSection& section, const std::optional<std::string>
   PortSample* port = nullptr;
   std::vector<Block> blocks;
   std::vector<std::vector<std::string_view>> required;
+  std::vector<bool> extended_block;
   for (const DumpLine& l : section.lines) {
     std::string_view line = Trim(l.text);
     if (line.empty()) continue;
@@ -360,19 +361,23 @@ void ParsePerfquery(const DumpSection& section, const std::optional<std::string>
                         l.number,
                         l.number,
                         {}});
-      // The last counter perfquery prints of the attribute (PortXmitWait of
-      // PortCounters only where the port supports it).
-      required.push_back(extended ? std::vector<std::string_view>{"PortMulticastRcvPkts"}
-                                  : std::vector<std::string_view>{"PortRcvPkts"});
+      // The last counter perfquery always prints of the attribute
+      // (PortCounters' PortXmitWait only where the port supports it); more
+      // below as the block shows which ranges it prints.
+      required.push_back({"PortRcvPkts"});
+      extended_block.push_back(extended);
       continue;
     }
     if (!port || !KeyValue(line, &key, &value)) continue;
     blocks.back().last = l.number;
     blocks.back().keys.insert(std::string(key));
-    // PortCountersExtended's error counters follow CounterSelect2 up to
-    // PortXmitWait (and QP1Dropped where known).
-    if (key == "CounterSelect2" && required.back().front() == "PortMulticastRcvPkts")
-      required.back().push_back("PortXmitWait");
+    // perfquery prints fields in ranges: PortCountersExtended's unicast and
+    // multicast packets (where the PMA has them) up to PortMulticastRcvPkts,
+    // its error counters after CounterSelect2 up to PortXmitWait (and
+    // QP1Dropped where known).
+    if (extended_block.back() && key == "PortUnicastXmitPkts")
+      required.back().push_back("PortMulticastRcvPkts");
+    if (extended_block.back() && key == "CounterSelect2") required.back().push_back("PortXmitWait");
     auto name = PerfqueryNames().find(key);
     if (name == PerfqueryNames().end()) continue;  // PortSelect, CounterSelect, ...
     auto v = Unsigned(value);
