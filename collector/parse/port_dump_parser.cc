@@ -863,6 +863,34 @@ bool NothingRead(const PortSample& p) {
          p.counters.empty() && p.hw_counters.empty() && p.ethtool.empty();
 }
 
+// perfquery without -C names its port "lidN" only: where another tool of
+// the same document (ibstat's "Base lid", ibstatus' "base lid: 0x1a1")
+// gives exactly one port that LID and port number, the counters are that
+// port's.
+void JoinPortsByLid(HostPorts* host) {
+  std::vector<PortSample>& ports = host->ports;
+  for (size_t i = 0; i < ports.size();) {
+    const PortSample& p = ports[i];
+    const std::optional<uint64_t> lid = p.lid ? Unsigned(*p.lid) : std::nullopt;
+    if (!lid || p.device != "lid" + *p.lid) {
+      ++i;
+      continue;
+    }
+    std::vector<size_t> same;
+    for (size_t j = 0; j < ports.size(); ++j) {
+      if (j != i && ports[j].port == p.port && ports[j].lid && Unsigned(*ports[j].lid) == lid &&
+          !ports[j].device.starts_with("lid"))
+        same.push_back(j);
+    }
+    if (same.size() != 1) {
+      ++i;
+      continue;
+    }
+    MergeInto(&ports[same[0]], p);
+    ports.erase(ports.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
 // One host's part of a document: its tools' sections read, their ports
 // joined (ibstat's state and perfquery's counters of one port: one sample).
 ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) {
@@ -940,6 +968,7 @@ ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) 
     ParseSysfs(sysfs, h.last_line, &found);
     keep(found);
   }
+  JoinPortsByLid(&joined);
   if (!out.formats.empty()) out.format = out.formats.front();
   out.ports = std::move(joined.ports);
   return out;

@@ -655,5 +655,25 @@ TEST(PortDumpSections, CatPromptsAndAnsibleHeaders) {
   EXPECT_EQ((*hosts)[1].ports.at(0).rate_gbps, 100);
 }
 
+// A node-check file of ibstat and a perfquery without -C: the LID joins
+// perfquery's counters to ibstat's port.
+TEST(PortDumpSections, PerfqueryWithoutDeviceJoinsIbstatsPortByLid) {
+  std::string perfquery = Read("gpu-b07.perfquery.txt");
+  perfquery.replace(perfquery.find(" -C mlx5_0"), 10, "");
+  std::string why;
+  std::optional<ParsedPortDump> d =
+      ParsePortDump(Read("gpu-b07.ibstat.txt") + perfquery, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  EXPECT_EQ(d->formats,
+            (std::vector<PortDumpFormat>{PortDumpFormat::kIbstat, PortDumpFormat::kPerfquery}));
+  ASSERT_EQ(d->ports.size(), 2u);
+  EXPECT_EQ(d->ports[0].device, "mlx5_0");
+  EXPECT_EQ(d->ports[0].state, "ACTIVE");
+  EXPECT_EQ(d->ports[0].counters.at("port_xmit_data"), 87232017739652u);
+  EXPECT_EQ(d->ports[0].saturated, std::vector<std::string>{"port_xmit_wait"});
+  EXPECT_TRUE(d->ports[1].counters.empty());
+}
+
 }  // namespace
 }  // namespace fabtrack
