@@ -4,7 +4,9 @@
 // ibv_devinfo -v, ethtool -S, saved sysfs files) stored as port samples, so deltas and detectors
 // use them like live sysfs reads: two snapshots of a port at two times give the span between them
 // counter deltas (store/snapshot_deltas.h) that the analyzer's port detectors judge. Every file is
-// parsed before anything is stored: one unusable file stores nothing (exit 1, file:line named).
+// parsed before anything is stored: one unusable file (a bad or cut-off line) stores nothing (exit
+// 1, file:line named). A file naming several hosts (`==> gpu-a.txt <==`, prompts) gives each its
+// own sample.
 #include <sys/stat.h>
 
 #include <iostream>
@@ -52,18 +54,31 @@ void RunImport(const ImportOptions& o) {
   for (const std::string& path : o.paths) {
     PortDumpContext file_context = context;
     file_context.netdev = o.netdev;  // else from the file's name
-    std::optional<ParsedPortDump> dump = ReadPortDumpFile(path, file_context, std::cerr);
-    if (!dump) {
+    std::optional<std::vector<ParsedPortDump>> dumps =
+        ReadPortDumpDocument(path, file_context, std::cerr);
+    if (!dumps) {
       failed = true;
       continue;
     }
-    const std::string host = o.host.value_or(HostFromFileName(path));
+    if (dumps->size() > 1 && o.host) {
+      // --host names the one host of a file; this one names its hosts itself.
+      std::cerr << path << ":1: holds the dumps of " << dumps->size()
+                << " hosts, each named in it: leave out --host " << *o.host << "\n";
+      failed = true;
+      continue;
+    }
     const std::string at = o.at.value_or(MtimeIso(path));
-    HostPorts& h = samples[{host, at}];
-    h.host = host;
-    AddDumpPorts(dump->ports, &h);
-    std::cerr << path << ": " << PortDumpFormatName(dump->format) << ", " << dump->ports.size()
-              << " port(s) of " << host << " at " << at << "\n";
+    for (const ParsedPortDump& dump : *dumps) {
+      const std::string host = dump.host.value_or(o.host.value_or(HostFromFileName(path)));
+      HostPorts& h = samples[{host, at}];
+      h.host = host;
+      AddDumpPorts(dump.ports, &h);
+      std::string formats;
+      for (PortDumpFormat f : dump.formats)
+        formats += (formats.empty() ? "" : " + ") + std::string(PortDumpFormatName(f));
+      std::cerr << path << ": " << formats << ", " << dump.ports.size() << " port(s) of " << host
+                << " at " << at << "\n";
+    }
   }
   if (failed) {
     std::cerr << "fabtrack import: nothing stored (fix or leave out the files above)\n";

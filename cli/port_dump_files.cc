@@ -47,22 +47,43 @@ std::optional<std::string> NetdevFromFileName(const std::string& path,
   return std::nullopt;
 }
 
-std::optional<ParsedPortDump> ReadPortDumpFile(const std::string& path, PortDumpContext context,
-                                               std::ostream& err) {
+std::optional<std::vector<ParsedPortDump>> ReadPortDumpDocument(const std::string& path,
+                                                                PortDumpContext context,
+                                                                std::ostream& err) {
   std::string text;
   if (!ReadTextFile(path, &text, err)) return std::nullopt;
   if (!context.netdev) context.netdev = NetdevFromFileName(path, context.netdev_map);
   std::string why;
-  std::optional<ParsedPortDump> dump = ParsePortDump(text, context, &why);
-  if (!dump) {
+  std::optional<std::vector<ParsedPortDump>> dumps = ParsePortDumpDocument(text, context, &why);
+  if (!dumps) {
     err << path << ":1: " << why << "\n";
     return std::nullopt;
   }
-  for (const PortDumpError& e : dump->errors)
-    err << path << ":" << e.line << ": " << e.message << "\n";
-  for (const std::string& note : dump->notes) err << path << ": " << note << "\n";
-  if (!dump->errors.empty()) return std::nullopt;
-  return dump;
+  bool usable = true;
+  for (const ParsedPortDump& dump : *dumps) {
+    const std::string of = dump.host ? " (" + *dump.host + ")" : "";
+    for (const PortDumpError& e : dump.errors)
+      err << path << ":" << e.line << ": " << e.message << of << "\n";
+    for (const std::string& note : dump.notes) err << path << ": " << note << of << "\n";
+    if (!dump.errors.empty()) usable = false;
+  }
+  if (!usable) return std::nullopt;
+  return dumps;
+}
+
+std::optional<ParsedPortDump> ReadPortDumpFile(const std::string& path, PortDumpContext context,
+                                               std::ostream& err) {
+  std::optional<std::vector<ParsedPortDump>> dumps = ReadPortDumpDocument(path, context, err);
+  if (!dumps) return std::nullopt;
+  if (dumps->size() > 1) {
+    std::string hosts;
+    for (const ParsedPortDump& d : *dumps)
+      hosts += (hosts.empty() ? "" : ", ") + d.host.value_or("?");
+    err << path << ":1: the dumps of " << dumps->size() << " hosts (" << hosts
+        << "): give one host's dumps\n";
+    return std::nullopt;
+  }
+  return std::move(dumps->front());
 }
 
 }  // namespace fabtrack::cli

@@ -25,9 +25,16 @@ std::optional<std::string> NetdevFromFileName(const std::string& path,
                                               const std::vector<NetdevPort>& map);
 
 // One dump file parsed with `context` (its netdev from the file name unless
-// the context names one). nullopt when it cannot be used: unreadable, not a
-// dump, or a line of it not what its format says (each printed FILE:LINE).
-// Notes are printed, not failures.
+// the context names one): every host's dump in it (one unless the file
+// names several hosts). nullopt when it cannot be used: unreadable, not a
+// dump, or a line of it not what its format says or cut off (each printed
+// FILE:LINE). Notes are printed, not failures.
+std::optional<std::vector<ParsedPortDump>> ReadPortDumpDocument(const std::string& path,
+                                                                PortDumpContext context,
+                                                                std::ostream& err);
+
+// As ReadPortDumpDocument, for a file of one host: one naming several hosts
+// is unusable (printed).
 std::optional<ParsedPortDump> ReadPortDumpFile(const std::string& path, PortDumpContext context,
                                                std::ostream& err);
 

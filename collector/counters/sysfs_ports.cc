@@ -512,7 +512,9 @@ void SysfsPortSampler::Discover(const char* reason) {
         failed = dir + "counters/" + key;
         break;
       }
-      uint64_t saturates_at = 0;
+      // As FinishSysfsPort: every counter stops at 2^64-1, a legacy one at
+      // its width's maximum.
+      uint64_t saturates_at = kSysfsMax64;
       for (const LegacyCounter& c : kLegacyCounters) {
         if (key == c.name && !(c.data && (extended_set || widened))) saturates_at = c.max;
         if (key == c.name && c.data && widened) ++plan.widened;

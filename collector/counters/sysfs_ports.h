@@ -114,7 +114,7 @@ class SysfsPortSampler {
   struct CounterFd {
     int fd;
     uint64_t* value;         // a node of the kept HostPorts' maps (stable)
-    uint64_t saturates_at;   // 0: never (a 64-bit value, or not a legacy counter)
+    uint64_t saturates_at;   // a legacy counter's maximum, else 2^64-1
     const std::string* key;  // the map key (for `saturated`)
     bool saturated;
   };

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <map>
+#include <set>
 
+#include "collector/parse/port_dump_sections.h"
 #include "collector/parse/sysfs_values.h"
 
 namespace fabtrack {
@@ -37,6 +40,13 @@ bool KeyValue(std::string_view line, std::string_view* key, std::string_view* va
   while (!v.empty() && v.front() == '.') v.remove_prefix(1);
   *value = Trim(v);
   return true;
+}
+
+// A value as stored: an empty one ("Base lid:" with nothing after) is
+// absent, not "".
+std::optional<std::string> Text(std::string_view value) {
+  if (value.empty()) return std::nullopt;
+  return std::string(value);
 }
 
 std::optional<uint64_t> Unsigned(std::string_view text) {
@@ -97,7 +107,7 @@ void SetState(std::string_view text, bool physical, PortSample* p) {
   const auto& table = physical ? PhysStates() : States();
   auto it = table.find(key);
   if (it == table.end()) {
-    (physical ? p->phys_state : p->state) = std::string(Trim(word));
+    (physical ? p->phys_state : p->state) = Text(Trim(word));
     return;
   }
   (physical ? p->phys_state_code : p->state_code) = it->second.first;
@@ -138,117 +148,253 @@ std::string Quoted(std::string_view line) {
   return b == std::string_view::npos ? "" : std::string(line.substr(a + 1, b - a - 1));
 }
 
-// A new sample for port `number` of `device`, with what the device's lines
-// said before it (empty: not said); nullptr when there is no number.
-PortSample* AddPort(std::optional<uint64_t> number, const std::string& device,
-                    const std::string& fw, const std::string& guid, const std::string& board,
-                    ParsedPortDump* out) {
-  if (!number) return nullptr;
-  PortSample& p = out->ports.emplace_back();
-  p.device = device;
-  p.port = static_cast<int>(*number);
-  if (!fw.empty()) p.fw_version = fw;
-  if (!guid.empty()) p.node_guid = guid;
-  if (!board.empty()) p.board_id = board;
-  return &p;
+// What one tool's section gave: its ports and the line each began at.
+struct SectionPorts {
+  std::vector<PortSample> ports;
+  std::vector<int> lines;
+  std::vector<PortDumpError>* errors = nullptr;
+  std::vector<std::string>* notes = nullptr;
+
+  PortSample* Add(int line) {
+    lines.push_back(line);
+    return &ports.emplace_back();
+  }
+  void Error(int line, std::string message) { errors->push_back({line, std::move(message)}); }
+};
+
+// A block of a tool's output (a port, an HCA) and the keys read in it, to
+// tell a block cut short from a whole one.
+struct Block {
+  std::string what;  // "mlx5_0 port 1"
+  int first = 0, last = 0;
+  std::set<std::string, std::less<>> keys;
+};
+
+// Blocks of one kind in one section: each must have `required`, and the last
+// one (where a cut dump ends) every key the earlier ones all had. The line
+// named is the block's last, or the line that broke the section when the
+// last block is the one that ends there.
+void CheckBlocks(const std::vector<Block>& blocks, const std::vector<std::string_view>& required,
+                 const char* tool, const DumpSection& section, SectionPorts* out) {
+  std::optional<std::set<std::string, std::less<>>> common;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const Block& block = blocks[b];
+    const bool last = b + 1 == blocks.size();
+    std::vector<std::string> missing;
+    for (std::string_view k : required) {
+      if (!block.keys.contains(k)) missing.emplace_back(k);
+    }
+    if (last && common && blocks.size() > 1) {
+      for (const std::string& k : *common) {
+        if (!block.keys.contains(k) &&
+            std::find(missing.begin(), missing.end(), k) == missing.end()) {
+          missing.push_back(k);
+        }
+      }
+    }
+    if (!missing.empty()) {
+      std::string names;
+      for (const std::string& m : missing) names += (names.empty() ? "" : ", ") + m;
+      const bool broken = last && section.broken_by != 0;
+      out->Error(broken ? section.broken_by : block.last,
+                 std::string(tool) + " block of " + block.what + " (from line " +
+                     std::to_string(block.first) + ") ends without " + names +
+                     (last ? ": the dump is cut off" : ""));
+    }
+    if (!common) {
+      common = block.keys;
+    } else {
+      std::erase_if(*common, [&](const std::string& k) { return !block.keys.contains(k); });
+    }
+  }
 }
 
-void ParseIbstat(const std::vector<std::string_view>& lines, ParsedPortDump* out) {
-  std::string device, fw, guid;
+void ParseIbstat(const DumpSection& section, SectionPorts* out) {
+  std::string device;
+  std::optional<std::string> fw, guid;
   PortSample* port = nullptr;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    std::string_view line = Trim(lines[i]);
+  std::vector<Block> cas, ports;
+  std::vector<std::optional<uint64_t>> said;  // each CA's "Number of ports"
+  std::vector<int> seen;
+  for (const DumpLine& l : section.lines) {
+    std::string_view line = Trim(l.text);
+    if (line.empty()) continue;
     std::string_view key, value;
     if (line.starts_with("CA '")) {
       device = Quoted(line);
-      fw.clear();
-      guid.clear();
+      fw.reset();
+      guid.reset();
       port = nullptr;
-    } else if (line.starts_with("Port ") && line.ends_with(":") && !device.empty()) {
-      port = AddPort(Unsigned(Trim(line.substr(5, line.size() - 6))), device, fw, guid, "", out);
-      if (!port)
-        out->errors.push_back({static_cast<int>(i + 1), "bad port number: " + std::string(line)});
+      cas.push_back({"CA '" + device + "'", l.number, l.number, {}});
+      said.emplace_back();
+      seen.push_back(0);
+      continue;
+    }
+    if (!cas.empty()) cas.back().last = l.number;
+    if (line.starts_with("Port ") && line.ends_with(":") && !device.empty()) {
+      std::optional<uint64_t> n = Unsigned(Trim(line.substr(5, line.size() - 6)));
+      if (!n) {
+        out->Error(l.number, "bad port number: " + std::string(line));
+        port = nullptr;
+        continue;
+      }
+      port = out->Add(l.number);
+      port->device = device;
+      port->port = static_cast<int>(*n);
+      port->fw_version = fw;
+      port->node_guid = guid;
+      ports.push_back({device + " port " + std::to_string(*n), l.number, l.number, {}});
+      ++seen.back();
     } else if (KeyValue(line, &key, &value)) {
-      if (key == "Firmware version") fw = value;
-      if (key == "Node GUID") guid = value;
+      if (key == "Firmware version") fw = Text(value);
+      if (key == "Node GUID") guid = Text(value);
+      if (key == "Number of ports" && !said.empty()) said.back() = Unsigned(value);
       if (!port) continue;
+      ports.back().last = l.number;
+      ports.back().keys.insert(std::string(key));
       if (key == "State") SetState(value, false, port);
       if (key == "Physical state") SetState(value, true, port);
       if (key == "Rate") {
         port->rate_gbps = Number(value);
-        port->rate_text = std::string(value);
+        port->rate_text = Text(value);
       }
-      if (key == "Base lid") port->lid = std::string(value);
-      if (key == "Link layer") port->link_layer = std::string(value);
+      if (key == "Base lid") port->lid = Text(value);
+      if (key == "Link layer") port->link_layer = Text(value);
     }
+  }
+  CheckBlocks(ports, {"State", "Physical state", "Rate", "Port GUID"}, "ibstat", section, out);
+  for (size_t c = 0; c < cas.size(); ++c) {
+    const uint64_t want = said[c].value_or(1);
+    if (static_cast<uint64_t>(seen[c]) >= want) continue;
+    const bool last = c + 1 == cas.size();
+    out->Error(last && section.broken_by ? section.broken_by : cas[c].last,
+               "ibstat block of " + cas[c].what + " (from line " + std::to_string(cas[c].first) +
+                   ") has " + std::to_string(seen[c]) + " of its " + std::to_string(want) +
+                   " port block(s)" + (last ? ": the dump is cut off" : ""));
   }
 }
 
-void ParseIbstatus(const std::vector<std::string_view>& lines, ParsedPortDump* out) {
+void ParseIbstatus(const DumpSection& section, SectionPorts* out) {
   PortSample* port = nullptr;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    std::string_view line = Trim(lines[i]);
+  std::vector<Block> blocks;
+  for (const DumpLine& l : section.lines) {
+    std::string_view line = Trim(l.text);
+    if (line.empty()) continue;
     std::string_view key, value;
     if (line.starts_with("Infiniband device '")) {
-      PortSample& p = out->ports.emplace_back();
-      p.device = Quoted(line);
       size_t at = line.find(" port ");
       auto number = at == std::string_view::npos ? std::nullopt : Unsigned(line.substr(at + 6));
-      if (!number) out->errors.push_back({static_cast<int>(i + 1), "no port number"});
-      p.port = static_cast<int>(number.value_or(0));
-      port = &p;
+      if (!number) {
+        out->Error(l.number, "no port number: " + std::string(line));
+        port = nullptr;
+        continue;
+      }
+      port = out->Add(l.number);
+      port->device = Quoted(line);
+      port->port = static_cast<int>(*number);
+      blocks.push_back({port->device + " port " + std::to_string(*number), l.number, l.number, {}});
     } else if (port && KeyValue(line, &key, &value)) {
+      blocks.back().last = l.number;
+      blocks.back().keys.insert(std::string(key));
       if (key == "state") SetState(value, false, port);
       if (key == "phys state") SetState(value, true, port);
       if (key == "rate") {
         port->rate_gbps = Number(value);
-        port->rate_text = std::string(value);
+        port->rate_text = Text(value);
       }
-      if (key == "base lid") port->lid = std::string(value);
-      if (key == "link_layer") port->link_layer = std::string(value);
+      if (key == "base lid") port->lid = Text(value);
+      if (key == "link_layer") port->link_layer = Text(value);
     }
   }
+  CheckBlocks(blocks, {"state", "phys state", "rate"}, "ibstatus", section, out);
 }
 
-void ParsePerfquery(const std::vector<std::string_view>& lines,
-                    const std::optional<std::string>& device, ParsedPortDump* out) {
-  std::string named = device.value_or("");
+// The HCA of a perfquery block: the caller's, else the kept command line's
+// "-C mlx5_0", else "lid" and the LID.
+std::optional<std::string> PerfqueryDevice(const std::optional<std::string>& command) {
+  if (!command) return std::nullopt;
+  if (size_t c = command->find(" -C "); c != std::string::npos) {
+    std::string_view rest = Trim(std::string_view(*command).substr(c + 4));
+    return std::string(rest.substr(0, rest.find(' ')));
+  }
+  return std::nullopt;
+}
+
+void ParsePerfquery(const DumpSection& section, const std::optional<std::string>& device,
+                    SectionPorts* out) {
+  std::optional<std::string> named = device;
+  if (!named) named = PerfqueryDevice(section.command);
   PortSample* port = nullptr;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    std::string_view line = Trim(lines[i]);
+  std::vector<Block> blocks;
+  std::vector<std::vector<std::string_view>> required;
+  std::vector<bool> extended_block;
+  for (const DumpLine& l : section.lines) {
+    std::string_view line = Trim(l.text);
+    if (line.empty()) continue;
     std::string_view key, value;
-    if (line.find("perfquery") != std::string_view::npos) {
-      // The command line, when the dump kept it: "-C mlx5_0" names the HCA.
-      if (size_t c = line.find(" -C "); c != std::string_view::npos && !device) {
-        std::string_view rest = Trim(line.substr(c + 4));
-        named = std::string(rest.substr(0, rest.find(' ')));
+    if (line.starts_with("#")) {
+      // The command line, when the dump kept it as a comment.
+      if (line.find("perfquery") != std::string_view::npos && !device) {
+        if (auto d = PerfqueryDevice(std::string(line))) named = d;
       }
-      continue;
-    }
-    if (line.starts_with("# Port") && line.find("counters:") != std::string_view::npos) {
+      if (!line.starts_with("# Port") || line.find("counters:") == std::string_view::npos)
+        continue;  // a comment of the one who saved it
+      port = nullptr;
+      const bool extended = line.starts_with("# Port extended counters:");
+      if (!extended && !line.starts_with("# Port counters:")) {
+        out->notes->push_back("line " + std::to_string(l.number) + ": perfquery's " +
+                              std::string(line.substr(2, line.find(':') - 2)) +
+                              " are not read (only PortCounters and PortCountersExtended)");
+        continue;
+      }
       size_t at = line.find(" port ");
       auto number = at == std::string_view::npos ? std::nullopt : Unsigned(line.substr(at + 6));
-      PortSample& p = out->ports.emplace_back();
-      p.port = static_cast<int>(number.value_or(0));
+      port = out->Add(l.number);
+      port->port = static_cast<int>(number.value_or(0));
       if (size_t lid = line.find("Lid "); lid != std::string_view::npos) {
-        std::string_view l = line.substr(lid + 4);
-        p.lid = std::string(l.substr(0, l.find(' ')));
+        std::string_view rest = line.substr(lid + 4);
+        port->lid = Text(rest.substr(0, rest.find(' ')));
       }
-      p.device = named.empty() ? "lid" + p.lid.value_or("?") : named;
-      port = &p;
+      port->device = named.value_or("lid" + port->lid.value_or("?"));
+      blocks.push_back({port->device + " port " + std::to_string(port->port) + " (Lid " +
+                            port->lid.value_or("?") + ")",
+                        l.number,
+                        l.number,
+                        {}});
+      // The last counter perfquery always prints of the attribute
+      // (PortCounters' PortXmitWait only where the port supports it); more
+      // below as the block shows which ranges it prints.
+      required.push_back({"PortRcvPkts"});
+      extended_block.push_back(extended);
       continue;
     }
     if (!port || !KeyValue(line, &key, &value)) continue;
+    blocks.back().last = l.number;
+    blocks.back().keys.insert(std::string(key));
+    // perfquery prints fields in ranges: PortCountersExtended's unicast and
+    // multicast packets (where the PMA has them) up to PortMulticastRcvPkts,
+    // its error counters after CounterSelect2 up to PortXmitWait (and
+    // QP1Dropped where known).
+    if (extended_block.back() && key == "PortUnicastXmitPkts")
+      required.back().push_back("PortMulticastRcvPkts");
+    if (extended_block.back() && key == "CounterSelect2") required.back().push_back("PortXmitWait");
     auto name = PerfqueryNames().find(key);
     if (name == PerfqueryNames().end()) continue;  // PortSelect, CounterSelect, ...
     auto v = Unsigned(value);
     if (!v) {
-      out->errors.push_back({static_cast<int>(i + 1),
-                             std::string(key) + ": not a counter value: " + std::string(value)});
+      out->Error(l.number, std::string(key) + ": not a counter value: " + std::string(value));
       continue;
     }
     port->counters[name->second] = *v;
   }
+  const size_t errors_before = out->errors->size();
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    DumpSection only = section;
+    if (b + 1 < blocks.size()) only.broken_by = 0;
+    CheckBlocks({blocks[b]}, required[b], "perfquery", only, out);
+  }
+  // The last block against the others: a cut after a counter they all have.
+  if (out->errors->size() == errors_before) CheckBlocks(blocks, {}, "perfquery", section, out);
   // As the live reader finishes a port (the same code): legacy counters at
   // their width's maximum are saturated (PortXmitWait and the error counters
   // of PortCounters, which `perfquery -x` prints beside the 64-bit extended
@@ -257,47 +403,90 @@ void ParsePerfquery(const std::vector<std::string_view>& lines,
   for (PortSample& p : out->ports) FinishSysfsPort({}, &p);
 }
 
-void ParseIbvDevinfo(const std::vector<std::string_view>& lines, ParsedPortDump* out) {
-  std::string device, fw, guid, board;
+void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
+  std::string device;
+  std::optional<std::string> fw, guid, board;
   PortSample* port = nullptr;
   int width = 0;
   std::optional<double> lane_gbps;
+  bool verbose = false;
+  std::vector<Block> hcas, ports;
+  std::vector<std::optional<uint64_t>> said;
+  std::vector<int> seen;
   auto finish_rate = [&] {
     if (port && width > 0 && lane_gbps) port->rate_gbps = width * *lane_gbps;
   };
-  for (size_t i = 0; i < lines.size(); ++i) {
-    std::string_view line = Trim(lines[i]);
+  for (const DumpLine& l : section.lines) {
+    std::string_view line = Trim(l.text);
+    if (line.empty()) continue;
+    if (!hcas.empty()) hcas.back().last = l.number;
     std::string_view key, value;
-    if (!KeyValue(line, &key, &value)) continue;
+    if (!KeyValue(line, &key, &value)) {
+      if (port) ports.back().last = l.number;
+      continue;
+    }
     if (key == "hca_id") {
       finish_rate();
       device = std::string(value);
-      fw.clear();
-      guid.clear();
-      board.clear();
+      fw.reset();
+      guid.reset();
+      board.reset();
       port = nullptr;
+      hcas.push_back({"hca_id " + device, l.number, l.number, {}});
+      said.emplace_back();
+      seen.push_back(0);
     } else if (key == "fw_ver") {
-      fw = value;
+      fw = Text(value);
     } else if (key == "node_guid") {
-      guid = value;
+      guid = Text(value);
     } else if (key == "board_id") {
-      board = value;
+      board = Text(value);
+    } else if (key == "phys_port_cnt" && !said.empty()) {
+      said.back() = Unsigned(value);
+    } else if (key == "max_mr_size") {
+      verbose = true;  // -v: the port blocks end with width, speed and phys_state
     } else if (key == "port" && !device.empty()) {
       finish_rate();
-      port = AddPort(Unsigned(value), device, fw, guid, board, out);
-      if (!port) out->errors.push_back({static_cast<int>(i + 1), "bad port number"});
+      std::optional<uint64_t> n = Unsigned(value);
+      port = nullptr;
       width = 0;
       lane_gbps.reset();
+      if (!n) {
+        out->Error(l.number, "bad port number");
+        continue;
+      }
+      port = out->Add(l.number);
+      port->device = device;
+      port->port = static_cast<int>(*n);
+      port->fw_version = fw;
+      port->node_guid = guid;
+      port->board_id = board;
+      ports.push_back({device + " port " + std::to_string(*n), l.number, l.number, {}});
+      ++seen.back();
     } else if (port) {
+      ports.back().last = l.number;
+      if (!key.starts_with("GID")) ports.back().keys.insert(std::string(key));
       if (key == "state") SetState(value, false, port);
       if (key == "phys_state") SetState(value, true, port);
-      if (key == "port_lid") port->lid = std::string(value);
-      if (key == "link_layer") port->link_layer = std::string(value);
+      if (key == "port_lid") port->lid = Text(value);
+      if (key == "link_layer") port->link_layer = Text(value);
       if (key == "active_width") width = static_cast<int>(Unsigned(value).value_or(0));  // "4X (2)"
       if (key == "active_speed") lane_gbps = Number(value);  // "25.0 Gbps (32)"
     }
   }
   finish_rate();
+  std::vector<std::string_view> required = {"state", "link_layer"};
+  if (verbose) required.insert(required.end(), {"active_width", "active_speed", "phys_state"});
+  CheckBlocks(ports, required, "ibv_devinfo", section, out);
+  for (size_t h = 0; h < hcas.size(); ++h) {
+    const uint64_t want = said[h].value_or(1);
+    if (static_cast<uint64_t>(seen[h]) >= want) continue;
+    const bool last = h + 1 == hcas.size();
+    out->Error(last && section.broken_by ? section.broken_by : hcas[h].last,
+               "ibv_devinfo block of " + hcas[h].what + " (from line " +
+                   std::to_string(hcas[h].first) + ") has " + std::to_string(seen[h]) + " of its " +
+                   std::to_string(want) + " port block(s)" + (last ? ": the dump is cut off" : ""));
+  }
 }
 
 // Two dumps of one port (ibstat's state, perfquery's counters) become one
@@ -343,18 +532,9 @@ const char* PortDumpFormatName(PortDumpFormat format) {
 }
 
 std::optional<PortDumpFormat> SniffPortDump(std::string_view text) {
-  for (std::string_view line : Lines(text)) {
-    line = Trim(line);
-    if (line.starts_with("CA '")) return PortDumpFormat::kIbstat;
-    if (line.starts_with("Infiniband device '")) return PortDumpFormat::kIbstatus;
-    if (line.starts_with("# Port") && line.find("counters:") != std::string_view::npos) {
-      return PortDumpFormat::kPerfquery;
-    }
-    if (line.starts_with("hca_id:")) return PortDumpFormat::kIbvDevinfo;
-    if (line == "NIC statistics:") return PortDumpFormat::kEthtool;
-    if (line.starts_with("/sys/") && line.find("/infiniband/") != std::string_view::npos) {
-      return PortDumpFormat::kSysfs;
-    }
+  std::deque<std::string> made;
+  for (const HostSections& h : SplitPortDumpDocument(text, PortDumpContext{}, &made)) {
+    if (!h.sections.empty()) return h.sections.front().format;
   }
   return std::nullopt;
 }
@@ -386,20 +566,30 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 struct SysfsPortText {
   PortSample sample;
   std::vector<std::string> widened;
+  int line = 0;
+  bool unreadable = false;  // a file read "N/A (no PMA)" or the like
 };
 
-void ParseSysfs(const std::vector<std::string_view>& lines, ParsedPortDump* out) {
+// A counter file's text in a dump: a number, or what the kernel prints for
+// one it cannot read ("N/A (no PMA)"): absent. Anything else is no counter.
+bool Unreadable(std::string_view value) { return value.starts_with("N/A"); }
+
+void ParseSysfs(const std::vector<DumpLine>& lines, int last_line, SectionPorts* out) {
   // (device, port) -> what its files said; device -> its device-level files.
   std::map<std::pair<std::string, int>, SysfsPortText> ports;
   std::map<std::string, std::map<std::string, std::string>> devices;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const int number = static_cast<int>(i + 1);
-    const std::string_view line = Trim(lines[i]);
-    if (line.empty()) continue;
+  for (const DumpLine& l : lines) {
+    const int number = l.number;
+    const std::string_view line = Trim(l.text);
+    if (line.empty() || line.starts_with("#")) continue;  // comments of the one who saved it
     std::string_view path, value;
     if (!SplitSysfsLine(line, &path, &value)) {
-      out->errors.push_back(
-          {number, "not a \"/sys/.../infiniband/DEV/... VALUE\" line: " + std::string(line)});
+      out->Error(number, "not a \"/sys/.../infiniband/DEV/... VALUE\" line: " + std::string(line));
+      continue;
+    }
+    // grep . and cat print no file without a value: the dump ends mid-line.
+    if (value.empty() && number >= last_line) {
+      out->Error(number, "cut off: " + std::string(path) + " has no value");
       continue;
     }
     // After "/infiniband/": DEV / file, or DEV / ports / N / [dir /] file.
@@ -407,7 +597,7 @@ void ParseSysfs(const std::vector<std::string_view>& lines, ParsedPortDump* out)
         Split(path.substr(path.find("/infiniband/") + 12), '/');
     const std::string device(parts[0]);
     if (device.empty() || parts.size() < 2) {
-      out->errors.push_back({number, "no device in " + std::string(path)});
+      out->Error(number, "no device in " + std::string(path));
       continue;
     }
     if (parts.size() == 2) {
@@ -423,10 +613,11 @@ void ParseSysfs(const std::vector<std::string_view>& lines, ParsedPortDump* out)
       if (ec != std::errc() || end != parts[2].data() + parts[2].size()) port = 0;
     }
     if (port <= 0) {
-      out->errors.push_back({number, "no port number in " + std::string(path)});
+      out->Error(number, "no port number in " + std::string(path));
       continue;
     }
     SysfsPortText& p = ports[{device, port}];
+    if (p.line == 0) p.line = number;
     p.sample.device = device;
     p.sample.port = port;
     PortSample& s = p.sample;
@@ -451,12 +642,20 @@ void ParseSysfs(const std::vector<std::string_view>& lines, ParsedPortDump* out)
       if (!value.empty()) s.netdev = std::string(value);
       continue;
     }
-    // "N/A (no PMA)", empty, unreadable: absent, as the live reader has it.
+    if (dir != "counters" && dir != "counters_ext" && dir != "hw_counters") continue;
+    // "N/A (no PMA)", empty: absent, as the live reader has it.
     const std::optional<uint64_t> v = ParseSysfsCounter(value);
+    if (!v) {
+      if (Unreadable(value) || value.empty()) {
+        p.unreadable = true;
+      } else if (name != "lifespan") {
+        out->Error(number, std::string(name) + ": not a counter value: " + std::string(value));
+      }
+      continue;
+    }
     if (dir == "counters") {
-      if (v) s.counters.insert_or_assign(std::string(name), *v);
+      s.counters.insert_or_assign(std::string(name), *v);
     } else if (dir == "counters_ext") {
-      if (!v) continue;
       auto x = std::find_if(std::begin(kSysfsExtNames), std::end(kSysfsExtNames),
                             [&](const SysfsExtName& e) { return e.file == name; });
       if (x == std::end(kSysfsExtNames)) {
@@ -465,8 +664,8 @@ void ParseSysfs(const std::vector<std::string_view>& lines, ParsedPortDump* out)
         s.counters.insert_or_assign(x->key, *v);
         p.widened.emplace_back(x->key);
       }
-    } else if (dir == "hw_counters") {
-      if (v && name != "lifespan") s.hw_counters.insert_or_assign(std::string(name), *v);
+    } else if (name != "lifespan") {
+      s.hw_counters.insert_or_assign(std::string(name), *v);
     }
     // gids/, pkeys/, gid_attrs/types/...: not kept
   }
@@ -485,6 +684,16 @@ void ParseSysfs(const std::vector<std::string_view>& lines, ParsedPortDump* out)
     }
     if (s.link_layer != "Ethernet") s.netdev.reset();
     FinishSysfsPort(p.widened, &s);
+    const bool nothing = !s.state && !s.phys_state && !s.rate_text && !s.link_layer &&
+                         s.counters.empty() && s.hw_counters.empty();
+    if (nothing && p.unreadable) {
+      // An iWARP device without a PMA (node_exporter #966): nothing to keep.
+      out->notes->push_back(s.device + " port " + std::to_string(s.port) +
+                            ": every counter file reads N/A (no PMA) and nothing else was "
+                            "saved: not stored");
+      continue;
+    }
+    out->lines.push_back(p.line);
     out->ports.push_back(std::move(s));
   }
 }
@@ -560,108 +769,295 @@ std::map<std::string, uint64_t> FlowControlStats(const std::map<std::string, uin
 
 namespace {
 
-void ParseEthtool(std::string_view text, const PortDumpContext& c, ParsedPortDump* out) {
-  std::string why;
-  std::optional<std::map<std::string, uint64_t>> all =
-      ParseEthtoolStatistics(text, &out->errors, &why);
-  if (!all) return;
-  PortSample s;
-  s.netdev = c.netdev;
-  if (c.device) {
-    s.device = *c.device;
-    s.port = c.port.value_or(1);
-  } else if (c.netdev) {
-    auto m = std::find_if(c.netdev_map.begin(), c.netdev_map.end(),
-                          [&](const NetdevPort& n) { return n.netdev == *c.netdev; });
-    if (m != c.netdev_map.end()) {
-      s.device = m->device;
-      s.port = m->port;
-    } else {
-      s.device = *c.netdev;
-      s.port = 1;
-      out->notes.push_back(
-          *c.netdev + " is tied to no HCA port" +
-          (c.netdev_map.empty() ? std::string() : std::string(" in the netdev map")) +
-          ": stored as device " + *c.netdev +
-          " port 1 (give --device and --port, or --netdev-map)");
-    }
-  } else {
-    return;  // no port to store it under: ParsePortDump says why
-  }
-  s.ethtool = FlowControlStats(*all);
-  out->ports.push_back(std::move(s));
-}
-
-}  // namespace
-
-std::optional<ParsedPortDump> ParsePortDump(std::string_view text, const PortDumpContext& context,
-                                            std::string* why) {
-  std::optional<PortDumpFormat> format = SniffPortDump(text);
-  if (!format) {
-    *why =
-        "not a port dump fabtrack knows: expected the output of ibstat, ibstatus, perfquery, "
-        "ibv_devinfo, ethtool -S or sysfs files (grep -H . /sys/class/infiniband/...)";
-    return std::nullopt;
-  }
-  ParsedPortDump out;
-  out.format = *format;
-  const std::vector<std::string_view> lines = Lines(text);
-  switch (*format) {
-    case PortDumpFormat::kIbstat:
-      ParseIbstat(lines, &out);
-      break;
-    case PortDumpFormat::kIbstatus:
-      ParseIbstatus(lines, &out);
-      break;
-    case PortDumpFormat::kPerfquery:
-      ParsePerfquery(lines, context.device, &out);
-      break;
-    case PortDumpFormat::kEthtool:
-      if (!context.device && !context.netdev) {
-        *why =
-            "ethtool -S output names no interface: give --device (and --port), or --netdev "
-            "with --netdev-map, or name the file HOST.NETDEV.ethtool";
-        return std::nullopt;
-      }
-      ParseEthtool(text, context, &out);
-      break;
-    case PortDumpFormat::kSysfs:
-      ParseSysfs(lines, &out);
-      break;
-    case PortDumpFormat::kIbvDevinfo:
-      ParseIbvDevinfo(lines, &out);
-      break;
-  }
-  if (out.ports.empty()) {
-    *why = std::string(PortDumpFormatName(*format)) + " output without any port";
-    return std::nullopt;
-  }
-  return out;
-}
-
-std::optional<std::map<std::string, uint64_t>> ParseEthtoolStatistics(
-    std::string_view text, std::vector<PortDumpError>* errors, std::string* why) {
-  const std::vector<std::string_view> lines = Lines(text);
-  size_t first = 0;
-  while (first < lines.size() && Trim(lines[first]).empty()) ++first;
-  if (first == lines.size() || Trim(lines[first]) != "NIC statistics:") {
-    *why = "not `ethtool -S` output (its first line is \"NIC statistics:\")";
-    return std::nullopt;
-  }
+// "name: number" lines after `ethtool -S`'s "NIC statistics:" line.
+std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines,
+                                              std::vector<PortDumpError>* errors) {
   std::map<std::string, uint64_t> values;
-  for (size_t i = first + 1; i < lines.size(); ++i) {
-    std::string_view line = Trim(lines[i]);
-    if (line.empty()) continue;
+  for (const DumpLine& l : lines) {
+    std::string_view line = Trim(l.text);
+    if (line.empty() || line == "NIC statistics:") continue;
+    // The value follows the last colon: per-queue names have their own
+    // ("[0]: rx_bytes: 209487403324" of bnx2x, "rxq0: rx_pkts: 5" of be2net).
+    const size_t colon = line.rfind(':');
     std::string_view key, value;
     std::optional<uint64_t> v;
-    if (KeyValue(line, &key, &value)) v = Unsigned(value);
+    if (colon != std::string_view::npos) {
+      key = Trim(line.substr(0, colon));
+      value = Trim(line.substr(colon + 1));
+      v = Unsigned(value);
+    }
     if (!v || key.empty()) {
-      errors->push_back({static_cast<int>(i + 1), "not a statistic: " + std::string(line)});
+      errors->push_back({l.number, "not a statistic: " + std::string(line)});
       continue;
     }
     values[std::string(key)] = *v;
   }
   return values;
+}
+
+// The interface of a kept "ethtool -S IFACE" command line.
+std::optional<std::string> EthtoolNetdev(const std::optional<std::string>& command) {
+  if (!command || !command->starts_with("ethtool")) return std::nullopt;
+  std::string_view rest = *command;
+  for (std::string_view flag : {" -S ", " --statistics "}) {
+    if (size_t at = rest.find(flag); at != std::string_view::npos) {
+      std::string_view w = Trim(rest.substr(at + flag.size()));
+      w = w.substr(0, w.find_first_of(" \t|>"));
+      // "# ethtool -S output" is a markdown heading, not a root prompt.
+      static const std::set<std::string_view> prose = {
+          "output", "of", "for", "on", "results", "stats", "statistics", "counters"};
+      if (!w.empty() && !prose.contains(w) && !w.starts_with("-")) return std::string(w);
+    }
+  }
+  return std::nullopt;
+}
+
+void ParseEthtool(const DumpSection& section, const PortDumpContext& c, SectionPorts* out) {
+  std::map<std::string, uint64_t> all = EthtoolValues(section.lines, out->errors);
+  const int line = section.lines.front().number;
+  std::optional<std::string> netdev = EthtoolNetdev(section.command);
+  if (!netdev) netdev = c.netdev;
+  PortSample s;
+  s.netdev = netdev;
+  if (c.device) {
+    s.device = *c.device;
+    s.port = c.port.value_or(1);
+  } else if (netdev) {
+    auto m = std::find_if(c.netdev_map.begin(), c.netdev_map.end(),
+                          [&](const NetdevPort& n) { return n.netdev == *netdev; });
+    if (m != c.netdev_map.end()) {
+      s.device = m->device;
+      s.port = m->port;
+    } else {
+      s.device = *netdev;
+      s.port = 1;
+      out->notes->push_back(
+          *netdev + " is tied to no HCA port" +
+          (c.netdev_map.empty() ? std::string() : std::string(" in the netdev map")) +
+          ": stored as device " + *netdev + " port 1 (give --device and --port, or --netdev-map)");
+    }
+  } else {
+    out->notes->push_back(
+        "ethtool -S output names no interface: give --device (and --port), or --netdev "
+        "with --netdev-map, or name the file HOST.NETDEV.ethtool");
+    return;
+  }
+  if (all.empty()) {
+    if (out->errors->empty())
+      out->Error(line, "ethtool -S output with no statistic after \"NIC statistics:\"");
+    return;
+  }
+  s.ethtool = FlowControlStats(all);
+  if (s.ethtool.empty()) {
+    out->notes->push_back("line " + std::to_string(line) + ": none of the " +
+                          std::to_string(all.size()) + " statistics of " + s.device +
+                          " is one fabtrack keeps (pause, PFC, ECN/CNP, drops, link errors)");
+    return;
+  }
+  out->lines.push_back(line);
+  out->ports.push_back(std::move(s));
+}
+
+bool NothingRead(const PortSample& p) {
+  return !p.state && !p.phys_state && !p.rate_text && !p.rate_gbps && !p.link_layer &&
+         p.counters.empty() && p.hw_counters.empty() && p.ethtool.empty();
+}
+
+// perfquery without -C names its port "lidN" only: where another tool of
+// the same document (ibstat's "Base lid", ibstatus' "base lid: 0x1a1")
+// gives exactly one port that LID and port number, the counters are that
+// port's.
+void JoinPortsByLid(HostPorts* host) {
+  std::vector<PortSample>& ports = host->ports;
+  for (size_t i = 0; i < ports.size();) {
+    const PortSample& p = ports[i];
+    const std::optional<uint64_t> lid = p.lid ? Unsigned(*p.lid) : std::nullopt;
+    if (!lid || p.device != "lid" + *p.lid) {
+      ++i;
+      continue;
+    }
+    std::vector<size_t> same;
+    for (size_t j = 0; j < ports.size(); ++j) {
+      if (j != i && ports[j].port == p.port && ports[j].lid && Unsigned(*ports[j].lid) == lid &&
+          !ports[j].device.starts_with("lid"))
+        same.push_back(j);
+    }
+    if (same.size() != 1) {
+      ++i;
+      continue;
+    }
+    MergeInto(&ports[same[0]], p);
+    ports.erase(ports.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
+// One host's part of a document: its tools' sections read, their ports
+// joined (ibstat's state and perfquery's counters of one port: one sample).
+ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) {
+  ParsedPortDump out;
+  out.host = h.host;
+  out.errors = h.errors;
+  HostPorts joined;
+  std::vector<DumpLine> sysfs;
+  auto keep = [&](const SectionPorts& found) {
+    for (size_t i = 0; i < found.ports.size(); ++i) {
+      const PortSample& p = found.ports[i];
+      if (NothingRead(p)) {
+        out.errors.push_back({found.lines[i], p.device + " port " + std::to_string(p.port) +
+                                                  ": no state, rate, link layer or counter "
+                                                  "read: not stored"});
+        continue;
+      }
+      AddDumpPorts({p}, &joined);
+    }
+  };
+  auto erred_at = [&](int line) {
+    return std::any_of(out.errors.begin(), out.errors.end(),
+                       [&](const PortDumpError& e) { return e.line == line; });
+  };
+  for (const DumpSection& section : h.sections) {
+    if (std::find(out.formats.begin(), out.formats.end(), section.format) == out.formats.end())
+      out.formats.push_back(section.format);
+    SectionPorts found{.errors = &out.errors, .notes = &out.notes};
+    switch (section.format) {
+      case PortDumpFormat::kIbstat:
+        ParseIbstat(section, &found);
+        break;
+      case PortDumpFormat::kIbstatus:
+        ParseIbstatus(section, &found);
+        break;
+      case PortDumpFormat::kPerfquery:
+        ParsePerfquery(section, context.device, &found);
+        break;
+      case PortDumpFormat::kIbvDevinfo:
+        ParseIbvDevinfo(section, &found);
+        break;
+      case PortDumpFormat::kEthtool:
+        ParseEthtool(section, context, &found);
+        break;
+      case PortDumpFormat::kSysfs:
+        // All sysfs lines at once: a port's files may be anywhere.
+        sysfs.insert(sysfs.end(), section.lines.begin(), section.lines.end());
+        break;
+    }
+    // The document's last line right after a tool's output and no line of
+    // it: the output cut short ("        bas").
+    if (section.broken_by != 0 && section.broken_by == h.last_line &&
+        !erred_at(section.broken_by)) {
+      out.errors.push_back({section.broken_by, std::string("cut off: the last line is no line of "
+                                                           "the ") +
+                                                   PortDumpFormatName(section.format) +
+                                                   " output it ends"});
+    }
+    // The document's last line a key with nothing after it ("\t\tLink
+    // layer:"): cut at the colon.
+    if (section.format != PortDumpFormat::kSysfs && !section.lines.empty()) {
+      auto last = std::find_if(section.lines.rbegin(), section.lines.rend(),
+                               [](const DumpLine& l) { return !Trim(l.text).empty(); });
+      std::string_view key, value;
+      if (last != section.lines.rend() && last->number == h.last_line &&
+          KeyValue(Trim(last->text), &key, &value) && value.empty() && !erred_at(h.last_line)) {
+        out.errors.push_back(
+            {h.last_line, "cut off: the last line, " + std::string(key) + ", has no value"});
+      }
+    }
+    keep(found);
+  }
+  if (!sysfs.empty()) {
+    SectionPorts found{.errors = &out.errors, .notes = &out.notes};
+    ParseSysfs(sysfs, h.last_line, &found);
+    keep(found);
+  }
+  JoinPortsByLid(&joined);
+  if (!out.formats.empty()) out.format = out.formats.front();
+  out.ports = std::move(joined.ports);
+  return out;
+}
+
+std::string FormatNames(const ParsedPortDump& d) {
+  std::string names;
+  for (PortDumpFormat f : d.formats)
+    names += (names.empty() ? "" : ", ") + std::string(PortDumpFormatName(f));
+  return names;
+}
+
+}  // namespace
+
+std::optional<std::vector<ParsedPortDump>> ParsePortDumpDocument(std::string_view text,
+                                                                 const PortDumpContext& context,
+                                                                 std::string* why) {
+  std::deque<std::string> made;
+  std::vector<HostSections> hosts = SplitPortDumpDocument(text, context, &made);
+  std::vector<ParsedPortDump> dumps;
+  bool several = hosts.size() > 1;
+  for (const HostSections& h : hosts) {
+    if (h.sections.empty() && h.errors.empty()) {
+      // A named host whose part holds no dump is worth saying; an unnamed
+      // preamble before the first host is not.
+      if (several && h.host) {
+        ParsedPortDump empty;
+        empty.host = h.host;
+        empty.errors.push_back(
+            {h.first_line, *h.host + ": no ibstat, ibstatus, perfquery, ibv_devinfo, ethtool -S "
+                                     "or sysfs output in its part"});
+        dumps.push_back(std::move(empty));
+      }
+      continue;
+    }
+    ParsedPortDump d = ParseHost(h, context);
+    if (d.ports.empty() && d.errors.empty()) {
+      std::string reason = FormatNames(d) + " output with no port to store";
+      if (!d.notes.empty()) reason += ": " + d.notes.front();
+      if (!several) {
+        *why = reason;
+        return std::nullopt;
+      }
+      d.errors.push_back({h.first_line, d.host.value_or("?") + ": " + reason});
+    }
+    dumps.push_back(std::move(d));
+  }
+  if (dumps.empty()) {
+    *why =
+        "not a port dump fabtrack knows: expected the output of ibstat, ibstatus, perfquery, "
+        "ibv_devinfo, ethtool -S or sysfs files (grep -H . /sys/class/infiniband/...)";
+    return std::nullopt;
+  }
+  return dumps;
+}
+
+std::optional<ParsedPortDump> ParsePortDump(std::string_view text, const PortDumpContext& context,
+                                            std::string* why) {
+  std::optional<std::vector<ParsedPortDump>> dumps = ParsePortDumpDocument(text, context, why);
+  if (!dumps) return std::nullopt;
+  if (dumps->size() > 1) {
+    std::string hosts;
+    for (const ParsedPortDump& d : *dumps)
+      hosts += (hosts.empty() ? "" : ", ") + d.host.value_or("(unnamed)");
+    *why = "the dumps of " + std::to_string(dumps->size()) + " hosts (" + hosts +
+           "): one host's dump expected";
+    return std::nullopt;
+  }
+  return std::move(dumps->front());
+}
+
+std::optional<std::map<std::string, uint64_t>> ParseEthtoolStatistics(
+    std::string_view text, std::vector<PortDumpError>* errors, std::string* why) {
+  std::vector<DumpLine> lines;
+  int number = 0;
+  bool found = false;
+  for (std::string_view line : Lines(text)) {
+    ++number;
+    if (!found) {
+      found = Trim(line) == "NIC statistics:";  // lines before it: the command, banners
+      continue;
+    }
+    lines.push_back({number, line});
+  }
+  if (!found) {
+    *why = "not `ethtool -S` output (no \"NIC statistics:\" line)";
+    return std::nullopt;
+  }
+  return EthtoolValues(lines, errors);
 }
 
 }  // namespace fabtrack

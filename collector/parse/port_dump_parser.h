@@ -30,7 +30,14 @@ struct PortDumpError {
 };
 
 struct ParsedPortDump {
-  PortDumpFormat format = PortDumpFormat::kIbstat;
+  PortDumpFormat format = PortDumpFormat::kIbstat;  // the first tool's
+  // Every tool whose output the text held, in order (a node-check file:
+  // ibstat, perfquery); each read from its own lines only.
+  std::vector<PortDumpFormat> formats;
+  // The host the document names, when it holds several hosts' dumps
+  // (`==> gpu-a.txt <==`, `### host gpu-a`, `[root@gpu-a ~]# ibstat`, pdsh's
+  // `gpu-a: ` prefixes); unset for one host's dump (the caller names it).
+  std::optional<std::string> host;
   std::vector<PortSample> ports;
   std::vector<PortDumpError> errors;
   // What the reader should know but is no error ("eth0 has no HCA: stored
@@ -65,14 +72,32 @@ struct PortDumpContext {
   std::vector<NetdevPort> netdev_map;
 };
 
-// A sysfs dump is "PATH:VALUE" (grep -H .) or "PATH VALUE" (echo "$f $(cat
-// $f)") lines of .../infiniband/DEV/ports/N/{counters,counters_ext,
+// Tools' outputs are found by their telling lines wherever they are
+// (prompts, banners, comments and other tools' output around them are
+// skipped), each read from its own lines. A block cut short (an ibstat CA
+// with fewer `Port N:` blocks than its `Number of ports`, a port block
+// without its state or rate, a perfquery block without its last counters,
+// the document's last line no line of the tool it ends) is an error naming
+// the line, and no port is kept with nothing read. A sysfs dump is
+// "PATH:VALUE" (grep -H .) or "PATH VALUE" (echo "$f $(cat $f)") lines, or
+// `=== FILE ===` / `==> FILE <==` headers with the value under them (a cat
+// loop, tail -n +1), FILE relative to the prompt's or a `cd` line's
+// directory (else --device/--port's port), of .../infiniband/DEV/ports/N/{counters,counters_ext,
 // hw_counters}/NAME, .../ports/N/{state,phys_state,rate,link_layer,lid,
 // gid_attrs/ndevs/0} and .../infiniband/DEV/{node_guid,fw_ver,board_id},
 // read as the live reader reads the files (collector/parse/sysfs_values.h).
 // An ethtool dump keeps FlowControlStats of its statistics.
+// One host's dump: a document naming several hosts is refused (why names
+// them; ParsePortDumpDocument splits it).
 std::optional<ParsedPortDump> ParsePortDump(std::string_view text, const PortDumpContext& context,
                                             std::string* why);
+
+// Every host's dump of a document, in the order they first appear: one,
+// with `host` unset, unless the text names two hosts or more. nullopt (and
+// why) when no host's part holds a port dump fabtrack knows.
+std::optional<std::vector<ParsedPortDump>> ParsePortDumpDocument(std::string_view text,
+                                                                 const PortDumpContext& context,
+                                                                 std::string* why);
 inline std::optional<ParsedPortDump> ParsePortDump(std::string_view text,
                                                    const std::optional<std::string>& device,
                                                    std::string* why) {
@@ -85,9 +110,10 @@ inline std::optional<ParsedPortDump> ParsePortDump(std::string_view text,
 void AddDumpPorts(const std::vector<PortSample>& ports, HostPorts* into);
 
 // `ethtool -S NETDEV` output ("NIC statistics:" then "     name: value"
-// lines): every statistic by its driver name. nullopt (and why) when the
-// text is not that; a line that is not "name: number" is an error with its
-// line number, the rest still read.
+// lines; banner lines before it, such as the command, are skipped): every
+// statistic by its driver name. nullopt (and why) when the text has no
+// "NIC statistics:" line; a line after it that is not "name: number" is an
+// error with its line number, the rest still read.
 std::optional<std::map<std::string, uint64_t>> ParseEthtoolStatistics(
     std::string_view text, std::vector<PortDumpError>* errors, std::string* why);
 

@@ -43,6 +43,9 @@ void FinishSysfsPort(const std::vector<std::string>& widened, PortSample* s) {
   const bool extended_set =
       s->counters.count("unicast_xmit_packets") + s->counters.count("unicast_rcv_packets") > 0;
   s->saturated.clear();
+  for (const auto& [name, value] : s->counters) {
+    if (value == kSysfsMax64) s->saturated.push_back(name);  // any counter: stuck or garbage
+  }
   for (const SysfsLegacyCounter& c : kSysfsLegacyCounters) {
     auto it = s->counters.find(c.name);
     if (it == s->counters.end() || it->second != c.max) continue;

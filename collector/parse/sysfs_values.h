@@ -34,6 +34,10 @@ struct SysfsLegacyCounter {
 };
 inline constexpr uint64_t kSysfsMax4 = 15, kSysfsMax8 = 255, kSysfsMax16 = 65535,
                           kSysfsMax32 = 4294967295u;
+// A 64-bit counter at its maximum (2^64-1) is no count either: the
+// PortCountersExtended counters stop there too, and a driver that fails a
+// read may print it. Saturated whatever the counter.
+inline constexpr uint64_t kSysfsMax64 = 18446744073709551615u;
 inline constexpr SysfsLegacyCounter kSysfsLegacyCounters[] = {
     {"symbol_error", kSysfsMax16, false},
     {"link_error_recovery", kSysfsMax8, false},
@@ -85,7 +89,8 @@ std::optional<double> ParseSysfsRateGbps(std::string_view s);
 
 // Once a port's counters are all read: `saturated` (legacy counters at their
 // maximum with no 64-bit source: the extended set present, or the counter in
-// `widened`, the counters/ names a counters_ext/ file gave), and xmit/rcv
+// `widened`, the counters/ names a counters_ext/ file gave; any counter at
+// 2^64-1), and xmit/rcv
 // bytes from the 4-octet data words.
 void FinishSysfsPort(const std::vector<std::string>& widened, PortSample* s);
 

@@ -393,5 +393,121 @@ TEST(ImportCli, TwoEthtoolDumpsOfARocePortGiveItsPfcPauseRate) {
               912400.0 / 600, 0.01);
 }
 
+// --- Dumps as operators save and paste them (issue 30) ---
+
+// A dump cut off inside its last line or block, whatever the tool: exit 1
+// naming the file and line, nothing stored (the good file beside it neither).
+TEST(ImportCli, ACutOffDumpStoresNothing) {
+  TestDatabase db;
+  for (const auto& [name, line] :
+       std::vector<std::pair<std::string, int>>{{"gpu-e21.ibstat.cut.txt", 41},
+                                                {"roce-b02.ibstatus.cut.txt", 30},
+                                                {"gpu-d04.perfquery.cut.txt", 23},
+                                                {"gpu-d04.perfquery.cut-at-line.txt", 22},
+                                                {"roce-a3.ibv_devinfo.cut.txt", 30},
+                                                {"roce-a3.ens1f0np0.ethtool.cut.txt", 26},
+                                                {"gpu-c11.sysfs.cut.txt", 13}}) {
+    CommandOutput r = Import(Dump("gpu-b07.ibstat.txt") + " " + Dump(name) +
+                                 " --device mlx5_0 --cluster lab --at 2026-12-01T02:00:00Z",
+                             db.conninfo());
+    EXPECT_EQ(r.exit_code, 1) << name << "\n" << r.err;
+    EXPECT_NE(r.err.find(name + ":" + std::to_string(line) + ": "), std::string::npos)
+        << name << "\n"
+        << r.err;
+    EXPECT_NE(r.err.find("nothing stored"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM port_counter_samples"), "0");
+}
+
+// ibstat then mlxlink in one node-check file: the port is as ibstat says.
+TEST(ImportCli, ANodeCheckFileStoresIbstatsStateNotMlxlinks) {
+  TestDatabase db;
+  CommandOutput r = Import(
+      Dump("gpu-f03.node-check.txt") + " --cluster lab --at 2026-12-01T02:00:00Z", db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT p.host || ' ' || p.device || ' ' || s.state || ' ' || s.phys_state "
+                      "FROM port_counter_samples s JOIN ports p ON p.id = s.port_id"),
+            "gpu-f03 mlx5_4 DOWN Polling");
+}
+
+// Two hosts' sections in one document: a sample per host, not one merged.
+TEST(ImportCli, ADocumentOfTwoHostsStoresEachHost) {
+  TestDatabase db;
+  CommandOutput r = Import(
+      Dump("pair-g01-g02.tail.txt") + " --cluster lab --at 2026-12-01T02:00:00Z", db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stored 2 port sample(s) of 2 host snapshot(s)"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(db.Scalar("SELECT string_agg(p.host || ':' || p.device || ' ' || s.rate_gbps, ',' "
+                      "ORDER BY p.host) FROM port_counter_samples s JOIN ports p ON p.id = "
+                      "s.port_id"),
+            "gpu-g01:mlx5_0 200,gpu-g02:mlx5_0 100");
+  // --host cannot name both: refused, nothing more stored.
+  r = Import(Dump("pair-g01-g02.pdsh.txt") +
+                 " --host gpu-g09 --cluster lab --at "
+                 "2026-12-01T03:00:00Z",
+             db.conninfo());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("pair-g01-g02.pdsh.txt:1: holds the dumps of 2 hosts"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM port_counter_samples"), "2");
+}
+
+// The cat-loop sysfs dump (`=== ./FILE ===`), the shape real saturated
+// counters come in, at two times: saturated counters have no delta and no
+// rate, the analyzer says they are stuck, and the counter that moved counts.
+TEST(ImportCli, SysfsCatLoopDumpsWithSaturatedCountersEndToEnd) {
+  TestDatabase db;
+  ASSERT_EQ(
+      Import(Dump("gpu-h05.sysfs-catloop.0200.txt") + " --cluster lab --at 2026-12-01T02:00:00Z",
+             db.conninfo())
+          .exit_code,
+      0);
+  CommandOutput r =
+      Import(Dump("gpu-h05.sysfs-catloop.0210.txt") + " --cluster lab --at 2026-12-01T02:10:00Z",
+             db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT array_to_string(s.saturated, ',') FROM port_counter_samples s "
+                      "WHERE s.sampled_at = '2026-12-01T02:10:00Z'"),
+            "link_downed,port_rcv_data,port_xmit_discards,port_xmit_wait");
+  const std::string end = "2026-12-01T02:10:00Z";
+  for (const char* stuck :
+       {"port_xmit_wait", "link_downed", "port_xmit_discards", "port_rcv_data", "rcv_bytes"}) {
+    EXPECT_EQ(WindowRow(db, "gpu-h05", stuck, end), "NULL NULL true false") << stuck;
+  }
+  EXPECT_EQ(WindowRow(db, "gpu-h05", "symbol_error", end), "40 0.07 false false");
+  EXPECT_EQ(WindowRow(db, "gpu-h05", "xmit_bytes", end),
+            std::to_string((96301128773632ull - 96120455301120ull) * 4) + " " +
+                "1204489816.75 false false");
+  CommandOutput a = Analyze(db);
+  ASSERT_EQ(a.exit_code, 1) << a.out << a.err;  // a warning
+  nlohmann::json report = nlohmann::json::parse(a.out);
+  EXPECT_TRUE(FindingsOf(report, "congestion").empty()) << a.out;  // a stuck counter is no rate
+  std::vector<nlohmann::json> errors = FindingsOf(report, "port_errors");
+  ASSERT_EQ(errors.size(), 1u) << a.out;
+  EXPECT_EQ(errors[0]["subject"], "gpu-h05:mlx5_1/1");
+  EXPECT_EQ(errors[0]["evidence"]["counters"]["link_downed"], "saturated");
+  EXPECT_EQ(errors[0]["evidence"]["counters"]["port_xmit_discards"], "saturated");
+  EXPECT_EQ(errors[0]["evidence"]["counters"]["symbol_error"], 40);
+}
+
+// Banner lines before `ethtool -S`'s "NIC statistics:" and comment lines
+// before sysfs lines: read, stored.
+TEST(ImportCli, EthtoolAfterBannersAndSysfsAfterComments) {
+  TestDatabase db;
+  CommandOutput r =
+      Import(Dump("roce-a3.ethtool-banner.txt") + " " + Dump("gpu-c14.sysfs-comments.txt") +
+                 " --netdev-map " + Dump("roce-a3.ibdev2netdev.txt") +
+                 " --cluster lab --at 2026-12-01T02:00:00Z",
+             db.conninfo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT string_agg(p.host || ':' || p.device, ',' ORDER BY p.host, "
+                      "p.device) FROM ports p"),
+            "gpu-c14:i40iw0,gpu-c14:mlx5_0,roce-a3:mlx5_1");
+  EXPECT_EQ(db.Scalar("SELECT s.ethtool->>'rx_prio3_pause' FROM port_counter_samples s JOIN ports "
+                      "p ON p.id = s.port_id WHERE p.device = 'mlx5_1'"),
+            "2987");
+}
+
 }  // namespace
 }  // namespace fabtrack

@@ -182,6 +182,21 @@ TEST(SysfsPortSamplerTest, SaturationIsJudgedPerCounterOnTheFastPath) {
   EXPECT_EQ(sampler.stats().full_reads, 1u);
 }
 
+// A 64-bit counter at 2^64-1 is saturated on the fast path as in a full
+// read (and in saved dumps, collector/parse/sysfs_values.h).
+TEST(SysfsPortSamplerTest, A64BitCounterAtItsMaximumIsSaturatedOnTheFastPath) {
+  Cx7Tree tree(16);
+  SysfsPortSampler sampler(tree.root(), 1e9);
+  sampler.Sample();
+  tree.Write(2, "counters/port_rcv_data", "18446744073709551615");
+  const HostPorts& h = sampler.Sample();
+  EXPECT_EQ(h, ReadSysfsPorts(tree.root()));
+  EXPECT_NE(std::find(h.ports[2].saturated.begin(), h.ports[2].saturated.end(), "port_rcv_data"),
+            h.ports[2].saturated.end());
+  EXPECT_EQ(h.ports[2].rcv_bytes, std::nullopt);
+  EXPECT_EQ(sampler.stats().full_reads, 1u);
+}
+
 TEST(SysfsPortSamplerTest, ASaturatedLegacyDataCounterIsReadFromItsExtendedFile) {
   // An old kernel: counters/ holds the 32-bit PortCounters, counters_ext/ the
   // 64-bit PortCountersExtended values.

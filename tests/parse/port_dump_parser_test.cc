@@ -87,9 +87,12 @@ TEST(PortDumpParser, PlainPerfqueryLegacyCountersSaturate) {
       "LinkDownedCounter:...............3\n"
       "PortXmitData:....................4294967295\n"
       "PortRcvData:.....................1200\n"
+      "PortXmitPkts:....................40\n"
+      "PortRcvPkts:.....................30\n"
       "PortXmitWait:....................17\n",
       PortDumpContext{.device = std::string("mlx4_0")}, &why);
   ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty());
   ASSERT_EQ(d->ports.size(), 1u);
   EXPECT_EQ(d->ports[0].saturated, (std::vector<std::string>{"port_xmit_data", "symbol_error"}));
   EXPECT_EQ(d->ports[0].rcv_bytes, 4800u);
@@ -135,7 +138,9 @@ TEST(PortDumpParser, UnknownTextAndBadValuesAreErrors) {
   EXPECT_NE(why.find("ibstat, ibstatus, perfquery, ibv_devinfo, ethtool -S or sysfs"),
             std::string::npos);
   std::optional<ParsedPortDump> d = ParsePortDump(
-      "# Port extended counters: Lid 3 port 1\nPortXmitData:....lots\nPortRcvData:.....5\n",
+      "# Port extended counters: Lid 3 port 1\nPortXmitData:....lots\nPortRcvData:.....5\n"
+      "PortXmitPkts:....1\nPortRcvPkts:....1\nPortUnicastXmitPkts:....1\n"
+      "PortUnicastRcvPkts:....1\nPortMulticastXmitPkts:....0\nPortMulticastRcvPkts:....0\n",
       std::nullopt, &why);
   ASSERT_TRUE(d);
   ASSERT_EQ(d->errors.size(), 1u);
@@ -327,6 +332,347 @@ TEST(PortDumpParser, SysfsLinesThatAreNotFilesAreErrorsWithTheirLine) {
   ASSERT_EQ(d->errors.size(), 2u);
   EXPECT_EQ(d->errors[0].line, 2);
   EXPECT_EQ(d->errors[1].line, 3);
+}
+
+// --- Dumps as operators save and paste them (issue 30) ---
+
+// The errors of a dump that must not be stored, or a failure naming why.
+std::vector<PortDumpError> ErrorsOf(const std::string& name, const PortDumpContext& context = {}) {
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d = ParsePortDumpDocument(Read(name), context, &why);
+  if (!d) return {{0, why}};
+  std::vector<PortDumpError> errors;
+  for (const ParsedPortDump& h : *d) errors.insert(errors.end(), h.errors.begin(), h.errors.end());
+  return errors;
+}
+
+int LineCount(const std::string& name) {
+  const std::string text = Read(name);
+  return 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n')) -
+         (text.ends_with('\n') ? 1 : 0);
+}
+
+// Each tool's dump cut inside its last line or block: an error on the line
+// where it ends, whatever the tool.
+TEST(PortDumpCutOff, EveryToolsCutDumpIsAnErrorOnItsLastLine) {
+  for (const auto& [name, context] : std::vector<std::pair<std::string, PortDumpContext>>{
+           {"gpu-e21.ibstat.cut.txt", {}},
+           {"roce-b02.ibstatus.cut.txt", {}},
+           {"gpu-d04.perfquery.cut.txt", {}},
+           {"gpu-d04.perfquery.cut-at-line.txt", {}},
+           {"roce-a3.ibv_devinfo.cut.txt", {}},
+           {"roce-a3.ens1f0np0.ethtool.cut.txt", {.netdev = std::string("ens1f0np0")}},
+           {"gpu-c11.sysfs.cut.txt", {}}}) {
+    std::vector<PortDumpError> errors = ErrorsOf(name, context);
+    ASSERT_FALSE(errors.empty()) << name;
+    EXPECT_TRUE(std::any_of(errors.begin(), errors.end(),
+                            [&](const PortDumpError& e) { return e.line == LineCount(name); }))
+        << name << ": " << errors.back().line << ": " << errors.back().message;
+  }
+  // The whole dumps they were cut from read clean.
+  for (const char* whole :
+       {"gpu-b07.ibstat.txt", "roce-a3.ibstatus.txt", "gpu-d04.perfquery.0205.txt",
+        "roce-a3.ibv_devinfo.txt", "gpu-c11.sysfs.txt"}) {
+    EXPECT_TRUE(ErrorsOf(whole).empty()) << whole << ": " << ErrorsOf(whole).front().message;
+  }
+}
+
+TEST(PortDumpCutOff, IbstatCutInsideACaSaysSo) {
+  std::vector<PortDumpError> errors = ErrorsOf("gpu-e21.ibstat.cut.txt");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("CA 'mlx5_6'"), std::string::npos) << errors[0].message;
+  EXPECT_NE(errors[0].message.find("cut off"), std::string::npos) << errors[0].message;
+}
+
+// The ibstatus block cut after its gid: never a port with no state, rate
+// or link layer.
+TEST(PortDumpCutOff, IbstatusCutInsideAPortBlockStoresNoEmptyPort) {
+  std::string why;
+  std::optional<ParsedPortDump> d =
+      ParsePortDump(Read("roce-b02.ibstatus.cut.txt"), PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_NE(d->errors.front().message.find("mlx5_2 port 1"), std::string::npos)
+      << d->errors.front().message;
+  EXPECT_NE(d->errors.front().message.find("cut off"), std::string::npos);
+  EXPECT_EQ(d->ports.size(), 2u);
+  for (const PortSample& p : d->ports) {
+    EXPECT_TRUE(p.state && p.rate_gbps && p.link_layer) << p.device;
+  }
+  // A block with a header only, in the middle: an error on its line, no port.
+  d = ParsePortDump(
+      "Infiniband device 'mlx5_0' port 1 status:\n\n"
+      "Infiniband device 'mlx5_1' port 1 status:\n"
+      "        state:           4: ACTIVE\n        phys state:      5: LinkUp\n"
+      "        rate:            100 Gb/sec (4X EDR)\n        link_layer:      Ethernet\n",
+      PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].device, "mlx5_1");
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_EQ(d->errors[0].line, 1);
+}
+
+// An empty value is absent: ibstat's second port with nothing after "Base
+// lid:" has no lid, not "".
+TEST(PortDumpParser, EmptyValuesAreAbsentNotEmptyText) {
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(
+      "CA 'mlx5_0'\n\tCA type: MT4125\n\tNumber of ports: 2\n\tFirmware version: 22.38.1900\n"
+      "\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 100\n"
+      "\t\tBase lid: 0\n\t\tPort GUID: 0x5c2573fffe410a10\n\t\tLink layer: Ethernet\n"
+      "\tPort 2:\n\t\tState: Down\n\t\tPhysical state: Disabled\n\t\tRate: 40\n"
+      "\t\tBase lid: \n\t\tPort GUID: 0x5c2573fffe410a11\n\t\tLink layer: Ethernet\n",
+      PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors[0].message;
+  ASSERT_EQ(d->ports.size(), 2u);
+  EXPECT_EQ(d->ports[0].lid, "0");
+  EXPECT_EQ(d->ports[1].lid, std::nullopt);
+}
+
+// A node-check file: ibstat says the port is Down; mlxlink's "State :
+// Active" after it (or before it) is mlxlink's, not ibstat's.
+TEST(PortDumpSections, MlxlinkAfterIbstatKeepsToItsOwnLines) {
+  for (const char* name :
+       {"gpu-f03.node-check.txt", "gpu-f03.node-check-noprompt.txt", "gpu-f03.mlxlink-first.txt"}) {
+    ParsedPortDump d = Parse(name);
+    EXPECT_TRUE(d.errors.empty()) << name << ": " << d.errors.front().message;
+    ASSERT_EQ(d.ports.size(), 1u) << name;
+    EXPECT_EQ(d.ports[0].state, "DOWN") << name;
+    EXPECT_EQ(d.ports[0].phys_state, "Polling") << name;
+    EXPECT_EQ(d.ports[0].rate_gbps, 10) << name;
+  }
+}
+
+// Two hosts' ibstat in one document, in the ways people paste them: one
+// dump per host, named, not merged.
+TEST(PortDumpSections, TwoHostsOfOneDocumentAreTwoDumps) {
+  for (const char* name :
+       {"pair-g01-g02.tail.txt", "pair-g01-g02.markdown.txt", "pair-g01-g02.prompts.txt",
+        "pair-g01-g02.headers.txt", "pair-g01-g02.pdsh.txt"}) {
+    std::string why;
+    std::optional<std::vector<ParsedPortDump>> d =
+        ParsePortDumpDocument(Read(name), PortDumpContext{}, &why);
+    ASSERT_TRUE(d) << name << ": " << why;
+    ASSERT_EQ(d->size(), 2u) << name;
+    EXPECT_EQ((*d)[0].host, "gpu-g01") << name;
+    EXPECT_EQ((*d)[1].host, "gpu-g02") << name;
+    for (const ParsedPortDump& h : *d) {
+      EXPECT_TRUE(h.errors.empty()) << name << ": " << h.errors.front().message;
+      ASSERT_EQ(h.ports.size(), 1u) << name;
+    }
+    EXPECT_EQ((*d)[0].ports[0].rate_gbps, 200) << name;
+    EXPECT_EQ((*d)[1].ports[0].rate_gbps, 100) << name;
+    EXPECT_EQ((*d)[1].ports[0].node_guid, "0xb83fd20300a1c2f8") << name;
+    // One host's reader refuses it, naming both.
+    EXPECT_FALSE(ParsePortDump(Read(name), PortDumpContext{}, &why)) << name;
+    EXPECT_NE(why.find("gpu-g01, gpu-g02"), std::string::npos) << why;
+  }
+  // One host's prompt names no second host: one unnamed dump.
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> one =
+      ParsePortDumpDocument(Read("gpu-b07.perfquery.txt"), PortDumpContext{}, &why);
+  ASSERT_TRUE(one) << why;
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ(one->front().host, std::nullopt);
+}
+
+// sysfs as `for f in *; do echo "=== ./$f ==="; cat $f; done` prints it
+// (the directory from the `cd` or the prompt), `tail -n +1`'s `==> FILE
+// <==` and `grep . FILE...` in a port's directory: the same samples as
+// `grep -H` of the absolute paths, saturation included.
+TEST(PortDumpSections, SysfsCatLoopTailAndRelativeGrep) {
+  ParsedPortDump before = Parse("gpu-h05.sysfs-catloop.0200.txt");
+  EXPECT_EQ(before.format, PortDumpFormat::kSysfs);
+  EXPECT_TRUE(before.errors.empty()) << before.errors.front().message;
+  ASSERT_EQ(before.ports.size(), 1u);
+  EXPECT_EQ(before.ports[0].device, "mlx5_1");
+  EXPECT_EQ(before.ports[0].port, 1);
+  EXPECT_EQ(before.ports[0].counters.size(), 21u);
+  EXPECT_EQ(before.ports[0].counters.at("symbol_error"), 12u);
+  EXPECT_EQ(before.ports[0].xmit_bytes, 96120455301120ull * 4);
+  EXPECT_TRUE(before.ports[0].saturated.empty());
+
+  ParsedPortDump after = Parse("gpu-h05.sysfs-catloop.0210.txt");
+  EXPECT_TRUE(after.errors.empty()) << after.errors.front().message;
+  ASSERT_EQ(after.ports.size(), 1u);
+  EXPECT_EQ(after.ports[0].device, "mlx5_1");
+  EXPECT_EQ(after.ports[0].counters.size(), 21u);
+  // 32-bit port_xmit_wait, 8-bit link_downed, 16-bit port_xmit_discards at
+  // their maximum, and a 64-bit data counter at 2^64-1 (no bytes from it).
+  EXPECT_EQ(after.ports[0].saturated,
+            (std::vector<std::string>{"link_downed", "port_rcv_data", "port_xmit_discards",
+                                      "port_xmit_wait"}));
+  EXPECT_EQ(after.ports[0].rcv_bytes, std::nullopt);
+
+  ParsedPortDump tail = Parse("gpu-h05.sysfs-tail.txt");
+  EXPECT_TRUE(tail.errors.empty()) << tail.errors.front().message;
+  ASSERT_EQ(tail.ports.size(), 1u);
+  EXPECT_EQ(tail.ports[0].state, "ACTIVE");
+  EXPECT_EQ(tail.ports[0].phys_state_code, 5);
+  EXPECT_EQ(tail.ports[0].rate_gbps, 200);
+  EXPECT_EQ(tail.ports[0].link_layer, "InfiniBand");
+
+  ParsedPortDump grep = Parse("gpu-h05.sysfs-grep-relative.txt");
+  EXPECT_TRUE(grep.errors.empty()) << grep.errors.front().message;
+  ASSERT_EQ(grep.ports.size(), 1u);
+  EXPECT_EQ(grep.ports[0].device, "mlx5_1");
+  EXPECT_EQ(grep.ports[0].state, "ACTIVE");
+  EXPECT_EQ(grep.ports[0].saturated,
+            (std::vector<std::string>{"link_downed", "port_rcv_data", "port_xmit_wait"}));
+
+  // No directory anywhere: the caller's port, else an error naming the file.
+  const std::string bare = "=== ./symbol_error ===\n7\n=== ./state ===\n4: ACTIVE\n";
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(bare, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_EQ(d->errors[0].line, 1);
+  d = ParsePortDump(bare, PortDumpContext{.device = std::string("mlx5_3"), .port = 1}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty());
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].device, "mlx5_3");
+  EXPECT_EQ(d->ports[0].counters.at("symbol_error"), 7u);
+  EXPECT_EQ(d->ports[0].state, "ACTIVE");
+}
+
+// The live reader judges a 64-bit counter at 2^64-1 as the dump reader does.
+TEST(PortDumpParser, LiveReaderSaturatesA64BitCounterAtItsMaximumToo) {
+  const std::string root =
+      std::filesystem::temp_directory_path() / ("sysfs_max64_" + std::to_string(getpid()));
+  const std::string dir = root + "/class/infiniband/mlx5_0/ports/1/counters/";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "port_rcv_data") << "18446744073709551615\n";
+  std::ofstream(dir + "unicast_rcv_packets") << "5\n";
+  HostPorts live = ReadSysfsPorts(root);
+  std::filesystem::remove_all(root);
+  ASSERT_EQ(live.ports.size(), 1u);
+  EXPECT_EQ(live.ports[0].saturated, std::vector<std::string>{"port_rcv_data"});
+}
+
+// Comment lines before or between sysfs and perfquery lines are skipped;
+// a port whose every file read N/A (no PMA) is not stored.
+TEST(PortDumpSections, CommentLinesAroundSysfsAndPerfquery) {
+  ParsedPortDump sysfs = Parse("gpu-c14.sysfs-comments.txt");
+  EXPECT_TRUE(sysfs.errors.empty()) << sysfs.errors.front().message;
+  ASSERT_EQ(sysfs.ports.size(), 2u);
+  EXPECT_EQ(sysfs.ports[0].device, "i40iw0");
+  EXPECT_TRUE(sysfs.ports[0].counters.empty());
+  EXPECT_EQ(sysfs.ports[0].rate_gbps, 10);
+  EXPECT_EQ(sysfs.ports[1].counters.at("symbol_error"), 3u);
+
+  ParsedPortDump perfquery = Parse("gpu-d04.perfquery.comments.txt");
+  EXPECT_TRUE(perfquery.errors.empty()) << perfquery.errors.front().message;
+  ASSERT_EQ(perfquery.ports.size(), 1u);
+  EXPECT_EQ(perfquery.ports[0].device, "mlx5_2");
+  EXPECT_EQ(perfquery.ports[0], Parse("gpu-d04.perfquery.0200.txt").ports[0]);
+
+  std::string why;
+  EXPECT_FALSE(ParsePortDump(
+      "# i40iw\n/sys/class/infiniband/i40iw0/ports/1/counters/link_downed:N/A (no PMA)\n"
+      "/sys/class/infiniband/i40iw0/ports/1/counters/port_rcv_data:N/A (no PMA)\n",
+      PortDumpContext{}, &why));
+  EXPECT_NE(why.find("N/A (no PMA)"), std::string::npos) << why;
+}
+
+// `ethtool -S` with the command and a date before "NIC statistics:": read,
+// the interface from the command line.
+TEST(PortDumpSections, EthtoolAfterBannerLines) {
+  ParsedPortDump d =
+      ParseWith("roce-a3.ethtool-banner.txt", {.netdev_map = {{"mlx5_1", 1, "ens1f1np1"}}});
+  EXPECT_EQ(d.format, PortDumpFormat::kEthtool);
+  EXPECT_TRUE(d.errors.empty()) << d.errors.front().message;
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0].device, "mlx5_1");
+  EXPECT_EQ(d.ports[0].netdev, "ens1f1np1");
+  EXPECT_EQ(d.ports[0].ethtool, KeptEthtool());
+  std::vector<PortDumpError> errors;
+  std::string why;
+  std::optional<std::map<std::string, uint64_t>> all =
+      ParseEthtoolStatistics(Read("roce-a3.ethtool-banner.txt"), &errors, &why);
+  ASSERT_TRUE(all) << why;
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(all->at("rx_prio3_pause"), 2987u);
+  // Nothing after the line: said so, not "without any port".
+  std::optional<ParsedPortDump> none =
+      ParsePortDump("$ ethtool -S eth0\nNIC statistics:\n", PortDumpContext{}, &why);
+  ASSERT_TRUE(none) << why;
+  ASSERT_EQ(none->errors.size(), 1u);
+  EXPECT_NE(none->errors[0].message.find("no statistic"), std::string::npos);
+}
+
+// Per-queue statistics have a colon in their names (bnx2x "[0]: rx_bytes",
+// be2net "rxq0: rx_pkts"); a markdown "# ethtool -S output" heading names
+// no interface.
+TEST(PortDumpSections, EthtoolPerQueueNamesAndAMarkdownHeading) {
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(
+      "# ethtool -S output\n\n```\nNIC statistics:\n     rx_pause_frames: 5\n"
+      "     [0]: rx_bytes: 209487\n     [0]: rx_discards: 3\n     rxq1: rx_drops_no_frags: 7\n"
+      "```\n",
+      PortDumpContext{.netdev = std::string("eth2")}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].netdev, "eth2");
+  EXPECT_EQ(d->ports[0].ethtool,
+            (std::map<std::string, uint64_t>{{"[0]: rx_discards", 3}, {"rx_pause_frames", 5}}));
+}
+
+// `cat FILE` prompts each followed by the file's value, and ansible's
+// ad-hoc "HOST | CHANGED | rc=0 >>" headers of two hosts.
+TEST(PortDumpSections, CatPromptsAndAnsibleHeaders) {
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(
+      "[root@gpu-k02 ~]# cat /sys/class/infiniband/mlx5_3/ports/1/counters/port_xmit_wait\n"
+      "4294967295\n"
+      "[root@gpu-k02 ~]# cat /sys/class/infiniband/mlx5_3/ports/1/state\n4: ACTIVE\n"
+      "[root@gpu-k02 ~]# cd /sys/class/infiniband/mlx5_3/ports/1/counters\n"
+      "[root@gpu-k02 counters]# cat symbol_error\n17\n[root@gpu-k02 counters]# \n",
+      PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].device, "mlx5_3");
+  EXPECT_EQ(d->ports[0].state, "ACTIVE");
+  EXPECT_EQ(d->ports[0].counters.at("symbol_error"), 17u);
+  EXPECT_EQ(d->ports[0].saturated, std::vector<std::string>{"port_xmit_wait"});
+
+  std::string ibstat = Read("pair-g01-g02.headers.txt");
+  std::string ansible;
+  for (std::string_view host : {"gpu-g01:", "gpu-g02:"}) {
+    const size_t at = ibstat.find(host);
+    ibstat.replace(at, host.size(),
+                   std::string(host.substr(0, host.size() - 1)) + " | CHANGED | rc=0 >>");
+  }
+  std::optional<std::vector<ParsedPortDump>> hosts =
+      ParsePortDumpDocument(ibstat, PortDumpContext{}, &why);
+  ASSERT_TRUE(hosts) << why;
+  ASSERT_EQ(hosts->size(), 2u);
+  EXPECT_EQ((*hosts)[1].host, "gpu-g02");
+  EXPECT_EQ((*hosts)[1].ports.at(0).rate_gbps, 100);
+}
+
+// A node-check file of ibstat and a perfquery without -C: the LID joins
+// perfquery's counters to ibstat's port.
+TEST(PortDumpSections, PerfqueryWithoutDeviceJoinsIbstatsPortByLid) {
+  std::string perfquery = Read("gpu-b07.perfquery.txt");
+  perfquery.replace(perfquery.find(" -C mlx5_0"), 10, "");
+  std::string why;
+  std::optional<ParsedPortDump> d =
+      ParsePortDump(Read("gpu-b07.ibstat.txt") + perfquery, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  EXPECT_EQ(d->formats,
+            (std::vector<PortDumpFormat>{PortDumpFormat::kIbstat, PortDumpFormat::kPerfquery}));
+  ASSERT_EQ(d->ports.size(), 2u);
+  EXPECT_EQ(d->ports[0].device, "mlx5_0");
+  EXPECT_EQ(d->ports[0].state, "ACTIVE");
+  EXPECT_EQ(d->ports[0].counters.at("port_xmit_data"), 87232017739652u);
+  EXPECT_EQ(d->ports[0].saturated, std::vector<std::string>{"port_xmit_wait"});
+  EXPECT_TRUE(d->ports[1].counters.empty());
 }
 
 }  // namespace

@@ -198,5 +198,19 @@ TEST(CheckNodeCliTest, UnusablePortDumpsOrAfterWithoutWatchExitThree) {
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;  // how far apart: --watch
 }
 
+// A node-check file: ibstat's Down port is judged, not mlxlink's "State :
+// Active" after it; a file of two hosts' dumps is no one host's: UNKNOWN.
+TEST(CheckNodeCliTest, PortDumpsAsOperatorsSaveThem) {
+  CommandOutput r = Check("--ports-from " + Dump("gpu-f03.node-check.txt"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(FirstLine(r.out).find("mlx5_4/1 is DOWN/Polling"), std::string::npos) << r.out;
+  r = Check("--ports-from " + Dump("pair-g01-g02.tail.txt"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("the dumps of 2 hosts (gpu-g01, gpu-g02)"), std::string::npos) << r.err;
+  r = Check("--ports-from " + Dump("roce-b02.ibstatus.cut.txt"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("roce-b02.ibstatus.cut.txt:30: "), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace fabtrack
