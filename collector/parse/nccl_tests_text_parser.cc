@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <optional>
@@ -515,6 +516,16 @@ struct PendingHeader {
   int first_line = 0;
 
   bool HasHeader() const { return params.has_value() || !devices.empty(); }
+  // The header as nccl-tests prints it before NCCL's init: its parameter
+  // line, or a device list from rank 0 (an excerpt that starts inside the
+  // list is not one).
+  bool IsWholeHeader() const {
+    if (params) return true;
+    for (const RankDevice& d : devices) {
+      if (d.rank == 0) return true;
+    }
+    return false;
+  }
   void Touch(int line) {
     if (first_line == 0) first_line = line;
   }
@@ -575,7 +586,13 @@ class NcclTestsTextParser::Impl {
   void Feed(const CleanLine& line, bool nccl_log_line) {
     std::string_view text = line.text;
     if (Trim(text).empty()) return;
-    if (nccl_log_line) return;  // interleaved NCCL_DEBUG output
+    if (nccl_log_line) {  // interleaved NCCL_DEBUG output
+      last_nccl_line_ = line.number;
+      if (::memmem(text.data(), text.size(), "Init COMPLETE", 13) != nullptr) {
+        last_init_complete_line_ = line.number;
+      }
+      return;
+    }
     Stream& st = streams_[line.launcher_rank];
     std::string_view body = Body(text);
     bool hashed = text.front() == '#';
@@ -690,6 +707,7 @@ class NcclTestsTextParser::Impl {
   }
 
   std::vector<TestTable> Finish() {
+    for (auto& [rank, st] : streams_) CloseCutOffHeader(&st);
     std::vector<TestTable> rest;
     for (TestTable& t : tables_) {
       if (on_table_) {
@@ -724,6 +742,32 @@ class NcclTestsTextParser::Impl {
 
   void Error(int line, std::string message) {
     if (errors_) errors_->push_back(ParseError{line, std::move(message)});
+  }
+
+  // The input ends on a whole header followed by NCCL's init, cut off before
+  // "Init COMPLETE" and before any column header: the run died (or its output
+  // was cut) before its first size. Kept as a table without rows, incomplete,
+  // like a header whose rows never came, so it is never taken for a run that
+  // finished. A header whose init completed is left alone: an excerpt of the
+  // log, not evidence that the benchmark failed.
+  void CloseCutOffHeader(Stream* st) {
+    PendingHeader& h = st->pending;
+    if (!h.IsWholeHeader() || last_nccl_line_ <= h.first_line ||
+        last_init_complete_line_ >= h.first_line) {
+      return;
+    }
+    const int first_line = h.first_line;
+    TestTable t;
+    ApplyHeader(std::move(h), &t);
+    t.first_line = first_line;
+    t.last_line = last_nccl_line_;
+    Error(first_line,
+          "nccl-tests header without a result table: NCCL init was cut off (no \"Init "
+          "COMPLETE\" after line " +
+              std::to_string(first_line) + "), so the run stopped before its first size");
+    tables_.push_back(std::move(t));
+    st->pending = PendingHeader{};
+    Release();
   }
 
   // A new header block begins: what was pending belonged to a run that died
@@ -770,6 +814,10 @@ class NcclTestsTextParser::Impl {
   std::deque<TestTable> tables_;
   size_t base_ = 0;
   std::vector<std::string_view> scratch_;  // a row's tokens, reused
+  // Line numbers of the last NCCL log line and of the last one saying "Init
+  // COMPLETE" (CloseCutOffHeader).
+  int last_nccl_line_ = 0;
+  int last_init_complete_line_ = 0;
 };
 
 NcclTestsTextParser::NcclTestsTextParser(std::vector<ParseError>* errors, TableSink on_table)
