@@ -79,28 +79,29 @@ std::string_view LeadingDigits(std::string_view s) {
   return s.substr(0, n);
 }
 
-std::vector<std::string_view> SplitWords(std::string_view s) {
-  std::vector<std::string_view> words;
+// Into a vector the caller reuses (a thread_local of its own): the words of
+// every log line are split, and a fresh vector costs an allocation per growth.
+void SplitWordsInto(std::string_view s, std::vector<std::string_view>* words) {
+  words->clear();
   size_t i = 0;
   while (i < s.size()) {
     while (i < s.size() && IsBlank(s[i])) ++i;
     size_t start = i;
     while (i < s.size() && !IsBlank(s[i])) ++i;
-    if (i > start) words.push_back(s.substr(start, i - start));
+    if (i > start) words->push_back(s.substr(start, i - start));
   }
-  return words;
 }
 
-std::vector<std::string_view> SplitOn(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
+void SplitOnInto(std::string_view s, char sep, std::vector<std::string_view>* parts) {
+  parts->clear();
   size_t start = 0;
   while (true) {
     size_t pos = s.find(sep, start);
     if (pos == std::string_view::npos) {
-      parts.push_back(s.substr(start));
-      return parts;
+      parts->push_back(s.substr(start));
+      return;
     }
-    parts.push_back(s.substr(start, pos - start));
+    parts->push_back(s.substr(start, pos - start));
     start = pos + 1;
   }
 }
@@ -121,7 +122,8 @@ void TakeVersion(std::string_view message, int line, NcclLogInfo* info,
                  std::vector<ParseError>* errors) {
   constexpr std::string_view kPrefix = "NCCL version ";
   if (!StartsWith(message, kPrefix) || info->nccl_version) return;
-  std::vector<std::string_view> words = SplitWords(message.substr(kPrefix.size()));
+  thread_local std::vector<std::string_view> words;
+  SplitWordsInto(message.substr(kPrefix.size()), &words);
   // "NCCL version mismatch ..." and similar prose is not a version.
   if (words.empty() || !IsDigit(words[0].front())) return;
   std::string_view token = words[0];
@@ -166,7 +168,8 @@ void TakeEnvSetting(std::string_view message, NcclLogInfo* info) {
 // "cudaDriverVersion 12020": the CUDA version the driver supports, written
 // as the harness writes cudaDriverGetVersion ("12.2").
 void TakeDriverVersion(std::string_view message, NcclLogInfo* info) {
-  std::vector<std::string_view> words = SplitWords(message);
+  thread_local std::vector<std::string_view> words;
+  SplitWordsInto(message, &words);
   if (words.size() != 2 || words[0] != "cudaDriverVersion" || info->cuda_driver_version) return;
   std::optional<int64_t> code = ToInt(words[1]);
   if (!code || *code < 1000 || *code > 999999) return;
@@ -224,7 +227,7 @@ std::optional<std::pair<int, std::string_view>> SplitIndexedEntry(std::string_vi
 }
 
 // One entry of "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE/SHARP".
-std::optional<NetDevice> ParseIbDevice(std::string_view token, const std::string& host) {
+std::optional<NetDevice> ParseIbDevice(std::string_view token, std::string_view host) {
   auto entry = SplitIndexedEntry(token);
   if (!entry) return std::nullopt;
   std::string_view rest = entry->second;
@@ -234,7 +237,8 @@ std::optional<NetDevice> ParseIbDevice(std::string_view token, const std::string
   device.host = host;
   device.index = entry->first;
   device.name = std::string(rest.substr(0, colon));
-  std::vector<std::string_view> parts = SplitOn(rest.substr(colon + 1), '/');
+  thread_local std::vector<std::string_view> parts;
+  SplitOnInto(rest.substr(colon + 1), '/', &parts);
   device.port = ToSmallInt(parts[0]);
   if (!device.port) return std::nullopt;
   // NCCL 2.28 prints "UNSPECIFIED" for an unknown link layer; keep only the
@@ -250,12 +254,13 @@ std::optional<NetDevice> ParseIbDevice(std::string_view token, const std::string
 
 using DeviceKey = std::tuple<std::string, int, std::string, int>;
 
-void TakeIbDevices(std::string_view list, int line, const std::string& host, NcclLogInfo* info,
+void TakeIbDevices(std::string_view list, int line, std::string_view host, NcclLogInfo* info,
                    std::set<DeviceKey>* seen, std::vector<ParseError>* errors) {
   // "... [RO]; OOB ib0:10.0.0.1<0>" (2.12+) or "... ; OOB ib0:..." (older).
   size_t oob = list.find("; OOB");
   bool complete = oob != std::string_view::npos;
-  std::vector<std::string_view> tokens = SplitWords(complete ? list.substr(0, oob) : list);
+  thread_local std::vector<std::string_view> tokens;
+  SplitWordsInto(complete ? list.substr(0, oob) : list, &tokens);
   if (!tokens.empty() && tokens.back() == "[RO]") tokens.pop_back();
   if (!complete) {
     // Cut off before "; OOB": the last entry may be cut too ("/Ro", a missing
@@ -284,7 +289,9 @@ void TakeIbDevices(std::string_view list, int line, const std::string& host, Ncc
 // "NET/Socket : Using [0]ens3:172.31.12.210<0> [1]eth1:fe80::1%eth1<0>".
 void TakeSocketInterfaces(std::string_view list, int line, NcclLogInfo* info,
                           std::vector<ParseError>* errors) {
-  for (std::string_view token : SplitWords(list)) {
+  thread_local std::vector<std::string_view> tokens;
+  SplitWordsInto(list, &tokens);
+  for (std::string_view token : tokens) {
     auto entry = SplitIndexedEntry(token);
     size_t colon = entry ? entry->second.find(':') : std::string_view::npos;
     if (colon == 0 || colon == std::string_view::npos) {
@@ -332,7 +339,11 @@ struct CommLine {
 // ... - Init START|COMPLETE" (and "Destroy COMPLETE"), and 2.19+'s "comm
 // 0x8ec0ac0 rank 6 nRanks 16 nNodes 2 localRanks 8 localRank 6 MNNVL 0".
 std::optional<CommLine> ParseCommLine(std::string_view message) {
-  std::vector<std::string_view> words = SplitWords(message);
+  // Most messages that reach here are channel lines: without the word
+  // "comm" there is nothing to split.
+  if (!Contains(message, "comm")) return std::nullopt;
+  thread_local std::vector<std::string_view> words;
+  SplitWordsInto(message, &words);
   for (size_t i = 0; i + 5 < words.size(); ++i) {
     if (words[i] != "comm" || words[i + 2] != "rank" ||
         (words[i + 4] != "nranks" && words[i + 4] != "nRanks")) {
@@ -358,7 +369,7 @@ std::optional<CommLine> ParseCommLine(std::string_view message) {
 
 // Split and sub-communicators are smaller than the job; the largest one seen
 // is the job, and its shape is the job's.
-void TakeComm(const CommLine& comm, const std::string& host, int line, NcclLogInfo* info,
+void TakeComm(const CommLine& comm, std::string_view host, int line, NcclLogInfo* info,
               std::set<std::tuple<int, int, std::string>>* seen) {
   bool larger = !info->nranks || comm.nranks > *info->nranks;
   if (larger) {
@@ -374,9 +385,9 @@ void TakeComm(const CommLine& comm, const std::string& host, int line, NcclLogIn
   }
   // Init and destroy lines name the same ranks night after night; past the
   // cap only a rank not named yet is kept (the node count reads rank/host).
-  bool new_rank = seen->insert({comm.rank, comm.nranks, host}).second;
+  bool new_rank = seen->insert({comm.rank, comm.nranks, std::string(host)}).second;
   if (info->comm_ranks.size() < kMaxKeptCommRanks || new_rank) {
-    info->comm_ranks.push_back(CommRank{comm.rank, comm.nranks, host, line});
+    info->comm_ranks.push_back(CommRank{comm.rank, comm.nranks, std::string(host), line});
   } else {
     ++info->dropped_comm_ranks;
   }
@@ -428,7 +439,8 @@ bool IsIndirectPeer(std::string_view part) {
 // truncated "P2" or "NET/IB/0/GDR" is never stored as a transport.
 Transport ClassifyTransport(std::string_view detail, ChannelObservation* out,
                             std::string* unknown) {
-  std::vector<std::string_view> parts = SplitOn(detail, '/');
+  thread_local std::vector<std::string_view> parts;
+  SplitOnInto(detail, '/', &parts);
   std::string_view head = parts[0];
   if (head == "NET" || head == "COLLNET") {
     // The net name is what sits between the head and the first NIC index; a
@@ -573,8 +585,8 @@ ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
   obs.conn_index = conn_index;
   obs.is_ring_line = is_ring;
   obs.detail = std::string(detail);
-  for (std::string_view dir : {"send", "receive"}) {
-    std::string suffix = "[" + std::string(dir) + "]";
+  constexpr std::string_view kDirections[][2] = {{"send", "[send]"}, {"receive", "[receive]"}};
+  for (const auto& [dir, suffix] : kDirections) {
     if (EndsWith(left, suffix)) {
       obs.direction = std::string(dir);
       left = Trim(left.substr(0, left.size() - suffix.size()));
@@ -635,8 +647,8 @@ bool CutFromTheFront(const std::string& host,
 
 // Whether the text of an unterminated last line would have yielded a fact:
 // an NCCL line cut short, never half-read.
-bool CutAtTheEnd(const CleanLine& clean, const std::optional<NcclLogLine>& line) {
-  return clean.unterminated && line.has_value();
+bool CutAtTheEnd(const CleanLine& clean, const NcclLogLineView* line) {
+  return clean.unterminated && line != nullptr;
 }
 
 // Network names are checked against NCCL's vocabulary: a cut "IBex" or a
@@ -713,21 +725,23 @@ class NcclLogParser::Impl {
  public:
   explicit Impl(std::vector<ParseError>* errors) : errors_(errors) {}
 
-  void Feed(const CleanLine& clean, std::optional<NcclLogLine> line) {
+  // `line` views `clean.text` (or is null: not an NCCL line); both are only
+  // valid during the call, so a held line is copied.
+  void Feed(const CleanLine& clean, const NcclLogLineView* line) {
     ++fed_;
     if (fed_ == 1 && line && !line->host.empty()) {
       // Whether the first line was cut from the front depends on the hosts of
       // the lines after it: hold it (and them) until its host shows up again,
       // or a bounded look-ahead has passed.
       holding_ = true;
-      ++host_lines_[line->host];
-      held_.push_back({clean, std::move(line)});
+      ++host_lines_[std::string(line->host)];
+      Hold(clean, line);
       return;
     }
     if (holding_) {
-      if (line && !line->host.empty()) ++host_lines_[line->host];
+      if (line && !line->host.empty()) ++host_lines_[std::string(line->host)];
       held_bytes_ += clean.text.size();
-      held_.push_back({clean, std::move(line)});
+      Hold(clean, line);
       if (host_lines_[held_.front().line->host] > 1 || held_.size() > kLookAheadLines ||
           held_bytes_ > kLookAheadBytes) {
         Replay();
@@ -750,11 +764,20 @@ class NcclLogParser::Impl {
     std::optional<NcclLogLine> line;
   };
 
+  void Hold(const CleanLine& clean, const NcclLogLineView* line) {
+    held_.push_back({clean, line ? std::optional<NcclLogLine>(line->ToLine()) : std::nullopt});
+  }
+
   void Replay() {
     holding_ = false;
     bool first = true;
     for (Held& h : held_) {
-      Take(h.clean, h.line, first);
+      if (h.line) {
+        NcclLogLineView view = NcclLogLineView::Of(*h.line);
+        Take(h.clean, &view, first);
+      } else {
+        Take(h.clean, nullptr, first);
+      }
       first = false;
     }
     held_.clear();
@@ -784,7 +807,7 @@ class NcclLogParser::Impl {
     }
   }
 
-  void Take(const CleanLine& clean, const std::optional<NcclLogLine>& line, bool first) {
+  void Take(const CleanLine& clean, const NcclLogLineView* line, bool first) {
     std::vector<ParseError>* errors = errors_;
     if (!line) {
       if (std::optional<LogMessage> failure = TestFailureLine(clean)) {
@@ -792,10 +815,10 @@ class NcclLogParser::Impl {
       }
       return;
     }
-    if (first && CutFromTheFront(line->host, host_lines_)) {
+    if (first && CutFromTheFront(std::string(line->host), host_lines_)) {
       Report(errors, clean.number,
-             "first line starts mid-line (host \"" + line->host + "\" is the end of another " +
-                 "host); ignored");
+             "first line starts mid-line (host \"" + std::string(line->host) +
+                 "\" is the end of another host); ignored");
       return;
     }
     if (CutAtTheEnd(clean, line)) {
@@ -803,17 +826,21 @@ class NcclLogParser::Impl {
       return;
     }
     ++info.info_lines;
-    if (!line->host.empty() && hosts_seen_.insert(line->host).second) {
-      info.hosts.push_back(line->host);
+    // Lines of one host come in runs: only a host other than the last one's
+    // is looked up.
+    if (!line->host.empty() && line->host != last_host_) {
+      last_host_.assign(line->host);
+      if (hosts_seen_.insert(last_host_).second) info.hosts.push_back(last_host_);
     }
-    const std::string& message = line->message;
+    const std::string_view message = line->message;
     if (line->level == "VERSION") {
       TakeVersion(message, clean.number, &info, errors);
       return;
     }
     if (line->level == "WARN") {
       if (info.warnings.size() < kMaxKeptMessages) {
-        info.warnings.push_back(LogMessage{line->host, line->level, message, clean.number});
+        info.warnings.push_back(LogMessage{std::string(line->host), std::string(line->level),
+                                           std::string(message), clean.number});
       } else {
         ++info.dropped_warnings;
       }
@@ -823,7 +850,7 @@ class NcclLogParser::Impl {
     // already have each one.
     if (line->level != "INFO") return;
     if (SaysWhatNcclCouldNotUse(message)) {
-      KeepNotice(LogMessage{line->host, "INFO", message, clean.number});
+      KeepNotice(LogMessage{std::string(line->host), "INFO", std::string(message), clean.number});
     }
 
     if (StartsWith(message, "NCCL version ")) {
@@ -851,7 +878,7 @@ class NcclLogParser::Impl {
       if (StartsWith(*ib, "No device found")) {
         info.ib_no_device = true;
       } else if (StartsWith(*ib, "Using")) {
-        TakeIbDevices(ib->substr(5), clean.number, line->host, &info, &devices_seen_, errors);
+        TakeIbDevicesOnce(ib->substr(5), clean.number, line->host);
       } else {
         TakeGdrDisabled(message, &info);
       }
@@ -863,7 +890,7 @@ class NcclLogParser::Impl {
       } else if (socket->find("GPU Direct RDMA Disabled for") != std::string_view::npos) {
         TakeSocketGdrDisabled(*socket, &info);
       }
-    } else if (message.find("GPU Direct RDMA Disabled for") != std::string::npos) {
+    } else if (message.find("GPU Direct RDMA Disabled for") != std::string_view::npos) {
       // Plugins print it under their own prefix ("NET/IBext_v8 : ...").
       TakeGdrDisabled(message, &info);
     } else if (std::optional<CommLine> comm = ParseCommLine(message)) {
@@ -873,21 +900,22 @@ class NcclLogParser::Impl {
       std::string unknown;
       switch (ParseChannelLine(message, &obs, &unknown)) {
         case ChannelLine::kConnection:
-          obs.host = line->host;
+          obs.host.assign(line->host);
           obs.pid = line->pid;
           obs.cuda_device = line->cuda_device;
           obs.line = clean.number;
           KeepChannel(std::move(obs));
           break;
         case ChannelLine::kTruncated:
-          Report(errors, clean.number, "truncated channel line: " + message);
+          Report(errors, clean.number, "truncated channel line: " + std::string(message));
           break;
         case ChannelLine::kMalformed:
-          Report(errors, clean.number, "malformed channel line: " + message);
+          Report(errors, clean.number, "malformed channel line: " + std::string(message));
           break;
         case ChannelLine::kUnknown:
           Report(errors, clean.number,
-                 "unknown transport \"" + unknown + "\" in channel line (not stored): " + message);
+                 "unknown transport \"" + unknown +
+                     "\" in channel line (not stored): " + std::string(message));
           break;
         case ChannelLine::kNotChannel:
         case ChannelLine::kTopology:
@@ -896,8 +924,30 @@ class NcclLogParser::Impl {
     }
   }
 
+  // Every rank prints the same "NET/IB : Using ..." list at every init: a
+  // list already read whole from the same host (no error) adds nothing, so it
+  // is not read again. Bounded: past the cap every list is read.
+  void TakeIbDevicesOnce(std::string_view list, int line, std::string_view host) {
+    key_.assign(host);
+    key_.push_back('\n');
+    key_.append(list);
+    if (clean_ib_lists_.count(key_)) return;
+    size_t errors_before = errors_ ? errors_->size() : 0;
+    std::vector<ParseError> local;
+    std::vector<ParseError>* errors = errors_ ? errors_ : &local;
+    TakeIbDevices(list, line, host, &info, &devices_seen_, errors);
+    if (errors->size() == errors_before && clean_ib_lists_.size() < kMaxRememberedIbLists) {
+      clean_ib_lists_.insert(key_);
+    }
+  }
+
+  static constexpr size_t kMaxRememberedIbLists = 4096;
+
   NcclLogInfo info;
   std::vector<ParseError>* errors_;
+  std::unordered_set<std::string> clean_ib_lists_;
+  std::string key_;
+  std::string last_host_;
   std::unordered_set<std::string> hosts_seen_;
   std::set<DeviceKey> devices_seen_;
   std::set<std::tuple<int, int, std::string>> comm_ranks_seen_;
@@ -917,9 +967,17 @@ NcclLogParser::NcclLogParser(std::vector<ParseError>* errors)
     : impl_(std::make_unique<Impl>(errors)) {}
 NcclLogParser::~NcclLogParser() = default;
 void NcclLogParser::Feed(const CleanLine& line, std::optional<NcclLogLine> split) {
-  impl_->Feed(line, std::move(split));
+  if (!split) return impl_->Feed(line, nullptr);
+  NcclLogLineView view = NcclLogLineView::Of(*split);
+  impl_->Feed(line, &view);
 }
-void NcclLogParser::Feed(const CleanLine& line) { Feed(line, SplitNcclLogLine(line.text)); }
+void NcclLogParser::Feed(const CleanLine& line, const NcclLogLineView* split) {
+  impl_->Feed(line, split);
+}
+void NcclLogParser::Feed(const CleanLine& line) {
+  NcclLogLineView view;
+  impl_->Feed(line, SplitNcclLogLineView(line.text, &view) ? &view : nullptr);
+}
 NcclLogInfo NcclLogParser::Finish() { return impl_->Finish(); }
 
 NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseError>* errors) {
