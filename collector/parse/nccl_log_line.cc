@@ -20,6 +20,13 @@ bool AllOf(std::string_view s, bool (*pred)(char)) { return std::all_of(s.begin(
 std::optional<int64_t> ToInt(std::string_view s) {
   int64_t v = 0;
   if (s.empty()) return std::nullopt;
+  // Every line's pid and tid: a few digits, summed without from_chars (18
+  // digits cannot overflow).
+  if (s.size() <= 18 &&
+      std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    for (char c : s) v = v * 10 + (c - '0');
+    return v;
+  }
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return v;

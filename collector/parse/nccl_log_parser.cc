@@ -32,14 +32,31 @@ constexpr size_t kLookAheadBytes = 1 << 20;
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
+// Every INFO message meets a dozen of these; most differ at the first
+// character, so that is compared before the call to memcmp.
 bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
+  if (prefix.empty()) return true;
+  return s.size() >= prefix.size() && s[0] == prefix[0] &&
+         std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
 }
 
-// memmem: a substring search that does not stop at every blank the way
-// std::string::find does for a needle starting with ' '.
-bool Contains(std::string_view s, std::string_view needle) {
-  return ::memmem(s.data(), s.size(), needle.data(), needle.size()) != nullptr;
+// Whether `needle` occurs in `s`, for the searches every message makes:
+// memchr for one of the needle's rarer characters (needle[anchor]), then a
+// compare. std::string_view::find would stop at every blank for a needle
+// starting with ' ', and memmem sets up a shift table on every call: on a
+// message of a hundred bytes this is several times cheaper than either.
+bool ContainsAt(std::string_view s, std::string_view needle, size_t anchor) {
+  if (s.size() < needle.size()) return false;
+  const char* p = s.data() + anchor;
+  // One past the last place the anchor can be with the whole needle inside s.
+  const char* const end = s.data() + (s.size() - needle.size()) + anchor + 1;
+  while (p < end) {
+    p = static_cast<const char*>(std::memchr(p, needle[anchor], static_cast<size_t>(end - p)));
+    if (p == nullptr) return false;
+    if (std::memcmp(p - anchor, needle.data(), needle.size()) == 0) return true;
+    ++p;
+  }
+  return false;
 }
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -302,6 +319,11 @@ void TakeSocketInterfaces(std::string_view list, int line, NcclLogInfo* info,
   }
 }
 
+// Asked of every INFO message, twice: anchored on its rare 'b'.
+bool HasGdrDisabled(std::string_view message) {
+  return ContainsAt(message, "GPU Direct RDMA Disabled for", 20);
+}
+
 // "... GPU Direct RDMA Disabled for HCA 0 'mlx5_0'" (2.7+, with " (no module)"
 // before 2.19) and "... Disabled for GPU 0[0] / HCA 0 'mlx5_0' (no module or
 // not supported by GPU)" (2.4). The distance-based "Disabled for GPU 1b000 /
@@ -341,7 +363,7 @@ struct CommLine {
 std::optional<CommLine> ParseCommLine(std::string_view message) {
   // Most messages that reach here are channel lines: without the word
   // "comm" there is nothing to split.
-  if (!Contains(message, "comm")) return std::nullopt;
+  if (!ContainsAt(message, "comm", 0)) return std::nullopt;
   thread_local std::vector<std::string_view> words;
   SplitWordsInto(message, &words);
   for (size_t i = 0; i + 5 < words.size(); ++i) {
@@ -369,8 +391,10 @@ std::optional<CommLine> ParseCommLine(std::string_view message) {
 
 // Split and sub-communicators are smaller than the job; the largest one seen
 // is the job, and its shape is the job's.
+// `seen` holds the (rank, nranks, host) already named, as text; `key` is a
+// buffer reused for the look-up.
 void TakeComm(const CommLine& comm, std::string_view host, int line, NcclLogInfo* info,
-              std::set<std::tuple<int, int, std::string>>* seen) {
+              std::unordered_set<std::string>* seen, std::string* key) {
   bool larger = !info->nranks || comm.nranks > *info->nranks;
   if (larger) {
     info->nranks = comm.nranks;
@@ -385,7 +409,13 @@ void TakeComm(const CommLine& comm, std::string_view host, int line, NcclLogInfo
   }
   // Init and destroy lines name the same ranks night after night; past the
   // cap only a rank not named yet is kept (the node count reads rank/host).
-  bool new_rank = seen->insert({comm.rank, comm.nranks, std::string(host)}).second;
+  key->assign(std::to_string(comm.rank));
+  key->push_back('/');
+  key->append(std::to_string(comm.nranks));
+  key->push_back('/');
+  key->append(host);
+  bool new_rank = !seen->count(*key);
+  if (new_rank) seen->insert(*key);
   if (info->comm_ranks.size() < kMaxKeptCommRanks || new_rank) {
     info->comm_ranks.push_back(CommRank{comm.rank, comm.nranks, std::string(host), line});
   } else {
@@ -525,6 +555,7 @@ enum class ChannelLine {
 //   "CollNet 00/0 : 3 [send] via COLLNET/SHARP/0/GDRDMA"       (one rank, no peer)
 // and tells apart the listings that share the prefix: "Channel 00/02 :  0 1",
 // 2.4's "Channel 00 :  0 1 2", 2.12+'s "Ring 00 : 7 -> 0 -> 1".
+// `*out` is a fresh observation; only a kConnection result means anything in it.
 ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
                              std::string* unknown) {
   std::string_view rest;
@@ -559,7 +590,7 @@ ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
   if (rest.front() != ':') return ChannelLine::kNotChannel;
   std::string_view body = Trim(rest.substr(1));
 
-  size_t via = Contains(body, " via ") ? body.find(" via ") : std::string_view::npos;
+  size_t via = ContainsAt(body, " via ", 1) ? body.find(" via ") : std::string_view::npos;
   if (via == std::string_view::npos) {
     if (body == "via" || EndsWith(body, " via")) return ChannelLine::kTruncated;
     // Listings hold only rank numbers, arrows and tree "-1/-1/-1" parts.
@@ -580,7 +611,8 @@ ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
     return ChannelLine::kMalformed;
   }
 
-  ChannelObservation obs;
+  // Filled in place: every connection line of a month of logs passes here.
+  ChannelObservation& obs = *out;
   obs.channel = *channel;
   obs.conn_index = conn_index;
   obs.is_ring_line = is_ring;
@@ -615,7 +647,6 @@ ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
     case Transport::kKnown:
       break;
   }
-  *out = std::move(obs);
   return ChannelLine::kConnection;
 }
 
@@ -664,16 +695,15 @@ std::optional<std::string_view> KnownNetwork(std::optional<std::string_view> nam
 // The INFO lines the analyzer's rdma_absent and gdrdma_disabled read
 // (analyzer/log_events.cc gives their meaning; this only keeps them).
 bool SaysWhatNcclCouldNotUse(std::string_view m) {
-  if (m.find("No device found") != std::string_view::npos) return true;
-  if (m.find("Failed to open libibverbs") != std::string_view::npos) return true;
+  if (ContainsAt(m, "No device found", 10)) return true;  // anchored on the "f"
+  if (ContainsAt(m, "Failed to open libibverbs", 0)) return true;
   if (StartsWith(m, "NET/Plugin") && (m.find("returned") != std::string_view::npos ||
                                       m.find("Could not find") != std::string_view::npos ||
                                       m.find("Failed") != std::string_view::npos)) {
     return true;
   }
   // The socket transport never has GDR: its line is not a loss.
-  return m.find("GPU Direct RDMA Disabled for") != std::string_view::npos &&
-         !StartsWith(m, "NET/Socket");
+  return HasGdrDisabled(m) && !StartsWith(m, "NET/Socket");
 }
 
 // nccl-tests' "HOST: Test NCCL failure common.cu:1005 'unhandled system
@@ -796,7 +826,7 @@ class NcclLogParser::Impl {
   // Channel lines repeat with every communicator and every night. Past the
   // cap, a line is kept only when it shows a transport family (or a GDRDMA
   // NET channel) not kept yet, so Transports() and Gdrdma() stay exact.
-  void KeepChannel(ChannelObservation obs) {
+  void KeepChannel(ChannelObservation&& obs) {
     bool new_family = families_.insert(obs.family).second;
     bool first_gdr = obs.gdrdma && !kept_gdrdma_;
     kept_gdrdma_ |= obs.gdrdma;
@@ -855,7 +885,7 @@ class NcclLogParser::Impl {
 
     if (StartsWith(message, "NCCL version ")) {
       TakeVersion(message, clean.number, &info, errors);
-    } else if (Contains(message, " set by environment to ")) {
+    } else if (ContainsAt(message, " set by environment to ", 6)) {  // anchored on the "y"
       TakeEnvSetting(message, &info);
     } else if (StartsWith(message, "cudaDriverVersion ")) {
       TakeDriverVersion(message, &info);
@@ -890,11 +920,11 @@ class NcclLogParser::Impl {
       } else if (socket->find("GPU Direct RDMA Disabled for") != std::string_view::npos) {
         TakeSocketGdrDisabled(*socket, &info);
       }
-    } else if (message.find("GPU Direct RDMA Disabled for") != std::string_view::npos) {
+    } else if (HasGdrDisabled(message)) {
       // Plugins print it under their own prefix ("NET/IBext_v8 : ...").
       TakeGdrDisabled(message, &info);
     } else if (std::optional<CommLine> comm = ParseCommLine(message)) {
-      TakeComm(*comm, line->host, clean.number, &info, &comm_ranks_seen_);
+      TakeComm(*comm, line->host, clean.number, &info, &comm_ranks_seen_, &key_);
     } else {
       ChannelObservation obs;
       std::string unknown;
@@ -950,7 +980,7 @@ class NcclLogParser::Impl {
   std::string last_host_;
   std::unordered_set<std::string> hosts_seen_;
   std::set<DeviceKey> devices_seen_;
-  std::set<std::tuple<int, int, std::string>> comm_ranks_seen_;
+  std::unordered_set<std::string> comm_ranks_seen_;
   std::set<std::string> families_;
   bool kept_gdrdma_ = false;
   // 2.27+ plugin lines only stand in for "Using network" when it is missing.

@@ -67,7 +67,9 @@ std::string_view Body(std::string_view text) {
 }
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
+  if (prefix.empty()) return true;
+  return s.size() >= prefix.size() && s[0] == prefix[0] &&
+         std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
 }
 
 // Strict number: the whole token, an optional leading '+', in range.
@@ -92,6 +94,19 @@ std::optional<int> ToInt(std::string_view s) {
 // Strict double: the whole token must be a number in range. "nan"/"inf" parse
 // (nccl-tests prints them for zero-time rows) and are reported separately.
 std::optional<double> ToDouble(std::string_view s) { return ToNumber<double>(s); }
+
+// "Init COMPLETE" anywhere in the line: a search for its rare 'M', then a
+// compare (memmem sets up a table on every call).
+bool ContainsInitComplete(std::string_view s) {
+  constexpr std::string_view kNeedle = "Init COMPLETE";
+  constexpr size_t kAnchor = 7;  // the 'M'
+  for (size_t at = s.find('M', kAnchor);
+       at != std::string_view::npos && at - kAnchor + kNeedle.size() <= s.size();
+       at = s.find('M', at + 1)) {
+    if (s.compare(at - kAnchor, kNeedle.size(), kNeedle) == 0) return true;
+  }
+  return false;
+}
 
 bool IsNotAvailable(std::string_view s) { return s == "N/A" || s == "n/a" || s == "-"; }
 
@@ -588,7 +603,9 @@ class NcclTestsTextParser::Impl {
     if (Trim(text).empty()) return;
     if (nccl_log_line) {  // interleaved NCCL_DEBUG output
       last_nccl_line_ = line.number;
-      if (::memmem(text.data(), text.size(), "Init COMPLETE", 13) != nullptr) {
+      // Searched only until the first one after the latest header line: that
+      // is all CloseCutOffHeader asks, and most lines of a log are NCCL's.
+      if (last_init_complete_line_ < last_header_line_ && ContainsInitComplete(text)) {
         last_init_complete_line_ = line.number;
       }
       return;
@@ -614,7 +631,7 @@ class NcclTestsTextParser::Impl {
     }
     if (StartsWith(body, "nccl-tests version")) {
       StartHeaderBlock(&st);
-      st.pending.Touch(line.number);
+      Touch(&st, line.number);
       std::vector<std::string_view> t = Tokens(body);
       if (t.size() >= 3) {
         std::string_view v = t[2];
@@ -630,7 +647,7 @@ class NcclTestsTextParser::Impl {
     if (StartsWith(body, "Collective test starting:")) {
       if (st.pending.HasHeader()) StartHeaderBlock(&st);
       CloseWithRows(&st);
-      st.pending.Touch(line.number);
+      Touch(&st, line.number);
       st.pending.collective = CanonicalCollective(Trim(body.substr(25)));
       return;
     }
@@ -648,13 +665,13 @@ class NcclTestsTextParser::Impl {
       // header block; different parameters start a new one.
       if (st.pending.params && !SameParameters(*st.pending.params, p)) StartHeaderBlock(&st);
       CloseWithRows(&st);
-      st.pending.Touch(line.number);
+      Touch(&st, line.number);
       st.pending.params = p;
       return;
     }
     if (StartsWith(body, "Rank ")) {
       if (auto d = ParseDevice(body, &scratch_)) {
-        st.pending.Touch(line.number);
+        Touch(&st, line.number);
         AddDevice(&st.pending.devices, std::move(*d));
       } else if (hashed) {
         Error(line.number, "device line cut short or malformed: '" + std::string(body) + "'");
@@ -744,6 +761,12 @@ class NcclTestsTextParser::Impl {
     if (errors_) errors_->push_back(ParseError{line, std::move(message)});
   }
 
+  // A header line of `st`'s pending header.
+  void Touch(Stream* st, int line) {
+    st->pending.Touch(line);
+    last_header_line_ = line;
+  }
+
   // The input ends on a whole header followed by NCCL's init, cut off before
   // "Init COMPLETE" and before any column header: the run died (or its output
   // was cut) before its first size. Kept as a table without rows, incomplete,
@@ -818,6 +841,7 @@ class NcclTestsTextParser::Impl {
   // COMPLETE" (CloseCutOffHeader).
   int last_nccl_line_ = 0;
   int last_init_complete_line_ = 0;
+  int last_header_line_ = 0;
 };
 
 NcclTestsTextParser::NcclTestsTextParser(std::vector<ParseError>* errors, TableSink on_table)
