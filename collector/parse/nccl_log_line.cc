@@ -20,6 +20,13 @@ bool AllOf(std::string_view s, bool (*pred)(char)) { return std::all_of(s.begin(
 std::optional<int64_t> ToInt(std::string_view s) {
   int64_t v = 0;
   if (s.empty()) return std::nullopt;
+  // Every line's pid and tid: a few digits, summed without from_chars (18
+  // digits cannot overflow).
+  if (s.size() <= 18 &&
+      std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    for (char c : s) v = v * 10 + (c - '0');
+    return v;
+  }
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return v;
@@ -154,7 +161,7 @@ bool IsElapsed(std::string_view token) {
 }
 
 // "host:pid:tid", possibly glued to launcher tags; the host may be empty.
-bool ParseHostPidTid(std::string_view token, NcclLogLine* out) {
+bool ParseHostPidTid(std::string_view token, NcclLogLineView* out) {
   if (!StripGluedTags(&token)) return false;
   size_t c2 = token.rfind(':');
   if (c2 == std::string_view::npos || c2 == 0) return false;
@@ -167,7 +174,7 @@ bool ParseHostPidTid(std::string_view token, NcclLogLine* out) {
       !AllOf(host, IsHostChar)) {
     return false;
   }
-  out->host = std::string(host);
+  out->host = host;
   out->pid = ToInt(pid);
   out->tid = ToInt(tid);
   return out->pid && out->tid;
@@ -175,11 +182,11 @@ bool ParseHostPidTid(std::string_view token, NcclLogLine* out) {
 
 // Reads NCCL's prefix from the tokens before the level; false when some token
 // is neither NCCL's nor a known decoration.
-bool ParseHead(const std::vector<std::string_view>& tokens, NcclLogLine* out) {
+bool ParseHead(const std::vector<std::string_view>& tokens, NcclLogLineView* out) {
   size_t i = tokens.size();
   bool has_location = false;
   if (i > 0 && IsSourceLocation(tokens[i - 1])) {
-    out->source_location = std::string(tokens[i - 1]);
+    out->source_location = tokens[i - 1];
     has_location = true;
     --i;
     if (i > 1 && IsElapsed(tokens[i - 1]) && DevToken(tokens[i - 2])) --i;
@@ -203,7 +210,7 @@ bool ParseHead(const std::vector<std::string_view>& tokens, NcclLogLine* out) {
 
 // Finds "NCCL <LEVEL>" at the start or after a blank, followed by a blank or
 // the end; returns the position of "NCCL".
-size_t FindMarker(std::string_view text, std::string* level) {
+size_t FindMarker(std::string_view text, std::string_view* level) {
   size_t from = 0;
   while (true) {
     size_t pos = text.find("NCCL ", from);
@@ -213,7 +220,7 @@ size_t FindMarker(std::string_view text, std::string* level) {
       for (std::string_view lv : kLevels) {
         if (rest.substr(0, lv.size()) == lv &&
             (rest.size() == lv.size() || IsBlank(rest[lv.size()]))) {
-          *level = std::string(lv);
+          *level = lv;
           return pos;
         }
       }
@@ -224,30 +231,54 @@ size_t FindMarker(std::string_view text, std::string* level) {
 
 }  // namespace
 
-std::optional<NcclLogLine> SplitNcclLogLine(std::string_view text) {
+bool SplitNcclLogLineView(std::string_view text, NcclLogLineView* out) {
   // Both forms below need "NCCL ": one memchr rejects a table row, the
   // lines most long outputs are made of.
-  if (text.find('N') == std::string_view::npos) return std::nullopt;
+  if (text.find('N') == std::string_view::npos) return false;
   text = Trim(text);
-  NcclLogLine line;
-  std::string level;
+  NcclLogLineView line;
+  std::string_view level;
   size_t marker = FindMarker(text, &level);
   // Bare version banner printed by rank 0 before 2.27; it carries a timestamp
-  // when NCCL_DEBUG_TIMESTAMP_LEVELS includes VERSION.
-  size_t banner = text.find("NCCL version ");
+  // when NCCL_DEBUG_TIMESTAMP_LEVELS includes VERSION. Only a banner that
+  // starts before the marker counts, so only that part is searched.
+  constexpr std::string_view kBanner = "NCCL version ";
+  size_t banner =
+      text.substr(0, marker == std::string_view::npos ? text.size() : marker + kBanner.size() - 1)
+          .find(kBanner);
   if (banner != std::string_view::npos && banner < marker &&
       (banner == 0 || IsBlank(text[banner - 1]))) {
     const std::vector<std::string_view>& head = HeadTokens(text.substr(0, banner));
-    if (!std::all_of(head.begin(), head.end(), IsDecoration)) return std::nullopt;
+    if (!std::all_of(head.begin(), head.end(), IsDecoration)) return false;
     line.level = "VERSION";
-    line.message = std::string(text.substr(banner));
-    return line;
+    line.message = text.substr(banner);
+    *out = line;
+    return true;
   }
-  if (marker == std::string_view::npos) return std::nullopt;
-  if (!ParseHead(HeadTokens(text.substr(0, marker)), &line)) return std::nullopt;
+  if (marker == std::string_view::npos) return false;
+  if (!ParseHead(HeadTokens(text.substr(0, marker)), &line)) return false;
   line.level = level;
-  line.message = std::string(Trim(text.substr(marker + 5 + level.size())));
-  return line;
+  line.message = Trim(text.substr(marker + 5 + level.size()));
+  *out = line;
+  return true;
+}
+
+NcclLogLine NcclLogLineView::ToLine() const {
+  return NcclLogLine{
+      std::string(host),   pid, tid, cuda_device, std::string(level), std::string(source_location),
+      std::string(message)};
+}
+
+NcclLogLineView NcclLogLineView::Of(const NcclLogLine& line) {
+  return NcclLogLineView{line.host,        line.pid,   line.tid,
+                         line.cuda_device, line.level, line.source_location,
+                         line.message};
+}
+
+std::optional<NcclLogLine> SplitNcclLogLine(std::string_view text) {
+  NcclLogLineView view;
+  if (!SplitNcclLogLineView(text, &view)) return std::nullopt;
+  return view.ToLine();
 }
 
 }  // namespace fabtrack

@@ -31,9 +31,29 @@ struct NcclLogLine {
   std::string message;             // text after "NCCL <LEVEL> "
 };
 
+// The same fields as views into the text that was split: what the streaming
+// parse uses, so a log line costs no allocation (every line of a month of
+// nightly logs passes here).
+struct NcclLogLineView {
+  std::string_view host;
+  std::optional<int64_t> pid;
+  std::optional<int64_t> tid;
+  std::optional<int> cuda_device;
+  std::string_view level;
+  std::string_view source_location;
+  std::string_view message;
+
+  NcclLogLine ToLine() const;
+  static NcclLogLineView Of(const NcclLogLine& line);
+};
+
 // Returns the split line, or nullopt when the text is not an NCCL debug line.
 // `text` is a cleaned line (launcher prefixes at its start already removed).
 std::optional<NcclLogLine> SplitNcclLogLine(std::string_view text);
+
+// SplitNcclLogLine without copies: false when the text is not an NCCL debug
+// line; otherwise `*out` views `text`.
+bool SplitNcclLogLineView(std::string_view text, NcclLogLineView* out);
 
 inline bool IsNcclLogLine(std::string_view text) { return SplitNcclLogLine(text).has_value(); }
 

@@ -32,14 +32,31 @@ constexpr size_t kLookAheadBytes = 1 << 20;
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
+// Every INFO message meets a dozen of these; most differ at the first
+// character, so that is compared before the call to memcmp.
 bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
+  if (prefix.empty()) return true;
+  return s.size() >= prefix.size() && s[0] == prefix[0] &&
+         std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
 }
 
-// memmem: a substring search that does not stop at every blank the way
-// std::string::find does for a needle starting with ' '.
-bool Contains(std::string_view s, std::string_view needle) {
-  return ::memmem(s.data(), s.size(), needle.data(), needle.size()) != nullptr;
+// Whether `needle` occurs in `s`, for the searches every message makes:
+// memchr for one of the needle's rarer characters (needle[anchor]), then a
+// compare. std::string_view::find would stop at every blank for a needle
+// starting with ' ', and memmem sets up a shift table on every call: on a
+// message of a hundred bytes this is several times cheaper than either.
+bool ContainsAt(std::string_view s, std::string_view needle, size_t anchor) {
+  if (s.size() < needle.size()) return false;
+  const char* p = s.data() + anchor;
+  // One past the last place the anchor can be with the whole needle inside s.
+  const char* const end = s.data() + (s.size() - needle.size()) + anchor + 1;
+  while (p < end) {
+    p = static_cast<const char*>(std::memchr(p, needle[anchor], static_cast<size_t>(end - p)));
+    if (p == nullptr) return false;
+    if (std::memcmp(p - anchor, needle.data(), needle.size()) == 0) return true;
+    ++p;
+  }
+  return false;
 }
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -79,28 +96,29 @@ std::string_view LeadingDigits(std::string_view s) {
   return s.substr(0, n);
 }
 
-std::vector<std::string_view> SplitWords(std::string_view s) {
-  std::vector<std::string_view> words;
+// Into a vector the caller reuses (a thread_local of its own): the words of
+// every log line are split, and a fresh vector costs an allocation per growth.
+void SplitWordsInto(std::string_view s, std::vector<std::string_view>* words) {
+  words->clear();
   size_t i = 0;
   while (i < s.size()) {
     while (i < s.size() && IsBlank(s[i])) ++i;
     size_t start = i;
     while (i < s.size() && !IsBlank(s[i])) ++i;
-    if (i > start) words.push_back(s.substr(start, i - start));
+    if (i > start) words->push_back(s.substr(start, i - start));
   }
-  return words;
 }
 
-std::vector<std::string_view> SplitOn(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
+void SplitOnInto(std::string_view s, char sep, std::vector<std::string_view>* parts) {
+  parts->clear();
   size_t start = 0;
   while (true) {
     size_t pos = s.find(sep, start);
     if (pos == std::string_view::npos) {
-      parts.push_back(s.substr(start));
-      return parts;
+      parts->push_back(s.substr(start));
+      return;
     }
-    parts.push_back(s.substr(start, pos - start));
+    parts->push_back(s.substr(start, pos - start));
     start = pos + 1;
   }
 }
@@ -121,7 +139,8 @@ void TakeVersion(std::string_view message, int line, NcclLogInfo* info,
                  std::vector<ParseError>* errors) {
   constexpr std::string_view kPrefix = "NCCL version ";
   if (!StartsWith(message, kPrefix) || info->nccl_version) return;
-  std::vector<std::string_view> words = SplitWords(message.substr(kPrefix.size()));
+  thread_local std::vector<std::string_view> words;
+  SplitWordsInto(message.substr(kPrefix.size()), &words);
   // "NCCL version mismatch ..." and similar prose is not a version.
   if (words.empty() || !IsDigit(words[0].front())) return;
   std::string_view token = words[0];
@@ -166,7 +185,8 @@ void TakeEnvSetting(std::string_view message, NcclLogInfo* info) {
 // "cudaDriverVersion 12020": the CUDA version the driver supports, written
 // as the harness writes cudaDriverGetVersion ("12.2").
 void TakeDriverVersion(std::string_view message, NcclLogInfo* info) {
-  std::vector<std::string_view> words = SplitWords(message);
+  thread_local std::vector<std::string_view> words;
+  SplitWordsInto(message, &words);
   if (words.size() != 2 || words[0] != "cudaDriverVersion" || info->cuda_driver_version) return;
   std::optional<int64_t> code = ToInt(words[1]);
   if (!code || *code < 1000 || *code > 999999) return;
@@ -224,7 +244,7 @@ std::optional<std::pair<int, std::string_view>> SplitIndexedEntry(std::string_vi
 }
 
 // One entry of "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE/SHARP".
-std::optional<NetDevice> ParseIbDevice(std::string_view token, const std::string& host) {
+std::optional<NetDevice> ParseIbDevice(std::string_view token, std::string_view host) {
   auto entry = SplitIndexedEntry(token);
   if (!entry) return std::nullopt;
   std::string_view rest = entry->second;
@@ -234,7 +254,8 @@ std::optional<NetDevice> ParseIbDevice(std::string_view token, const std::string
   device.host = host;
   device.index = entry->first;
   device.name = std::string(rest.substr(0, colon));
-  std::vector<std::string_view> parts = SplitOn(rest.substr(colon + 1), '/');
+  thread_local std::vector<std::string_view> parts;
+  SplitOnInto(rest.substr(colon + 1), '/', &parts);
   device.port = ToSmallInt(parts[0]);
   if (!device.port) return std::nullopt;
   // NCCL 2.28 prints "UNSPECIFIED" for an unknown link layer; keep only the
@@ -250,12 +271,13 @@ std::optional<NetDevice> ParseIbDevice(std::string_view token, const std::string
 
 using DeviceKey = std::tuple<std::string, int, std::string, int>;
 
-void TakeIbDevices(std::string_view list, int line, const std::string& host, NcclLogInfo* info,
+void TakeIbDevices(std::string_view list, int line, std::string_view host, NcclLogInfo* info,
                    std::set<DeviceKey>* seen, std::vector<ParseError>* errors) {
   // "... [RO]; OOB ib0:10.0.0.1<0>" (2.12+) or "... ; OOB ib0:..." (older).
   size_t oob = list.find("; OOB");
   bool complete = oob != std::string_view::npos;
-  std::vector<std::string_view> tokens = SplitWords(complete ? list.substr(0, oob) : list);
+  thread_local std::vector<std::string_view> tokens;
+  SplitWordsInto(complete ? list.substr(0, oob) : list, &tokens);
   if (!tokens.empty() && tokens.back() == "[RO]") tokens.pop_back();
   if (!complete) {
     // Cut off before "; OOB": the last entry may be cut too ("/Ro", a missing
@@ -284,7 +306,9 @@ void TakeIbDevices(std::string_view list, int line, const std::string& host, Ncc
 // "NET/Socket : Using [0]ens3:172.31.12.210<0> [1]eth1:fe80::1%eth1<0>".
 void TakeSocketInterfaces(std::string_view list, int line, NcclLogInfo* info,
                           std::vector<ParseError>* errors) {
-  for (std::string_view token : SplitWords(list)) {
+  thread_local std::vector<std::string_view> tokens;
+  SplitWordsInto(list, &tokens);
+  for (std::string_view token : tokens) {
     auto entry = SplitIndexedEntry(token);
     size_t colon = entry ? entry->second.find(':') : std::string_view::npos;
     if (colon == 0 || colon == std::string_view::npos) {
@@ -293,6 +317,11 @@ void TakeSocketInterfaces(std::string_view list, int line, NcclLogInfo* info,
     }
     AddDistinct(&info->socket_interfaces, entry->second.substr(0, colon));
   }
+}
+
+// Asked of every INFO message, twice: anchored on its rare 'b'.
+bool HasGdrDisabled(std::string_view message) {
+  return ContainsAt(message, "GPU Direct RDMA Disabled for", 20);
 }
 
 // "... GPU Direct RDMA Disabled for HCA 0 'mlx5_0'" (2.7+, with " (no module)"
@@ -332,7 +361,11 @@ struct CommLine {
 // ... - Init START|COMPLETE" (and "Destroy COMPLETE"), and 2.19+'s "comm
 // 0x8ec0ac0 rank 6 nRanks 16 nNodes 2 localRanks 8 localRank 6 MNNVL 0".
 std::optional<CommLine> ParseCommLine(std::string_view message) {
-  std::vector<std::string_view> words = SplitWords(message);
+  // Most messages that reach here are channel lines: without the word
+  // "comm" there is nothing to split.
+  if (!ContainsAt(message, "comm", 0)) return std::nullopt;
+  thread_local std::vector<std::string_view> words;
+  SplitWordsInto(message, &words);
   for (size_t i = 0; i + 5 < words.size(); ++i) {
     if (words[i] != "comm" || words[i + 2] != "rank" ||
         (words[i + 4] != "nranks" && words[i + 4] != "nRanks")) {
@@ -358,8 +391,10 @@ std::optional<CommLine> ParseCommLine(std::string_view message) {
 
 // Split and sub-communicators are smaller than the job; the largest one seen
 // is the job, and its shape is the job's.
-void TakeComm(const CommLine& comm, const std::string& host, int line, NcclLogInfo* info,
-              std::set<std::tuple<int, int, std::string>>* seen) {
+// `seen` holds the (rank, nranks, host) already named, as text; `key` is a
+// buffer reused for the look-up.
+void TakeComm(const CommLine& comm, std::string_view host, int line, NcclLogInfo* info,
+              std::unordered_set<std::string>* seen, std::string* key) {
   bool larger = !info->nranks || comm.nranks > *info->nranks;
   if (larger) {
     info->nranks = comm.nranks;
@@ -374,9 +409,15 @@ void TakeComm(const CommLine& comm, const std::string& host, int line, NcclLogIn
   }
   // Init and destroy lines name the same ranks night after night; past the
   // cap only a rank not named yet is kept (the node count reads rank/host).
-  bool new_rank = seen->insert({comm.rank, comm.nranks, host}).second;
+  key->assign(std::to_string(comm.rank));
+  key->push_back('/');
+  key->append(std::to_string(comm.nranks));
+  key->push_back('/');
+  key->append(host);
+  bool new_rank = !seen->count(*key);
+  if (new_rank) seen->insert(*key);
   if (info->comm_ranks.size() < kMaxKeptCommRanks || new_rank) {
-    info->comm_ranks.push_back(CommRank{comm.rank, comm.nranks, host, line});
+    info->comm_ranks.push_back(CommRank{comm.rank, comm.nranks, std::string(host), line});
   } else {
     ++info->dropped_comm_ranks;
   }
@@ -428,7 +469,8 @@ bool IsIndirectPeer(std::string_view part) {
 // truncated "P2" or "NET/IB/0/GDR" is never stored as a transport.
 Transport ClassifyTransport(std::string_view detail, ChannelObservation* out,
                             std::string* unknown) {
-  std::vector<std::string_view> parts = SplitOn(detail, '/');
+  thread_local std::vector<std::string_view> parts;
+  SplitOnInto(detail, '/', &parts);
   std::string_view head = parts[0];
   if (head == "NET" || head == "COLLNET") {
     // The net name is what sits between the head and the first NIC index; a
@@ -513,6 +555,7 @@ enum class ChannelLine {
 //   "CollNet 00/0 : 3 [send] via COLLNET/SHARP/0/GDRDMA"       (one rank, no peer)
 // and tells apart the listings that share the prefix: "Channel 00/02 :  0 1",
 // 2.4's "Channel 00 :  0 1 2", 2.12+'s "Ring 00 : 7 -> 0 -> 1".
+// `*out` is a fresh observation; only a kConnection result means anything in it.
 ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
                              std::string* unknown) {
   std::string_view rest;
@@ -547,7 +590,7 @@ ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
   if (rest.front() != ':') return ChannelLine::kNotChannel;
   std::string_view body = Trim(rest.substr(1));
 
-  size_t via = Contains(body, " via ") ? body.find(" via ") : std::string_view::npos;
+  size_t via = ContainsAt(body, " via ", 1) ? body.find(" via ") : std::string_view::npos;
   if (via == std::string_view::npos) {
     if (body == "via" || EndsWith(body, " via")) return ChannelLine::kTruncated;
     // Listings hold only rank numbers, arrows and tree "-1/-1/-1" parts.
@@ -568,13 +611,14 @@ ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
     return ChannelLine::kMalformed;
   }
 
-  ChannelObservation obs;
+  // Filled in place: every connection line of a month of logs passes here.
+  ChannelObservation& obs = *out;
   obs.channel = *channel;
   obs.conn_index = conn_index;
   obs.is_ring_line = is_ring;
   obs.detail = std::string(detail);
-  for (std::string_view dir : {"send", "receive"}) {
-    std::string suffix = "[" + std::string(dir) + "]";
+  constexpr std::string_view kDirections[][2] = {{"send", "[send]"}, {"receive", "[receive]"}};
+  for (const auto& [dir, suffix] : kDirections) {
     if (EndsWith(left, suffix)) {
       obs.direction = std::string(dir);
       left = Trim(left.substr(0, left.size() - suffix.size()));
@@ -603,7 +647,6 @@ ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
     case Transport::kKnown:
       break;
   }
-  *out = std::move(obs);
   return ChannelLine::kConnection;
 }
 
@@ -635,8 +678,8 @@ bool CutFromTheFront(const std::string& host,
 
 // Whether the text of an unterminated last line would have yielded a fact:
 // an NCCL line cut short, never half-read.
-bool CutAtTheEnd(const CleanLine& clean, const std::optional<NcclLogLine>& line) {
-  return clean.unterminated && line.has_value();
+bool CutAtTheEnd(const CleanLine& clean, const NcclLogLineView* line) {
+  return clean.unterminated && line != nullptr;
 }
 
 // Network names are checked against NCCL's vocabulary: a cut "IBex" or a
@@ -652,16 +695,15 @@ std::optional<std::string_view> KnownNetwork(std::optional<std::string_view> nam
 // The INFO lines the analyzer's rdma_absent and gdrdma_disabled read
 // (analyzer/log_events.cc gives their meaning; this only keeps them).
 bool SaysWhatNcclCouldNotUse(std::string_view m) {
-  if (m.find("No device found") != std::string_view::npos) return true;
-  if (m.find("Failed to open libibverbs") != std::string_view::npos) return true;
+  if (ContainsAt(m, "No device found", 10)) return true;  // anchored on the "f"
+  if (ContainsAt(m, "Failed to open libibverbs", 0)) return true;
   if (StartsWith(m, "NET/Plugin") && (m.find("returned") != std::string_view::npos ||
                                       m.find("Could not find") != std::string_view::npos ||
                                       m.find("Failed") != std::string_view::npos)) {
     return true;
   }
   // The socket transport never has GDR: its line is not a loss.
-  return m.find("GPU Direct RDMA Disabled for") != std::string_view::npos &&
-         !StartsWith(m, "NET/Socket");
+  return HasGdrDisabled(m) && !StartsWith(m, "NET/Socket");
 }
 
 // nccl-tests' "HOST: Test NCCL failure common.cu:1005 'unhandled system
@@ -713,21 +755,23 @@ class NcclLogParser::Impl {
  public:
   explicit Impl(std::vector<ParseError>* errors) : errors_(errors) {}
 
-  void Feed(const CleanLine& clean, std::optional<NcclLogLine> line) {
+  // `line` views `clean.text` (or is null: not an NCCL line); both are only
+  // valid during the call, so a held line is copied.
+  void Feed(const CleanLine& clean, const NcclLogLineView* line) {
     ++fed_;
     if (fed_ == 1 && line && !line->host.empty()) {
       // Whether the first line was cut from the front depends on the hosts of
       // the lines after it: hold it (and them) until its host shows up again,
       // or a bounded look-ahead has passed.
       holding_ = true;
-      ++host_lines_[line->host];
-      held_.push_back({clean, std::move(line)});
+      ++host_lines_[std::string(line->host)];
+      Hold(clean, line);
       return;
     }
     if (holding_) {
-      if (line && !line->host.empty()) ++host_lines_[line->host];
+      if (line && !line->host.empty()) ++host_lines_[std::string(line->host)];
       held_bytes_ += clean.text.size();
-      held_.push_back({clean, std::move(line)});
+      Hold(clean, line);
       if (host_lines_[held_.front().line->host] > 1 || held_.size() > kLookAheadLines ||
           held_bytes_ > kLookAheadBytes) {
         Replay();
@@ -750,11 +794,20 @@ class NcclLogParser::Impl {
     std::optional<NcclLogLine> line;
   };
 
+  void Hold(const CleanLine& clean, const NcclLogLineView* line) {
+    held_.push_back({clean, line ? std::optional<NcclLogLine>(line->ToLine()) : std::nullopt});
+  }
+
   void Replay() {
     holding_ = false;
     bool first = true;
     for (Held& h : held_) {
-      Take(h.clean, h.line, first);
+      if (h.line) {
+        NcclLogLineView view = NcclLogLineView::Of(*h.line);
+        Take(h.clean, &view, first);
+      } else {
+        Take(h.clean, nullptr, first);
+      }
       first = false;
     }
     held_.clear();
@@ -773,7 +826,7 @@ class NcclLogParser::Impl {
   // Channel lines repeat with every communicator and every night. Past the
   // cap, a line is kept only when it shows a transport family (or a GDRDMA
   // NET channel) not kept yet, so Transports() and Gdrdma() stay exact.
-  void KeepChannel(ChannelObservation obs) {
+  void KeepChannel(ChannelObservation&& obs) {
     bool new_family = families_.insert(obs.family).second;
     bool first_gdr = obs.gdrdma && !kept_gdrdma_;
     kept_gdrdma_ |= obs.gdrdma;
@@ -784,7 +837,7 @@ class NcclLogParser::Impl {
     }
   }
 
-  void Take(const CleanLine& clean, const std::optional<NcclLogLine>& line, bool first) {
+  void Take(const CleanLine& clean, const NcclLogLineView* line, bool first) {
     std::vector<ParseError>* errors = errors_;
     if (!line) {
       if (std::optional<LogMessage> failure = TestFailureLine(clean)) {
@@ -792,10 +845,10 @@ class NcclLogParser::Impl {
       }
       return;
     }
-    if (first && CutFromTheFront(line->host, host_lines_)) {
+    if (first && CutFromTheFront(std::string(line->host), host_lines_)) {
       Report(errors, clean.number,
-             "first line starts mid-line (host \"" + line->host + "\" is the end of another " +
-                 "host); ignored");
+             "first line starts mid-line (host \"" + std::string(line->host) +
+                 "\" is the end of another host); ignored");
       return;
     }
     if (CutAtTheEnd(clean, line)) {
@@ -803,17 +856,21 @@ class NcclLogParser::Impl {
       return;
     }
     ++info.info_lines;
-    if (!line->host.empty() && hosts_seen_.insert(line->host).second) {
-      info.hosts.push_back(line->host);
+    // Lines of one host come in runs: only a host other than the last one's
+    // is looked up.
+    if (!line->host.empty() && line->host != last_host_) {
+      last_host_.assign(line->host);
+      if (hosts_seen_.insert(last_host_).second) info.hosts.push_back(last_host_);
     }
-    const std::string& message = line->message;
+    const std::string_view message = line->message;
     if (line->level == "VERSION") {
       TakeVersion(message, clean.number, &info, errors);
       return;
     }
     if (line->level == "WARN") {
       if (info.warnings.size() < kMaxKeptMessages) {
-        info.warnings.push_back(LogMessage{line->host, line->level, message, clean.number});
+        info.warnings.push_back(LogMessage{std::string(line->host), std::string(line->level),
+                                           std::string(message), clean.number});
       } else {
         ++info.dropped_warnings;
       }
@@ -823,12 +880,12 @@ class NcclLogParser::Impl {
     // already have each one.
     if (line->level != "INFO") return;
     if (SaysWhatNcclCouldNotUse(message)) {
-      KeepNotice(LogMessage{line->host, "INFO", message, clean.number});
+      KeepNotice(LogMessage{std::string(line->host), "INFO", std::string(message), clean.number});
     }
 
     if (StartsWith(message, "NCCL version ")) {
       TakeVersion(message, clean.number, &info, errors);
-    } else if (Contains(message, " set by environment to ")) {
+    } else if (ContainsAt(message, " set by environment to ", 6)) {  // anchored on the "y"
       TakeEnvSetting(message, &info);
     } else if (StartsWith(message, "cudaDriverVersion ")) {
       TakeDriverVersion(message, &info);
@@ -851,7 +908,7 @@ class NcclLogParser::Impl {
       if (StartsWith(*ib, "No device found")) {
         info.ib_no_device = true;
       } else if (StartsWith(*ib, "Using")) {
-        TakeIbDevices(ib->substr(5), clean.number, line->host, &info, &devices_seen_, errors);
+        TakeIbDevicesOnce(ib->substr(5), clean.number, line->host);
       } else {
         TakeGdrDisabled(message, &info);
       }
@@ -863,31 +920,32 @@ class NcclLogParser::Impl {
       } else if (socket->find("GPU Direct RDMA Disabled for") != std::string_view::npos) {
         TakeSocketGdrDisabled(*socket, &info);
       }
-    } else if (message.find("GPU Direct RDMA Disabled for") != std::string::npos) {
+    } else if (HasGdrDisabled(message)) {
       // Plugins print it under their own prefix ("NET/IBext_v8 : ...").
       TakeGdrDisabled(message, &info);
     } else if (std::optional<CommLine> comm = ParseCommLine(message)) {
-      TakeComm(*comm, line->host, clean.number, &info, &comm_ranks_seen_);
+      TakeComm(*comm, line->host, clean.number, &info, &comm_ranks_seen_, &key_);
     } else {
       ChannelObservation obs;
       std::string unknown;
       switch (ParseChannelLine(message, &obs, &unknown)) {
         case ChannelLine::kConnection:
-          obs.host = line->host;
+          obs.host.assign(line->host);
           obs.pid = line->pid;
           obs.cuda_device = line->cuda_device;
           obs.line = clean.number;
           KeepChannel(std::move(obs));
           break;
         case ChannelLine::kTruncated:
-          Report(errors, clean.number, "truncated channel line: " + message);
+          Report(errors, clean.number, "truncated channel line: " + std::string(message));
           break;
         case ChannelLine::kMalformed:
-          Report(errors, clean.number, "malformed channel line: " + message);
+          Report(errors, clean.number, "malformed channel line: " + std::string(message));
           break;
         case ChannelLine::kUnknown:
           Report(errors, clean.number,
-                 "unknown transport \"" + unknown + "\" in channel line (not stored): " + message);
+                 "unknown transport \"" + unknown +
+                     "\" in channel line (not stored): " + std::string(message));
           break;
         case ChannelLine::kNotChannel:
         case ChannelLine::kTopology:
@@ -896,11 +954,33 @@ class NcclLogParser::Impl {
     }
   }
 
+  // Every rank prints the same "NET/IB : Using ..." list at every init: a
+  // list already read whole from the same host (no error) adds nothing, so it
+  // is not read again. Bounded: past the cap every list is read.
+  void TakeIbDevicesOnce(std::string_view list, int line, std::string_view host) {
+    key_.assign(host);
+    key_.push_back('\n');
+    key_.append(list);
+    if (clean_ib_lists_.count(key_)) return;
+    size_t errors_before = errors_ ? errors_->size() : 0;
+    std::vector<ParseError> local;
+    std::vector<ParseError>* errors = errors_ ? errors_ : &local;
+    TakeIbDevices(list, line, host, &info, &devices_seen_, errors);
+    if (errors->size() == errors_before && clean_ib_lists_.size() < kMaxRememberedIbLists) {
+      clean_ib_lists_.insert(key_);
+    }
+  }
+
+  static constexpr size_t kMaxRememberedIbLists = 4096;
+
   NcclLogInfo info;
   std::vector<ParseError>* errors_;
+  std::unordered_set<std::string> clean_ib_lists_;
+  std::string key_;
+  std::string last_host_;
   std::unordered_set<std::string> hosts_seen_;
   std::set<DeviceKey> devices_seen_;
-  std::set<std::tuple<int, int, std::string>> comm_ranks_seen_;
+  std::unordered_set<std::string> comm_ranks_seen_;
   std::set<std::string> families_;
   bool kept_gdrdma_ = false;
   // 2.27+ plugin lines only stand in for "Using network" when it is missing.
@@ -917,9 +997,17 @@ NcclLogParser::NcclLogParser(std::vector<ParseError>* errors)
     : impl_(std::make_unique<Impl>(errors)) {}
 NcclLogParser::~NcclLogParser() = default;
 void NcclLogParser::Feed(const CleanLine& line, std::optional<NcclLogLine> split) {
-  impl_->Feed(line, std::move(split));
+  if (!split) return impl_->Feed(line, nullptr);
+  NcclLogLineView view = NcclLogLineView::Of(*split);
+  impl_->Feed(line, &view);
 }
-void NcclLogParser::Feed(const CleanLine& line) { Feed(line, SplitNcclLogLine(line.text)); }
+void NcclLogParser::Feed(const CleanLine& line, const NcclLogLineView* split) {
+  impl_->Feed(line, split);
+}
+void NcclLogParser::Feed(const CleanLine& line) {
+  NcclLogLineView view;
+  impl_->Feed(line, SplitNcclLogLineView(line.text, &view) ? &view : nullptr);
+}
 NcclLogInfo NcclLogParser::Finish() { return impl_->Finish(); }
 
 NcclLogInfo ParseNcclLog(const std::vector<CleanLine>& lines, std::vector<ParseError>* errors) {

@@ -40,6 +40,9 @@ class NcclLogParser {
   // `split` is SplitNcclLogLine(line.text), passed in by a caller that needs
   // it too.
   void Feed(const CleanLine& line, std::optional<NcclLogLine> split);
+  // The same without copies: `split` views `line.text` (SplitNcclLogLineView),
+  // null when the line is not an NCCL line.
+  void Feed(const CleanLine& line, const NcclLogLineView* split);
   void Feed(const CleanLine& line);
   NcclLogInfo Finish();
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <optional>
@@ -66,7 +67,9 @@ std::string_view Body(std::string_view text) {
 }
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
+  if (prefix.empty()) return true;
+  return s.size() >= prefix.size() && s[0] == prefix[0] &&
+         std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
 }
 
 // Strict number: the whole token, an optional leading '+', in range.
@@ -91,6 +94,19 @@ std::optional<int> ToInt(std::string_view s) {
 // Strict double: the whole token must be a number in range. "nan"/"inf" parse
 // (nccl-tests prints them for zero-time rows) and are reported separately.
 std::optional<double> ToDouble(std::string_view s) { return ToNumber<double>(s); }
+
+// "Init COMPLETE" anywhere in the line: a search for its rare 'M', then a
+// compare (memmem sets up a table on every call).
+bool ContainsInitComplete(std::string_view s) {
+  constexpr std::string_view kNeedle = "Init COMPLETE";
+  constexpr size_t kAnchor = 7;  // the 'M'
+  for (size_t at = s.find('M', kAnchor);
+       at != std::string_view::npos && at - kAnchor + kNeedle.size() <= s.size();
+       at = s.find('M', at + 1)) {
+    if (s.compare(at - kAnchor, kNeedle.size(), kNeedle) == 0) return true;
+  }
+  return false;
+}
 
 bool IsNotAvailable(std::string_view s) { return s == "N/A" || s == "n/a" || s == "-"; }
 
@@ -515,6 +531,16 @@ struct PendingHeader {
   int first_line = 0;
 
   bool HasHeader() const { return params.has_value() || !devices.empty(); }
+  // The header as nccl-tests prints it before NCCL's init: its parameter
+  // line, or a device list from rank 0 (an excerpt that starts inside the
+  // list is not one).
+  bool IsWholeHeader() const {
+    if (params) return true;
+    for (const RankDevice& d : devices) {
+      if (d.rank == 0) return true;
+    }
+    return false;
+  }
   void Touch(int line) {
     if (first_line == 0) first_line = line;
   }
@@ -575,7 +601,15 @@ class NcclTestsTextParser::Impl {
   void Feed(const CleanLine& line, bool nccl_log_line) {
     std::string_view text = line.text;
     if (Trim(text).empty()) return;
-    if (nccl_log_line) return;  // interleaved NCCL_DEBUG output
+    if (nccl_log_line) {  // interleaved NCCL_DEBUG output
+      last_nccl_line_ = line.number;
+      // Searched only until the first one after the latest header line: that
+      // is all CloseCutOffHeader asks, and most lines of a log are NCCL's.
+      if (last_init_complete_line_ < last_header_line_ && ContainsInitComplete(text)) {
+        last_init_complete_line_ = line.number;
+      }
+      return;
+    }
     Stream& st = streams_[line.launcher_rank];
     std::string_view body = Body(text);
     bool hashed = text.front() == '#';
@@ -597,7 +631,7 @@ class NcclTestsTextParser::Impl {
     }
     if (StartsWith(body, "nccl-tests version")) {
       StartHeaderBlock(&st);
-      st.pending.Touch(line.number);
+      Touch(&st, line.number);
       std::vector<std::string_view> t = Tokens(body);
       if (t.size() >= 3) {
         std::string_view v = t[2];
@@ -613,7 +647,7 @@ class NcclTestsTextParser::Impl {
     if (StartsWith(body, "Collective test starting:")) {
       if (st.pending.HasHeader()) StartHeaderBlock(&st);
       CloseWithRows(&st);
-      st.pending.Touch(line.number);
+      Touch(&st, line.number);
       st.pending.collective = CanonicalCollective(Trim(body.substr(25)));
       return;
     }
@@ -631,13 +665,13 @@ class NcclTestsTextParser::Impl {
       // header block; different parameters start a new one.
       if (st.pending.params && !SameParameters(*st.pending.params, p)) StartHeaderBlock(&st);
       CloseWithRows(&st);
-      st.pending.Touch(line.number);
+      Touch(&st, line.number);
       st.pending.params = p;
       return;
     }
     if (StartsWith(body, "Rank ")) {
       if (auto d = ParseDevice(body, &scratch_)) {
-        st.pending.Touch(line.number);
+        Touch(&st, line.number);
         AddDevice(&st.pending.devices, std::move(*d));
       } else if (hashed) {
         Error(line.number, "device line cut short or malformed: '" + std::string(body) + "'");
@@ -690,6 +724,7 @@ class NcclTestsTextParser::Impl {
   }
 
   std::vector<TestTable> Finish() {
+    for (auto& [rank, st] : streams_) CloseCutOffHeader(&st);
     std::vector<TestTable> rest;
     for (TestTable& t : tables_) {
       if (on_table_) {
@@ -724,6 +759,38 @@ class NcclTestsTextParser::Impl {
 
   void Error(int line, std::string message) {
     if (errors_) errors_->push_back(ParseError{line, std::move(message)});
+  }
+
+  // A header line of `st`'s pending header.
+  void Touch(Stream* st, int line) {
+    st->pending.Touch(line);
+    last_header_line_ = line;
+  }
+
+  // The input ends on a whole header followed by NCCL's init, cut off before
+  // "Init COMPLETE" and before any column header: the run died (or its output
+  // was cut) before its first size. Kept as a table without rows, incomplete,
+  // like a header whose rows never came, so it is never taken for a run that
+  // finished. A header whose init completed is left alone: an excerpt of the
+  // log, not evidence that the benchmark failed.
+  void CloseCutOffHeader(Stream* st) {
+    PendingHeader& h = st->pending;
+    if (!h.IsWholeHeader() || last_nccl_line_ <= h.first_line ||
+        last_init_complete_line_ >= h.first_line) {
+      return;
+    }
+    const int first_line = h.first_line;
+    TestTable t;
+    ApplyHeader(std::move(h), &t);
+    t.first_line = first_line;
+    t.last_line = last_nccl_line_;
+    Error(first_line,
+          "nccl-tests header without a result table: NCCL init was cut off (no \"Init "
+          "COMPLETE\" after line " +
+              std::to_string(first_line) + "), so the run stopped before its first size");
+    tables_.push_back(std::move(t));
+    st->pending = PendingHeader{};
+    Release();
   }
 
   // A new header block begins: what was pending belonged to a run that died
@@ -770,6 +837,11 @@ class NcclTestsTextParser::Impl {
   std::deque<TestTable> tables_;
   size_t base_ = 0;
   std::vector<std::string_view> scratch_;  // a row's tokens, reused
+  // Line numbers of the last NCCL log line and of the last one saying "Init
+  // COMPLETE" (CloseCutOffHeader).
+  int last_nccl_line_ = 0;
+  int last_init_complete_line_ = 0;
+  int last_header_line_ = 0;
 };
 
 NcclTestsTextParser::NcclTestsTextParser(std::vector<ParseError>* errors, TableSink on_table)

@@ -197,9 +197,10 @@ class FileParser::Impl {
   void Line(const RawLine& raw) {
     CleanOneLineInto(raw.text, raw.number, &clean_);
     clean_.unterminated = raw.unterminated;
-    std::optional<NcclLogLine> split = SplitNcclLogLine(clean_.text);
-    text_->Feed(clean_, split.has_value());
-    log_->Feed(clean_, std::move(split));
+    NcclLogLineView split;
+    const bool is_log_line = SplitNcclLogLineView(clean_.text, &split);
+    text_->Feed(clean_, is_log_line);
+    log_->Feed(clean_, is_log_line ? &split : nullptr);
     if (log_errors_.size() > 2 * kMaxKeptErrors) CapErrors(&log_errors_);
     if (text_errors_.size() > 2 * kMaxKeptErrors) CapErrors(&text_errors_);
   }

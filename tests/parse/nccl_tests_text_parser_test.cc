@@ -648,5 +648,80 @@ TEST(NcclTestsTextParser, NewHeaderAfterRowsClosesTheCutTable) {
   EXPECT_EQ(p.tables[1].rows[0].size_bytes, 16);
 }
 
+// Issue 30: a whole header (parameters, rank 0's device line) then NCCL's
+// init, cut off before "Init COMPLETE" and before any column header: the run
+// died before its first size. It is an incomplete table without rows, named
+// in an error, never nothing (which stored the file as a finished log-only run).
+TEST(NcclTestsTextParser, HeaderWithCutOffInitIsAnIncompleteTableWithoutRows) {
+  Parsed p = ParseFixture("t20_header_ranks_cut_off_init_no_table.txt");
+  ASSERT_EQ(p.tables.size(), 1u);
+  const TestTable& t = p.tables[0];
+  EXPECT_FALSE(t.complete);
+  EXPECT_TRUE(t.rows.empty());
+  EXPECT_EQ(t.collective, "all_reduce");
+  EXPECT_EQ(t.ranks, 2);
+  EXPECT_EQ(t.hosts, (std::vector<std::string>{"hx-node07", "hx-node08"}));
+  EXPECT_EQ(t.parameters.max_bytes, 8589934592);
+  EXPECT_EQ(t.first_line, 1);
+  EXPECT_EQ(t.last_line, 18);
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0].line, 1);
+  EXPECT_NE(p.errors[0].message.find("cut off"), std::string::npos) << p.errors[0].message;
+}
+
+// The same without the parameter line (an excerpt from "# Using devices" on):
+// rank 0's device line makes the header whole.
+TEST(NcclTestsTextParser, DeviceListFromRankZeroWithCutOffInitIsAnIncompleteTable) {
+  Parsed p = ParseText(
+      "# Using devices\n"
+      "#  Rank  0 Group  0 Pid   4711 on   vm-a device  0 [0000:11:00] NVIDIA H100 80GB HBM3\n"
+      "#  Rank  1 Group  0 Pid   4802 on   vm-b device  0 [0000:11:00] NVIDIA H100 80GB HBM3\n"
+      "vm-a:4711:4711 [0] NCCL INFO Bootstrap: Using eth0:10.0.0.1<0>\n"
+      "vm-b:4802:4802 [0] NCCL INFO NCCL version 2.27.6+cuda12.9\n");
+  ASSERT_EQ(p.tables.size(), 1u);
+  EXPECT_FALSE(p.tables[0].complete);
+  EXPECT_EQ(p.tables[0].ranks, 2);
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0].line, 2);
+}
+
+// Not cut-off runs: an excerpt whose device list starts at rank 1, a header
+// whose init completed (an excerpt of the log), a header with no NCCL line
+// after it.
+TEST(NcclTestsTextParser, HeaderWithoutTableIsNoTableUnlessItsInitWasCutOff) {
+  const std::string rank1 =
+      "#   Rank  1 Pid 2152176 on  dgx-7 device  0 [0xd1] NVIDIA H100 80GB HBM3\n";
+  const std::string init = "dgx-8:460770:460770 [0] NCCL INFO Bootstrap : Using ib0:10.1.1.8<0>\n";
+  const std::string complete =
+      "dgx-8:460770:460842 [0] NCCL INFO comm 0x55d1 rank 0 nranks 2 cudaDev 0 busId d1000 - Init "
+      "COMPLETE\n";
+  const std::string header =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 128 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "#  Rank  0 Pid 460770 on dgx-8 device  0 [0xd1] NVIDIA H100 80GB HBM3\n";
+  for (const std::string& text : {rank1 + init, header + init + complete, header}) {
+    Parsed p = ParseText(text);
+    EXPECT_TRUE(p.tables.empty()) << text;
+    EXPECT_TRUE(p.errors.empty()) << text;
+  }
+}
+
+// A month of nights whose last one died in init: the finished tables, then
+// the cut one. An "Init COMPLETE" of an earlier night does not count.
+TEST(NcclTestsTextParser, LastNightCutOffInInitFollowsTheFinishedTables) {
+  const std::string init =
+      "n1:77:77 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 1b000 - Init COMPLETE\n";
+  std::string text = std::string(kHeader) + init + "8 2 float sum -1 1 0 0 0 1 0 0 0\n" +
+                     "# Out of bounds values : 0 OK\n# Avg bus bandwidth : 0\n" + kHeader;
+  // The second header up to its device line only, then a cut init.
+  text = text.substr(0, text.rfind('\n', text.rfind("size")) + 1);
+  text += "n1:78:78 [0] NCCL INFO Bootstrap : Using ib0:10.1.1.1<0>\n";
+  Parsed p = ParseText(text);
+  ASSERT_EQ(p.tables.size(), 2u);
+  EXPECT_TRUE(p.tables[0].complete);
+  EXPECT_FALSE(p.tables[1].complete);
+  EXPECT_TRUE(p.tables[1].rows.empty());
+  EXPECT_EQ(p.tables[1].ranks, 1);
+}
+
 }  // namespace
 }  // namespace fabtrack
