@@ -176,6 +176,9 @@ bool HeaderName(std::string_view s, std::string_view* name) {
 bool IsSeparator(std::string_view s) {
   s = Trim(s);
   if (s.starts_with("```") || s.starts_with("~~~")) return true;
+  // HTML around a paste copied from an issue page: "<pre>", "</details>".
+  if (s.size() >= 3 && s.front() == '<' && s.back() == '>' && s[1] != '=' && s[1] != '-')
+    return true;
   if (s.size() < 3) return false;
   return std::all_of(s.begin(), s.end(), [](char c) { return c == '-' || c == '='; });
 }

@@ -675,5 +675,18 @@ TEST(PortDumpSections, PerfqueryWithoutDeviceJoinsIbstatsPortByLid) {
   EXPECT_TRUE(d->ports[1].counters.empty());
 }
 
+// A paste copied from an issue page keeps its HTML: "<pre>" before the
+// output and "</pre>" after it end nothing early and cut nothing off.
+TEST(PortDumpSections, HtmlAroundAPasteIsNoCut) {
+  std::string why;
+  std::string ibstatus = Read("roce-a3.ibstatus.txt");
+  while (ibstatus.ends_with("\n")) ibstatus.pop_back();
+  std::optional<ParsedPortDump> d = ParsePortDump(
+      "<summary>ibstatus</summary>\n<pre>\n" + ibstatus + "\n</pre>\n", PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  EXPECT_EQ(d->ports.size(), 2u);
+}
+
 }  // namespace
 }  // namespace fabtrack
