@@ -96,8 +96,8 @@ std::vector<std::string> HeaderWords(std::string_view s) {
   }
   if (!words.empty()) {
     std::string& last = words.back();
-    if (size_t open = last.rfind('['); open != std::string::npos && open > 0 &&
-                                       literal_escape(last, open) == last.size()) {
+    if (size_t open = last.rfind('[');
+        open != std::string::npos && open > 0 && literal_escape(last, open) == last.size()) {
       last.erase(open);
     }
   }
