@@ -9,8 +9,8 @@
 // holds several nodes' dumps is checked per node, and what differs between
 // them is a host_differs warning.
 // ingest stores the file's wiring as host H's newest in cluster C (nothing
-// when unchanged) and prints the fleet diff of C: the nodes wired unlike the
-// majority. Exit as every storing command: 0 stored (whatever the diff
+// when unchanged; of a file of several nodes, the one named H) and prints the fleet diff of C: the
+// nodes wired unlike the majority. Exit as every storing command: 0 stored (whatever the diff
 // says), 1 the file is not usable (nothing stored), 3 database.
 #include <algorithm>
 #include <cerrno>
@@ -27,6 +27,7 @@
 #include "collector/parse/node_topology_parser.h"
 #include "collector/readiness/pci_topology.h"
 #include "core/node_topology_json.h"
+#include "core/text.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -202,9 +203,27 @@ void RunTopologyIngest(const TopologyIngestOptions& o) {
   std::vector<FileVerdict> nodes =
       o.sysfs ? std::vector<FileVerdict>{CheckSysfs(*o.sysfs)} : CheckFile(o.file);
   if (nodes.size() > 1) {
-    std::cerr << "fabtrack topology ingest: nothing stored: " << o.file << " holds " << nodes.size()
-              << " nodes' dumps; give one node's file\n";
-    throw CommandExit{kExitInputError};
+    // A job's log or a post with several nodes: the one --host names. The
+    // file's problems, whichever node they were found with, still count.
+    std::vector<std::string> names;
+    std::optional<size_t> match;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      names.push_back(nodes[i].parsed.host);
+      if (nodes[i].parsed.host == o.host) match = i;
+    }
+    if (!match) {
+      std::cerr << "fabtrack topology ingest: nothing stored: " << o.file << " holds "
+                << nodes.size() << " nodes' dumps (" << Join(names, ", ") << "), none of them "
+                << o.host << "\n";
+      throw CommandExit{kExitInputError};
+    }
+    FileVerdict chosen = std::move(nodes[*match]);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (i == *match) continue;
+      chosen.parsed.errors.insert(chosen.parsed.errors.end(), nodes[i].parsed.errors.begin(),
+                                  nodes[i].parsed.errors.end());
+    }
+    nodes = {std::move(chosen)};
   }
   FileVerdict& v = nodes.front();
   if (!v.unreadable.empty()) {

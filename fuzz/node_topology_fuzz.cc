@@ -1,11 +1,13 @@
 // The node topology readers (NCCL topology XML, `nvidia-smi topo -m`, NCCL
-// GRAPH debug lines) and the rail check, on any text: no crash, every error
+// GRAPH debug lines, files of several nodes), the rail check and the host
+// diff, on any text: no crash, every error
 // names the file, and every GPU's NIC is one of the node's NICs.
 #include <cstddef>
 #include <cstdint>
 #include <set>
 #include <string_view>
 
+#include "analyzer/topology/host_diff.h"
 #include "analyzer/topology/rail_check.h"
 #include "collector/parse/node_topology_parser.h"
 
@@ -34,5 +36,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(fabtrack::ParseSmiTopoMatrix(text, "fuzz.txt"), "fuzz.txt");
   Check(fabtrack::ParseNcclGraphLines(text, "fuzz.log"), "fuzz.log");
   Check(fabtrack::ParseNodeTopology(text, "fuzz"), "fuzz");
+  // A file of several nodes: each node checked, and what differs between
+  // them always names a host.
+  std::vector<fabtrack::ParsedNodeTopology> nodes = fabtrack::ParseNodeTopologies(text, "many");
+  if (nodes.empty()) __builtin_trap();
+  std::vector<std::pair<std::string, const fabtrack::NodeTopology*>> hosts;
+  for (const fabtrack::ParsedNodeTopology& p : nodes) {
+    Check(p, "many");
+    hosts.push_back({p.host, &p.topology});
+  }
+  for (const auto& per_host : fabtrack::DiffHosts(hosts)) {
+    for (const fabtrack::TopologyFinding& f : per_host) {
+      if (f.message.empty()) __builtin_trap();
+    }
+  }
   return 0;
 }

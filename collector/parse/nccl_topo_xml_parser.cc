@@ -257,6 +257,7 @@ class XmlReader {
       PciAt p;
       p.busid = Attr(e, "busid");
       p.cls = Attr(e, "class");
+      p.line = e.line;
       p.parent = InnermostPciIndex();
       p.numa = Numa();
       p.at = Here();
@@ -350,7 +351,9 @@ class XmlReader {
     for (int i : nic_pcis) {
       const PciAt& p = pcis_[i];
       TopoNic n;
-      n.name = p.busid;
+      // A NIC needs a name; a <pci> without busid is a broken file.
+      n.name = p.busid.empty() ? "NIC#" + std::to_string(nics_.size()) : p.busid;
+      if (p.busid.empty()) Error(p.line, "<pci class=\"" + p.cls + "\"> without busid");
       n.bus_id = p.busid;
       n.numa_node = p.numa;
       n.link_gts = p.gts;
@@ -423,6 +426,7 @@ class XmlReader {
   };
   struct PciAt {
     std::string busid, cls;
+    int line = 0;
     int parent = -1;  // the enclosing <pci>; -1: directly under a <cpu>
     std::optional<int> numa;
     std::optional<double> gts;

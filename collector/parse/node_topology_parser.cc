@@ -81,6 +81,26 @@ std::vector<std::string> HeaderWords(std::string_view s) {
   static constexpr std::string_view kHcaPrefixes[] = {"mlx",   "hfi", "bnxt",  "qedr",
                                                       "irdma", "efa", "rocep", "ib"};
   std::vector<std::string> words = Words(s);
+  // The underline escapes with their ESC byte lost on the way to a web page
+  // ("[4m\tGPU0\t... GPU NUMA ID[0m") are not labels.
+  auto literal_escape = [](std::string_view w, size_t at) {
+    size_t k = at + 1;
+    while (k < w.size() && isdigit(static_cast<unsigned char>(w[k]))) ++k;
+    return w.size() > at && w[at] == '[' && k > at + 1 && k < w.size() && w[k] == 'm' ? k + 1 : 0;
+  };
+  if (!words.empty()) {
+    if (size_t end = literal_escape(words.front(), 0); end) {
+      words.front().erase(0, end);
+      if (words.front().empty()) words.erase(words.begin());
+    }
+  }
+  if (!words.empty()) {
+    std::string& last = words.back();
+    if (size_t open = last.rfind('[');
+        open != std::string::npos && open > 0 && literal_escape(last, open) == last.size()) {
+      last.erase(open);
+    }
+  }
   if (words.empty() || words[0].rfind("GPU0", 0) != 0) return words;  // not a header
   std::vector<std::string> out;
   for (const std::string& w : words) {

@@ -135,7 +135,9 @@ TEST(TopologyCli, TwoHostsInOneFileAreTwoVerdictsAndTheirDifference) {
                                     Node("multi_host_xml.txt") +
                                     " --host x --cluster c --db 'host=/nonexistent'");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.err.find("holds 2 nodes' dumps"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("holds 2 nodes' dumps (hgx-b07, hgx-b11), none of them x"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(TopologyCli, PciOnlyTopologyFilesHaveGpusAndNics) {
@@ -171,6 +173,23 @@ TEST(TopologyCli, GraphPrintAloneAndCutOff) {
   EXPECT_NE(r.err.find("nccl_graph_print_cut.log:33: the system print begun on line 4 is cut off"),
             std::string::npos)
       << r.err;
+}
+
+// A job's log or a post of several nodes: ingest stores the node --host
+// names, here the one whose mlx5_2 runs at x8.
+TEST(TopologyIngestCli, TheNodeNamedByHostFromAFileOfSeveral) {
+  TestDatabase db;
+  CommandOutput r = fabtrack::testing::RunCommand(
+      std::string(FABTRACK_CLI) + " topology ingest " + Node("multi_host_xml.txt") +
+      " --host hgx-b11 --cluster lab --db '" + db.conninfo() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("stored: hgx-b11 in lab (8 GPU(s), 8 NIC(s), nccl_xml)"), std::string::npos)
+      << r.out;
+  // A file cut short stores nothing, whichever node the cut is in.
+  r = fabtrack::testing::RunCommand(
+      std::string(FABTRACK_CLI) + " topology ingest " + Node("nccl_graph_print_cut.log") +
+      " --host vm-h200-03 --cluster lab --db '" + db.conninfo() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
 }
 
 // This node's PCIe tree (the fake /sys trees of `check node`) through the

@@ -198,6 +198,20 @@ TEST(PciOnlyXml, GpusAndNicsFromTheirClassCodes) {
             "GPU3>0101:00:00.0/SYS");
 }
 
+TEST(PciOnlyXml, ANicWithoutBusIdIsAnErrorButStillANic) {
+  ParsedNodeTopology p = ParseNodeTopology(
+      "<system version=\"1\">\n"
+      "  <cpu numaid=\"0\">\n"
+      "    <pci busid=\"ffff:ff:01.0\" class=\"0x060400\">\n"
+      "      <pci busid=\"0001:00:00.0\" class=\"0x030200\"/>\n"
+      "      <pci bus=\"0101:00:00.0\" class=\"0x020700\"/>\n"
+      "    </pci>\n  </cpu>\n</system>\n",
+      "p.xml");
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0], "p.xml:5: <pci class=\"0x020700\"> without busid");
+  EXPECT_EQ(Pairs(p.topology), "GPU0>NIC#0/PIX");
+}
+
 TEST(PciOnlyXml, AFullDumpsGpuElementsAreNotCountedTwice) {
   ParsedNodeTopology p = Parse("nccl_xml_rail8.xml");
   EXPECT_EQ(p.topology.gpus.size(), 8u);
