@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <vector>
 
 namespace fabtrack {
@@ -231,11 +232,64 @@ size_t FindMarker(std::string_view text, std::string_view* level) {
 
 }  // namespace
 
+namespace {
+
+// The line exactly as NCCL prints it, with nothing around its prefix:
+// "host:pid:tid [dev] NCCL LEVEL message", the host non-empty, pid and tid of
+// at most 18 digits, dev of at most 6. Nearly every line of a log has this
+// shape, and for it the general reading below (tokens, decorations, source
+// locations) comes to the same fields: such a head holds no "NCCL " and no
+// banner, so its marker is the first. Returns false for anything else, which
+// the general reading then decides.
+bool SplitPlainLine(std::string_view text, NcclLogLineView* out) {
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  const char* p = begin;
+  while (p != end && IsHostChar(*p)) ++p;
+  if (p == begin || p == end || *p != ':') return false;
+  const std::string_view host(begin, static_cast<size_t>(p - begin));
+  // Digits after the separator at p, up to `max` of them, then `close`; the
+  // value is summed on the way (18 digits cannot overflow).
+  auto number = [&](size_t max, char close, int64_t* value) {
+    const char* start = ++p;
+    uint64_t v = 0;
+    while (p != end && IsDigit(*p)) v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+    const size_t count = static_cast<size_t>(p - start);
+    *value = static_cast<int64_t>(v);
+    return count > 0 && count <= max && p != end && *p == close;
+  };
+  int64_t pid = 0, tid = 0, dev = 0;
+  if (!number(18, ':', &pid) || !number(18, ' ', &tid)) return false;
+  if (end - p < 2 || p[1] != '[') return false;
+  ++p;  // at '['
+  if (!number(6, ']', &dev)) return false;
+  // "] NCCL " and a level.
+  if (end - p < 7 || std::memcmp(p + 1, " NCCL ", 6) != 0) return false;
+  const std::string_view rest(p + 7, static_cast<size_t>(end - (p + 7)));
+  for (std::string_view lv : kLevels) {
+    if (rest.substr(0, lv.size()) == lv && (rest.size() == lv.size() || IsBlank(rest[lv.size()]))) {
+      NcclLogLineView line;
+      line.host = host;
+      line.pid = pid;
+      line.tid = tid;
+      line.cuda_device = static_cast<int>(dev);
+      line.level = lv;
+      line.message = Trim(rest.substr(lv.size()));
+      *out = line;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 bool SplitNcclLogLineView(std::string_view text, NcclLogLineView* out) {
   // Both forms below need "NCCL ": one memchr rejects a table row, the
   // lines most long outputs are made of.
   if (text.find('N') == std::string_view::npos) return false;
   text = Trim(text);
+  if (SplitPlainLine(text, out)) return true;
   NcclLogLineView line;
   std::string_view level;
   size_t marker = FindMarker(text, &level);

@@ -363,9 +363,14 @@ struct CommLine {
 std::optional<CommLine> ParseCommLine(std::string_view message) {
   // Most messages that reach here are channel lines: without the word
   // "comm" there is nothing to split.
-  if (!ContainsAt(message, "comm", 0)) return std::nullopt;
+  const size_t comm = message.find("comm");
+  if (comm == std::string_view::npos) return std::nullopt;
+  // No word before the one holding the first "comm" can be "comm": split from
+  // that word on.
+  size_t from = comm;
+  while (from > 0 && !IsBlank(message[from - 1])) --from;
   thread_local std::vector<std::string_view> words;
-  SplitWordsInto(message, &words);
+  SplitWordsInto(message.substr(from), &words);
   for (size_t i = 0; i + 5 < words.size(); ++i) {
     if (words[i] != "comm" || words[i + 2] != "rank" ||
         (words[i + 4] != "nranks" && words[i + 4] != "nRanks")) {
