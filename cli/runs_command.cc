@@ -219,7 +219,7 @@ void SetupRuns(CLI::App& app) {
   CLI::App* list = runs->add_subcommand(
       "list", "List the newest runs (peak busbw in GB/s, latency of the smallest size in us)");
   list->add_option("--cluster", o->cluster, "only this cluster");
-  list->add_option("--limit", o->limit, "at most this many runs")->check(CLI::PositiveNumber);
+  list->add_option("--limit", o->limit, "at most this many runs")->check(PositiveCount());
   AddFormatOption(list, &o->format, {"table", "json", "csv"});
   AddDatabaseOptions(list, &o->database);
   list->callback([o] { RunList(*o); });
@@ -228,7 +228,7 @@ void SetupRuns(CLI::App& app) {
       "show",
       "One run in full: its facts, command line, NCCL settings, results, the log lines "
       "it kept and its findings");
-  show->add_option("id", *id, "run id (from `runs list`)")->required();
+  show->add_option("id", *id, "run id (from `runs list`)")->required()->check(StoredId());
   show->add_option("--format", o->format, "text (default) or json")
       ->check(CLI::IsMember({"table", "text", "json"}));
   AddDatabaseOptions(show, &o->database);
@@ -237,7 +237,7 @@ void SetupRuns(CLI::App& app) {
   auto ids = std::make_shared<std::vector<int64_t>>();
   CLI::App* del = runs->add_subcommand(
       "delete", "Delete runs and everything stored with them (results, samples, log lines)");
-  del->add_option("ids", *ids, "run ids (from `runs list`)")->required();
+  del->add_option("ids", *ids, "run ids (from `runs list`)")->required()->check(StoredId());
   AddDatabaseOptions(del, &o->database);
   del->callback([o, ids] { RunDelete(*o, *ids); });
 }

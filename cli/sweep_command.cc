@@ -669,7 +669,7 @@ void SetupSweep(CLI::App& app) {
       "sweep", "Run fabtrack-allreduce or nccl-tests over node counts and store the scaling curve");
   sweep->add_option("--nodes", o->nodes, "node counts: 1,2,4 or 1-4 or pow2:16 (default 1-2)");
   sweep->add_option("--ranks-per-node", o->ranks_per_node, "MPI ranks (GPUs) per node")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveCount());
   sweep->add_option("--hostfile", o->hostfile, "mpirun with the first k hosts of this hostfile");
   sweep->add_flag("--slurm", o->slurm, "srun -N k inside the current Slurm allocation");
   sweep->add_option("--mpirun", o->mpirun,
@@ -713,7 +713,7 @@ void SetupSweep(CLI::App& app) {
   sweep
       ->add_option("--ab-rounds", o->ab_rounds,
                    "A/B rounds, each running both sides (default 2: A B B A)")
-      ->check(CLI::Range(1, 50));
+      ->check(WholeNumber(1, 50));
   AddFormatOption(sweep, &o->format, {"text", "json"});
   AddDatabaseOptions(sweep, &o->database);
   sweep->callback([o] {
