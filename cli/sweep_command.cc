@@ -4,10 +4,15 @@
 //                  [--bench nccl-tests --nccl-tests-dir DIR --collective LIST]
 //                  [--ab NAME=VALUE|nccl-lib=DIR [--ab-rounds N] [--format json]]
 //                  -- <benchmark flags>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -494,6 +499,56 @@ class StdoutAside {
   int saved_ = -1;
 };
 
+// Why side B could not load NCCL from `dir` (nccl-lib=DIR), or "": the
+// folder must exist and hold a readable libnccl.so.2 that is a shared
+// library for this machine. Checked on this host before any round runs (the
+// ranks' nodes see the same path on a shared or identically built image):
+// otherwise every rank would quietly load the default NCCL and the verdict
+// would compare a library with itself.
+std::string NcclLibraryProblem(const std::string& dir) {
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0) return dir + ": " + std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) {
+    return dir + ": not a folder (give the folder that holds libnccl.so.2)";
+  }
+  const std::string library = (fs::path(dir) / "libnccl.so.2").string();
+  const int fd = open(library.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return errno == ENOENT ? dir + ": no libnccl.so.2 in this folder"
+                           : library + ": " + std::strerror(errno);
+  }
+  Elf64_Ehdr header{};
+  const ssize_t got = read(fd, &header, sizeof header);
+  const int read_errno = errno;
+  close(fd);
+  if (got < 0) return library + ": " + std::strerror(read_errno);
+  const bool elf = got == static_cast<ssize_t>(sizeof header) &&
+                   std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0;
+  if (!elf) return library + ": not a shared library (no ELF header)";
+  Elf64_Ehdr self{};
+  if (const int me = open("/proc/self/exe", O_RDONLY | O_CLOEXEC); me >= 0) {
+    if (read(me, &self, sizeof self) != static_cast<ssize_t>(sizeof self)) self = {};
+    close(me);
+  }
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_type != ET_DYN ||
+      (self.e_machine != 0 && header.e_machine != self.e_machine)) {
+    return library + ": not a 64-bit shared library for this machine";
+  }
+  return "";
+}
+
+// `--ab SETTING` checked before the sweep starts (nothing printed, nothing
+// run): a malformed setting or an NCCL folder side B could not load is a
+// usage error naming what is wrong.
+void CheckAbSetting(const std::string& text) {
+  std::string why;
+  std::optional<sweep::AbSetting> setting = sweep::ParseAbSetting(text, &why);
+  if (setting && setting->nccl_lib) why = NcclLibraryProblem(setting->value);
+  if (setting && why.empty()) return;
+  std::cerr << "fabtrack sweep: --ab " << text << ": " << why << "\n";
+  throw CommandExit{kExitUsage};
+}
+
 // `--ab SETTING`: the plan run once per side per round in the order AbOrder
 // gives (A B B A ...), side B's ranks with the setting, every run tagged
 // with the comparison's id, side and round; then the verdict, printed and
@@ -575,6 +630,7 @@ void RunSweep(const SweepOptions& o) {
     std::cerr << "fabtrack sweep: --format json prints an A/B verdict; it needs --ab\n";
     throw CommandExit{kExitUsage};
   }
+  if (o.ab) CheckAbSetting(*o.ab);
   spec.node_counts = *counts;
   spec.ranks_per_node = o.ranks_per_node;
   spec.as_root = geteuid() == 0;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -161,6 +162,39 @@ TEST(AbSweep, RefusesASettingThatIsNotOne) {
       Fabtrack("sweep --nodes 1 --cluster lab --format json " + std::string(kHarnessFlags),
                db.conninfo(), spool);
   EXPECT_EQ(json.exit_code, 2) << json.err;
+}
+
+// nccl-lib=DIR names a folder side B loads NCCL from: one that is not there,
+// holds no libnccl.so.2, or holds something that is not a shared library is
+// refused before any round runs (else side B quietly loads the default NCCL
+// and the verdict compares a library with itself), naming the path.
+TEST(AbSweep, RefusesAnNcclFolderSideBCouldNotLoad) {
+  TestDatabase db;
+  const std::string spool = SpoolFor(db);
+  const std::string empty = ::testing::TempDir() + "/ab_nccl_lib_empty";
+  const std::string fake = ::testing::TempDir() + "/ab_nccl_lib_fake";
+  std::filesystem::remove_all(empty);
+  std::filesystem::remove_all(fake);
+  std::filesystem::create_directories(empty);
+  std::filesystem::create_directories(fake);
+  std::ofstream(fake + "/libnccl.so.2") << "not a library\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/nonexistent/nccl/lib", "/nonexistent/nccl/lib: No such file or directory"},
+      {empty, empty + ": no libnccl.so.2 in this folder"},
+      {fake, fake + "/libnccl.so.2: not a shared library"},
+      {fake + "/libnccl.so.2", fake + "/libnccl.so.2: not a folder"}};
+  for (const auto& [dir, message] : cases) {
+    CommandOutput r = Fabtrack(
+        "sweep --nodes 1 --cluster lab --ab nccl-lib=" + dir + " " + std::string(kHarnessFlags),
+        db.conninfo(), spool);
+    EXPECT_EQ(r.exit_code, 2) << dir << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("fabtrack sweep: --ab nccl-lib=" + dir + ": " + message),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out.find("side A"), std::string::npos) << "a round ran: " << r.out;
+    EXPECT_EQ(r.out.find("sweep "), std::string::npos) << "the sweep started: " << r.out;
+  }
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "0");
 }
 
 }  // namespace
