@@ -351,10 +351,11 @@ struct SweepTally {
 // Runs every launch of `spec`'s plan, each bracketed by port counters, and
 // stores (or spools) its runs with `tags` added. Progress goes to `progress`;
 // the runs as stored are appended to `kept` when it is given (`--ab` judges
-// them).
+// them), and their ids in the database to `kept_ids` (nullopt: spooled).
 void RunPlan(const sweep::SweepSpec& spec, const SweepOptions& o, app::BatchStore& database,
              TemporaryFolder& own_folder, const std::map<std::string, std::string>& tags,
-             std::ostream& progress, SweepTally* tally, std::vector<RunRecord>* kept) {
+             std::ostream& progress, SweepTally* tally, std::vector<RunRecord>* kept,
+             std::vector<std::optional<int64_t>>* kept_ids = nullptr) {
   // Port counters bracket every run on every node ("nodes"), on this host
   // only ("local"), or not at all. "auto": where this host has RDMA ports,
   // every node; a local sweep's nodes are this host.
@@ -403,6 +404,7 @@ void RunPlan(const sweep::SweepSpec& spec, const SweepOptions& o, app::BatchStor
       records.push_back(std::move(*record));
     }
     std::vector<store::SpoolBatch> batches;
+    const size_t first_kept = kept ? kept->size() : 0;
     for (RunRecord& record : records) {
       record.cluster = o.cluster;
       for (const auto& [key, value] : tags) record.tags[key] = value;
@@ -460,8 +462,12 @@ void RunPlan(const sweep::SweepSpec& spec, const SweepOptions& o, app::BatchStor
     }
     if (!outcome.failure.empty())
       std::cerr << "fabtrack sweep: not stored: " << outcome.failure << "\n";
+    if (kept && kept_ids) kept_ids->resize(kept->size());
     if (!outcome.stored) continue;
     ++tally->stored;
+    for (size_t i = 0; kept && kept_ids && i < outcome.applied.size(); ++i) {
+      (*kept_ids)[first_kept + i] = outcome.applied[i].run_id;
+    }
     for (size_t i = 0; i < outcome.applied.size() && i < shapes.size(); ++i) {
       const store::AppliedBatch& applied = outcome.applied[i];
       progress << (applied.inserted ? "stored run " : "already stored as run ") << applied.run_id
@@ -574,7 +580,8 @@ void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& d
   std::cout << "A/B " << record.ab_id << ": side B with " << record.setting << ", order "
             << record.order << std::endl;
   std::vector<RunRecord> kept;
-  std::vector<std::pair<char, int>> sides;  // per kept run
+  std::vector<std::optional<int64_t>> kept_ids;  // per kept run; nullopt: spooled
+  std::vector<std::pair<char, int>> sides;       // per kept run
   for (size_t i = 0; i < record.order.size(); ++i) {
     const char side = record.order[i];
     const int round = static_cast<int>(i / 2) + 1;
@@ -587,7 +594,7 @@ void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& d
     std::cout << "\n-- side " << side << ", round " << round << " (sweep " << spec.sweep_id << ")"
               << std::endl;
     const size_t before = kept.size();
-    RunPlan(spec, o, database, own_folder, tags, std::cout, tally, &kept);
+    RunPlan(spec, o, database, own_folder, tags, std::cout, tally, &kept, &kept_ids);
     for (size_t k = before; k < kept.size(); ++k) sides.push_back({side, round});
   }
   std::vector<analyzer::AbRun> runs;
@@ -598,10 +605,12 @@ void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& d
   store::SpoolBatch batch;
   batch.kind = store::SpoolBatch::Kind::kAb;
   batch.ab = record;
+  std::optional<int64_t> comparison_id;
   try {
     app::StoreOutcome outcome = database.Store({std::move(batch)});
     if (outcome.stored && !outcome.applied.empty()) {
-      std::cout << "\nstored A/B comparison " << outcome.applied.front().ab_comparison_id << " ("
+      comparison_id = outcome.applied.front().ab_comparison_id;
+      std::cout << "\nstored A/B comparison " << *comparison_id << " ("
                 << outcome.applied.front().ab_linked_runs << " runs linked)" << std::endl;
     } else {
       std::cout << "\nA/B comparison spooled (database unavailable)" << std::endl;
@@ -612,7 +621,18 @@ void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& d
   }
   if (json) {
     aside.Restore();
-    std::cout << AbRecordToJson(record).dump(2) << std::endl;
+    // The verdict with where it is stored: the comparison's id (`runs ab`)
+    // and each run's (`runs show`, `diff`); null for what was spooled.
+    nlohmann::json doc = AbRecordToJson(record);
+    doc["comparison_id"] = comparison_id ? nlohmann::json(*comparison_id) : nlohmann::json();
+    doc["runs"] = nlohmann::json::array();
+    for (size_t k = 0; k < kept.size(); ++k) {
+      const std::optional<int64_t> id = k < kept_ids.size() ? kept_ids[k] : std::nullopt;
+      doc["runs"].push_back({{"run_id", id ? nlohmann::json(*id) : nlohmann::json()},
+                             {"side", std::string(1, sides[k].first)},
+                             {"round", sides[k].second}});
+    }
+    std::cout << doc.dump(2) << std::endl;
   } else {
     std::cout << "\n" << analyzer::AbVerdictText(record);
   }

@@ -79,6 +79,28 @@ TEST(AbSweep, StoresBothSidesWithTheSettingAndTheVerdict) {
 
   // The verdict row, its judgements, and the links to the four runs.
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM ab_comparisons"), "1");
+  // The document says where it is stored: the comparison's id and each
+  // run's, with its side and round.
+  EXPECT_EQ(doc["comparison_id"].dump(), db.Scalar("SELECT id FROM ab_comparisons")) << doc.dump();
+  ASSERT_EQ(doc["runs"].size(), 4u) << doc.dump();
+  std::string sides, rounds, ids;
+  for (const nlohmann::json& run : doc["runs"]) {
+    sides += run["side"].get<std::string>();
+    rounds += std::to_string(run["round"].get<int>());
+    ids += (ids.empty() ? "" : ",") + run["run_id"].dump();
+  }
+  EXPECT_EQ(sides, "ABBA");
+  EXPECT_EQ(rounds, "1122");
+  EXPECT_EQ(ids, db.Scalar("SELECT string_agg(id::text, ',' ORDER BY started_at, id) FROM runs"));
+  // `runs ab` lists the stored comparison with its runs.
+  CommandOutput listed = Fabtrack("runs ab --format json", db.conninfo(), spool);
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const nlohmann::json list = nlohmann::json::parse(listed.out);
+  ASSERT_EQ(list.size(), 1u) << listed.out;
+  EXPECT_EQ(list[0]["id"], doc["comparison_id"]);
+  EXPECT_EQ(list[0]["setting"], kSetting);
+  EXPECT_EQ(list[0]["outcome"], doc["outcome"]);
+  EXPECT_EQ(list[0]["run_ids"].size(), 4u) << listed.out;
   EXPECT_EQ(db.Scalar("SELECT setting || ' ' || run_order || ' ' || outcome || ' ' || "
                       "(ab_id = (SELECT min(tags->>'ab_id') FROM runs)) FROM ab_comparisons"),
             std::string(kSetting) + " ABBA " + doc["outcome"].get<std::string>() + " true");

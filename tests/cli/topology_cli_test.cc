@@ -161,6 +161,44 @@ TEST(TopologyIngestCli, FleetDiffNamesTheOddNodeAndOnlyIt) {
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM node_topologies"), "9");
 }
 
+// A cluster whose only data is its nodes' wiring is analyzed: the fleet
+// diff reaches the report as topology_odd_node (not "nothing to judge"),
+// with or without --cluster.
+TEST(TopologyIngestCli, AnalysisOfAClusterWithOnlyTopologiesJudgesTheWiring) {
+  TestDatabase db;
+  for (int i = 1; i <= 4; ++i) {
+    const std::string file = i == 3 ? "nccl_xml_nic_sys.xml" : "nccl_xml_rail8.xml";
+    CommandOutput r = fabtrack::testing::RunCommand(
+        std::string(FABTRACK_CLI) + " topology ingest " + Node(file) + " --host node" +
+        std::to_string(i) + " --cluster wired --db '" + db.conninfo() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+  for (const std::string cluster : {" --cluster wired", ""}) {
+    CommandOutput r =
+        fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " analyze" + cluster +
+                                      " --format json --db '" + db.conninfo() + "'");
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;  // node3's SYS paths are critical
+    ASSERT_FALSE(r.out.empty()) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["judged_runs"], 0);
+    EXPECT_EQ(j["judged_topologies"], 4);
+    int odd = 0;
+    for (const nlohmann::json& f : j["findings"]) {
+      if (f["kind"] != "topology_odd_node") continue;
+      ++odd;
+      EXPECT_EQ(f["host"], "node3") << f.dump();
+    }
+    EXPECT_EQ(odd, 4) << r.out;
+  }
+  CommandOutput text = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) +
+                                                     " analyze --cluster wired --no-store --db '" +
+                                                     db.conninfo() + "'");
+  EXPECT_EQ(text.exit_code, 2) << text.out << text.err;
+  EXPECT_NE(text.out.find("0 run(s) and the wiring of 4 node(s) judged"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("topology_odd_node  node3 GPU4"), std::string::npos) << text.out;
+}
+
 TEST(TopologyIngestCli, AnIncompleteFileStoresNothing) {
   CommandOutput r = fabtrack::testing::RunCommand(
       std::string(FABTRACK_CLI) + " topology ingest " + Node("nccl_xml_truncated.xml") +
