@@ -44,7 +44,7 @@ std::string TextReport(const AnalysisResult& result, const std::string& judged_f
           << p.latest.run_started_at.value_or("?");
     }
     if (p.worst.run_id && p.worst.run_id != p.latest.run_id && p.worst.value) {
-      out << "; worst: run " << *p.worst.run_id << ", " << FormatFixed(*p.worst.value, 2) << " "
+      out << "; worst: run " << *p.worst.run_id << ", " << FormatMeasure(*p.worst.value) << " "
           << p.worst.unit.value_or("");
     }
     if (p.ack) out << "\n    acknowledged until " << p.ack->until << ": " << p.ack->note;
