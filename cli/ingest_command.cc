@@ -213,10 +213,7 @@ void RunIngest(const IngestCommandOptions& o) {
                 << "\n";
     }
   }
-  const int spooled = database.spooled();
-  if (spooled > 0) {
-    std::cout << spooled << " run(s) spooled while the database was unavailable\n";
-  }
+  // An outage is FinishSpooling's one warning line (how many, where, why).
   database.Finish();
   if (input_error) throw CommandExit{kExitInputError};
 }

@@ -346,6 +346,7 @@ struct SweepTally {
   int worst = 0;
   int stored = 0;
   size_t planned = 0;
+  bool ab_spooled = false;  // the A/B comparison is among the spooled batches
 };
 
 // Runs every launch of `spec`'s plan, each bracketed by port counters, and
@@ -613,6 +614,7 @@ void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& d
       std::cout << "\nstored A/B comparison " << *comparison_id << " ("
                 << outcome.applied.front().ab_linked_runs << " runs linked)" << std::endl;
     } else {
+      tally->ab_spooled = true;
       std::cout << "\nA/B comparison spooled (database unavailable)" << std::endl;
     }
   } catch (const app::BatchRefused& e) {
@@ -730,7 +732,13 @@ void RunSweep(const SweepOptions& o) {
   progress << "\nsweep " << spec.sweep_id << ": " << tally.stored << " of " << tally.planned
            << " runs stored";
   if (database.spooled() > 0) {
-    progress << ", " << database.spooled() << " spooled (database unavailable)";
+    // Batches: the runs', and with --ab the comparison's after them.
+    const int runs_spooled = database.spooled() - (tally.ab_spooled ? 1 : 0);
+    if (runs_spooled > 0) progress << ", " << runs_spooled << " spooled";
+    if (tally.ab_spooled) {
+      progress << (runs_spooled > 0 ? ", and " : "; ") << "the A/B comparison spooled";
+    }
+    progress << " (database unavailable)";
   }
   progress << std::endl;
   database.Finish();

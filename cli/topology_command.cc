@@ -102,10 +102,8 @@ nlohmann::json ToJson(const FileVerdict& v) {
 }
 
 void PrintText(const FileVerdict& v) {
-  if (!v.unreadable.empty()) {
-    std::cout << v.file << ": cannot read: " << v.unreadable << "\n";
-    return;
-  }
+  // An unreadable file has its one line on stderr (RunTopologyCheck).
+  if (!v.unreadable.empty()) return;
   const NodeTopology& t = v.parsed.topology;
   std::cout << v.file << " (" << (v.parsed.format.empty() ? "unknown format" : v.parsed.format)
             << "): " << t.gpus.size() << " GPU(s), " << t.nics.size() << " NIC(s)";

@@ -97,6 +97,24 @@ TEST(TopologyCli, TruncatedUnreadableAndForeignFilesExitThreeNamingFileAndLine) 
   EXPECT_EQ(Check("--format yaml " + Node("smi_rail8.txt")).exit_code, 3);
 }
 
+// A file that cannot be read is said once, on stderr, with the OS's reason;
+// the other files are still checked.
+TEST(TopologyCli, AnUnreadableFileIsReportedOnce) {
+  CommandOutput r = Check("/nonexistent/topo.xml " + Node("nccl_xml_rail8.xml"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  const std::string both = r.out + r.err;
+  size_t said = 0;
+  for (size_t at = both.find("/nonexistent/topo.xml"); at != std::string::npos;
+       at = both.find("/nonexistent/topo.xml", at + 1)) {
+    ++said;
+  }
+  EXPECT_EQ(said, 1u) << r.out << r.err;
+  EXPECT_NE(r.err.find("cannot read /nonexistent/topo.xml: No such file or directory"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("nccl_xml_rail8.xml (nccl_xml): 8 GPU(s)"), std::string::npos) << r.out;
+}
+
 // This node's PCIe tree (the fake /sys trees of `check node`) through the
 // same model and rail check.
 TEST(TopologyCli, SysfsTreeOfTheNode) {
