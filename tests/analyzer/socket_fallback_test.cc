@@ -85,9 +85,10 @@ TEST(SocketFallback, ASingleNodeRunOverP2POnlyIsNotRdmaEvidence) {
 
   RunView& multi = b.AddRun(0, 2, 60);  // selected IB, no channel lines kept
   multi.transports = {};
+  const int64_t multi_id = multi.id;
   findings = FindingsOf(b);
   ASSERT_EQ(findings.size(), 1u);
-  EXPECT_NE(findings[0].message.find("RDMA expected: run " + std::to_string(multi.id)),
+  EXPECT_NE(findings[0].message.find("RDMA expected: run " + std::to_string(multi_id) + " "),
             std::string::npos)
       << findings[0].message;
 }
