@@ -22,6 +22,7 @@ AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
   result.judged_runs = static_cast<int>(index.judged().size());
   result.judged_jobs = static_cast<int>(index.input().inspector_jobs.size());
   result.judged_port_windows = index.input().snapshot_windows;
+  result.judged_topologies = static_cast<int>(index.input().fleet_topologies.size());
   for (const RunView* run : index.judged()) {
     result.newest_judged_at =
         std::max(result.newest_judged_at.value_or(run->started_at), run->started_at);

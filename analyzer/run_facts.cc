@@ -62,6 +62,11 @@ std::string FormatFixed(double value, int digits) {
   return buf;
 }
 
+std::string FormatMeasure(double value) {
+  const bool whole = std::isfinite(value) && std::fabs(value) < 1e15 && value == std::trunc(value);
+  return FormatFixed(value, whole ? 0 : 2);
+}
+
 std::string FormatParams(int64_t params) {
   static const std::pair<double, const char*> kScales[] = {
       {1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};

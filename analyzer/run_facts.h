@@ -26,6 +26,10 @@ bool MultiNode(const RunView& run);
 std::string FormatBytes(int64_t bytes);
 // `value` with `digits` decimals ("12.50").
 std::string FormatFixed(double value, int digits);
+// A finding's value or baseline as the reports print it: a whole number (a
+// count: hosts, ranks, channels) without decimals ("4 hosts", not "4.00
+// hosts"), anything else with two ("12.50").
+std::string FormatMeasure(double value);
 // "7B", "350M", "1.3B": parameter counts as model sizes are quoted.
 std::string FormatParams(int64_t params);
 

@@ -70,13 +70,17 @@ void ReplaySpool(pqxx::connection& connection, const store::SpoolTarget& target,
   err << "\n";
 }
 
-std::unique_ptr<pqxx::connection> OpenDatabaseOrSpool(const DatabaseOptions& options,
-                                                      SchemaPolicy policy, std::ostream& err) {
+namespace {
+
+// The database, or nullptr with the reason in `why` (and noted for
+// FinishSpooling).
+std::unique_ptr<pqxx::connection> OpenOrNote(const DatabaseOptions& options, SchemaPolicy policy,
+                                             std::ostream& err, std::string* why) {
   std::unique_ptr<pqxx::connection> connection;
   try {
     connection = store::OpenDatabase(options, policy, err);
   } catch (const store::DatabaseUnavailable& e) {
-    err << "fabtrack: " << e.what() << "\n";
+    *why = e.what();
     NoteFailure(e.what(), e.kind());
     return nullptr;
   }
@@ -94,10 +98,24 @@ std::unique_ptr<pqxx::connection> OpenDatabaseOrSpool(const DatabaseOptions& opt
   return connection;
 }
 
+}  // namespace
+
+std::unique_ptr<pqxx::connection> OpenDatabaseOrSpool(const DatabaseOptions& options,
+                                                      SchemaPolicy policy, std::ostream& err) {
+  // The reason is said once, in FinishSpooling's one line, with what was
+  // spooled.
+  std::string why;
+  return OpenOrNote(options, policy, err, &why);
+}
+
 std::unique_ptr<pqxx::connection> OpenDatabaseOrExit(const DatabaseOptions& options,
                                                      SchemaPolicy policy, std::ostream& err) {
-  std::unique_ptr<pqxx::connection> connection = OpenDatabaseOrSpool(options, policy, err);
-  if (!connection) throw CommandExit{kExitDatabaseError};
+  std::string why;
+  std::unique_ptr<pqxx::connection> connection = OpenOrNote(options, policy, err, &why);
+  if (!connection) {
+    err << "fabtrack: " << why << "\n";
+    throw CommandExit{kExitDatabaseError};
+  }
   return connection;
 }
 
@@ -135,8 +153,7 @@ void SpoolOrExit(store::SpoolBatch batch, const DatabaseOptions& options, std::o
   batch.target = store::TargetOf(options);
   batch.instance_id = State().instance_id;
   try {
-    std::string path = spool.Put(batch);
-    err << "fabtrack: spooled to " << path << " for " << batch.target.Describe() << "\n";
+    spool.Put(batch);  // said once, by FinishSpooling, with the folder
     ++State().spooled;
     State().dir = spool.dir();
   } catch (const store::SpoolError& e) {
@@ -149,8 +166,14 @@ void FinishSpooling(const DatabaseOptions& options, std::ostream& err) {
   const SpoolState& s = State();
   if (s.spooled == 0) return;
   const std::string target = store::TargetOf(options).Describe();
-  std::string cause = s.cause.value_or("the database was unavailable");
-  while (!cause.empty() && (cause.back() == '\n' || cause.back() == ' ')) cause.pop_back();
+  // libpq's words span lines ("...failed: No such file or directory\n\tIs
+  // the server running locally..."): one line here.
+  std::string cause;
+  for (char c : s.cause.value_or("the database was unavailable")) {
+    if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+    if (c != ' ' || (!cause.empty() && cause.back() != ' ')) cause += c;
+  }
+  while (!cause.empty() && cause.back() == ' ') cause.pop_back();
   if (s.kind == store::FailureKind::kMisconfiguration) {
     err << "fabtrack: error: " << cause << "; kept in the spool " << s.dir << " (" << s.spooled
         << " batch(es) for " << target << "); " << FixFor(cause)

@@ -23,8 +23,9 @@ using store::SchemaPolicy;
 std::unique_ptr<pqxx::connection> OpenDatabaseOrExit(const DatabaseOptions& options,
                                                      SchemaPolicy policy, std::ostream& err);
 
-// For commands that spool: as above, but nullptr (the reason printed) when
-// the database cannot be used, so the caller spools its batches instead.
+// For commands that spool: as above, but nullptr when the database cannot
+// be used, so the caller spools its batches instead; the reason is said by
+// FinishSpooling, in its one line.
 std::unique_ptr<pqxx::connection> OpenDatabaseOrSpool(const DatabaseOptions& options,
                                                       SchemaPolicy policy, std::ostream& err);
 
@@ -38,8 +39,9 @@ void LimitReadTime(pqxx::connection& connection);
 // when the database refused the data itself. Remembers the cause.
 bool ShouldSpoolAfter(const std::exception& e);
 
-// Durably spools a batch for the database `options` names (and no other)
-// and says so; throws CommandExit{kExitDatabaseError} when even that fails.
+// Durably spools a batch for the database `options` names (and no other);
+// FinishSpooling says how many and where. Throws
+// CommandExit{kExitDatabaseError} when even that fails.
 void SpoolOrExit(store::SpoolBatch batch, const DatabaseOptions& options, std::ostream& err);
 
 // Ends a command that spooled: a misconfiguration (credentials, database,

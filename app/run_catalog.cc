@@ -5,6 +5,7 @@
 
 #include "app/database_access.h"
 #include "core/exit_code.h"
+#include "store/ab_store.h"
 #include "store/inspector_writer.h"
 #include "store/retention.h"
 #include "store/run_reader.h"
@@ -16,6 +17,13 @@ std::vector<store::RunSummary> ListRuns(const DatabaseChoice& choice,
   auto connection = OpenDatabaseOrExit(choice, SchemaPolicy::kRequireCurrent, err);
   LimitReadTime(*connection);
   return store::ListRuns(*connection, filter);
+}
+
+std::vector<store::AbSummary> ListAbComparisons(const DatabaseChoice& choice,
+                                                const store::RunFilter& filter, std::ostream& err) {
+  auto connection = OpenDatabaseOrExit(choice, SchemaPolicy::kRequireCurrent, err);
+  LimitReadTime(*connection);
+  return store::ListAbComparisons(*connection, filter.cluster, filter.limit);
 }
 
 std::optional<nlohmann::json> ReadRunDetail(const DatabaseChoice& choice, int64_t run_id,

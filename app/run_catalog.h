@@ -13,12 +13,17 @@
 
 #include "core/database_choice.h"
 #include "core/inspector_job.h"
+#include "store/ab_store.h"
 #include "store/run_summary.h"
 
 namespace fabtrack::app {
 
 std::vector<store::RunSummary> ListRuns(const DatabaseChoice& choice,
                                         const store::RunFilter& filter, std::ostream& err);
+
+// The stored `sweep --ab` comparisons, newest first.
+std::vector<store::AbSummary> ListAbComparisons(const DatabaseChoice& choice,
+                                                const store::RunFilter& filter, std::ostream& err);
 
 // One run in full (see store::ReadRunDetail); nullopt when there is none.
 std::optional<nlohmann::json> ReadRunDetail(const DatabaseChoice& choice, int64_t run_id,

@@ -236,7 +236,8 @@ void RunAnalyze(const AnalyzeOptions& o) {
   } catch (const app::AnalysisUnavailable& e) {
     CannotAnalyze(e.what());
   }
-  if (result.judged_runs == 0 && result.judged_jobs == 0 && result.judged_port_windows == 0) {
+  if (result.judged_runs == 0 && result.judged_jobs == 0 && result.judged_port_windows == 0 &&
+      result.judged_topologies == 0) {
     CannotAnalyze("cluster " + cluster + " has no run started at or after " +
                   IsoFromSeconds(judge_from, IsoStyle::kSeconds) +
                   ": nothing to judge (did the nightly sweep run?)");

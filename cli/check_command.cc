@@ -166,7 +166,7 @@ void SetupCheck(CLI::App& app) {
   node->add_option("--proc", o->node.proc_root, "procfs root (default /proc)");
   node->add_option("--expect-rate", o->node.expect_rate_gbps,
                    "expected port rate in Gb/s; slower active ports are a warning")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveAmount());
   node->add_flag("--rail-optimized", o->node.rail_optimized,
                  "check one NIC per GPU under the same PCIe switch");
   node->add_flag(

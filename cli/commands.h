@@ -28,6 +28,19 @@ void SetPassthroughArgs(std::vector<std::string> args);
 CLI::Option* AddFormatOption(CLI::App* app, std::string* format,
                              const std::vector<std::string>& choices);
 
+// Whole-number options and ids, checked as typed, before CLI11 converts
+// them: "must be at least 1, got 0", "99999999999999999999 is out of range
+// (at most 9223372036854775807)", "expected a whole number, got abc". (CLI11's
+// PositiveNumber names a 300-digit bound, and an id past int64 saturated
+// silently into another id.) CLI11 puts the option's name in front.
+CLI::Validator WholeNumber(int64_t min, int64_t max);
+// A count (--nodes, --limit, --count): an int, at least 1.
+CLI::Validator PositiveCount();
+// A database id (runs, comparisons): an int64, at least 1.
+CLI::Validator StoredId();
+// Seconds, Gb/s: a finite number above 0 ("must be more than 0, got 0").
+CLI::Validator PositiveAmount();
+
 // `--hw-counters all|none|NAME[,NAME...]` (default all): which driver
 // hw_counters/ files a command that reads the ports reads. A malformed value
 // is a usage error naming the option.

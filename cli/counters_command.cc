@@ -433,11 +433,11 @@ void SetupCounters(CLI::App& app) {
                     "(default: the live netdevs when --sysfs is /sys)");
   watch->add_option("--interval", w->interval, "seconds between samples (default 10)")
       ->check(CLI::Range(0.01, 86400.0));
-  watch->add_option("--count", w->count, "stop after N samples")->check(CLI::PositiveNumber);
-  watch->add_option("--duration", w->duration, "stop after S seconds")->check(CLI::PositiveNumber);
+  watch->add_option("--count", w->count, "stop after N samples")->check(PositiveCount());
+  watch->add_option("--duration", w->duration, "stop after S seconds")->check(PositiveAmount());
   watch->add_option("--batch", w->batch, "samples per database transaction (default 30)")
-      ->check(CLI::PositiveNumber);
-  watch->add_option("--run-id", w->run_id, "attach the samples to this run");
+      ->check(PositiveCount());
+  watch->add_option("--run-id", w->run_id, "attach the samples to this run")->check(StoredId());
   watch->add_option("--host", w->host, "host name to record (default: this host's)");
   watch->add_option("--cluster", w->cluster, "cluster (or FABTRACK_CLUSTER)");
   AddHwCountersOption(watch, &w->hw_counters);
@@ -456,7 +456,7 @@ void SetupCounters(CLI::App& app) {
       "serve", "Prometheus exporter: node_infiniband_* plus RoCE hw/PFC counters");
   serve->add_option("--sysfs", sv->sysfs, "sysfs root (default /sys)");
   serve->add_option("--listen", sv->listen, "address:port (default 0.0.0.0:9477)");
-  serve->add_option("--duration", sv->duration, "stop after S seconds")->check(CLI::PositiveNumber);
+  serve->add_option("--duration", sv->duration, "stop after S seconds")->check(PositiveAmount());
   AddHwCountersOption(serve, &sv->hw_counters);
   serve->callback([sv] { RunServe(*sv); });
 

@@ -1,5 +1,6 @@
 // fabtrack db start|stop|status|migrate|prune
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 
@@ -86,15 +87,24 @@ std::optional<double> RetentionSeconds(const std::string& text) {
   }
   const std::string number = text.substr(0, text.size() - 1);
   if (number.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  const double n = std::stod(number);
+  const double n = std::strtod(number.c_str(), nullptr);  // HUGE_VAL past double's range
   return n > 0 ? std::optional(n * unit) : std::nullopt;
 }
+
+// No history is older than this: a longer period is a typo (99999999999d),
+// refused before PostgreSQL is asked about a date before year 1.
+constexpr double kLongestRetentionSeconds = 100 * 366 * 86400.0;
 
 void RunPrune(const DatabaseOptions& o, const PruneOptions& p) {
   const std::optional<double> keep = RetentionSeconds(p.older_than);
   if (!keep) {
     std::cerr << "fabtrack db prune: --older-than " << p.older_than
               << ": expected a positive count of hours, days or weeks, e.g. 400d, 8w, 36h\n";
+    throw CommandExit{kExitUsage};
+  }
+  if (*keep > kLongestRetentionSeconds) {
+    std::cerr << "fabtrack db prune: --older-than " << p.older_than
+              << ": more than a century; at most 36600d (5228w, 878400h)\n";
     throw CommandExit{kExitUsage};
   }
   const double now =

@@ -48,8 +48,8 @@ void SetupDiff(CLI::App& app) {
   auto o = std::make_shared<DiffOptions>();
   CLI::App* diff = app.add_subcommand(
       "diff", "What differs between two stored runs: versions, settings, hosts, numbers");
-  diff->add_option("run_a", o->a, "the earlier (good) run's id")->required();
-  diff->add_option("run_b", o->b, "the later (bad) run's id")->required();
+  diff->add_option("run_a", o->a, "the earlier (good) run's id")->required()->check(StoredId());
+  diff->add_option("run_b", o->b, "the later (bad) run's id")->required()->check(StoredId());
   AddFormatOption(diff, &o->format, {"text", "json"});
   AddDatabaseOptions(diff, &o->database);
   diff->callback([o] { RunDiff(*o); });

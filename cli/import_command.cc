@@ -140,7 +140,7 @@ void SetupImport(CLI::App& app) {
   cmd->add_option("--device", o->device,
                   "the HCA of a perfquery dump (perfquery prints only LIDs) or an ethtool -S dump");
   cmd->add_option("--port", o->port, "the HCA port of an ethtool -S dump (default 1)")
-      ->check(CLI::PositiveNumber)
+      ->check(PositiveCount())
       ->needs("--device");
   cmd->add_option("--netdev", o->netdev,
                   "the interface of an ethtool -S dump (default: from the file name, "

@@ -2,6 +2,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -10,6 +12,7 @@
 #include "app/batch_store.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "cli/input_paths.h"
 #include "collector/ingest/run_builder.h"
 #include "collector/parse/nccl_log_parser.h"
 #include "collector/parse/parse_file.h"
@@ -31,26 +34,6 @@ struct IngestCommandOptions {
   std::vector<std::string> nccl_logs;
   DatabaseOptions database;
 };
-
-// Expands directories into the regular files below them, sorted, so a night's
-// folder can be ingested in one call.
-std::vector<std::string> ExpandPaths(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      std::vector<std::string> found;
-      for (const auto& entry : fs::recursive_directory_iterator(p, ec)) {
-        if (entry.is_regular_file()) found.push_back(entry.path().string());
-      }
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else {
-      files.push_back(p);
-    }
-  }
-  return files;
-}
 
 std::string ModifiedAtUtc(const std::string& path) {
   struct stat st {};
@@ -125,7 +108,12 @@ void RunIngest(const IngestCommandOptions& o) {
   // their evidence joins every results file of this call. An unusable log
   // stops the whole call, before anything is stored.
   NcclLogInfo extra_log;
-  for (const std::string& path : ExpandPaths(o.nccl_logs)) {
+  std::vector<std::string> nccl_logs;
+  if (!ExpandInputPaths(o.nccl_logs, /*walk_folders=*/true, &nccl_logs)) {
+    std::cerr << "fabtrack ingest: --nccl-log: nothing stored\n";
+    throw CommandExit{kExitInputError};
+  }
+  for (const std::string& path : nccl_logs) {
     ParsedFile log = ParsePath(path);
     for (const ParseError& e : log.errors) {
       std::cerr << path << ":" << e.line << ": warning: " << e.message << "\n";
@@ -143,11 +131,14 @@ void RunIngest(const IngestCommandOptions& o) {
     std::vector<RunRecord> runs;
   };
   std::vector<Prepared> prepared;
-  bool input_error = false;
-  for (const std::string& path : ExpandPaths(o.paths)) {
+  std::vector<std::string> paths;
+  bool input_error = !ExpandInputPaths(o.paths, /*walk_folders=*/true, &paths);
+  for (const std::string& path : paths) {
+    errno = 0;
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-      std::cerr << path << ":0: cannot read\n";
+      std::cerr << path << ": cannot read: " << (errno ? std::strerror(errno) : "cannot open")
+                << "\n";
       input_error = true;
       continue;
     }
@@ -222,10 +213,7 @@ void RunIngest(const IngestCommandOptions& o) {
                 << "\n";
     }
   }
-  const int spooled = database.spooled();
-  if (spooled > 0) {
-    std::cout << spooled << " run(s) spooled while the database was unavailable\n";
-  }
+  // An outage is FinishSpooling's one warning line (how many, where, why).
   database.Finish();
   if (input_error) throw CommandExit{kExitInputError};
 }
@@ -240,7 +228,7 @@ void SetupIngest(CLI::App& app) {
   ingest->add_option("--cluster", o->cluster, "cluster name")->required();
   ingest->add_option("--at", o->at, "when the run happened (ISO 8601; default: file mtime)");
   ingest->add_option("--nodes", o->nodes, "node count (default: distinct hosts)")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveCount());
   ingest->add_option("--tag", o->tags, "free tag key=value (repeatable)");
   ingest->add_option("--nccl-log", o->nccl_logs,
                      "NCCL_DEBUG=INFO log file or folder of the same job (per-rank files); its "

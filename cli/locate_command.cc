@@ -278,11 +278,11 @@ void SetupLocate(CLI::App& app) {
   cmd->add_option("--work-dir", o->work_dir,
                   "where round results go (shared with the nodes; default a temp dir)");
   cmd->add_option("--max-rounds", o->max_rounds, "round budget (default 2*ceil(log2 N)+2)")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveCount());
   cmd->add_option("--budget", o->budget_s,
                   "wall-clock budget in seconds: no round starts that would not fit, a round "
                   "still running when it is spent is stopped; the verdict says so")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveAmount());
   AddFormatOption(cmd, &o->format, {"text", "json"});
   cmd->add_option("--cluster", o->cluster,
                   "store the verdict for this cluster (spooled when the database is away)");

@@ -39,6 +39,85 @@ std::string NearestName(const std::string& word, const std::vector<std::string>&
   }
   return best;
 }
+
+namespace {
+
+// "runs", "show": the subcommands CLI11 had reached, outermost first.
+std::vector<CLI::App*> ParsedChain(CLI::App& app) {
+  std::vector<CLI::App*> chain = {&app};
+  while (!chain.back()->get_subcommands().empty()) {
+    chain.push_back(chain.back()->get_subcommands().front());
+  }
+  return chain;
+}
+
+std::vector<std::string> SubcommandNames(CLI::App* app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// What was wrong, in one line that starts with the command as typed: every
+// command's usage errors alike. A word CLI11 could not place is the cause of
+// whatever it said next (`ingest f --clusterr lab` is "--cluster is
+// required", `runs lst` "A subcommand is required"), so it is named first.
+std::string DescribeUsageError(CLI::App& app, const CLI::ParseError& e) {
+  const std::vector<CLI::App*> chain = ParsedChain(app);
+  std::string command = "fabtrack";
+  for (size_t i = 1; i < chain.size(); ++i) command += " " + chain[i]->get_name();
+  const std::string help = " (" + command + " --help)";
+  for (CLI::App* level : chain) {
+    for (const std::string& word : level->remaining()) {
+      if (word.size() > 1 && word[0] == '-') {
+        const std::string name = word.substr(0, word.find('='));
+        std::vector<std::string> options;
+        for (CLI::App* a : chain) {
+          for (const CLI::Option* o : a->get_options()) {
+            for (const std::string& long_name : o->get_lnames())
+              options.push_back("--" + long_name);
+          }
+        }
+        if (level != chain.back() &&
+            std::find(options.begin(), options.end(), name) != options.end()) {
+          return command + ": " + name + " goes after the command's name (" + command + " " + name +
+                 " ...)";
+        }
+        std::string line = command + ": unknown option " + name;
+        if (std::string near = NearestName(name, options); !near.empty()) {
+          line += "; did you mean " + near + "?";
+        }
+        return line + help;
+      }
+      // A word where a subcommand belongs (the last command reached has
+      // subcommands and none was given).
+      const std::vector<std::string> names = SubcommandNames(chain.back());
+      if (level == chain.back() && !names.empty()) {
+        std::string line = command + ": unknown command '" + word + "'";
+        if (std::string near = NearestName(word, names); !near.empty()) {
+          line += "; did you mean '" + near + "'?";
+        }
+        return line + " (" +
+               (chain.size() == 1 ? "fabtrack --help lists the commands)"
+                                  : "one of: " + JoinNames(names) + ")");
+      }
+    }
+  }
+  if (std::string(e.what()) == "A subcommand is required") {
+    return command +
+           ": a subcommand is required, one of: " + JoinNames(SubcommandNames(chain.back())) + help;
+  }
+  return command + ": " + e.what() + help;
+}
+
+}  // namespace
 }  // namespace fabtrack::cli
 
 int main(int argc, char** argv) {
@@ -70,21 +149,6 @@ int main(int argc, char** argv) {
   SetupAck(app);
   SetupDiff(app);
   SetupTopology(app);
-  // An unknown command would otherwise be "A subcommand is required".
-  if (argc > 1 && argv[1][0] != '-') {
-    std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-      names.push_back(sub->get_name());
-    }
-    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      std::cerr << "fabtrack: unknown command '" << argv[1] << "'";
-      if (std::string near = NearestName(argv[1], names); !near.empty()) {
-        std::cerr << "; did you mean '" << near << "'?";
-      }
-      std::cerr << " (fabtrack --help lists the commands)\n";
-      return kExitUsage;
-    }
-  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -94,7 +158,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    std::cerr << DescribeUsageError(app, e) << "\n";
     // analyze and check speak the monitoring-plugin convention, where 2 means
     // critical: a usage error there is "could not analyze" (3).
     if (argc > 1 && (std::string(argv[1]) == "analyze" || std::string(argv[1]) == "check"))

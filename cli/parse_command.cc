@@ -3,14 +3,12 @@
 // Streams: each file is read once through a fixed buffer and its tables are
 // written as they are finished, so memory stays bounded whatever the size of
 // the input (collector/parse/parse_file.h).
-#include <glob.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
-#include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -18,6 +16,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/input_paths.h"
 #include "collector/parse/parse_file.h"
 #include "collector/parse/parsed_file_json.h"
 
@@ -76,64 +75,6 @@ void PrintSummary(const ParsedFile& p, size_t tables, const std::vector<std::str
   if (tables > lines.size()) {
     std::cout << "  ... " << tables - lines.size() << " more table(s) (see --format json)\n";
   }
-}
-
-bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
-
-// Folders and globs to files, in argument order: a folder is every regular
-// file in it (not its subfolders), sorted by name; a glob is its matches,
-// sorted (folders among them expand the same way). A plain path is kept as
-// given, so a missing file is reported by the parse like any unreadable one.
-// Returns false when some pattern or folder named no file.
-bool ExpandInputs(const std::vector<std::string>& args, std::vector<std::string>* files) {
-  namespace fs = std::filesystem;
-  bool all_matched = true;
-  auto add_folder = [&](const std::string& dir) {
-    std::vector<std::string> found;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      std::error_code type_ec;
-      if (entry.is_regular_file(type_ec)) found.push_back(entry.path().string());
-    }
-    if (ec) {
-      std::cerr << dir << ": cannot list folder: " << ec.message() << "\n";
-      all_matched = false;
-      return;
-    }
-    if (found.empty()) {
-      std::cerr << dir << ": folder holds no regular file\n";
-      all_matched = false;
-    }
-    std::sort(found.begin(), found.end());
-    files->insert(files->end(), found.begin(), found.end());
-  };
-  for (const std::string& arg : args) {
-    std::error_code ec;
-    if (fs::is_directory(arg, ec)) {
-      add_folder(arg);
-      continue;
-    }
-    if (fs::exists(arg, ec) || !HasGlobChars(arg)) {
-      files->push_back(arg);
-      continue;
-    }
-    glob_t g{};
-    int rc = ::glob(arg.c_str(), 0, nullptr, &g);  // glob sorts its matches
-    if (rc != 0) {
-      std::cerr << arg << ": no file matches\n";
-      all_matched = false;
-    }
-    for (size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) {
-      std::string path = g.gl_pathv[i];
-      if (fs::is_directory(path, ec)) {
-        add_folder(path);
-      } else if (fs::is_regular_file(path, ec)) {
-        files->push_back(path);
-      }
-    }
-    globfree(&g);
-  }
-  return all_matched;
 }
 
 // "parse: 3/12 night-03.log 512 MB" on one rewritten stderr line, when a
@@ -245,7 +186,7 @@ class JsonTableWriter {
 
 void RunParse(const ParseOptions& o) {
   std::vector<std::string> files;
-  bool any_unusable = !ExpandInputs(o.files, &files);
+  bool any_unusable = !ExpandInputPaths(o.files, /*walk_folders=*/false, &files);
   bool as_json = o.format == "json";
   Progress progress(files.size());
   std::optional<JsonTableWriter> writer;

@@ -1,5 +1,5 @@
 // fabtrack runs list [--cluster NAME] [--limit N] [--format table|json|csv],
-// runs show ID, runs delete ID...
+// runs ab [same flags], runs show ID, runs delete ID...
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -92,6 +92,7 @@ void RunList(const RunsOptions& o) {
            {"gdrdma", r.gdrdma ? nlohmann::json(*r.gdrdma) : nullptr},
            {"sizes", r.sizes},
            {"peak_busbw_gbps", r.peak_busbw_gbps ? nlohmann::json(*r.peak_busbw_gbps) : nullptr},
+           {"lat_small_us", r.small_latency_us ? nlohmann::json(*r.small_latency_us) : nullptr},
            {"status", r.status}});
     }
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -120,6 +121,48 @@ void RunList(const RunsOptions& o) {
   PrintAligned(std::cout, header, rows, {0, 5, 6, 10, 11, 12});
   if (runs.empty())
     std::cout << "(no runs" << (o.cluster ? " for cluster " + *o.cluster : "") << ")\n";
+}
+
+// `runs ab`: the stored `sweep --ab` comparisons, newest first, with the
+// runs of both sides (`fabtrack diff` takes two of them).
+void RunAbList(const RunsOptions& o) {
+  const std::vector<store::AbSummary> comparisons =
+      app::ListAbComparisons(o.database, {o.cluster, o.limit}, std::cerr);
+  if (o.format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& c : comparisons) {
+      out.push_back({{"id", c.id},
+                     {"cluster", c.cluster},
+                     {"ab_id", c.ab_id},
+                     {"compared_at", c.compared_at},
+                     {"setting", c.setting},
+                     {"rounds", c.rounds},
+                     {"order", c.order},
+                     {"outcome", c.outcome},
+                     {"run_ids", c.run_ids}});
+    }
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return;
+  }
+  const std::vector<std::string> header = {"id",    "compared_at", "cluster", "setting",
+                                           "order", "outcome",     "runs",    "ab_id"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : comparisons) {
+    std::vector<std::string> ids;
+    for (int64_t id : c.run_ids) ids.push_back(std::to_string(id));
+    rows.push_back({std::to_string(c.id), c.compared_at, c.cluster, c.setting, c.order, c.outcome,
+                    ListCell(ids), c.ab_id});
+  }
+  if (o.format == "csv") {
+    WriteCsvRow(std::cout, header);
+    for (const auto& row : rows) WriteCsvRow(std::cout, row);
+    return;
+  }
+  PrintAligned(std::cout, header, rows, {0});
+  if (comparisons.empty()) {
+    std::cout << "(no A/B comparisons" << (o.cluster ? " for cluster " + *o.cluster : "")
+              << "; `fabtrack sweep --ab` makes them)\n";
+  }
 }
 
 // A jsonb value as text for the table: strings bare, null as "-".
@@ -219,16 +262,25 @@ void SetupRuns(CLI::App& app) {
   CLI::App* list = runs->add_subcommand(
       "list", "List the newest runs (peak busbw in GB/s, latency of the smallest size in us)");
   list->add_option("--cluster", o->cluster, "only this cluster");
-  list->add_option("--limit", o->limit, "at most this many runs")->check(CLI::PositiveNumber);
+  list->add_option("--limit", o->limit, "at most this many runs")->check(PositiveCount());
   AddFormatOption(list, &o->format, {"table", "json", "csv"});
   AddDatabaseOptions(list, &o->database);
   list->callback([o] { RunList(*o); });
+  CLI::App* ab = runs->add_subcommand(
+      "ab",
+      "List the stored A/B comparisons of `sweep --ab` (setting, verdict, the runs of both "
+      "sides), newest first");
+  ab->add_option("--cluster", o->cluster, "only this cluster");
+  ab->add_option("--limit", o->limit, "at most this many comparisons")->check(PositiveCount());
+  AddFormatOption(ab, &o->format, {"table", "json", "csv"});
+  AddDatabaseOptions(ab, &o->database);
+  ab->callback([o] { RunAbList(*o); });
   auto id = std::make_shared<int64_t>(0);
   CLI::App* show = runs->add_subcommand(
       "show",
       "One run in full: its facts, command line, NCCL settings, results, the log lines "
       "it kept and its findings");
-  show->add_option("id", *id, "run id (from `runs list`)")->required();
+  show->add_option("id", *id, "run id (from `runs list`)")->required()->check(StoredId());
   show->add_option("--format", o->format, "text (default) or json")
       ->check(CLI::IsMember({"table", "text", "json"}));
   AddDatabaseOptions(show, &o->database);
@@ -237,7 +289,7 @@ void SetupRuns(CLI::App& app) {
   auto ids = std::make_shared<std::vector<int64_t>>();
   CLI::App* del = runs->add_subcommand(
       "delete", "Delete runs and everything stored with them (results, samples, log lines)");
-  del->add_option("ids", *ids, "run ids (from `runs list`)")->required();
+  del->add_option("ids", *ids, "run ids (from `runs list`)")->required()->check(StoredId());
   AddDatabaseOptions(del, &o->database);
   del->callback([o, ids] { RunDelete(*o, *ids); });
 }

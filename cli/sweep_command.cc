@@ -4,10 +4,15 @@
 //                  [--bench nccl-tests --nccl-tests-dir DIR --collective LIST]
 //                  [--ab NAME=VALUE|nccl-lib=DIR [--ab-rounds N] [--format json]]
 //                  -- <benchmark flags>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -341,15 +346,17 @@ struct SweepTally {
   int worst = 0;
   int stored = 0;
   size_t planned = 0;
+  bool ab_spooled = false;  // the A/B comparison is among the spooled batches
 };
 
 // Runs every launch of `spec`'s plan, each bracketed by port counters, and
 // stores (or spools) its runs with `tags` added. Progress goes to `progress`;
 // the runs as stored are appended to `kept` when it is given (`--ab` judges
-// them).
+// them), and their ids in the database to `kept_ids` (nullopt: spooled).
 void RunPlan(const sweep::SweepSpec& spec, const SweepOptions& o, app::BatchStore& database,
              TemporaryFolder& own_folder, const std::map<std::string, std::string>& tags,
-             std::ostream& progress, SweepTally* tally, std::vector<RunRecord>* kept) {
+             std::ostream& progress, SweepTally* tally, std::vector<RunRecord>* kept,
+             std::vector<std::optional<int64_t>>* kept_ids = nullptr) {
   // Port counters bracket every run on every node ("nodes"), on this host
   // only ("local"), or not at all. "auto": where this host has RDMA ports,
   // every node; a local sweep's nodes are this host.
@@ -398,6 +405,7 @@ void RunPlan(const sweep::SweepSpec& spec, const SweepOptions& o, app::BatchStor
       records.push_back(std::move(*record));
     }
     std::vector<store::SpoolBatch> batches;
+    const size_t first_kept = kept ? kept->size() : 0;
     for (RunRecord& record : records) {
       record.cluster = o.cluster;
       for (const auto& [key, value] : tags) record.tags[key] = value;
@@ -455,8 +463,12 @@ void RunPlan(const sweep::SweepSpec& spec, const SweepOptions& o, app::BatchStor
     }
     if (!outcome.failure.empty())
       std::cerr << "fabtrack sweep: not stored: " << outcome.failure << "\n";
+    if (kept && kept_ids) kept_ids->resize(kept->size());
     if (!outcome.stored) continue;
     ++tally->stored;
+    for (size_t i = 0; kept && kept_ids && i < outcome.applied.size(); ++i) {
+      (*kept_ids)[first_kept + i] = outcome.applied[i].run_id;
+    }
     for (size_t i = 0; i < outcome.applied.size() && i < shapes.size(); ++i) {
       const store::AppliedBatch& applied = outcome.applied[i];
       progress << (applied.inserted ? "stored run " : "already stored as run ") << applied.run_id
@@ -494,6 +506,56 @@ class StdoutAside {
   int saved_ = -1;
 };
 
+// Why side B could not load NCCL from `dir` (nccl-lib=DIR), or "": the
+// folder must exist and hold a readable libnccl.so.2 that is a shared
+// library for this machine. Checked on this host before any round runs (the
+// ranks' nodes see the same path on a shared or identically built image):
+// otherwise every rank would quietly load the default NCCL and the verdict
+// would compare a library with itself.
+std::string NcclLibraryProblem(const std::string& dir) {
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0) return dir + ": " + std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) {
+    return dir + ": not a folder (give the folder that holds libnccl.so.2)";
+  }
+  const std::string library = (fs::path(dir) / "libnccl.so.2").string();
+  const int fd = open(library.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return errno == ENOENT ? dir + ": no libnccl.so.2 in this folder"
+                           : library + ": " + std::strerror(errno);
+  }
+  Elf64_Ehdr header{};
+  const ssize_t got = read(fd, &header, sizeof header);
+  const int read_errno = errno;
+  close(fd);
+  if (got < 0) return library + ": " + std::strerror(read_errno);
+  const bool elf = got == static_cast<ssize_t>(sizeof header) &&
+                   std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0;
+  if (!elf) return library + ": not a shared library (no ELF header)";
+  Elf64_Ehdr self{};
+  if (const int me = open("/proc/self/exe", O_RDONLY | O_CLOEXEC); me >= 0) {
+    if (read(me, &self, sizeof self) != static_cast<ssize_t>(sizeof self)) self = {};
+    close(me);
+  }
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_type != ET_DYN ||
+      (self.e_machine != 0 && header.e_machine != self.e_machine)) {
+    return library + ": not a 64-bit shared library for this machine";
+  }
+  return "";
+}
+
+// `--ab SETTING` checked before the sweep starts (nothing printed, nothing
+// run): a malformed setting or an NCCL folder side B could not load is a
+// usage error naming what is wrong.
+void CheckAbSetting(const std::string& text) {
+  std::string why;
+  std::optional<sweep::AbSetting> setting = sweep::ParseAbSetting(text, &why);
+  if (setting && setting->nccl_lib) why = NcclLibraryProblem(setting->value);
+  if (setting && why.empty()) return;
+  std::cerr << "fabtrack sweep: --ab " << text << ": " << why << "\n";
+  throw CommandExit{kExitUsage};
+}
+
 // `--ab SETTING`: the plan run once per side per round in the order AbOrder
 // gives (A B B A ...), side B's ranks with the setting, every run tagged
 // with the comparison's id, side and round; then the verdict, printed and
@@ -519,7 +581,8 @@ void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& d
   std::cout << "A/B " << record.ab_id << ": side B with " << record.setting << ", order "
             << record.order << std::endl;
   std::vector<RunRecord> kept;
-  std::vector<std::pair<char, int>> sides;  // per kept run
+  std::vector<std::optional<int64_t>> kept_ids;  // per kept run; nullopt: spooled
+  std::vector<std::pair<char, int>> sides;       // per kept run
   for (size_t i = 0; i < record.order.size(); ++i) {
     const char side = record.order[i];
     const int round = static_cast<int>(i / 2) + 1;
@@ -532,7 +595,7 @@ void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& d
     std::cout << "\n-- side " << side << ", round " << round << " (sweep " << spec.sweep_id << ")"
               << std::endl;
     const size_t before = kept.size();
-    RunPlan(spec, o, database, own_folder, tags, std::cout, tally, &kept);
+    RunPlan(spec, o, database, own_folder, tags, std::cout, tally, &kept, &kept_ids);
     for (size_t k = before; k < kept.size(); ++k) sides.push_back({side, round});
   }
   std::vector<analyzer::AbRun> runs;
@@ -543,12 +606,15 @@ void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& d
   store::SpoolBatch batch;
   batch.kind = store::SpoolBatch::Kind::kAb;
   batch.ab = record;
+  std::optional<int64_t> comparison_id;
   try {
     app::StoreOutcome outcome = database.Store({std::move(batch)});
     if (outcome.stored && !outcome.applied.empty()) {
-      std::cout << "\nstored A/B comparison " << outcome.applied.front().ab_comparison_id << " ("
+      comparison_id = outcome.applied.front().ab_comparison_id;
+      std::cout << "\nstored A/B comparison " << *comparison_id << " ("
                 << outcome.applied.front().ab_linked_runs << " runs linked)" << std::endl;
     } else {
+      tally->ab_spooled = true;
       std::cout << "\nA/B comparison spooled (database unavailable)" << std::endl;
     }
   } catch (const app::BatchRefused& e) {
@@ -557,7 +623,18 @@ void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& d
   }
   if (json) {
     aside.Restore();
-    std::cout << AbRecordToJson(record).dump(2) << std::endl;
+    // The verdict with where it is stored: the comparison's id (`runs ab`)
+    // and each run's (`runs show`, `diff`); null for what was spooled.
+    nlohmann::json doc = AbRecordToJson(record);
+    doc["comparison_id"] = comparison_id ? nlohmann::json(*comparison_id) : nlohmann::json();
+    doc["runs"] = nlohmann::json::array();
+    for (size_t k = 0; k < kept.size(); ++k) {
+      const std::optional<int64_t> id = k < kept_ids.size() ? kept_ids[k] : std::nullopt;
+      doc["runs"].push_back({{"run_id", id ? nlohmann::json(*id) : nlohmann::json()},
+                             {"side", std::string(1, sides[k].first)},
+                             {"round", sides[k].second}});
+    }
+    std::cout << doc.dump(2) << std::endl;
   } else {
     std::cout << "\n" << analyzer::AbVerdictText(record);
   }
@@ -575,6 +652,7 @@ void RunSweep(const SweepOptions& o) {
     std::cerr << "fabtrack sweep: --format json prints an A/B verdict; it needs --ab\n";
     throw CommandExit{kExitUsage};
   }
+  if (o.ab) CheckAbSetting(*o.ab);
   spec.node_counts = *counts;
   spec.ranks_per_node = o.ranks_per_node;
   spec.as_root = geteuid() == 0;
@@ -654,7 +732,13 @@ void RunSweep(const SweepOptions& o) {
   progress << "\nsweep " << spec.sweep_id << ": " << tally.stored << " of " << tally.planned
            << " runs stored";
   if (database.spooled() > 0) {
-    progress << ", " << database.spooled() << " spooled (database unavailable)";
+    // Batches: the runs', and with --ab the comparison's after them.
+    const int runs_spooled = database.spooled() - (tally.ab_spooled ? 1 : 0);
+    if (runs_spooled > 0) progress << ", " << runs_spooled << " spooled";
+    if (tally.ab_spooled) {
+      progress << (runs_spooled > 0 ? ", and " : "; ") << "the A/B comparison spooled";
+    }
+    progress << " (database unavailable)";
   }
   progress << std::endl;
   database.Finish();
@@ -669,7 +753,7 @@ void SetupSweep(CLI::App& app) {
       "sweep", "Run fabtrack-allreduce or nccl-tests over node counts and store the scaling curve");
   sweep->add_option("--nodes", o->nodes, "node counts: 1,2,4 or 1-4 or pow2:16 (default 1-2)");
   sweep->add_option("--ranks-per-node", o->ranks_per_node, "MPI ranks (GPUs) per node")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveCount());
   sweep->add_option("--hostfile", o->hostfile, "mpirun with the first k hosts of this hostfile");
   sweep->add_flag("--slurm", o->slurm, "srun -N k inside the current Slurm allocation");
   sweep->add_option("--mpirun", o->mpirun,
@@ -713,7 +797,7 @@ void SetupSweep(CLI::App& app) {
   sweep
       ->add_option("--ab-rounds", o->ab_rounds,
                    "A/B rounds, each running both sides (default 2: A B B A)")
-      ->check(CLI::Range(1, 50));
+      ->check(WholeNumber(1, 50));
   AddFormatOption(sweep, &o->format, {"text", "json"});
   AddDatabaseOptions(sweep, &o->database);
   sweep->callback([o] {

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "analyzer/topology/host_diff.h"
@@ -122,10 +123,8 @@ nlohmann::json ToJson(const FileVerdict& v) {
 }
 
 void PrintText(const FileVerdict& v) {
-  if (!v.unreadable.empty()) {
-    std::cout << v.file << ": cannot read: " << v.unreadable << "\n";
-    return;
-  }
+  // An unreadable file has its one line on stderr (RunTopologyCheck).
+  if (!v.unreadable.empty()) return;
   const NodeTopology& t = v.parsed.topology;
   std::cout << v.file;
   if (!v.parsed.host.empty()) std::cout << " [" << v.parsed.host << "]";
@@ -241,8 +240,14 @@ void RunTopologyIngest(const TopologyIngestOptions& o) {
   std::cout << (r.stored ? "stored" : "unchanged") << ": " << o.host << " in " << o.cluster << " ("
             << v.parsed.topology.gpus.size() << " GPU(s), " << v.parsed.topology.nics.size()
             << " NIC(s), " << v.parsed.format << ")\n";
-  std::cout << "fleet: " << r.hosts << " node(s) of " << o.cluster << ", " << r.fleet.size()
-            << " off the majority\n";
+  // Nodes, not findings: one node with four GPUs on the wrong rail is one
+  // node off the majority (its findings are listed below).
+  std::set<std::string> odd_nodes;
+  for (const TopologyFinding& f : r.fleet) odd_nodes.insert(f.host);
+  std::cout << "fleet: " << r.hosts << " node(s) of " << o.cluster << ", " << odd_nodes.size()
+            << " off the majority";
+  if (r.fleet.size() != odd_nodes.size()) std::cout << " (" << r.fleet.size() << " findings)";
+  std::cout << "\n";
   for (const TopologyFinding& f : r.fleet) {
     std::cout << "  " << SeverityLabel(f.severity) << " " << f.kind << ": " << f.message << "\n";
   }

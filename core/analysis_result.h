@@ -33,6 +33,9 @@ struct AnalysisResult {
   // Windows between two snapshots of a port that no run brackets (imported
   // dumps), ending in the judged span.
   int judged_port_windows = 0;
+  // Nodes whose stored wiring (`fabtrack topology ingest`) the fleet diff
+  // compared: judged on every analysis, runs or not.
+  int judged_topologies = 0;
   // The newest judged run's start (epoch seconds): its night is "tonight"
   // for the problems (analyzer/problems.h).
   std::optional<double> newest_judged_at;

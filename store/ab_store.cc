@@ -4,6 +4,7 @@
 
 #include "core/ab_comparison_json.h"
 #include "core/content_hash.h"
+#include "core/text.h"
 #include "store/copy_row.h"
 
 namespace fabtrack::store {
@@ -72,6 +73,37 @@ RecordWrite WriteAbComparison(pqxx::transaction_base& txn, const AbRecord& r) {
       result.id, r.cluster, r.ab_id);
   result.linked_runs = static_cast<int>(linked.size());
   return result;
+}
+
+std::vector<AbSummary> ListAbComparisons(pqxx::connection_base& connection,
+                                         const std::optional<std::string>& cluster, int limit) {
+  pqxx::read_transaction txn(connection);
+  pqxx::result rows = txn.exec_params(
+      "SELECT c.id, c.cluster, c.ab_id, to_char(c.compared_at AT TIME ZONE 'UTC', "
+      "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), c.setting, c.rounds, c.run_order, c.outcome, "
+      "(SELECT coalesce(string_agg(l.run_id::text, ',' ORDER BY l.round, l.side, l.run_id), '') "
+      " FROM ab_comparison_runs l WHERE l.comparison_id = c.id) "
+      "FROM ab_comparisons c WHERE ($1::text IS NULL OR c.cluster = $1) "
+      "ORDER BY c.compared_at DESC, c.id DESC LIMIT $2",
+      cluster, limit);
+  std::vector<AbSummary> out;
+  for (const pqxx::row& row : rows) {
+    AbSummary s;
+    s.id = row[0].as<int64_t>();
+    s.cluster = row[1].as<std::string>();
+    s.ab_id = row[2].as<std::string>();
+    s.compared_at = row[3].as<std::string>();
+    s.setting = row[4].as<std::string>();
+    s.rounds = row[5].as<int>();
+    s.order = row[6].as<std::string>();
+    s.outcome = row[7].as<std::string>();
+    const std::string ids = row[8].as<std::string>();
+    if (!ids.empty()) {
+      for (std::string_view id : Split(ids, ',')) s.run_ids.push_back(std::stoll(std::string(id)));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace fabtrack::store

@@ -152,11 +152,12 @@ void StoreRunSummaries(pqxx::connection_base& connection, const AnalysisInput& i
 std::vector<std::string> ClustersToAnalyze(pqxx::connection_base& connection) {
   pqxx::read_transaction txn(connection);
   std::vector<std::string> out;
-  // Clusters with runs, or with windows between imported snapshots (a site
-  // that only imports its dumps has no run).
+  // Clusters with runs, with windows between imported snapshots (a site
+  // that only imports its dumps has no run), or with nodes' wiring.
   for (const pqxx::row& row :
        txn.exec("SELECT cluster FROM runs UNION SELECT p.cluster FROM run_port_deltas d JOIN "
-                "ports p ON p.id = d.port_id WHERE d.run_id IS NULL ORDER BY 1")) {
+                "ports p ON p.id = d.port_id WHERE d.run_id IS NULL UNION SELECT cluster FROM "
+                "node_topologies ORDER BY 1")) {
     out.push_back(row[0].as<std::string>());
   }
   return out;

@@ -33,15 +33,21 @@ std::string RdmaEvidence(const InputIndex& input) {
                          *cluster.fabric == "mixed")) {
     return "cluster declared " + *cluster.fabric;
   }
+  // A run that sent over RDMA: its channels say so, or, without channel
+  // lines, a multi-node run's selected network. A single-node run selects a
+  // network too ("Using network IB") while every channel is P2P/SHM: that
+  // proves nothing about the fabric.
   for (const RunView& run : input.runs()) {
-    if (run.network && IsRdmaNetwork(*run.network)) {
-      return "run " + std::to_string(run.id) + " (" + run.started_at_iso + ") used NET/" +
-             *run.network;
-    }
+    bool net_channels = false;
     for (const std::string& t : run.transports) {
-      if (t == "NET/IB" || t == "NET/IBext" || t.rfind("NET/IB", 0) == 0) {
+      if (t.rfind("NET/IB", 0) == 0) {
         return "run " + std::to_string(run.id) + " (" + run.started_at_iso + ") used " + t;
       }
+      net_channels |= t.rfind("NET/", 0) == 0;
+    }
+    if (run.network && IsRdmaNetwork(*run.network) && MultiNode(run) && !net_channels) {
+      return "run " + std::to_string(run.id) + " (" + run.started_at_iso + ") used NET/" +
+             *run.network;
     }
   }
   for (const PortStateView& port : input.input().port_inventory) {

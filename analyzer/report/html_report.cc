@@ -56,7 +56,8 @@ std::string Fixed(double v, int digits = 2) {
   return buf;
 }
 
-std::string OptNum(const std::optional<double>& v) { return v ? Fixed(*v) : "–"; }
+// A finding's value or baseline: counts without decimals.
+std::string OptNum(const std::optional<double>& v) { return v ? FormatMeasure(*v) : "–"; }
 
 // Large-message band busbw of one run (sizes >= 64 MiB, else its largest).
 std::optional<double> LargeBusbw(const InputIndex& input, int64_t run_id) {

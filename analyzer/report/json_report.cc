@@ -69,12 +69,17 @@ nlohmann::json AnalysisJson(const AnalysisResult& result) {
   }
   nlohmann::json problems = nlohmann::json::array();
   for (const Problem& p : result.problems) problems.push_back(ProblemJson(p));
-  return {
-      {"cluster", result.cluster},           {"judged_runs", result.judged_runs},
-      {"judged_jobs", result.judged_jobs},   {"judged_port_windows", result.judged_port_windows},
-      {"exit_status", ExitStatusOf(result)}, {"verdict", VerdictLine(result.problems)},
-      {"detectors", result.detectors_run},   {"problems", std::move(problems)},
-      {"findings", std::move(findings)},     {"training", std::move(training)}};
+  return {{"cluster", result.cluster},
+          {"judged_runs", result.judged_runs},
+          {"judged_jobs", result.judged_jobs},
+          {"judged_port_windows", result.judged_port_windows},
+          {"judged_topologies", result.judged_topologies},
+          {"exit_status", ExitStatusOf(result)},
+          {"verdict", VerdictLine(result.problems)},
+          {"detectors", result.detectors_run},
+          {"problems", std::move(problems)},
+          {"findings", std::move(findings)},
+          {"training", std::move(training)}};
 }
 
 }  // namespace fabtrack::analyzer

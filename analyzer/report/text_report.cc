@@ -17,6 +17,9 @@ std::string TextReport(const AnalysisResult& result, const std::string& judged_f
       << (result.judged_port_windows ? "and " + std::to_string(result.judged_port_windows) +
                                            " port window(s) between snapshots "
                                      : "")
+      << (result.judged_topologies
+              ? "and the wiring of " + std::to_string(result.judged_topologies) + " node(s) "
+              : "")
       << "judged since " << judged_from_iso << ": " << by_severity[2] << " critical, "
       << by_severity[1] << " warning, " << by_severity[0] << " info\n";
   if (result.judged_runs == 0) out << "  (no run to judge in that window)\n";
@@ -41,13 +44,14 @@ std::string TextReport(const AnalysisResult& result, const std::string& judged_f
           << p.latest.run_started_at.value_or("?");
     }
     if (p.worst.run_id && p.worst.run_id != p.latest.run_id && p.worst.value) {
-      out << "; worst: run " << *p.worst.run_id << ", " << FormatFixed(*p.worst.value, 2) << " "
+      out << "; worst: run " << *p.worst.run_id << ", " << FormatMeasure(*p.worst.value) << " "
           << p.worst.unit.value_or("");
     }
     if (p.ack) out << "\n    acknowledged until " << p.ack->until << ": " << p.ack->note;
     out << "\n";
   }
-  if (result.problems.empty() && (result.judged_runs > 0 || result.judged_port_windows > 0)) {
+  if (result.problems.empty() &&
+      (result.judged_runs > 0 || result.judged_port_windows > 0 || result.judged_topologies > 0)) {
     out << "OK: nothing to report";
     if (by_severity[0]) out << " (" << by_severity[0] << " info note(s) in --format json)";
     out << "\n";

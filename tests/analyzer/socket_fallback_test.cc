@@ -64,6 +64,35 @@ TEST(SocketFallback, SocketNetworkWithoutChannelLinesCitesRdmaEvidence) {
   EXPECT_NE(findings[0].message.find("used NET/IB"), std::string::npos);
 }
 
+// A single-node run prints "Using network IB" while every channel is P2P:
+// it says nothing about the fabric and is not cited as RDMA evidence. A
+// multi-node run that selected IB (no channel lines) is.
+TEST(SocketFallback, ASingleNodeRunOverP2POnlyIsNotRdmaEvidence) {
+  InputBuilder b;
+  RunView& single = b.AddRun(0, 1);
+  single.network = "IB";
+  single.transports = {"P2P/IPC"};
+  RunView& run = b.AddRun(1, 2);
+  run.network = "Socket";
+  run.transports = {};
+  b.JudgeFrom(1);
+  auto findings = FindingsOf(b);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].message.find("RDMA expected"), std::string::npos) << findings[0].message;
+  EXPECT_NE(findings[0].message.find("nothing says this cluster has RDMA"), std::string::npos)
+      << findings[0].message;
+  EXPECT_FALSE(findings[0].evidence.contains("rdma_evidence")) << findings[0].evidence.dump();
+
+  RunView& multi = b.AddRun(0, 2, 60);  // selected IB, no channel lines kept
+  multi.transports = {};
+  const int64_t multi_id = multi.id;
+  findings = FindingsOf(b);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NE(findings[0].message.find("RDMA expected: run " + std::to_string(multi_id) + " "),
+            std::string::npos)
+      << findings[0].message;
+}
+
 // Issue 16: a cluster that has always run multi-node jobs over sockets was
 // never told (socket_fallback needed earlier RDMA evidence). The first run
 // is flagged, and the finding names the hosts.

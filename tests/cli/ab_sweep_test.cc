@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -78,6 +79,28 @@ TEST(AbSweep, StoresBothSidesWithTheSettingAndTheVerdict) {
 
   // The verdict row, its judgements, and the links to the four runs.
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM ab_comparisons"), "1");
+  // The document says where it is stored: the comparison's id and each
+  // run's, with its side and round.
+  EXPECT_EQ(doc["comparison_id"].dump(), db.Scalar("SELECT id FROM ab_comparisons")) << doc.dump();
+  ASSERT_EQ(doc["runs"].size(), 4u) << doc.dump();
+  std::string sides, rounds, ids;
+  for (const nlohmann::json& run : doc["runs"]) {
+    sides += run["side"].get<std::string>();
+    rounds += std::to_string(run["round"].get<int>());
+    ids += (ids.empty() ? "" : ",") + run["run_id"].dump();
+  }
+  EXPECT_EQ(sides, "ABBA");
+  EXPECT_EQ(rounds, "1122");
+  EXPECT_EQ(ids, db.Scalar("SELECT string_agg(id::text, ',' ORDER BY started_at, id) FROM runs"));
+  // `runs ab` lists the stored comparison with its runs.
+  CommandOutput listed = Fabtrack("runs ab --format json", db.conninfo(), spool);
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const nlohmann::json list = nlohmann::json::parse(listed.out);
+  ASSERT_EQ(list.size(), 1u) << listed.out;
+  EXPECT_EQ(list[0]["id"], doc["comparison_id"]);
+  EXPECT_EQ(list[0]["setting"], kSetting);
+  EXPECT_EQ(list[0]["outcome"], doc["outcome"]);
+  EXPECT_EQ(list[0]["run_ids"].size(), 4u) << listed.out;
   EXPECT_EQ(db.Scalar("SELECT setting || ' ' || run_order || ' ' || outcome || ' ' || "
                       "(ab_id = (SELECT min(tags->>'ab_id') FROM runs)) FROM ab_comparisons"),
             std::string(kSetting) + " ABBA " + doc["outcome"].get<std::string>() + " true");
@@ -129,6 +152,11 @@ TEST(AbSweep, DatabaseAwaySpoolsRunsAndVerdictAndTheReplayLinksThem) {
   other.Scalar("ALTER DATABASE " + db.name() + " ALLOW_CONNECTIONS true");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;  // an outage is waited out
   EXPECT_NE(r.out.find("A/B comparison spooled"), std::string::npos) << r.out;
+  // The summary counts runs as runs; the fifth batch is the comparison.
+  EXPECT_NE(r.out.find(": 0 of 4 runs stored, 4 spooled, and the A/B comparison spooled "
+                       "(database unavailable)"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("verdict: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("all_reduce, 2 nodes, busbw (large sizes): B/A "), std::string::npos)
       << r.out;
@@ -161,6 +189,39 @@ TEST(AbSweep, RefusesASettingThatIsNotOne) {
       Fabtrack("sweep --nodes 1 --cluster lab --format json " + std::string(kHarnessFlags),
                db.conninfo(), spool);
   EXPECT_EQ(json.exit_code, 2) << json.err;
+}
+
+// nccl-lib=DIR names a folder side B loads NCCL from: one that is not there,
+// holds no libnccl.so.2, or holds something that is not a shared library is
+// refused before any round runs (else side B quietly loads the default NCCL
+// and the verdict compares a library with itself), naming the path.
+TEST(AbSweep, RefusesAnNcclFolderSideBCouldNotLoad) {
+  TestDatabase db;
+  const std::string spool = SpoolFor(db);
+  const std::string empty = ::testing::TempDir() + "/ab_nccl_lib_empty";
+  const std::string fake = ::testing::TempDir() + "/ab_nccl_lib_fake";
+  std::filesystem::remove_all(empty);
+  std::filesystem::remove_all(fake);
+  std::filesystem::create_directories(empty);
+  std::filesystem::create_directories(fake);
+  std::ofstream(fake + "/libnccl.so.2") << "not a library\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/nonexistent/nccl/lib", "/nonexistent/nccl/lib: No such file or directory"},
+      {empty, empty + ": no libnccl.so.2 in this folder"},
+      {fake, fake + "/libnccl.so.2: not a shared library"},
+      {fake + "/libnccl.so.2", fake + "/libnccl.so.2: not a folder"}};
+  for (const auto& [dir, message] : cases) {
+    CommandOutput r = Fabtrack(
+        "sweep --nodes 1 --cluster lab --ab nccl-lib=" + dir + " " + std::string(kHarnessFlags),
+        db.conninfo(), spool);
+    EXPECT_EQ(r.exit_code, 2) << dir << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("fabtrack sweep: --ab nccl-lib=" + dir + ": " + message),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out.find("side A"), std::string::npos) << "a round ran: " << r.out;
+    EXPECT_EQ(r.out.find("sweep "), std::string::npos) << "the sweep started: " << r.out;
+  }
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "0");
 }
 
 }  // namespace

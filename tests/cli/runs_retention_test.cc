@@ -84,6 +84,62 @@ TEST(RunsRetention, CsvIsOneRowPerRunWithTheHeader) {
   EXPECT_EQ(rows, 3);
 }
 
+// JSON has the columns the table and CSV have: lat_small (the time of the
+// smallest non-zero size) too.
+TEST(RunsRetention, JsonHasTheSmallMessageLatency) {
+  TestDatabase db;
+  StoreThreeRuns(db);
+  CommandOutput r = Fabtrack("runs list --format json", db);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json runs = nlohmann::json::parse(r.out);
+  ASSERT_EQ(runs.size(), 3u);
+  const std::string expected = db.Scalar(
+      "SELECT oop_time_us FROM run_results WHERE run_id = (SELECT max(id) FROM runs) AND "
+      "size_bytes > 0 ORDER BY size_bytes, row_index LIMIT 1");
+  ASSERT_TRUE(runs[0].contains("lat_small_us")) << runs[0].dump();
+  EXPECT_DOUBLE_EQ(runs[0]["lat_small_us"].get<double>(), std::stod(expected)) << runs[0].dump();
+}
+
+// `runs ab` lists the stored `sweep --ab` comparisons, newest first, with
+// the runs of both sides (tests/cli/ab_sweep_test.cc makes real ones).
+TEST(RunsRetention, AbListsTheStoredComparisons) {
+  TestDatabase db;
+  StoreThreeRuns(db);
+  CommandOutput none = Fabtrack("runs ab", db);
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("(no A/B comparisons"), std::string::npos) << none.out;
+  db.Scalar(
+      "INSERT INTO ab_comparisons (cluster, ab_id, compared_at, setting, rounds, run_order, "
+      "outcome, content_hash) VALUES ('lab', 'ab-old', now() - interval '2 days', "
+      "'NCCL_ALGO=Ring', 1, 'AB', 'inconclusive', 'h1'), ('lab', 'ab-new', now(), "
+      "'nccl-lib=/opt/nccl-2.23.4/lib', 2, 'ABBA', 'b_faster', 'h2') RETURNING 1");
+  db.Scalar(
+      "INSERT INTO ab_comparison_runs (comparison_id, run_id, side, round) SELECT c.id, r.id, "
+      "CASE WHEN r.id % 2 = 0 THEN 'A' ELSE 'B' END, 1 FROM ab_comparisons c, runs r "
+      "WHERE c.ab_id = 'ab-new' AND r.cluster = 'lab' RETURNING 1");
+  CommandOutput r = Fabtrack("runs ab --format json", db);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json list = nlohmann::json::parse(r.out);
+  ASSERT_EQ(list.size(), 2u) << r.out;
+  EXPECT_EQ(list[0]["ab_id"], "ab-new");
+  EXPECT_EQ(list[0]["setting"], "nccl-lib=/opt/nccl-2.23.4/lib");
+  EXPECT_EQ(list[0]["outcome"], "b_faster");
+  EXPECT_EQ(list[0]["order"], "ABBA");
+  EXPECT_EQ(list[0]["run_ids"].size(), 2u) << r.out;
+  EXPECT_EQ(list[1]["ab_id"], "ab-old");
+  EXPECT_TRUE(list[1]["run_ids"].empty());
+
+  CommandOutput table = Fabtrack("runs ab --limit 1", db);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.rfind("id  compared_at", 0), 0u) << table.out;
+  EXPECT_NE(table.out.find("nccl-lib=/opt/nccl-2.23.4/lib  ABBA   b_faster"), std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.out.find("ab-old"), std::string::npos) << table.out;
+  CommandOutput csv = Fabtrack("runs ab --format csv --cluster elsewhere", db);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out, "id,compared_at,cluster,setting,order,outcome,runs,ab_id\r\n");
+}
+
 TEST(RunsRetention, DeleteRemovesTheRunAndWhatHangsOffIt) {
   TestDatabase db;
   StoreThreeRuns(db);

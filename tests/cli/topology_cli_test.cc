@@ -192,6 +192,24 @@ TEST(TopologyIngestCli, TheNodeNamedByHostFromAFileOfSeveral) {
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
 }
 
+// A file that cannot be read is said once, on stderr, with the OS's reason;
+// the other files are still checked.
+TEST(TopologyCli, AnUnreadableFileIsReportedOnce) {
+  CommandOutput r = Check("/nonexistent/topo.xml " + Node("nccl_xml_rail8.xml"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  const std::string both = r.out + r.err;
+  size_t said = 0;
+  for (size_t at = both.find("/nonexistent/topo.xml"); at != std::string::npos;
+       at = both.find("/nonexistent/topo.xml", at + 1)) {
+    ++said;
+  }
+  EXPECT_EQ(said, 1u) << r.out << r.err;
+  EXPECT_NE(r.err.find("cannot read /nonexistent/topo.xml: No such file or directory"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("nccl_xml_rail8.xml (nccl_xml): 8 GPU(s)"), std::string::npos) << r.out;
+}
+
 // This node's PCIe tree (the fake /sys trees of `check node`) through the
 // same model and rail check.
 TEST(TopologyCli, SysfsTreeOfTheNode) {
@@ -226,7 +244,10 @@ TEST(TopologyIngestCli, FleetDiffNamesTheOddNodeAndOnlyIt) {
   }
   EXPECT_NE(r.out.find("stored: node8 in lab (8 GPU(s), 8 NIC(s), nccl_xml)"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("fleet: 8 node(s) of lab, 4 off the majority"), std::string::npos) << r.out;
+  // One node off the majority, whatever the number of its GPUs on another rail.
+  EXPECT_NE(r.out.find("fleet: 8 node(s) of lab, 1 off the majority (4 findings)\n"),
+            std::string::npos)
+      << r.out;
   for (int g = 4; g < 8; ++g) {
     const std::string gpu = "GPU" + std::to_string(g), nic = "mlx5_" + std::to_string(g);
     EXPECT_NE(r.out.find("CRITICAL topology_odd_node: node5: " + gpu + " -> " + nic +
@@ -251,6 +272,44 @@ TEST(TopologyIngestCli, FleetDiffNamesTheOddNodeAndOnlyIt) {
                                     Node("nccl_xml_rail8.xml") + " --host node5" + db_flag);
   EXPECT_NE(r.out.find("fleet: 8 node(s) of lab, 0 off the majority"), std::string::npos) << r.out;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM node_topologies"), "9");
+}
+
+// A cluster whose only data is its nodes' wiring is analyzed: the fleet
+// diff reaches the report as topology_odd_node (not "nothing to judge"),
+// with or without --cluster.
+TEST(TopologyIngestCli, AnalysisOfAClusterWithOnlyTopologiesJudgesTheWiring) {
+  TestDatabase db;
+  for (int i = 1; i <= 4; ++i) {
+    const std::string file = i == 3 ? "nccl_xml_nic_sys.xml" : "nccl_xml_rail8.xml";
+    CommandOutput r = fabtrack::testing::RunCommand(
+        std::string(FABTRACK_CLI) + " topology ingest " + Node(file) + " --host node" +
+        std::to_string(i) + " --cluster wired --db '" + db.conninfo() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+  for (const std::string cluster : {" --cluster wired", ""}) {
+    CommandOutput r =
+        fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " analyze" + cluster +
+                                      " --format json --db '" + db.conninfo() + "'");
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;  // node3's SYS paths are critical
+    ASSERT_FALSE(r.out.empty()) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["judged_runs"], 0);
+    EXPECT_EQ(j["judged_topologies"], 4);
+    int odd = 0;
+    for (const nlohmann::json& f : j["findings"]) {
+      if (f["kind"] != "topology_odd_node") continue;
+      ++odd;
+      EXPECT_EQ(f["host"], "node3") << f.dump();
+    }
+    EXPECT_EQ(odd, 4) << r.out;
+  }
+  CommandOutput text = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) +
+                                                     " analyze --cluster wired --no-store --db '" +
+                                                     db.conninfo() + "'");
+  EXPECT_EQ(text.exit_code, 2) << text.out << text.err;
+  EXPECT_NE(text.out.find("0 run(s) and the wiring of 4 node(s) judged"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("topology_odd_node  node3 GPU4"), std::string::npos) << text.out;
 }
 
 TEST(TopologyIngestCli, AnIncompleteFileStoresNothing) {

@@ -10,9 +10,14 @@
    it must have; or listed below with the reason it cannot run on a machine
    without GPUs, HCAs, Slurm or a Pushgateway. A new command in the README
    that is in neither list fails the test, so docs get checked as they grow.
+3. The README's JSON example of a command's output has the shape the command
+   prints (DOCUMENTED_JSON): the same top-level kind (an array, not one
+   object per file), the same keys in its objects, down the first element of
+   every list.
 
 Usage: readme_test.py REPO_ROOT FABTRACK_BINARY
 """
+import json
 import os
 import re
 import shlex
@@ -58,6 +63,15 @@ CANNOT_RUN_HERE = {
     "scripts/fuzz.sh": "a clang build and minutes of fuzzing",
     "clang-format -i": "rewrites the sources",
 }
+
+# README headings whose first ```json block after them documents what a
+# command run here prints: (heading, fabtrack arguments, keys printed only
+# sometimes, so either side may lack them).
+DOCUMENTED_JSON = [
+    ("### `fabtrack parse ",
+     ["parse", "--format", "json", "tests/fixtures/cli/allreduce_2node_ib.txt"],
+     {"dropped"}),
+]
 
 failures = []
 
@@ -153,6 +167,51 @@ def check_options(fabtrack, where, text):
                 fail("%s: `fabtrack %s` has no option %s" % (where, " ".join(sub[:n]), option))
 
 
+def kind(value):
+    return "an array" if isinstance(value, list) else "an object" if isinstance(value, dict) else "a value"
+
+
+def shape_differences(documented, printed, path, optional):
+    """Where the README's example and the printed JSON differ in shape."""
+    if documented is None or printed is None:
+        return []
+    if kind(documented) != kind(printed):
+        return ["%s: the README shows %s, the command prints %s" %
+                (path, kind(documented), kind(printed))]
+    problems = []
+    if isinstance(documented, dict):
+        for key in sorted(set(documented) - set(printed) - optional):
+            problems.append("%s.%s: in the README's example, not printed" % (path, key))
+        for key in sorted(set(printed) - set(documented) - optional):
+            problems.append("%s.%s: printed, not in the README's example" % (path, key))
+        for key in sorted(set(documented) & set(printed)):
+            problems += shape_differences(documented[key], printed[key], path + "." + key, optional)
+    elif isinstance(documented, list) and documented and printed:
+        problems += shape_differences(documented[0], printed[0], path + "[0]", optional)
+    return problems
+
+
+def check_documented_json(root, fabtrack, readme, env):
+    for heading, args, optional in DOCUMENTED_JSON:
+        at = readme.find(heading)
+        start = readme.find("```json\n", at)
+        if at < 0 or start < 0:
+            fail("README.md: no ```json example after %r" % heading)
+            continue
+        start += len("```json\n")
+        number = readme.count("\n", 0, start) + 1
+        documented = json.loads(readme[start:readme.index("```", start)])
+        r = subprocess.run([fabtrack] + args, cwd=root, env=env, capture_output=True, text=True)
+        try:
+            printed = json.loads(r.stdout)
+        except ValueError as e:
+            fail("README.md:%d: `fabtrack %s` printed no JSON (%s): %s" %
+                 (number, " ".join(args), e, r.stderr[-500:]))
+            continue
+        for problem in shape_differences(documented, printed, "$", optional):
+            fail("README.md:%d: `fabtrack %s`: %s" % (number, " ".join(args), problem))
+
+
 def main():
     root, fabtrack = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     readme = open(os.path.join(root, "README.md")).read()
@@ -178,6 +237,9 @@ def main():
     commands = shell_blocks(readme)
     for number, command in commands:
         check_options(fabtrack, "README.md:%d" % number, without_comment(command))
+
+    # 3. Documented output shapes (no database needed).
+    check_documented_json(root, fabtrack, readme, env)
 
     # 2. Each shell-block line run here or excused.
     ran = 0

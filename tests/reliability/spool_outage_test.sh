@@ -74,7 +74,7 @@ for f in "$inputs"/*.txt; do
   "$fabtrack" ingest --db "$db" "$f" --cluster lab --at $at >"$work/ingest.$n.log" 2>&1 ||
     { cat "$work/ingest.$n.log"; fail "ingest of $f exited non-zero during the outage"; }
 done
-grep -q "spooled to" "$work/ingest.6.log" || fail "the 6th file was not spooled: $(cat "$work/ingest.6.log")"
+grep -q "batch(es) spooled in" "$work/ingest.6.log" || fail "the 6th file was not spooled: $(cat "$work/ingest.6.log")"
 "$fabtrack" ingest --db "$db" "$inputs/t01_allreduce_2018_header_error_column.txt" --cluster logs \
   --at $at --nccl-log "$log" >/dev/null 2>&1 || fail "ingest with --nccl-log during the outage"
 "$fabtrack" counters snapshot --db "$db" --cluster lab --sysfs "$tree" >/dev/null 2>&1 ||
@@ -107,7 +107,7 @@ done
 ((copy_seen)) || fail "the large ingest's COPY did not start within 10 minutes"
 kill_server
 wait $pid || { cat "$work/big.log"; fail "large ingest exited non-zero after losing the database"; }
-grep -q "spooled to" "$work/big.log" || { cat "$work/big.log"; fail "large ingest was not spooled"; }
+grep -q "batch(es) spooled in" "$work/big.log" || { cat "$work/big.log"; fail "large ingest was not spooled"; }
 
 echo "--- outage in the middle of a sweep (after its first run)"
 restart_server
