@@ -230,9 +230,13 @@ void RunAnalyze(const AnalyzeOptions& o) {
   }
   const analyzer::InputIndex& index = *index_storage;
   timer.Mark("detect");
-  // Problems again, with the silences of `fabtrack ack` in force now.
+  // Problems again, with the silences of `fabtrack ack` in force now and the
+  // stored history: a problem seen on earlier nights is ongoing, from its
+  // first night, whatever window was judged (and so say the JSON, the
+  // textfile and the alerts that read it).
   try {
-    result.problems = analyzer::FoldProblems(result, session->Acks(cluster), UtcNowIso());
+    result.problems = analyzer::FoldProblems(result, session->Acks(cluster), UtcNowIso(),
+                                             session->History(cluster));
   } catch (const app::AnalysisUnavailable& e) {
     CannotAnalyze(e.what());
   }
