@@ -153,14 +153,6 @@ void RunAnalyze(const AnalyzeOptions& o) {
     return;
   }
   const analyzer::AnalyzerConfig config = LoadConfig(o.config);
-  // Checked before any database work: PostgreSQL's own words for a bad
-  // timestamp name neither the flag nor the forms it takes.
-  if (o.since && !ParseIsoSeconds(*o.since)) {
-    std::cerr << "fabtrack analyze: --since " << *o.since
-              << ": not a time; use RFC 3339, e.g. 2026-12-01T02:00:00Z or "
-                 "2026-12-01T03:00:00+01:00\n";
-    throw CommandExit{kCouldNotAnalyze};
-  }
   std::optional<PushPlan> push = PlanPush(o);
   PhaseTimer timer(o.timing);
 
@@ -337,9 +329,16 @@ void SetupAnalyze(CLI::App& app) {
       "Judge the newest night against the history; exit 0 ok, 1 warning, 2 critical, 3 could "
       "not analyze or an output (report, textfile, Pushgateway) failed");
   analyze->add_option("--cluster", o->cluster, "cluster to analyze (default: the only one)");
-  analyze->add_option("--since", o->since,
-                      "judge runs started at or after this ISO 8601 time (default: the newest "
-                      "night, from 12:00 UTC before the newest run)");
+  // Checked before any database work: PostgreSQL's own words for a bad
+  // timestamp name neither the flag nor the forms it takes; a --since ahead
+  // of the clock would judge nothing.
+  OperatorTimeRules since;
+  since.refuse_far_future = true;
+  analyze
+      ->add_option("--since", o->since,
+                   "judge runs started at or after this time (RFC 3339 or a date; default: the "
+                   "newest night, from 12:00 UTC before the newest run)")
+      ->transform(OperatorTimeValue(since));
   AddFormatOption(analyze, &o->format, {"text", "json", "html"});
   analyze->add_option("--out", o->out, "write the report to FILE (atomically) instead of stdout");
   analyze->add_option("--config", o->config,

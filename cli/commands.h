@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/clock.h"
 #include "core/exit_code.h"
 
 namespace fabtrack {
@@ -27,6 +28,14 @@ void SetPassthroughArgs(std::vector<std::string> args);
 // or html". One declaration for every command that prints more than one way.
 CLI::Option* AddFormatOption(CLI::App* app, std::string* format,
                              const std::vector<std::string>& choices);
+
+// The check of an option that takes a time (--at, --since, --until), as a
+// transform: core/clock.h's ParseOperatorTime while the command line is
+// parsed, before anything runs; the value becomes its RFC 3339 UTC form, and
+// a bad one is a usage error naming the option and the value. `allow_future`
+// (the command's --allow-future flag) lifts rules.refuse_far_future.
+CLI::Validator OperatorTimeValue(OperatorTimeRules rules,
+                                 const CLI::Option* allow_future = nullptr);
 
 // `--hw-counters all|none|NAME[,NAME...]` (default all): which driver
 // hw_counters/ files a command that reads the ports reads. A malformed value
