@@ -47,7 +47,7 @@ void SetupAck(CLI::App& app) {
       "ack", "Silence a known problem until a date (it stays listed, acknowledged)");
   ack->add_option("problem", o->problem, "the problem's id, as `fabtrack analyze` prints it")
       ->required();
-  ack->add_option("--cluster", o->cluster, "cluster name")->required();
+  ack->add_option("--cluster", o->cluster, "cluster name")->check(NameValue())->required();
   OperatorTimeRules until;
   until.refuse_past = true;
   ack->add_option("--until", o->until, "silenced until (2026-12-31 or RFC 3339)")

@@ -328,7 +328,8 @@ void SetupAnalyze(CLI::App& app) {
       "analyze",
       "Judge the newest night against the history; exit 0 ok, 1 warning, 2 critical, 3 could "
       "not analyze or an output (report, textfile, Pushgateway) failed");
-  analyze->add_option("--cluster", o->cluster, "cluster to analyze (default: the only one)");
+  analyze->add_option("--cluster", o->cluster, "cluster to analyze (default: the only one)")
+      ->check(NameValue());
   // Checked before any database work: PostgreSQL's own words for a bad
   // timestamp name neither the flag nor the forms it takes; a --since ahead
   // of the clock would judge nothing.

@@ -37,6 +37,12 @@ CLI::Option* AddFormatOption(CLI::App* app, std::string* format,
 CLI::Validator OperatorTimeValue(OperatorTimeRules rules,
                                  const CLI::Option* allow_future = nullptr);
 
+// The check of an option that takes a name (--cluster, --host, --job...):
+// an empty or blank one, or one with spaces around it, is a usage error
+// naming the option while the command line is parsed (never a row without a
+// name, nor the database's check-constraint error).
+CLI::Validator NameValue();
+
 // `--hw-counters all|none|NAME[,NAME...]` (default all): which driver
 // hw_counters/ files a command that reads the ports reads. A malformed value
 // is a usage error naming the option.

@@ -119,9 +119,11 @@ void SetupImport(CLI::App& app) {
       "sysfs files) as port samples");
   cmd->add_option("files", o->paths, "dump files (format recognised from the text)")->required();
   cmd->add_option("--host", o->host,
-                  "the host they describe (default: file name up to its first dot)");
+                  "the host they describe (default: file name up to its first dot)")
+      ->check(NameValue());
   cmd->add_option("--cluster", o->cluster,
-                  "store into this cluster (without it: print the samples as JSON)");
+                  "store into this cluster (without it: print the samples as JSON)")
+      ->check(NameValue());
   CLI::Option* allow_future = cmd->add_flag("--allow-future", o->allow_future,
                                             "take an --at more than a day ahead of this clock");
   OperatorTimeRules when_taken;
@@ -129,13 +131,15 @@ void SetupImport(CLI::App& app) {
   cmd->add_option("--at", o->at, "when they were taken, RFC 3339 (default: each file's mtime)")
       ->transform(OperatorTimeValue(when_taken, allow_future));
   cmd->add_option("--device", o->device,
-                  "the HCA of a perfquery dump (perfquery prints only LIDs) or an ethtool -S dump");
+                  "the HCA of a perfquery dump (perfquery prints only LIDs) or an ethtool -S dump")
+      ->check(NameValue());
   cmd->add_option("--port", o->port, "the HCA port of an ethtool -S dump (default 1)")
       ->check(CLI::PositiveNumber)
       ->needs("--device");
   cmd->add_option("--netdev", o->netdev,
                   "the interface of an ethtool -S dump (default: from the file name, "
-                  "HOST.NETDEV.ethtool)");
+                  "HOST.NETDEV.ethtool)")
+      ->check(NameValue());
   cmd->add_option("--netdev-map", o->netdev_map,
                   "ibdev2netdev output: which HCA port each interface belongs to");
   AddDatabaseOptions(cmd, &o->database);

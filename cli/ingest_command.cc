@@ -231,7 +231,7 @@ void SetupIngest(CLI::App& app) {
   CLI::App* ingest =
       app.add_subcommand("ingest", "Parse nccl-tests outputs and NCCL logs and store them as runs");
   ingest->add_option("paths", o->paths, "files or directories")->required();
-  ingest->add_option("--cluster", o->cluster, "cluster name")->required();
+  ingest->add_option("--cluster", o->cluster, "cluster name")->check(NameValue())->required();
   CLI::Option* allow_future = ingest->add_flag("--allow-future", o->allow_future,
                                                "take an --at more than a day ahead of this clock");
   OperatorTimeRules when_it_happened;

@@ -280,8 +280,10 @@ void SetupLocate(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   AddFormatOption(cmd, &o->format, {"text", "json"});
   cmd->add_option("--cluster", o->cluster,
-                  "store the verdict for this cluster (spooled when the database is away)");
-  cmd->add_option("--sweep-id", o->sweep_id, "link the verdict to this sweep's runs");
+                  "store the verdict for this cluster (spooled when the database is away)")
+      ->check(NameValue());
+  cmd->add_option("--sweep-id", o->sweep_id, "link the verdict to this sweep's runs")
+      ->check(NameValue());
   cmd->add_option("--run-id", o->run_ids, "link the verdict to this run (repeatable)");
   OperatorTimeRules since;
   since.refuse_far_future = true;

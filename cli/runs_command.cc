@@ -218,7 +218,7 @@ void SetupRuns(CLI::App& app) {
   runs->require_subcommand(1);
   CLI::App* list = runs->add_subcommand(
       "list", "List the newest runs (peak busbw in GB/s, latency of the smallest size in us)");
-  list->add_option("--cluster", o->cluster, "only this cluster");
+  list->add_option("--cluster", o->cluster, "only this cluster")->check(NameValue());
   list->add_option("--limit", o->limit, "at most this many runs")->check(CLI::PositiveNumber);
   AddFormatOption(list, &o->format, {"table", "json", "csv"});
   AddDatabaseOptions(list, &o->database);

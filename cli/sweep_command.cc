@@ -675,7 +675,7 @@ void SetupSweep(CLI::App& app) {
   sweep->add_option("--mpirun", o->mpirun,
                     "launcher prefix before -np, e.g. \"scripts/netns-fabric.sh mpirun --\"");
   sweep->add_option("--allreduce", o->allreduce, "path of fabtrack-allreduce");
-  sweep->add_option("--cluster", o->cluster, "cluster name")->required();
+  sweep->add_option("--cluster", o->cluster, "cluster name")->check(NameValue())->required();
   sweep->add_option("--output-dir", o->output_dir,
                     "where result files go (shared with the first node; default a temp dir)");
   sweep->add_option("--tag", o->tags, "free tag key=value (repeatable)");

@@ -75,5 +75,32 @@ TEST(TypedInputCli, ARunTimeFarInTheFutureNeedsAllowFuture) {
             "2030-01-01 02:00");
 }
 
+// A name is never empty: refused with the option named, before the
+// database's check constraint could answer in its own words.
+TEST(TypedInputCli, EmptyNamesAreUsageErrors) {
+  TestDatabase db;
+  const std::string node = std::string(FABTRACK_FIXTURE_DIR) + "/topology/node/nccl_xml_rail8.xml";
+  CommandOutput r = Fabtrack("topology ingest " + node + " --host '' --cluster lab", db);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "--host: '' is empty: give a name")) << r.err;
+  r = Fabtrack("topology ingest " + node + " --host n1 --cluster ''", db);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "--cluster: '' is empty: give a name")) << r.err;
+  EXPECT_FALSE(Has(r.err, "constraint")) << r.err;
+  EXPECT_FALSE(Has(r.err, "DETAIL")) << r.err;
+  r = Fabtrack("ingest --cluster ' ' " + kRun, db);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "--cluster: ' ' is empty")) << r.err;
+  r = Fabtrack("ingest --cluster ' lab' " + kRun, db);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "--cluster: ' lab' has a space at its start or end")) << r.err;
+  r = Fabtrack("import --cluster lab --host '' " + kRun, db);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = Fabtrack("runs list --cluster ''", db);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM clusters"), "0");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "0");
+}
+
 }  // namespace
 }  // namespace fabtrack
