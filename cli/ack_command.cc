@@ -48,9 +48,14 @@ void SetupAck(CLI::App& app) {
   ack->add_option("problem", o->problem, "the problem's id, as `fabtrack analyze` prints it")
       ->required();
   ack->add_option("--cluster", o->cluster, "cluster name")->check(NameValue())->required();
+  // A date is the whole of that day: `--until 2026-12-31` silences through
+  // the 31st (until 2026-12-31T23:59:59Z).
   OperatorTimeRules until;
+  until.date_means_end_of_day = true;
   until.refuse_past = true;
-  ack->add_option("--until", o->until, "silenced until (2026-12-31 or RFC 3339)")
+  ack->add_option("--until", o->until,
+                  "silenced until this time (RFC 3339), or through this date (2026-12-31: to its "
+                  "end, 23:59:59 UTC)")
       ->required()
       ->transform(OperatorTimeValue(until));
   ack->add_option("--note", o->note, "why: a ticket, an RMA, who is on it")->required();

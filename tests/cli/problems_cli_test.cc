@@ -66,7 +66,7 @@ TEST(ProblemsCli, AckSilencesAProblemUntilItsDate) {
     found = true;
     EXPECT_EQ(p["state"], "acknowledged");
     EXPECT_EQ(p["ack"]["note"], "RMA 4411, cable ordered");
-    EXPECT_EQ(p["ack"]["until"], "2099-01-01T00:00:00Z");
+    EXPECT_EQ(p["ack"]["until"], "2099-01-01T23:59:59Z");  // through that day
   }
   EXPECT_TRUE(found);
   // The night has a second critical problem (the run failed): still 2 until

@@ -2,7 +2,11 @@
 // runs, with a one-line message naming the option and the value: times,
 // connection strings, names. The real fabtrack binary against PostgreSQL.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/support/fabtrack_cli.h"
@@ -75,6 +79,25 @@ TEST(TypedInputCli, ARunTimeFarInTheFutureNeedsAllowFuture) {
             "2030-01-01 02:00");
 }
 
+TEST(TypedInputCli, AckUntilADateSilencesThroughTheEndOfThatDay) {
+  TestDatabase db;
+  ASSERT_EQ(
+      Fabtrack("ingest --cluster lab --at 2026-12-03T02:00:00Z " +
+                   std::string(FABTRACK_FIXTURE_DIR) + "/cli/allreduce_2node_ib_retry_exceeded.txt",
+               db)
+          .exit_code,
+      0);
+  CommandOutput r = Fabtrack("analyze --cluster lab --since 2026-12-03 --format json", db);
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  const std::string id = db.Scalar("SELECT fingerprint FROM findings ORDER BY id LIMIT 1");
+  r = Fabtrack("ack " + id + " --cluster lab --until 2099-12-31 --note 'RMA 4411'", db);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "acknowledged until 2099-12-31T23:59:59Z")) << r.out;
+  EXPECT_EQ(db.Scalar("SELECT to_char(until AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "
+                      "FROM problem_acks"),
+            "2099-12-31 23:59:59");
+}
+
 // A name is never empty: refused with the option named, before the
 // database's check constraint could answer in its own words.
 TEST(TypedInputCli, EmptyNamesAreUsageErrors) {
@@ -100,6 +123,53 @@ TEST(TypedInputCli, EmptyNamesAreUsageErrors) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM clusters"), "0");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "0");
+}
+
+// A launcher that only notes it was started: a sweep that gets this far
+// has started ranks.
+std::string FakeLauncher(const std::string& marker) {
+  const std::string path = ::testing::TempDir() + "/fake_mpirun_" + std::to_string(getpid());
+  {
+    std::ofstream out(path);
+    out << "#!/bin/sh\ntouch " << marker << "\nexit 0\n";
+  }
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+// Benchmark flags and --ab are checked before the sweep prints its header or
+// the launcher starts a rank.
+TEST(TypedInputCli, BadSweepFlagsAreRefusedBeforeAnyRankStarts) {
+  TestDatabase db;
+  const std::string marker = ::testing::TempDir() + "/launched_" + std::to_string(getpid());
+  std::remove(marker.c_str());
+  const std::string sweep =
+      "sweep --nodes 1 --cluster lab --ports off --allreduce /bin/true "
+      "--mpirun " +
+      FakeLauncher(marker);
+  CommandOutput r = Fabtrack(sweep + " --ab NOEQUALS", db);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "--ab NOEQUALS: ")) << r.err;
+  EXPECT_EQ(r.out, "");  // no sweep header
+  EXPECT_FALSE(std::filesystem::exists(marker));
+
+  // fabtrack-allreduce's flags after "--": its own parser, here.
+  r = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " " + sweep + " --db '" +
+                                    db.conninfo() + "' -- -b 8Q");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "fabtrack-allreduce flags after --: -b 8Q: not a size")) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  r = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " " + sweep + " --db '" +
+                                    db.conninfo() + "' -- -e 4K -b 8K --bogus");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(marker));
+
+  // Good flags do reach the launcher.
+  r = fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " " + sweep + " --db '" +
+                                    db.conninfo() + "' -- -b 8 -e 1K -f 2");
+  EXPECT_TRUE(std::filesystem::exists(marker)) << r.out << r.err;
+  std::remove(marker.c_str());
 }
 
 }  // namespace
