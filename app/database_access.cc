@@ -75,6 +75,10 @@ std::unique_ptr<pqxx::connection> OpenDatabaseOrSpool(const DatabaseOptions& opt
   std::unique_ptr<pqxx::connection> connection;
   try {
     connection = store::OpenDatabase(options, policy, err);
+  } catch (const store::UnparsableConninfo& e) {
+    // A typo (FABTRACK_DB; --db is checked with the flags): nothing to spool for.
+    err << "fabtrack: " << e.what() << "\n";
+    throw CommandExit{kExitUsage};
   } catch (const store::DatabaseUnavailable& e) {
     err << "fabtrack: " << e.what() << "\n";
     NoteFailure(e.what(), e.kind());

@@ -153,4 +153,31 @@ std::string CheckHarnessArgs(const std::vector<std::string>& args, bool nccl_com
   return error == "help" ? "" : error;
 }
 
+std::string RecordedCommandLine(int argc, const char* const* argv) {
+  std::string out;
+  bool conninfo_next = false;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    // A conninfo may carry a password, or a misspelt one: never recorded.
+    if (conninfo_next) {
+      a = "***";
+    } else if (a.rfind("--db=", 0) == 0) {
+      a = "--db=***";
+    }
+    conninfo_next = a == "--db";
+    bool plain = !a.empty() && a.find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                   "-_./=:,+@%") == std::string::npos;
+    if (!out.empty()) out += ' ';
+    if (plain) {
+      out += a;
+    } else {
+      out += '\'';
+      for (char c : a) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+      out += '\'';
+    }
+  }
+  return out;
+}
+
 }  // namespace fabtrack::harness

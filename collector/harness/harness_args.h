@@ -25,4 +25,8 @@ std::string ParseHarnessArgs(int argc, const char* const* argv, HarnessOptions* 
 // as the harness will check them: "" when fine (or only -h), else the error.
 std::string CheckHarnessArgs(const std::vector<std::string>& args, bool nccl_compiled);
 
+// argv joined into one shell-quoted line, as a run records it; the value of
+// --db is written *** (a conninfo may carry a password).
+std::string RecordedCommandLine(int argc, const char* const* argv);
+
 }  // namespace fabtrack::harness

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -96,6 +97,62 @@ TEST(TypedInputCli, AckUntilADateSilencesThroughTheEndOfThatDay) {
   EXPECT_EQ(db.Scalar("SELECT to_char(until AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "
                       "FROM problem_acks"),
             "2099-12-31 23:59:59");
+}
+
+// Files under the test's spool directory (FABTRACK_SPOOL_DIR, set by ctest).
+int SpooledFiles() {
+  const char* dir = std::getenv("FABTRACK_SPOOL_DIR");
+  if (dir == nullptr || !std::filesystem::exists(dir)) return 0;
+  int n = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    n += entry.is_regular_file();
+  }
+  return n;
+}
+
+CommandOutput FabtrackWithDb(const std::string& args, const std::string& conninfo) {
+  return fabtrack::testing::RunCommand(std::string(FABTRACK_CLI) + " " + args + " --db '" +
+                                       conninfo + "'");
+}
+
+// A typo in --db is the operator's to fix: refused by libpq's own parser
+// before any connection attempt, nothing spooled under a target nobody can
+// name again.
+TEST(TypedInputCli, AConninfoLibpqCannotParseIsAUsageErrorAndNothingIsSpooled) {
+  const int spooled_before = SpooledFiles();
+  CommandOutput r = FabtrackWithDb("ingest --cluster lab " + kRun, "hostt=/run/x dbname=fabtrack");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err,
+                  "--db: hostt=*** dbname=fabtrack: libpq cannot parse it: invalid "
+                  "connection option \"hostt\""))
+      << r.err;
+  EXPECT_FALSE(Has(r.err, "spooled")) << r.err;
+  EXPECT_EQ(SpooledFiles(), spooled_before);
+  // The same from FABTRACK_DB, which no flag parser sees.
+  r = fabtrack::testing::RunCommand("FABTRACK_DB='hostt=/run/x dbname=fabtrack' " +
+                                    std::string(FABTRACK_CLI) + " ingest --cluster lab " + kRun);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "FABTRACK_DB hostt=*** dbname=fabtrack: libpq cannot parse it")) << r.err;
+  EXPECT_EQ(SpooledFiles(), spooled_before);
+  r = FabtrackWithDb("runs list", "postgresql://db/fabtrack?hostt=x");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+// A misspelt password keyword is still a password: never echoed.
+TEST(TypedInputCli, AMisspeltPasswordKeywordIsNeverPrinted) {
+  for (const std::string& conninfo : {std::string("host=/run/x passwrd=hunter2 dbname=fabtrack"),
+                                      std::string("host=/run/x dbname=fabtrack pasword = hunter2"),
+                                      std::string("postgresql://w@db/fabtrack?passwrd=hunter2")}) {
+    SCOPED_TRACE(conninfo);
+    CommandOutput r = FabtrackWithDb("runs list", conninfo);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_FALSE(Has(r.err + r.out, "hunter2")) << r.err;
+    EXPECT_TRUE(Has(r.err, "***")) << r.err;
+    r = fabtrack::testing::RunCommand("FABTRACK_DB=\"" + conninfo + "\" " +
+                                      std::string(FABTRACK_CLI) + " runs list");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_FALSE(Has(r.err + r.out, "hunter2")) << r.err;
+  }
 }
 
 // A name is never empty: refused with the option named, before the

@@ -18,5 +18,14 @@ TEST(CheckHarnessArgsTest, RefusesWhatEveryRankWouldRefuse) {
   EXPECT_EQ(CheckHarnessArgs({"-d", "quad"}, true), "-d quad: unknown data type");
 }
 
+TEST(RecordedCommandLineTest, NeverRecordsAConninfo) {
+  const char* argv[] = {"fabtrack-allreduce",      "-b",        "8",   "--db",
+                        "host=db passwrd=hunter2", "--cluster", "lab", "--db=password=x"};
+  EXPECT_EQ(RecordedCommandLine(8, argv),
+            "fabtrack-allreduce -b 8 --db '***' --cluster lab '--db=***'");
+  const char* quoted[] = {"fabtrack-allreduce", "--tag", "note=two words"};
+  EXPECT_EQ(RecordedCommandLine(3, quoted), "fabtrack-allreduce --tag 'note=two words'");
+}
+
 }  // namespace
 }  // namespace fabtrack::harness
