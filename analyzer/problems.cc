@@ -38,7 +38,8 @@ int StateRank(ProblemState s) {
 }  // namespace
 
 std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vector<ProblemAck>& acks,
-                                  const std::string& now_iso) {
+                                  const std::string& now_iso,
+                                  const std::vector<ProblemHistory>& history) {
   const double now = ParseIsoSeconds(now_iso).value_or(0);
   // A finding without a run time (a job's) belongs to the analysis itself.
   auto seen_at = [&](const Finding& f) { return f.run_started_at.value_or(now_iso); };
@@ -80,7 +81,17 @@ std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vecto
     Problem& p = fold.problem;
     p.severity = p.worst.severity;
     p.nights = static_cast<int>(fold.nights.size());
-    const int64_t first_night = *fold.nights.begin(), last_night = *fold.nights.rbegin();
+    int64_t first_night = *fold.nights.begin();
+    const int64_t last_night = *fold.nights.rbegin();
+    for (const ProblemHistory& stored : history) {
+      if (stored.kind != p.kind || stored.subject != p.subject) continue;
+      p.nights = NightsWithHistory(stored, fold.nights);
+      if (std::optional<double> first = ParseIsoSeconds(stored.first_seen);
+          first && NightOf(*first) < first_night) {
+        first_night = NightOf(*first);
+        p.first_seen = stored.first_seen;
+      }
+    }
     if (newest_night && last_night < *newest_night) {
       p.state = ProblemState::kRecovered;
     } else {

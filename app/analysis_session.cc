@@ -71,6 +71,10 @@ StoredAnalysis AnalysisSession::Store(const AnalysisInput& input, const Analysis
   }
 }
 
+std::vector<ProblemHistory> AnalysisSession::History(const std::string& cluster) {
+  return Reading([&] { return store::OpenFindingHistory(*connection_->db, cluster); });
+}
+
 std::vector<ProblemAck> AnalysisSession::Acks(const std::string& cluster) {
   return Reading([&] { return store::ProblemAcksInForce(*connection_->db, cluster); });
 }

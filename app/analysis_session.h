@@ -56,6 +56,9 @@ class AnalysisSession {
   void StoreSummaries(const AnalysisInput& input, const RunFigures& produced);
   // Stores the findings (deduplicated per subject, resolved when cleared).
   StoredAnalysis Store(const AnalysisInput& input, const AnalysisResult& result);
+  // The open findings earlier analyses stored for `cluster` (read before
+  // Store): what tells a problem's first night and state beyond the window.
+  std::vector<ProblemHistory> History(const std::string& cluster);
   // `fabtrack ack`'s silences in force for `cluster`.
   std::vector<ProblemAck> Acks(const std::string& cluster);
   // Silences `problem` until `until` (RFC 3339). Throws UnknownProblem when

@@ -79,6 +79,10 @@ std::unique_ptr<pqxx::connection> OpenOrNote(const DatabaseOptions& options, Sch
   std::unique_ptr<pqxx::connection> connection;
   try {
     connection = store::OpenDatabase(options, policy, err);
+  } catch (const store::UnparsableConninfo& e) {
+    // A typo (FABTRACK_DB; --db is checked with the flags): nothing to spool for.
+    err << "fabtrack: " << e.what() << "\n";
+    throw CommandExit{kExitUsage};
   } catch (const store::DatabaseUnavailable& e) {
     *why = e.what();
     NoteFailure(e.what(), e.kind());

@@ -18,8 +18,9 @@ using DatabaseOptions = DatabaseChoice;
 using store::SchemaPolicy;
 
 // store::OpenDatabase; prints the reason and throws CommandExit{kExitDatabaseError}
-// when the database cannot be used. Before anything else it replays what
-// earlier commands spooled while the database was away.
+// when the database cannot be used (CommandExit{kExitUsage}, in both
+// functions, for a conninfo libpq cannot parse: nothing is spooled for it). Before anything else it
+// replays what earlier commands spooled while the database was away.
 std::unique_ptr<pqxx::connection> OpenDatabaseOrExit(const DatabaseOptions& options,
                                                      SchemaPolicy policy, std::ostream& err);
 

@@ -1,5 +1,6 @@
 #include "app/run_catalog.h"
 
+#include <algorithm>
 #include <pqxx/pqxx>
 #include <stdexcept>
 
@@ -33,14 +34,24 @@ std::optional<nlohmann::json> ReadRunDetail(const DatabaseChoice& choice, int64_
   return store::ReadRunDetail(*connection, run_id);
 }
 
-std::vector<int64_t> DeleteRuns(const DatabaseChoice& choice, const std::vector<int64_t>& ids,
-                                std::ostream& err) {
+RunDeletion DeleteRuns(const DatabaseChoice& choice, const std::vector<int64_t>& ids, bool apply,
+                       std::ostream& err) {
   auto connection = OpenDatabaseOrExit(choice, SchemaPolicy::kRequireCurrent, err);
   try {
     pqxx::work txn(*connection);
-    std::vector<int64_t> deleted = store::DeleteRuns(txn, ids);
+    RunDeletion deletion;
+    deletion.found = store::ExistingRuns(txn, ids);
+    for (int64_t id : ids) {
+      if (std::find(deletion.found.begin(), deletion.found.end(), id) == deletion.found.end()) {
+        deletion.missing.push_back(id);
+      }
+    }
+    // All or nothing: one id that is not there (a typo) deletes none.
+    if (!apply || !deletion.missing.empty()) return deletion;
+    store::DeleteRuns(txn, deletion.found);
     txn.commit();
-    return deleted;
+    deletion.deleted = true;
+    return deletion;
   } catch (const pqxx::sql_error& e) {
     err << "fabtrack runs delete: " << e.what();
     throw CommandExit{kExitDatabaseError};

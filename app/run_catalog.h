@@ -29,10 +29,18 @@ std::vector<store::AbSummary> ListAbComparisons(const DatabaseChoice& choice,
 std::optional<nlohmann::json> ReadRunDetail(const DatabaseChoice& choice, int64_t run_id,
                                             std::ostream& err);
 
-// Deletes these runs and what hangs off them in one transaction; returns
-// the ids that existed.
-std::vector<int64_t> DeleteRuns(const DatabaseChoice& choice, const std::vector<int64_t>& ids,
-                                std::ostream& err);
+// `runs delete`: which of `ids` are stored runs and which are not, and
+// whether they were deleted.
+struct RunDeletion {
+  std::vector<int64_t> found, missing;
+  bool deleted = false;
+};
+
+// Deletes these runs and what hangs off them in one transaction when
+// `apply` and every id names a run; otherwise (a dry run, or an id that is
+// not there) deletes nothing and says what it found.
+RunDeletion DeleteRuns(const DatabaseChoice& choice, const std::vector<int64_t>& ids, bool apply,
+                       std::ostream& err);
 
 // Stores `job` for `cluster` in one transaction; false when that job was
 // already stored (nothing written). Throws std::runtime_error when the

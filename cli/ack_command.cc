@@ -21,23 +21,13 @@ struct AckOptions {
 };
 
 void RunAck(const AckOptions& o) {
-  std::optional<std::string> until = NormalizeTimestamp(o.until);
-  if (!until) {
-    std::cerr << "fabtrack ack: --until " << o.until
-              << ": not a time; use a date (2026-12-31) or RFC 3339\n";
-    throw CommandExit{kExitUsage};
-  }
-  if (ParseIsoSeconds(*until).value_or(0) <= ParseIsoSeconds(UtcNowIso()).value_or(0)) {
-    std::cerr << "fabtrack ack: --until " << o.until << " is not in the future\n";
-    throw CommandExit{kExitUsage};
-  }
   if (o.note.empty()) {
     std::cerr << "fabtrack ack: --note: say why (a ticket, an RMA): the next person asks\n";
     throw CommandExit{kExitUsage};
   }
   app::AnalysisSession session(o.database, std::cerr);
   try {
-    session.Ack(o.cluster, o.problem, *until, o.note);
+    session.Ack(o.cluster, o.problem, o.until, o.note);
   } catch (const app::UnknownProblem& e) {
     std::cerr << "fabtrack ack: " << e.what() << "\n";
     throw CommandExit{kExitInputError};
@@ -45,7 +35,7 @@ void RunAck(const AckOptions& o) {
     std::cerr << "fabtrack ack: " << e.what() << "\n";
     throw CommandExit{kExitDatabaseError};
   }
-  std::cout << "problem " << o.problem << " of " << o.cluster << " acknowledged until " << *until
+  std::cout << "problem " << o.problem << " of " << o.cluster << " acknowledged until " << o.until
             << "\n";
 }
 
@@ -57,8 +47,17 @@ void SetupAck(CLI::App& app) {
       "ack", "Silence a known problem until a date (it stays listed, acknowledged)");
   ack->add_option("problem", o->problem, "the problem's id, as `fabtrack analyze` prints it")
       ->required();
-  ack->add_option("--cluster", o->cluster, "cluster name")->required();
-  ack->add_option("--until", o->until, "silenced until (2026-12-31 or RFC 3339)")->required();
+  ack->add_option("--cluster", o->cluster, "cluster name")->check(NameValue())->required();
+  // A date is the whole of that day: `--until 2026-12-31` silences through
+  // the 31st (until 2026-12-31T23:59:59Z).
+  OperatorTimeRules until;
+  until.date_means_end_of_day = true;
+  until.refuse_past = true;
+  ack->add_option("--until", o->until,
+                  "silenced until this time (RFC 3339), or through this date (2026-12-31: to its "
+                  "end, 23:59:59 UTC)")
+      ->required()
+      ->transform(OperatorTimeValue(until));
   ack->add_option("--note", o->note, "why: a ticket, an RMA, who is on it")->required();
   AddDatabaseOptions(ack, &o->database);
   ack->callback([o] { RunAck(*o); });

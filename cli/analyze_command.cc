@@ -153,14 +153,6 @@ void RunAnalyze(const AnalyzeOptions& o) {
     return;
   }
   const analyzer::AnalyzerConfig config = LoadConfig(o.config);
-  // Checked before any database work: PostgreSQL's own words for a bad
-  // timestamp name neither the flag nor the forms it takes.
-  if (o.since && !ParseIsoSeconds(*o.since)) {
-    std::cerr << "fabtrack analyze: --since " << *o.since
-              << ": not a time; use RFC 3339, e.g. 2026-12-01T02:00:00Z or "
-                 "2026-12-01T03:00:00+01:00\n";
-    throw CommandExit{kCouldNotAnalyze};
-  }
   std::optional<PushPlan> push = PlanPush(o);
   PhaseTimer timer(o.timing);
 
@@ -230,9 +222,13 @@ void RunAnalyze(const AnalyzeOptions& o) {
   }
   const analyzer::InputIndex& index = *index_storage;
   timer.Mark("detect");
-  // Problems again, with the silences of `fabtrack ack` in force now.
+  // Problems again, with the silences of `fabtrack ack` in force now and the
+  // stored history: a problem seen on earlier nights is ongoing, from its
+  // first night, whatever window was judged (and so say the JSON, the
+  // textfile and the alerts that read it).
   try {
-    result.problems = analyzer::FoldProblems(result, session->Acks(cluster), UtcNowIso());
+    result.problems = analyzer::FoldProblems(result, session->Acks(cluster), UtcNowIso(),
+                                             session->History(cluster));
   } catch (const app::AnalysisUnavailable& e) {
     CannotAnalyze(e.what());
   }
@@ -333,10 +329,18 @@ void SetupAnalyze(CLI::App& app) {
       "analyze",
       "Judge the newest night against the history; exit 0 ok, 1 warning, 2 critical, 3 could "
       "not analyze or an output (report, textfile, Pushgateway) failed");
-  analyze->add_option("--cluster", o->cluster, "cluster to analyze (default: the only one)");
-  analyze->add_option("--since", o->since,
-                      "judge runs started at or after this ISO 8601 time (default: the newest "
-                      "night, from 12:00 UTC before the newest run)");
+  analyze->add_option("--cluster", o->cluster, "cluster to analyze (default: the only one)")
+      ->check(NameValue());
+  // Checked before any database work: PostgreSQL's own words for a bad
+  // timestamp name neither the flag nor the forms it takes; a --since ahead
+  // of the clock would judge nothing.
+  OperatorTimeRules since;
+  since.refuse_far_future = true;
+  analyze
+      ->add_option("--since", o->since,
+                   "judge runs started at or after this time (RFC 3339 or a date; default: the "
+                   "newest night, from 12:00 UTC before the newest run)")
+      ->transform(OperatorTimeValue(since));
   AddFormatOption(analyze, &o->format, {"text", "json", "html"});
   analyze->add_option("--out", o->out, "write the report to FILE (atomically) instead of stdout");
   analyze->add_option("--config", o->config,

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/clock.h"
 #include "core/exit_code.h"
 
 namespace fabtrack {
@@ -40,6 +41,20 @@ CLI::Validator PositiveCount();
 CLI::Validator StoredId();
 // Seconds, Gb/s: a finite number above 0 ("must be more than 0, got 0").
 CLI::Validator PositiveAmount();
+
+// The check of an option that takes a time (--at, --since, --until), as a
+// transform: core/clock.h's ParseOperatorTime while the command line is
+// parsed, before anything runs; the value becomes its RFC 3339 UTC form, and
+// a bad one is a usage error naming the option and the value. `allow_future`
+// (the command's --allow-future flag) lifts rules.refuse_far_future.
+CLI::Validator OperatorTimeValue(OperatorTimeRules rules,
+                                 const CLI::Option* allow_future = nullptr);
+
+// The check of an option that takes a name (--cluster, --host, --job...):
+// an empty or blank one, or one with spaces around it, is a usage error
+// naming the option while the command line is parsed (never a row without a
+// name, nor the database's check-constraint error).
+CLI::Validator NameValue();
 
 // `--hw-counters all|none|NAME[,NAME...]` (default all): which driver
 // hw_counters/ files a command that reads the ports reads. A malformed value

@@ -418,8 +418,10 @@ void SetupCounters(CLI::App& app) {
   snapshot->add_option("--output", o->output,
                        "write the JSON to FILE instead of stdout; {host} in FILE becomes the "
                        "host name (one file per node in a shared directory)");
-  snapshot->add_option("--host", o->host, "host name to record (default: this host's)");
-  snapshot->add_option("--cluster", o->cluster, "store under this cluster (or FABTRACK_CLUSTER)");
+  snapshot->add_option("--host", o->host, "host name to record (default: this host's)")
+      ->check(NameValue());
+  snapshot->add_option("--cluster", o->cluster, "store under this cluster (or FABTRACK_CLUSTER)")
+      ->check(NameValue());
   snapshot->add_flag("--store", o->store, "store the sample in the configured database");
   AddDatabaseOptions(snapshot, &o->database);
   snapshot->callback([o] { RunSnapshot(*o); });
@@ -438,8 +440,9 @@ void SetupCounters(CLI::App& app) {
   watch->add_option("--batch", w->batch, "samples per database transaction (default 30)")
       ->check(PositiveCount());
   watch->add_option("--run-id", w->run_id, "attach the samples to this run")->check(StoredId());
-  watch->add_option("--host", w->host, "host name to record (default: this host's)");
-  watch->add_option("--cluster", w->cluster, "cluster (or FABTRACK_CLUSTER)");
+  watch->add_option("--host", w->host, "host name to record (default: this host's)")
+      ->check(NameValue());
+  watch->add_option("--cluster", w->cluster, "cluster (or FABTRACK_CLUSTER)")->check(NameValue());
   AddHwCountersOption(watch, &w->hw_counters);
   AddDatabaseOptions(watch, &w->database);
   watch->callback([w] { RunWatch(*w); });

@@ -154,7 +154,8 @@ void SetupDb(CLI::App& app) {
       "prune",
       "Delete history older than a retention period (dry run unless --yes); open findings stay");
   prune_cmd->add_option("--older-than", prune->older_than, "e.g. 400d, 8w, 36h")->required();
-  prune_cmd->add_option("--cluster", prune->cluster, "only this cluster (default: all)");
+  prune_cmd->add_option("--cluster", prune->cluster, "only this cluster (default: all)")
+      ->check(NameValue());
   prune_cmd->add_flag("--yes", prune->yes, "delete (without it: count only)");
   AddDatabaseOptions(prune_cmd, options.get());
   prune_cmd->callback([options, prune] { RunPrune(*options, *prune); });

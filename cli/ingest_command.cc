@@ -29,6 +29,7 @@ struct IngestCommandOptions {
   std::vector<std::string> paths;
   std::string cluster;
   std::optional<std::string> at;
+  bool allow_future = false;
   std::optional<int> nodes;
   std::vector<std::string> tags;
   std::vector<std::string> nccl_logs;
@@ -87,14 +88,7 @@ void RunIngest(const IngestCommandOptions& o) {
   IngestOptions options;
   options.cluster = o.cluster;
   options.nodes = o.nodes;
-  if (o.at) {
-    options.at = NormalizeTimestamp(*o.at);
-    if (!options.at) {
-      std::cerr << "fabtrack ingest: --at " << *o.at
-                << ": not an ISO 8601 time (e.g. 2026-12-01T02:00:00Z)\n";
-      throw CommandExit{kExitUsage};
-    }
-  }
+  options.at = o.at;  // checked while parsing (OperatorTimeValue)
   for (const auto& tag : o.tags) {
     auto eq = tag.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -225,8 +219,14 @@ void SetupIngest(CLI::App& app) {
   CLI::App* ingest =
       app.add_subcommand("ingest", "Parse nccl-tests outputs and NCCL logs and store them as runs");
   ingest->add_option("paths", o->paths, "files or directories")->required();
-  ingest->add_option("--cluster", o->cluster, "cluster name")->required();
-  ingest->add_option("--at", o->at, "when the run happened (ISO 8601; default: file mtime)");
+  ingest->add_option("--cluster", o->cluster, "cluster name")->check(NameValue())->required();
+  CLI::Option* allow_future = ingest->add_flag("--allow-future", o->allow_future,
+                                               "take an --at more than a day ahead of this clock");
+  OperatorTimeRules when_it_happened;
+  when_it_happened.refuse_far_future = true;
+  ingest
+      ->add_option("--at", o->at, "when the run happened (RFC 3339 or a date; default: file mtime)")
+      ->transform(OperatorTimeValue(when_it_happened, allow_future));
   ingest->add_option("--nodes", o->nodes, "node count (default: distinct hosts)")
       ->check(PositiveCount());
   ingest->add_option("--tag", o->tags, "free tag key=value (repeatable)");

@@ -178,8 +178,11 @@ void SetupInspector(CLI::App& app) {
   CLI::App* ingest =
       inspector->add_subcommand("ingest", "Store a job's Inspector output (summarized)");
   ingest->add_option("paths", in->paths, "dump directory or files")->required();
-  ingest->add_option("--cluster", in->cluster, "cluster the job ran on")->required();
-  ingest->add_option("--job", in->job, "job id (default: slurm_job_id, or the dump directory)");
+  ingest->add_option("--cluster", in->cluster, "cluster the job ran on")
+      ->check(NameValue())
+      ->required();
+  ingest->add_option("--job", in->job, "job id (default: slurm_job_id, or the dump directory)")
+      ->check(NameValue());
   AddDatabaseOptions(ingest, &in->database);
   ingest->callback([in] { RunIngest(*in); });
 
@@ -187,7 +190,7 @@ void SetupInspector(CLI::App& app) {
   CLI::App* summary = inspector->add_subcommand(
       "summary", "Print a job's collectives per size with the slowest host, without storing");
   summary->add_option("paths", sum->paths, "dump directory or files")->required();
-  summary->add_option("--job", sum->job, "job id to show");
+  summary->add_option("--job", sum->job, "job id to show")->check(NameValue());
   AddFormatOption(summary, &sum->format, {"text", "json"});
   summary->callback([sum] { RunSummary(*sum); });
 }

@@ -124,12 +124,7 @@ void RunLocate(const LocateOptions& o) {
   }
   std::vector<int64_t> run_ids = o.run_ids;
   if (o.flagged_since) {
-    std::optional<std::string> since = NormalizeTimestamp(*o.flagged_since);
-    if (!since) {
-      std::cerr << "fabtrack locate: --flagged-since " << *o.flagged_since
-                << " is not a time (2026-12-01T02:00:00Z)\n";
-      throw CommandExit{kExitUsage};
-    }
+    const std::optional<std::string>& since = o.flagged_since;  // checked while parsing
     std::vector<std::string> kinds =
         o.flagged_by ? Split(*o.flagged_by, ",") : app::DefaultLocateTriggers();
     std::vector<int64_t> flagged =
@@ -285,12 +280,17 @@ void SetupLocate(CLI::App& app) {
       ->check(PositiveAmount());
   AddFormatOption(cmd, &o->format, {"text", "json"});
   cmd->add_option("--cluster", o->cluster,
-                  "store the verdict for this cluster (spooled when the database is away)");
-  cmd->add_option("--sweep-id", o->sweep_id, "link the verdict to this sweep's runs");
+                  "store the verdict for this cluster (spooled when the database is away)")
+      ->check(NameValue());
+  cmd->add_option("--sweep-id", o->sweep_id, "link the verdict to this sweep's runs")
+      ->check(NameValue());
   cmd->add_option("--run-id", o->run_ids, "link the verdict to this run (repeatable)");
+  OperatorTimeRules since;
+  since.refuse_far_future = true;
   cmd->add_option("--flagged-since", o->flagged_since,
                   "locate only when the analysis flagged a run of --cluster started since this "
-                  "time (the nightly job); the verdict is linked to those runs");
+                  "time (the nightly job); the verdict is linked to those runs")
+      ->transform(OperatorTimeValue(since));
   cmd->add_option("--flagged-by", o->flagged_by,
                   "finding kinds that flag a run (default "
                   "scaling_drop,busbw_regression,latency_regression,latency_jitter)");

@@ -240,17 +240,22 @@ void RunShow(const RunsOptions& o, int64_t id) {
   }
 }
 
-void RunDelete(const RunsOptions& o, const std::vector<int64_t>& ids) {
-  const std::vector<int64_t> deleted = app::DeleteRuns(o.database, ids, std::cerr);
-  for (int64_t id : deleted) std::cout << "deleted run " << id << "\n";
-  if (deleted.size() == ids.size()) return;
-  for (int64_t id : ids) {
-    if (std::find(deleted.begin(), deleted.end(), id) == deleted.end()) {
+void RunDelete(const RunsOptions& o, std::vector<int64_t> ids, bool yes) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  const app::RunDeletion d = app::DeleteRuns(o.database, ids, yes, std::cerr);
+  if (!d.missing.empty()) {
+    for (int64_t id : d.missing) {
       std::cerr << "fabtrack runs delete: no run " << id << " in "
                 << app::DescribeTarget(o.database) << "\n";
     }
+    std::cerr << "fabtrack runs delete: nothing deleted\n";
+    throw CommandExit{kExitInputError};
   }
-  throw CommandExit{kExitInputError};
+  for (int64_t id : d.found) {
+    std::cout << (d.deleted ? "deleted run " : "would delete run ") << id << "\n";
+  }
+  if (!d.deleted) std::cout << "dry run: nothing deleted; --yes deletes\n";
 }
 
 }  // namespace
@@ -261,7 +266,7 @@ void SetupRuns(CLI::App& app) {
   runs->require_subcommand(1);
   CLI::App* list = runs->add_subcommand(
       "list", "List the newest runs (peak busbw in GB/s, latency of the smallest size in us)");
-  list->add_option("--cluster", o->cluster, "only this cluster");
+  list->add_option("--cluster", o->cluster, "only this cluster")->check(NameValue());
   list->add_option("--limit", o->limit, "at most this many runs")->check(PositiveCount());
   AddFormatOption(list, &o->format, {"table", "json", "csv"});
   AddDatabaseOptions(list, &o->database);
@@ -288,10 +293,14 @@ void SetupRuns(CLI::App& app) {
 
   auto ids = std::make_shared<std::vector<int64_t>>();
   CLI::App* del = runs->add_subcommand(
-      "delete", "Delete runs and everything stored with them (results, samples, log lines)");
+      "delete",
+      "Delete runs and everything stored with them (results, samples, log lines); a dry run "
+      "unless --yes, nothing deleted when an id is not there");
   del->add_option("ids", *ids, "run ids (from `runs list`)")->required()->check(StoredId());
+  auto yes = std::make_shared<bool>(false);
+  del->add_flag("--yes", *yes, "delete (without it: a dry run naming what would go)");
   AddDatabaseOptions(del, &o->database);
-  del->callback([o, ids] { RunDelete(*o, *ids); });
+  del->callback([o, ids, yes] { RunDelete(*o, *ids, *yes); });
 }
 
 }  // namespace fabtrack::cli

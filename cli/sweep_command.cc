@@ -24,6 +24,7 @@
 #include "cli/database_options.h"
 #include "collector/counters/hw_counter_selection.h"
 #include "collector/counters/sysfs_ports.h"
+#include "collector/harness/harness_args.h"
 #include "collector/ingest/nccl_tests_run.h"
 #include "collector/sweep/sweep_plan.h"
 #include "core/ab_comparison_json.h"
@@ -546,12 +547,12 @@ std::string NcclLibraryProblem(const std::string& dir) {
 
 // `--ab SETTING` checked before the sweep starts (nothing printed, nothing
 // run): a malformed setting or an NCCL folder side B could not load is a
-// usage error naming what is wrong.
-void CheckAbSetting(const std::string& text) {
+// usage error naming what is wrong. Returns the parsed setting.
+sweep::AbSetting CheckAbSetting(const std::string& text) {
   std::string why;
   std::optional<sweep::AbSetting> setting = sweep::ParseAbSetting(text, &why);
   if (setting && setting->nccl_lib) why = NcclLibraryProblem(setting->value);
-  if (setting && why.empty()) return;
+  if (setting && why.empty()) return *setting;
   std::cerr << "fabtrack sweep: --ab " << text << ": " << why << "\n";
   throw CommandExit{kExitUsage};
 }
@@ -560,16 +561,10 @@ void CheckAbSetting(const std::string& text) {
 // gives (A B B A ...), side B's ranks with the setting, every run tagged
 // with the comparison's id, side and round; then the verdict, printed and
 // stored (or spooled after the runs).
-void RunAbSweep(sweep::SweepSpec spec, const SweepOptions& o, app::BatchStore& database,
-                TemporaryFolder& own_folder, SweepTally* tally) {
-  std::string why;
-  std::optional<sweep::AbSetting> setting = sweep::ParseAbSetting(*o.ab, &why);
-  if (!setting) {
-    std::cerr << "fabtrack sweep: --ab " << *o.ab << ": " << why << "\n";
-    throw CommandExit{kExitUsage};
-  }
+void RunAbSweep(sweep::SweepSpec spec, const sweep::AbSetting& setting, const SweepOptions& o,
+                app::BatchStore& database, TemporaryFolder& own_folder, SweepTally* tally) {
   const char* ld_path = std::getenv("LD_LIBRARY_PATH");
-  const auto rank_env = sweep::AbRankEnvironment(*setting, ld_path ? ld_path : "");
+  const auto rank_env = sweep::AbRankEnvironment(setting, ld_path ? ld_path : "");
   const bool json = o.format == "json";
   StdoutAside aside(json);
   AbRecord record;
@@ -652,7 +647,9 @@ void RunSweep(const SweepOptions& o) {
     std::cerr << "fabtrack sweep: --format json prints an A/B verdict; it needs --ab\n";
     throw CommandExit{kExitUsage};
   }
-  if (o.ab) CheckAbSetting(*o.ab);
+  // Every flag is checked before the sweep says anything or launches a rank.
+  std::optional<sweep::AbSetting> ab_setting;
+  if (o.ab) ab_setting = CheckAbSetting(*o.ab);
   spec.node_counts = *counts;
   spec.ranks_per_node = o.ranks_per_node;
   spec.as_root = geteuid() == 0;
@@ -683,6 +680,14 @@ void RunSweep(const SweepOptions& o) {
       throw CommandExit{kExitUsage};
     }
     spec.allreduce = o.allreduce ? *o.allreduce : FindAllreduce().value_or("");
+    // fabtrack-allreduce's own parser on the flags after "--": a typo is
+    // refused here, not by every rank after mpirun started them. (Whether
+    // its NCCL backend was built, the harness says itself.)
+    if (std::string problem = harness::CheckHarnessArgs(o.harness_args, /*nccl_compiled=*/true);
+        !problem.empty()) {
+      std::cerr << "fabtrack sweep: fabtrack-allreduce flags after --: " << problem << "\n";
+      throw CommandExit{kExitUsage};
+    }
   }
   spec.harness_args = o.harness_args;
   spec.tags = o.tags;
@@ -725,7 +730,7 @@ void RunSweep(const SweepOptions& o) {
            << std::endl;
   SweepTally tally;
   if (o.ab) {
-    RunAbSweep(spec, o, database, own_folder, &tally);
+    RunAbSweep(spec, *ab_setting, o, database, own_folder, &tally);
   } else {
     RunPlan(spec, o, database, own_folder, {}, std::cout, &tally, nullptr);
   }
@@ -759,7 +764,7 @@ void SetupSweep(CLI::App& app) {
   sweep->add_option("--mpirun", o->mpirun,
                     "launcher prefix before -np, e.g. \"scripts/netns-fabric.sh mpirun --\"");
   sweep->add_option("--allreduce", o->allreduce, "path of fabtrack-allreduce");
-  sweep->add_option("--cluster", o->cluster, "cluster name")->required();
+  sweep->add_option("--cluster", o->cluster, "cluster name")->check(NameValue())->required();
   sweep->add_option("--output-dir", o->output_dir,
                     "where result files go (shared with the first node; default a temp dir)");
   sweep->add_option("--tag", o->tags, "free tag key=value (repeatable)");

@@ -280,8 +280,10 @@ void SetupTopology(CLI::App& app) {
   ingest->add_option("file", in->file,
                      "NCCL topology XML, `nvidia-smi topo -m` output or NCCL GRAPH debug lines");
   ingest->add_option("--sysfs", in->sysfs, "read this node's PCIe tree instead (a sysfs root)");
-  ingest->add_option("--host", in->host, "the node the file describes")->required();
-  ingest->add_option("--cluster", in->cluster, "cluster name")->required();
+  ingest->add_option("--host", in->host, "the node the file describes")
+      ->check(NameValue())
+      ->required();
+  ingest->add_option("--cluster", in->cluster, "cluster name")->check(NameValue())->required();
   AddDatabaseOptions(ingest, &in->database);
   ingest->callback([in] { RunTopologyIngest(*in); });
 }

@@ -144,7 +144,61 @@ std::optional<std::string> NormalizeTimestamp(const std::string& text) {
                     (m[6].matched ? m[6].str() : "00") + (m[7].matched ? m[7].str() : "");
   // A timestamp without zone is taken as UTC, so results do not depend on
   // the ingesting machine's TZ.
-  out += m[8].matched ? m[8].str() : "Z";
+  // Offsets as RFC 3339 writes them (+05:30), whatever the hand typed (+0530, +05).
+  const std::string zone = m[8].str();
+  if (!m[8].matched) {
+    out += "Z";
+  } else if (zone == "Z" || zone.size() == 6) {
+    out += zone;
+  } else {
+    out += zone.substr(0, 3) + ":" + (zone.size() == 3 ? "00" : zone.substr(zone.size() - 2));
+  }
+  return out;
+}
+
+OperatorTime ParseOperatorTime(std::string_view text, const OperatorTimeRules& rules, double now) {
+  const std::string value(text);
+  OperatorTime out;
+  std::optional<std::string> normalized = NormalizeTimestamp(value);
+  std::optional<double> seconds = normalized ? ParseIsoSeconds(*normalized) : std::nullopt;
+  if (!seconds) {
+    out.why = value +
+              ": not a time; use RFC 3339 (2026-12-01T02:00:00Z, "
+              "2026-12-01T03:00:00+01:00) or a date (2026-12-01)";
+    return out;
+  }
+  const int year = std::stoi(value.substr(0, 4)), month = std::stoi(value.substr(5, 2)),
+            day = std::stoi(value.substr(8, 2));
+  if (year < 1970 || year > 9999) {
+    out.why = value + ": year " + value.substr(0, 4) + " is out of range (1970 to 9999)";
+    return out;
+  }
+  static const char* const kMonths[] = {"January",   "February", "March",    "April",
+                                        "May",       "June",     "July",     "August",
+                                        "September", "October",  "November", "December"};
+  // The first of the next month, less one day, is the month's last day.
+  const int days_in_month = static_cast<int>(
+      DaysFromCivil(month == 12 ? year + 1 : year, month == 12 ? 1 : month + 1, 1) -
+      DaysFromCivil(year, month, 1));
+  if (day > days_in_month) {
+    out.why = value + ": no such date (" + kMonths[month - 1] + " " + value.substr(0, 4) + " has " +
+              std::to_string(days_in_month) + " days)";
+    return out;
+  }
+  const bool date_only = value.size() == 10;
+  if (date_only && rules.date_means_end_of_day) *seconds += 86400 - 1;
+  if (rules.refuse_far_future && *seconds > now + 86400) {
+    out.why = value + ": more than a day in the future (now " +
+              IsoFromSeconds(now, IsoStyle::kSeconds) + ")";
+    out.far_future = true;
+    return out;
+  }
+  if (rules.refuse_past && *seconds <= now) {
+    out.why = value + ": not in the future (now " + IsoFromSeconds(now, IsoStyle::kSeconds) + ")";
+    return out;
+  }
+  const bool fraction = normalized->find('.') != std::string::npos;
+  out.iso = IsoFromSeconds(*seconds, fraction ? IsoStyle::kMicroseconds : IsoStyle::kSeconds);
   return out;
 }
 

@@ -30,6 +30,27 @@ std::string IsoFromSeconds(double seconds, IsoStyle style = IsoStyle::kMicroseco
 // missing time is midnight, a missing zone UTC), or nullopt when malformed.
 std::optional<std::string> NormalizeTimestamp(const std::string& text);
 
+// A time an operator typed on a command line (--at, --since, --until),
+// checked before anything runs: the forms NormalizeTimestamp takes, a date
+// that exists (no 2026-02-30), a year from 1970 to 9999, and the limits the
+// option sets. Pure: `now` (epoch seconds) is the caller's.
+struct OperatorTimeRules {
+  // What a date without a time means: the start of the day (--at, --since)
+  // or its end, 23:59:59 UTC (--until 2026-12-31 silences through the 31st).
+  bool date_means_end_of_day = false;
+  // Refuse a time more than a day after `now` (a mistyped year would
+  // otherwise put a run, or the analysis window, out of reach).
+  bool refuse_far_future = false;
+  // Refuse a time at or before `now` (a silence that ended already).
+  bool refuse_past = false;
+};
+struct OperatorTime {
+  std::optional<std::string> iso;  // RFC 3339 in UTC ("2026-12-01T02:00:00Z"), when usable
+  std::string why;                 // else why not, naming the value ("2026-02-30: no such date")
+  bool far_future = false;         // refused by refuse_far_future (a flag may allow it)
+};
+OperatorTime ParseOperatorTime(std::string_view text, const OperatorTimeRules& rules, double now);
+
 // Nightly jobs start in the evening and run past midnight: a night is the 24 h
 // from 12:00 UTC, numbered by its first day since the epoch.
 int64_t NightOf(double started_at);

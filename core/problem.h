@@ -4,7 +4,9 @@
 // evidence. Plain data.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "core/finding.h"
@@ -13,7 +15,7 @@ namespace fabtrack {
 
 enum class ProblemState {
   kNew,           // first seen on the newest night judged
-  kOngoing,       // seen on the newest night judged, and before it
+  kOngoing,       // seen on the newest night judged, and before it (in the window or stored)
   kRecovered,     // not seen on the newest night judged
   kAcknowledged,  // silenced by `fabtrack ack` until a date
 };
@@ -27,6 +29,23 @@ struct ProblemAck {
   std::string until;
   std::string note;
 };
+
+// What the database remembers of a problem from earlier analyses: its open
+// finding (store/findings_writer keeps one per cluster, kind and subject,
+// refreshed every night it is seen until it clears). The truth a problem's
+// state is told from, whatever window tonight's analysis judged.
+struct ProblemHistory {
+  std::string kind, subject;
+  std::string first_seen, last_seen;  // ISO 8601, run times
+  int nights = 0;                     // nights with a finding of it, 0 when not counted
+};
+
+// The nights a problem was seen: the stored count plus the `window_nights`
+// (NightOf numbers) it does not cover, those before its first or after its
+// last stored night (a re-analysis of stored nights adds nothing). A stored
+// row that never counted nights stands for its first and last night. Pure;
+// the findings writer and the problem fold share it.
+int NightsWithHistory(const ProblemHistory& stored, const std::set<int64_t>& window_nights);
 
 struct Problem {
   std::string id;  // FindingFingerprint(cluster, kind, subject): stable across nights

@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <pqxx/pqxx>
-#include <regex>
 
 namespace fabtrack::store {
 namespace {
@@ -26,22 +25,6 @@ ConnectionTarget ResolveConnection(const std::optional<std::string>& flag,
   }
   return {"", ConnectionOrigin::kEmbedded};
 }
-
-std::string RedactConninfo(std::string_view conninfo) {
-  std::string s(conninfo);
-  if (IsUri(s)) {
-    // scheme://user:password@host -> scheme://user:***@host
-    static const std::regex userinfo(R"(^(postgres(?:ql)?://[^:/@?]*):[^@/?]*@)");
-    s = std::regex_replace(s, userinfo, "$1:***@");
-    static const std::regex query_pw(R"(([?&]password=)[^&]*)");
-    return std::regex_replace(s, query_pw, "$1***");
-  }
-  // key=value form; values may be single-quoted with backslash escapes.
-  static const std::regex kv_pw(R"((password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+))");
-  return std::regex_replace(s, kv_pw, "$1***");
-}
-
-bool ConninfoHasPassword(std::string_view conninfo) { return RedactConninfo(conninfo) != conninfo; }
 
 std::unique_ptr<pqxx::connection> Connect(const std::string& conninfo) {
   std::string full = conninfo;

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "store/conninfo.h"  // RedactConninfo, ConninfoParseError
+
 namespace fabtrack::store {
 
 enum class ConnectionOrigin {
@@ -26,13 +28,6 @@ struct ConnectionTarget {
 // set, then the embedded default. Pure: `env` is injected.
 ConnectionTarget ResolveConnection(const std::optional<std::string>& flag,
                                    const std::function<const char*(const char*)>& env);
-
-// The conninfo with any password removed, for messages and logs
-// ("password=secret" -> "password=***", "postgresql://u:secret@h" -> "postgresql://u:***@h").
-std::string RedactConninfo(std::string_view conninfo);
-
-// True when the string carries a password (we warn: use ~/.pgpass or PGPASSFILE).
-bool ConninfoHasPassword(std::string_view conninfo);
 
 // connect_timeout added to a conninfo that has none (and no PGCONNECT_TIMEOUT).
 inline constexpr int kDefaultConnectTimeoutSeconds = 10;

@@ -2,8 +2,11 @@
 
 #include <map>
 #include <pqxx/pqxx>
+#include <set>
 
+#include "core/clock.h"
 #include "core/finding.h"
+#include "core/problem.h"
 #include "store/copy_row.h"
 
 namespace fabtrack::store {
@@ -12,9 +15,29 @@ namespace {
 struct Merged {
   const Finding* latest = nullptr;
   std::string first_seen, last_seen;  // ISO; run times, so re-analysis is idempotent
+  std::set<int64_t> nights;           // NightOf the runs that raised it
 };
 
+// How timestamps are read back: ISO 8601 UTC as the analyzer writes them.
+constexpr const char* kIsoFormat = "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'";
+
 }  // namespace
+
+std::vector<ProblemHistory> OpenFindingHistory(pqxx::connection_base& connection,
+                                               const std::string& cluster) {
+  pqxx::read_transaction txn(connection);
+  std::vector<ProblemHistory> history;
+  for (const auto& row : txn.exec_params(
+           std::string("SELECT kind, subject, to_char(first_seen AT TIME ZONE 'UTC', ") +
+               kIsoFormat + "), to_char(last_seen AT TIME ZONE 'UTC', " + kIsoFormat +
+               "), coalesce(nights, 0) FROM findings WHERE cluster = $1 AND state <> 'resolved' "
+               "ORDER BY kind, subject",
+           cluster)) {
+    history.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
+                       row[3].as<std::string>(), row[4].as<int>()});
+  }
+  return history;
+}
 
 StoredFindings StoreAnalysis(pqxx::connection_base& connection, const AnalysisInput& input,
                              const AnalysisResult& result) {
@@ -24,10 +47,9 @@ StoredFindings StoreAnalysis(pqxx::connection_base& connection, const AnalysisIn
   // subject"; they take turns.
   txn.exec_params("SELECT pg_advisory_xact_lock(hashtext('fabtrack_findings:' || $1))",
                   result.cluster);
-  const std::string now = txn.exec1(
-                                 "SELECT to_char(now() AT TIME ZONE 'UTC', "
-                                 "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')")[0]
-                              .as<std::string>();
+  const std::string now =
+      txn.exec1(std::string("SELECT to_char(now() AT TIME ZONE 'UTC', ") + kIsoFormat + ")")[0]
+          .as<std::string>();
   std::string newest_judged = now;
   for (auto it = input.runs.rbegin(); it != input.runs.rend(); ++it) {
     if (input.Judged(*it)) {
@@ -47,6 +69,7 @@ StoredFindings StoreAnalysis(pqxx::connection_base& connection, const AnalysisIn
       m.last_seen = seen;
     }
     if (m.first_seen.empty() || seen < m.first_seen) m.first_seen = seen;
+    if (std::optional<double> at = ParseIsoSeconds(seen)) m.nights.insert(NightOf(*at));
   }
 
   std::vector<std::string> kinds, subjects;
@@ -74,13 +97,29 @@ StoredFindings StoreAnalysis(pqxx::connection_base& connection, const AnalysisIn
         .Text(f.device)
         .Int(f.port)
         .Int(f.size_bytes);
+    // The nights it was seen: what the open row counted, and tonight's
+    // window where it goes beyond the row's first and last night.
+    pqxx::result open = txn.exec_params(
+        std::string("SELECT to_char(first_seen AT TIME ZONE 'UTC', ") + kIsoFormat +
+            "), to_char(last_seen AT TIME ZONE 'UTC', " + kIsoFormat +
+            "), coalesce(nights, 0) FROM findings "
+            "WHERE cluster = $1 AND kind = $2 AND subject = $3 AND state <> 'resolved' "
+            "FOR UPDATE",
+        result.cluster, f.kind, f.subject);
+    int nights = static_cast<int>(m.nights.size());
+    if (!open.empty()) {
+      nights = NightsWithHistory({f.kind, f.subject, open[0][0].as<std::string>(),
+                                  open[0][1].as<std::string>(), open[0][2].as<int>()},
+                                 m.nights);
+    }
+    p.Int(int64_t{nights});
     pqxx::result updated = txn.exec_params(
         "UPDATE findings SET severity = $4, run_id = $5::bigint, value = $6::float8, "
         "baseline = $7::float8, unit = $8, message = $9, evidence = $10::jsonb, "
         "first_seen = least(first_seen, $11::timestamptz), "
         "last_seen = greatest(last_seen, $12::timestamptz), fingerprint = $13, "
         "run_started_at = $14::timestamptz, nodes = $15::int, host = $16, device = $17, "
-        "port = $18::int, size_bytes = $19::bigint "
+        "port = $18::int, size_bytes = $19::bigint, nights = $20::int "
         "WHERE cluster = $1 AND kind = $2 AND subject = $3 AND state <> 'resolved' RETURNING id",
         pqxx::prepare::make_dynamic_params(p.fields()));
     if (!updated.empty()) {
@@ -90,9 +129,9 @@ StoredFindings StoreAnalysis(pqxx::connection_base& connection, const AnalysisIn
     txn.exec_params(
         "INSERT INTO findings (cluster, kind, subject, severity, run_id, value, baseline, unit, "
         "message, evidence, first_seen, last_seen, fingerprint, run_started_at, nodes, host, "
-        "device, port, size_bytes) VALUES ($1, $2, $3, $4, $5::bigint, $6::float8, $7::float8, "
-        "$8, $9, $10::jsonb, $11::timestamptz, $12::timestamptz, $13, $14::timestamptz, $15::int, "
-        "$16, $17, $18::int, $19::bigint)",
+        "device, port, size_bytes, nights) VALUES ($1, $2, $3, $4, $5::bigint, $6::float8, "
+        "$7::float8, $8, $9, $10::jsonb, $11::timestamptz, $12::timestamptz, $13, "
+        "$14::timestamptz, $15::int, $16, $17, $18::int, $19::bigint, $20::int)",
         pqxx::prepare::make_dynamic_params(p.fields()));
     ++stored.opened;
   }

@@ -6,9 +6,11 @@
 
 #include <pqxx/connection>
 #include <string>
+#include <vector>
 
 #include "core/analysis_input.h"
 #include "core/analysis_result.h"
+#include "core/problem.h"
 
 namespace fabtrack::store {
 
@@ -18,6 +20,11 @@ struct StoredFindings {
   int resolved = 0;   // open findings whose condition cleared
   int64_t analysis_id = 0;
 };
+
+// The open findings of `cluster` as earlier analyses left them: the stored
+// history the problems' state is told from (read before StoreAnalysis).
+std::vector<ProblemHistory> OpenFindingHistory(pqxx::connection_base& connection,
+                                               const std::string& cluster);
 
 StoredFindings StoreAnalysis(pqxx::connection_base& connection, const AnalysisInput& input,
                              const AnalysisResult& result);

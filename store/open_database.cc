@@ -77,6 +77,9 @@ std::string DescribeTarget(const DatabaseChoice& choice) {
 std::unique_ptr<pqxx::connection> OpenDatabase(const DatabaseChoice& choice, SchemaPolicy policy,
                                                std::ostream& notices) {
   ConnectionTarget target = ResolveConnection(choice.db, Env);
+  if (std::optional<std::string> why = ConninfoParseError(target.conninfo)) {
+    throw UnparsableConninfo(DescribeTarget(choice) + ": libpq cannot parse it: " + *why);
+  }
   if (ConninfoHasPassword(target.conninfo)) {
     notices << "fabtrack: warning: the connection string carries a password; it is visible to "
                "other users in the process list. Use ~/.pgpass, PGPASSFILE or a service file "

@@ -44,6 +44,14 @@ class DatabaseUnavailable : public std::runtime_error {
   FailureKind kind_;
 };
 
+// The conninfo the database choice resolves to (--db, FABTRACK_DB) is one
+// libpq cannot parse: a typo to fix, never an outage to spool through.
+// what() names where it came from, redacted, and libpq's reason.
+class UnparsableConninfo : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 // The database `choice` names, for binding spooled batches to it (no
 // connection made; the embedded server's address without starting it).
 SpoolTarget TargetOf(const DatabaseChoice& choice);
@@ -55,7 +63,9 @@ std::string DescribeTarget(const DatabaseChoice& choice);
 
 // Opens the configured database. For the embedded default, starts the server
 // if needed and migrates it (fabtrack owns that database); notices (server
-// started, password in a conninfo) go to `notices`.
+// started, password in a conninfo) go to `notices`. Throws
+// UnparsableConninfo before any connection attempt, DatabaseUnavailable when
+// the database cannot be used.
 std::unique_ptr<pqxx::connection> OpenDatabase(const DatabaseChoice& choice, SchemaPolicy policy,
                                                std::ostream& notices);
 

@@ -71,6 +71,14 @@ PruneCounts PruneBefore(pqxx::transaction_base& txn, const std::string& cutoff_i
   return c;
 }
 
+std::vector<int64_t> ExistingRuns(pqxx::transaction_base& txn, const std::vector<int64_t>& ids) {
+  std::vector<int64_t> existing;
+  for (int64_t id : ids) {
+    if (!txn.exec_params("SELECT 1 FROM runs WHERE id = $1", id).empty()) existing.push_back(id);
+  }
+  return existing;
+}
+
 std::vector<int64_t> DeleteRuns(pqxx::transaction_base& txn, const std::vector<int64_t>& ids) {
   std::vector<int64_t> deleted;
   for (int64_t id : ids) {

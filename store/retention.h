@@ -31,6 +31,9 @@ struct PruneCounts {
 PruneCounts PruneBefore(pqxx::transaction_base& txn, const std::string& cutoff_iso,
                         const std::optional<std::string>& cluster, bool apply);
 
+// The ids among `ids` that name a stored run, in the order given.
+std::vector<int64_t> ExistingRuns(pqxx::transaction_base& txn, const std::vector<int64_t>& ids);
+
 // Deletes the runs with these ids (and what hangs off them); returns the ids
 // that existed.
 std::vector<int64_t> DeleteRuns(pqxx::transaction_base& txn, const std::vector<int64_t>& ids);

@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "collector/harness/harness_args.h"
+
 extern char** environ;
 
 namespace fabtrack::harness {
@@ -20,40 +22,6 @@ std::string MpiLibraryVersion() {
   std::string v(version, static_cast<size_t>(length));
   if (auto nl = v.find_first_of("\n,"); nl != std::string::npos) v.resize(nl);
   return v;
-}
-
-}  // namespace
-
-std::string ShellJoin(int argc, char** argv) {
-  std::string out;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    bool plain = !a.empty() && a.find_first_not_of(
-                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                   "-_./=:,+@%") == std::string::npos;
-    if (!out.empty()) out += ' ';
-    if (plain) {
-      out += a;
-    } else {
-      out += '\'';
-      for (char c : a) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-      out += '\'';
-    }
-  }
-  return out;
-}
-
-namespace {
-
-// Shortest text that reads back as the same number ("200", "12.5").
-std::string FormatMs(double ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", ms);
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(text, sizeof text, "%.*g", precision, ms);
-    if (std::strtod(text, nullptr) == ms) break;
-  }
-  return text;
 }
 
 }  // namespace
@@ -86,7 +54,7 @@ RunRecord DescribeRun(const HarnessOptions& o, const std::vector<std::string>& h
     if (!info.driver_version.empty()) run.driver_version = info.driver_version;
   }
   run.mpi_version = MpiLibraryVersion();
-  run.command_line = ShellJoin(argc, argv);
+  run.command_line = RecordedCommandLine(argc, argv);
   for (char** e = environ; e && *e; ++e) {
     const char* eq = std::strchr(*e, '=');
     if (!eq) continue;

@@ -15,7 +15,4 @@ namespace fabtrack::harness {
 RunRecord DescribeRun(const HarnessOptions& options, const std::vector<std::string>& hosts,
                       const BackendInfo& info, int argc, char** argv);
 
-// argv joined into one shell-quoted line.
-std::string ShellJoin(int argc, char** argv);
-
 }  // namespace fabtrack::harness

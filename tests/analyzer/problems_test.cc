@@ -123,6 +123,60 @@ TEST(ProblemsTest, NewOnlyOnTheNewestNightAndInfoIsNoProblem) {
   EXPECT_EQ(VerdictLine({}), "OK: no problem");
 }
 
+// The stored history decides, not the window: tonight's only finding of a
+// problem stored open since night 7 is its third night, ongoing since night 7.
+TEST(ProblemsTest, StoredHistoryCarriesAProblemPastTheWindow) {
+  const AnalysisResult r =
+      Result({At("socket_fallback", "all_reduce/4 nodes", Severity::kCritical, 9),
+              At("port_errors", "h:mlx5_0/1", Severity::kWarning, 9)},
+             9);
+  std::vector<Problem> alone = FoldProblems(r, {}, NightIso(10));
+  ASSERT_EQ(alone.size(), 2u);
+  EXPECT_EQ(alone[0].state, ProblemState::kNew);
+  const std::vector<ProblemHistory> history = {
+      {"socket_fallback", "all_reduce/4 nodes", NightIso(7), NightIso(8), 2},
+      {"port_errors", "other:mlx5_0/1", NightIso(2), NightIso(8), 7},
+  };
+  std::vector<Problem> p = FoldProblems(r, {}, NightIso(10), history);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].kind, "socket_fallback");
+  EXPECT_EQ(p[0].state, ProblemState::kOngoing);
+  EXPECT_EQ(p[0].first_seen, NightIso(7));
+  EXPECT_EQ(p[0].last_seen, NightIso(9));
+  EXPECT_EQ(p[0].nights, 3);
+  EXPECT_EQ(VerdictLine(p).rfind("CRITICAL: socket_fallback all_reduce/4 nodes (ongoing, since " +
+                                     NightIso(7).substr(0, 10) + ", 3 nights)",
+                                 0),
+            0u)
+      << VerdictLine(p);
+  // Another subject's history is not this one's.
+  EXPECT_EQ(p[1].state, ProblemState::kNew);
+  EXPECT_EQ(p[1].nights, 1);
+
+  // A re-analysis of stored nights counts none twice; a row stored on
+  // tonight's night alone keeps the problem new.
+  EXPECT_EQ(
+      FoldProblems(r, {}, NightIso(10),
+                   {{"socket_fallback", "all_reduce/4 nodes", NightIso(7), NightIso(9), 3}})[0]
+          .nights,
+      3);
+  std::vector<Problem> same_night =
+      FoldProblems(r, {}, NightIso(10),
+                   {{"socket_fallback", "all_reduce/4 nodes", NightIso(9), NightIso(9), 1}});
+  EXPECT_EQ(same_night[0].state, ProblemState::kNew);
+  EXPECT_EQ(same_night[0].nights, 1);
+}
+
+TEST(ProblemsTest, NightsWithHistoryAddsOnlyNightsOutsideTheStoredSpan) {
+  const ProblemHistory stored{"k", "s", NightIso(3), NightIso(5), 3};
+  EXPECT_EQ(NightsWithHistory(stored, {}), 3);
+  const int64_t night3 = NightOf(*ParseIsoSeconds(NightIso(3)));
+  EXPECT_EQ(NightsWithHistory(stored, {night3, night3 + 1, night3 + 2}), 3);
+  EXPECT_EQ(NightsWithHistory(stored, {night3 - 1, night3 + 3, night3 + 4}), 6);
+  // Rows stored before nights were counted: their first and last night.
+  EXPECT_EQ(NightsWithHistory({"k", "s", NightIso(3), NightIso(5), 0}, {night3 + 3}), 3);
+}
+
 // `fabtrack ack` silences a problem until a date: it stays listed,
 // acknowledged, and stops counting; an expired silence does nothing.
 TEST(ProblemsTest, AcknowledgedUntilTheDate) {

@@ -365,7 +365,7 @@ TEST(CliTest, BadCommandsAndOptionsSayWhatIsAccepted) {
   EXPECT_NE(typo.err.find("did you mean 'ingest'"), std::string::npos) << typo.err;
   CommandResult since = Fabtrack("analyze --since garbage --db host=/nonexistent/socket", "");
   EXPECT_EQ(since.exit_code, 3);  // analyze's "could not analyze"
-  EXPECT_NE(since.err.find("--since garbage: not a time; use RFC 3339"), std::string::npos)
+  EXPECT_NE(since.err.find("--since: garbage: not a time; use RFC 3339"), std::string::npos)
       << since.err;
   EXPECT_EQ(since.err.find("cannot connect"), std::string::npos) << "checked before connecting";
 }

@@ -66,7 +66,7 @@ TEST(ProblemsCli, AckSilencesAProblemUntilItsDate) {
     found = true;
     EXPECT_EQ(p["state"], "acknowledged");
     EXPECT_EQ(p["ack"]["note"], "RMA 4411, cable ordered");
-    EXPECT_EQ(p["ack"]["until"], "2099-01-01T00:00:00Z");
+    EXPECT_EQ(p["ack"]["until"], "2099-01-01T23:59:59Z");  // through that day
   }
   EXPECT_TRUE(found);
   // The night has a second critical problem (the run failed): still 2 until
@@ -90,6 +90,66 @@ TEST(ProblemsCli, AckSilencesAProblemUntilItsDate) {
   EXPECT_NE(metrics.find("fabtrack_problem{cluster=\"lab\",id=\"" + id), std::string::npos);
   EXPECT_NE(metrics.find("state=\"acknowledged\""), std::string::npos) << metrics;
   std::remove(textfile.c_str());
+}
+
+// A problem seen again is ongoing from its first night, whatever window the
+// analysis judged: the nightly run (default window, the newest night only)
+// says what a --since covering both nights says, in the verdict, the JSON
+// and the textfile that alerts read.
+TEST(ProblemsCli, ARecurringProblemIsOngoingWithTheDefaultWindow) {
+  TestDatabase db;
+  const std::string fixture =
+      std::string(FABTRACK_FIXTURE_DIR) + "/cli/allreduce_2node_ib_retry_exceeded.txt";
+  // The same failure on two nights: two files (a run is stored once per content).
+  const std::string night2 =
+      ::testing::TempDir() + "/retry_exceeded_night2_" + std::to_string(getpid()) + ".txt";
+  {
+    std::ifstream in(fixture);
+    std::ofstream out(night2);
+    out << in.rdbuf() << "# the next night, the same cable\n";
+  }
+  ASSERT_EQ(Fabtrack("ingest --cluster lab --at 2026-12-02T02:00:00Z " + fixture, db).exit_code, 0);
+  CommandOutput r = Fabtrack("analyze --cluster lab --format json", db);
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(doc["problems"].empty());
+  EXPECT_EQ(doc["problems"][0]["state"], "new");
+
+  ASSERT_EQ(Fabtrack("ingest --cluster lab --at 2026-12-03T02:00:00Z " + night2, db).exit_code, 0);
+  const std::string textfile = ::testing::TempDir() + "/recurring_" + std::to_string(getpid());
+  r = Fabtrack("analyze --cluster lab --format json --textfile " + textfile, db);
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("findings stored: 0 new, 2 still open"), std::string::npos) << r.err;
+  doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["problems"].size(), 2u) << r.out;
+  for (const auto& p : doc["problems"]) {
+    SCOPED_TRACE(p.dump());
+    EXPECT_EQ(p["state"], "ongoing");
+    EXPECT_EQ(p["first_seen"].get<std::string>().substr(0, 10), "2026-12-02");
+    EXPECT_EQ(p["nights"], 2);
+  }
+  const std::string verdict = doc["verdict"];
+  EXPECT_NE(verdict.find("(ongoing, since 2026-12-02, 2 nights)"), std::string::npos) << verdict;
+  std::ifstream in(textfile);
+  const std::string metrics((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(metrics.find("state=\"ongoing\""), std::string::npos) << metrics;
+  EXPECT_EQ(metrics.find("state=\"new\""), std::string::npos) << metrics;
+  EXPECT_EQ(db.Scalar("SELECT min(nights) || ',' || max(nights) FROM findings "
+                      "WHERE state <> 'resolved' AND severity = 'critical'"),
+            "2,2");
+
+  // Analysed again with both nights in the window: the same answer, and the
+  // stored nights are not counted twice.
+  r = Fabtrack("analyze --cluster lab --since 2026-12-01T12:00:00Z --format json", db);
+  doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["problems"][0]["state"], "ongoing");
+  EXPECT_EQ(doc["problems"][0]["nights"], 2);
+  r = Fabtrack("analyze --cluster lab --format json", db);
+  doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["problems"][0]["nights"], 2) << r.out;
+  EXPECT_EQ(doc["problems"][0]["state"], "ongoing");
+  std::remove(textfile.c_str());
+  std::remove(night2.c_str());
 }
 
 }  // namespace

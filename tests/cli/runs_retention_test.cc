@@ -145,10 +145,22 @@ TEST(RunsRetention, DeleteRemovesTheRunAndWhatHangsOffIt) {
   StoreThreeRuns(db);
   const std::string id = db.Scalar("SELECT max(id) FROM runs");
   ASSERT_NE(db.Scalar("SELECT count(*) FROM run_results WHERE run_id = " + id), "0");
-  CommandOutput r = Fabtrack("runs delete " + id + " 999999", db);
-  EXPECT_EQ(r.exit_code, 1);  // one of the two ids was not there
-  EXPECT_NE(r.out.find("deleted run " + id), std::string::npos) << r.out;
+  // One id not there (a typo): nothing deleted, not even the ones that are.
+  CommandOutput r = Fabtrack("runs delete " + id + " 999999 --yes", db);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no run 999999"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing deleted"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("deleted run"), std::string::npos) << r.out;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "3");
+  // A dry run until --yes, as `db prune`.
+  r = Fabtrack("runs delete " + id, db);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("would delete run " + id), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--yes deletes"), std::string::npos) << r.out;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "3");
+  r = Fabtrack("runs delete " + id + " --yes", db);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("deleted run " + id), std::string::npos) << r.out;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs WHERE id = " + id), "0");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM run_results WHERE run_id = " + id), "0");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM runs"), "2");

@@ -70,6 +70,70 @@ TEST(NormalizeTimestampTest, CompletesWhatPeopleType) {
   EXPECT_EQ(NormalizeTimestamp("2026-12-01T02:00:00Z; DROP TABLE runs"), std::nullopt);
 }
 
+TEST(NormalizeTimestampTest, WritesOffsetsAsRfc3339) {
+  EXPECT_EQ(NormalizeTimestamp("2026-12-01T02:00:00+0530"), "2026-12-01T02:00:00+05:30");
+  EXPECT_EQ(NormalizeTimestamp("2026-12-01T02:00:00-02"), "2026-12-01T02:00:00-02:00");
+  EXPECT_TRUE(ParseIsoSeconds(*NormalizeTimestamp("2026-12-01T02:00:00-02")));
+}
+
+// Times typed on a command line: one check for every option that takes one.
+TEST(ParseOperatorTimeTest, RefusesDatesThatDoNotExistAndYearsOutOfRange) {
+  const double now = *ParseIsoSeconds("2026-12-05T06:00:00Z");
+  const OperatorTimeRules rules;
+  OperatorTime t = ParseOperatorTime("2026-02-30", rules, now);
+  EXPECT_EQ(t.iso, std::nullopt);
+  EXPECT_EQ(t.why, "2026-02-30: no such date (February 2026 has 28 days)");
+  EXPECT_EQ(ParseOperatorTime("2028-02-29", rules, now).iso, "2028-02-29T00:00:00Z");
+  EXPECT_EQ(ParseOperatorTime("2026-04-31T02:00:00Z", rules, now).why,
+            "2026-04-31T02:00:00Z: no such date (April 2026 has 30 days)");
+  t = ParseOperatorTime("0000-01-01", rules, now);
+  EXPECT_EQ(t.iso, std::nullopt);
+  EXPECT_EQ(t.why, "0000-01-01: year 0000 is out of range (1970 to 9999)");
+  t = ParseOperatorTime("yesterday", rules, now);
+  EXPECT_EQ(t.iso, std::nullopt);
+  EXPECT_EQ(t.why.rfind("yesterday: not a time; use RFC 3339", 0), 0u) << t.why;
+}
+
+TEST(ParseOperatorTimeTest, WritesUtcRfc3339) {
+  const double now = *ParseIsoSeconds("2026-12-05T06:00:00Z");
+  const OperatorTimeRules rules;
+  EXPECT_EQ(ParseOperatorTime("2026-12-01T03:00:00+01:00", rules, now).iso, "2026-12-01T02:00:00Z");
+  EXPECT_EQ(ParseOperatorTime("2026-12-01 02:00", rules, now).iso, "2026-12-01T02:00:00Z");
+  EXPECT_EQ(ParseOperatorTime("2026-12-01T02:00:00.25Z", rules, now).iso,
+            "2026-12-01T02:00:00.250000Z");
+}
+
+TEST(ParseOperatorTimeTest, FarFutureRefusedWhenTheOptionSaysSo) {
+  const double now = *ParseIsoSeconds("2026-12-05T06:00:00Z");
+  OperatorTimeRules when_it_happened;
+  when_it_happened.refuse_far_future = true;
+  OperatorTime t = ParseOperatorTime("9999-12-31T23:59:59Z", when_it_happened, now);
+  EXPECT_EQ(t.iso, std::nullopt);
+  EXPECT_EQ(t.why,
+            "9999-12-31T23:59:59Z: more than a day in the future (now 2026-12-05T06:00:00Z)");
+  EXPECT_TRUE(t.far_future);
+  EXPECT_EQ(ParseOperatorTime("2030-01-01", when_it_happened, now).iso, std::nullopt);
+  // Within a day: a clock a little ahead, a night run's own zone.
+  EXPECT_EQ(ParseOperatorTime("2026-12-06T05:00:00Z", when_it_happened, now).iso,
+            "2026-12-06T05:00:00Z");
+  EXPECT_EQ(ParseOperatorTime("9999-12-31T23:59:59Z", OperatorTimeRules{}, now).iso,
+            "9999-12-31T23:59:59Z");
+}
+
+TEST(ParseOperatorTimeTest, AnUntilDateMeansTheEndOfThatDay) {
+  const double now = *ParseIsoSeconds("2026-12-05T06:00:00Z");
+  OperatorTimeRules until;
+  until.date_means_end_of_day = true;
+  until.refuse_past = true;
+  EXPECT_EQ(ParseOperatorTime("2026-12-31", until, now).iso, "2026-12-31T23:59:59Z");
+  EXPECT_EQ(ParseOperatorTime("2026-12-31T00:00:00Z", until, now).iso, "2026-12-31T00:00:00Z");
+  // Today's date is still in force until midnight.
+  EXPECT_EQ(ParseOperatorTime("2026-12-05", until, now).iso, "2026-12-05T23:59:59Z");
+  OperatorTime t = ParseOperatorTime("2020-01-01", until, now);
+  EXPECT_EQ(t.iso, std::nullopt);
+  EXPECT_EQ(t.why, "2020-01-01: not in the future (now 2026-12-05T06:00:00Z)");
+}
+
 TEST(NightOfTest, NightsStartAtNoonUtc) {
   const double noon = *ParseIsoSeconds("2026-12-01T12:00:00Z");
   EXPECT_EQ(NightOf(noon), NightOf(noon + 86399));

@@ -1,5 +1,6 @@
 # Included from tests/CMakeLists.txt (kept apart from tests/harness/CMakeLists.txt).
 fabtrack_test(harness_options_test harness/harness_options_test.cc LIBS fabtrack::harness_core)
+fabtrack_test(harness_args_test harness/harness_args_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(latency_stats_test harness/latency_stats_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(table_printer_test harness/table_printer_test.cc
               LIBS fabtrack::harness_core fabtrack::parse)

@@ -57,5 +57,43 @@ TEST(RedactConninfoTest, RemovesPasswordsInEveryForm) {
   }
 }
 
+// A misspelt keyword may be a misspelt password: its value is never shown.
+TEST(RedactConninfoTest, MasksEveryValueOfAnUnknownKeyword) {
+  struct Case {
+    std::string in, out;
+  } cases[] = {
+      {"host=/run/x passwrd=hunter2 dbname=fabtrack", "host=/run/x passwrd=*** dbname=fabtrack"},
+      {"hostt=/run/x dbname=fabtrack", "hostt=*** dbname=fabtrack"},
+      {"host=db pasword = 'hunter 2' user=w", "host=db pasword = *** user=w"},
+      {"host=db sslpassword=k3y", "host=db sslpassword=***"},
+      // A value typed apart from its keyword (libpq refuses it) is not shown either.
+      {"host=db password hunter2", "host=db *** ***"},
+      {"postgresql://w@db/fabtrack?passwrd=hunter2&sslmode=require",
+       "postgresql://w@db/fabtrack?passwrd=***&sslmode=require"},
+      {"postgresql://w@db/fabtrack?ssl=true&application_name=x",
+       "postgresql://w@db/fabtrack?ssl=true&application_name=x"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(RedactConninfo(c.in), c.out) << c.in;
+    EXPECT_EQ(RedactConninfo(c.in).find("hunter"), std::string::npos) << c.in;
+  }
+  EXPECT_FALSE(ConninfoHasPassword("host=/run/x passwrd=hunter2"));
+  EXPECT_TRUE(ConninfoHasPassword("host=db password=x"));
+}
+
+TEST(ConninfoParseErrorTest, LibpqsOwnParserJudges) {
+  EXPECT_EQ(ConninfoParseError("host=/run/x dbname=fabtrack"), std::nullopt);
+  EXPECT_EQ(ConninfoParseError("postgresql://w@db:5432/fabtrack?sslmode=require"), std::nullopt);
+  EXPECT_EQ(ConninfoParseError(""), std::nullopt);
+  std::optional<std::string> why = ConninfoParseError("hostt=/run/x dbname=fabtrack");
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("invalid connection option \"hostt\""), std::string::npos) << *why;
+  why = ConninfoParseError("host=db passwrd=hunter2");
+  ASSERT_TRUE(why);
+  EXPECT_EQ(why->find("hunter2"), std::string::npos) << *why;
+  EXPECT_TRUE(ConninfoParseError("host=db dbname"));
+  EXPECT_TRUE(ConninfoParseError("postgresql://db/fabtrack?hostt=x"));
+}
+
 }  // namespace
 }  // namespace fabtrack::store
