@@ -1017,5 +1017,52 @@ TEST(NcclLogLineTest, StrictPrefixGrammar) {
   }
 }
 
+// Issue 30: lines in NCCL's plain shape are read by a one-pass reader, the
+// rest by the general one; lines at the edge of the plain shape must come out
+// as the general reading says (all fields), or not at all.
+TEST(NcclLogLineTest, PlainShapeAndItsEdgesSplitLikeTheGeneralReading) {
+  struct Case {
+    std::string text;
+    std::optional<NcclLogLine> want;
+  };
+  auto line = [](std::string host, int64_t pid, int64_t tid, std::optional<int> dev,
+                 std::string level, std::string location, std::string message) {
+    return std::optional<NcclLogLine>(NcclLogLine{host, pid, tid, dev, level, location, message});
+  };
+  const Case cases[] = {
+      {"gpu-b19:2564734:2564806 [1] NCCL INFO Channel 00/0 : 0[18000] -> 1[2a000] via P2P/IPC",
+       line("gpu-b19", 2564734, 2564806, 1, "INFO", "",
+            "Channel 00/0 : 0[18000] -> 1[2a000] via P2P/IPC")},
+      // Two blanks before the marker, blanks after the level: the general reading.
+      {"gpu-1:42:43 [3]  NCCL INFO   x  ", line("gpu-1", 42, 43, 3, "INFO", "", "x")},
+      {"gpu-1:42:43 [0] NCCL WARN", line("gpu-1", 42, 43, 0, "WARN", "", "")},
+      {"gpu-1:0042:43 [007] NCCL ABORT y", line("gpu-1", 42, 43, 7, "ABORT", "", "y")},
+      {"gpu-1:42:43 [-1] NCCL INFO x", line("gpu-1", 42, 43, -1, "INFO", "", "x")},
+      {"gpu-1:42:43 [999999] NCCL INFO x", line("gpu-1", 42, 43, 999999, "INFO", "", "x")},
+      // A device past NCCL's range, a level that is not one, a pid past int64.
+      {"gpu-1:42:43 [1048577] NCCL INFO x", std::nullopt},
+      {"gpu-1:42:43 [0] NCCL INFOS x", std::nullopt},
+      {"gpu-1:12345678901234567890:43 [0] NCCL INFO x", std::nullopt},
+      // 19 digits: past the plain reader, still a pid for the general one.
+      {"gpu-1:1234567890123456789:43 [0] NCCL INFO x",
+       line("gpu-1", 1234567890123456789, 43, 0, "INFO", "", "x")},
+      // The marker later in the line: the general reading finds it.
+      {"gpu-1:42:43 [0] init.cc:1798 NCCL INFO x",
+       line("gpu-1", 42, 43, 0, "INFO", "init.cc:1798", "x")},
+  };
+  for (const Case& c : cases) {
+    std::optional<NcclLogLine> got = SplitNcclLogLine(c.text);
+    ASSERT_EQ(got.has_value(), c.want.has_value()) << c.text;
+    if (!got) continue;
+    EXPECT_EQ(got->host, c.want->host) << c.text;
+    EXPECT_EQ(got->pid, c.want->pid) << c.text;
+    EXPECT_EQ(got->tid, c.want->tid) << c.text;
+    EXPECT_EQ(got->cuda_device, c.want->cuda_device) << c.text;
+    EXPECT_EQ(got->level, c.want->level) << c.text;
+    EXPECT_EQ(got->source_location, c.want->source_location) << c.text;
+    EXPECT_EQ(got->message, c.want->message) << c.text;
+  }
+}
+
 }  // namespace
 }  // namespace fabtrack
