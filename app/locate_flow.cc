@@ -66,7 +66,7 @@ LocateTopology PlaceHosts(const std::vector<std::string>& hosts,
 }
 
 int LocateExitCode(const LocateVerdict& verdict) {
-  if (verdict.suspects.empty()) return 0;
+  if (verdict.suspects.empty()) return verdict.settled ? 0 : 1;
   return verdict.settled && verdict.suspects.front().score >= kStrongScore ? 2 : 1;
 }
 

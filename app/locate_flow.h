@@ -49,7 +49,9 @@ LocateTopology PlaceHosts(const std::vector<std::string>& hosts,
 // round cannot be run or read (locate's "could not run").
 LocateReport RunLocateFlow(const LocateRequest& request, std::ostream& log);
 
-// analyze's codes: 0 no suspect, 1 a suspect (not settled, or weak),
+// analyze's codes: 0 no suspect and settled (every probe within the healthy
+// spread), 1 a suspect (not settled, or weak) or no suspect but not settled
+// (something slow not yet explained or cleared when the rounds ran out),
 // 2 a settled verdict whose first suspect is strong (score >= 6: one and a
 // half times the grading's threshold of slow).
 int LocateExitCode(const LocateVerdict& verdict);

@@ -1,18 +1,39 @@
 #!/usr/bin/env bash
-# `fabtrack locate` accuracy on a real two-tier netns fabric (issue 20):
-# 8 nodes on 2 leaves; PLACEMENTS (default 20) placements, each one fault
-# drawn at random (seeded) among {node link throttled, uplink throttled
-# (leaf -> spine), node CPU starved (cgroup quota), no fault} on a random
-# node / leaf (CPU: not node 1, where mpirun runs). Prints one line per
-# placement and a summary: top-1 right among faulted placements, clean
-# placements without a suspect, rounds (budget 2*ceil(log2 8)+2 = 8) and
-# seconds per locate. Needs root, ip netns, Open MPI.
-# Usage: bench/run_locate_netns_bench.sh [FABTRACK] [PLACEMENTS] [SEED]
+# `fabtrack locate` accuracy on a real two-tier netns fabric (issues 20, 30):
+# 8 nodes on 2 leaves (scripts/netns-fabric.sh create 8 --leaves 2), one
+# fabric per seed. Each seed has PLACEMENTS placements, each run REPS times
+# in a row with its fault left in place (one placement's runs differ only
+# by the machine's noise). A placement is one of: a node's link throttled to
+# 200 Mbit/s both ways, a leaf's uplink throttled to 200 Mbit/s from the
+# leaf toward the spine, a node's CPUs capped at 10% per 10 ms (cgroup; not
+# node 1, where mpirun runs), or no fault. Every run covers, whatever the
+# seeds: the first seed's first placement throttles node1's link (the
+# launcher's own node), the second seed's first leaf1's uplink (the first
+# leaf), the third seed's first leaf2's uplink (the last leaf), and every
+# seed's second placement is clean; the rest are drawn from the seed.
+#
+# Each locate runs in its own session (setsid): on one machine the 8
+# "nodes" share its CPUs, and with the kernel's autogroup scheduling
+# node1's rank (a child of mpirun) would otherwise share one CPU share with
+# whatever else the caller's session runs (a build beside it made node1's
+# pairs 10-20x slower than the others' on a clean fabric).
+#
+# Prints one line per locate (seed, placement, repetition, kind, wanted
+# first suspect, first suspect, right, rounds, seconds, exit, settled,
+# confidence, suspects) and a summary: top-1 right among faulted runs (by
+# kind), faulted runs that ended "settled, no suspects" (exit 0), clean runs
+# with a suspect and suspects per clean run, seconds per locate (median,
+# max; limit 90), and the load average before and after. Needs root, ip
+# netns, Open MPI.
+# Usage: bench/run_locate_netns_bench.sh [FABTRACK] [SEEDS] [PLACEMENTS] [REPS]
+#   SEEDS comma-separated (default 11,23,37), PLACEMENTS per seed (default 2),
+#   REPS per placement (default 3).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 fabtrack=${1:-$repo/build/cli/fabtrack}
-placements=${2:-20}
-seed=${3:-20}
+IFS=, read -r -a seeds <<<"${2:-11,23,37}"
+placements=${3:-2}
+reps=${4:-3}
 fabric="$repo/scripts/netns-fabric.sh"
 prefix="lb$$"
 prefix=${prefix:0:10}
@@ -24,55 +45,57 @@ cleanup() {
 }
 trap cleanup EXIT
 [[ $(id -u) -eq 0 ]] || { echo "needs root" >&2; exit 1; }
-"$fabric" create 8 --leaves 2 --prefix "$prefix" >/dev/null 2>&1
-"$fabric" topology --prefix "$prefix" >"$work/fabric.topology"
-hosts=$(seq -s, -f "$prefix-node%g" 1 8)
-RANDOM=$seed
-for ((p = 1; p <= placements; p++)); do
-  kind=$((RANDOM % 4))
-  node=$((RANDOM % 8 + 1))
-  leaf=$((RANDOM % 2 + 1))
-  case $kind in
-    0) want="none"; undo=() ;;
-    1) "$fabric" throttle "$node" 40mbit --prefix "$prefix" >/dev/null 2>&1
-       want="node $prefix-node$node"; undo=(unthrottle "$node") ;;
-    2) "$fabric" throttle-uplink "leaf$leaf" 40mbit --prefix "$prefix" >/dev/null 2>&1
-       want="uplink leaf$leaf-spine"; undo=(unthrottle-uplink "leaf$leaf") ;;
-    3) node=$((RANDOM % 7 + 2))
-       "$fabric" cpulimit "$node" 20 --prefix "$prefix" >/dev/null 2>&1
-       want="node $prefix-node$node"; undo=(uncpulimit "$node") ;;
-  esac
-  rc=0
-  "$fabtrack" locate --hosts "$hosts" --topology "$work/fabric.topology" --format json \
-    --mpirun "$fabric mpirun --prefix $prefix --" -- --one-at-a-time >"$work/p$p.json" 2>"$work/p$p.err" || rc=$?
-  if ((${#undo[@]})); then "$fabric" "${undo[@]}" --prefix "$prefix" >/dev/null 2>&1; fi
-  python3 - "$work/p$p.json" "$want" "$rc" "$p" "$kind" >>"$work/lines" <<'PY'
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'seed\tplacement\trep\tkind\twant\ttop\tright\trounds\tseconds\texit\tsettled\tconfidence\tsuspects\n'
+for ((s = 0; s < ${#seeds[@]}; s++)); do
+  seed=${seeds[s]}
+  "$fabric" create 8 --leaves 2 --prefix "$prefix" >/dev/null 2>&1
+  "$fabric" topology --prefix "$prefix" >"$work/fabric.topology"
+  hosts=$(seq -s, -f "$prefix-node%g" 1 8)
+  RANDOM=$seed
+  for ((p = 1; p <= placements; p++)); do
+    kind=$((RANDOM % 4))
+    node=$((RANDOM % 8 + 1))
+    leaf=$((RANDOM % 2 + 1))
+    cpu_node=$((RANDOM % 7 + 2))
+    if ((p == 1 && s == 0)); then kind=1 node=1; fi
+    if ((p == 1 && s == 1)); then kind=2 leaf=1; fi
+    if ((p == 1 && s == 2)); then kind=2 leaf=2; fi
+    if ((p == 2)); then kind=0; fi
+    case $kind in
+      0) want="none"; undo=() ;;
+      1) "$fabric" throttle "$node" 200mbit --prefix "$prefix" >/dev/null 2>&1
+         want="node $prefix-node$node"; undo=(unthrottle "$node") ;;
+      2) "$fabric" throttle-uplink "leaf$leaf" 200mbit --prefix "$prefix" >/dev/null 2>&1
+         want="uplink leaf$leaf-spine"; undo=(unthrottle-uplink "leaf$leaf") ;;
+      3) "$fabric" cpulimit "$cpu_node" 10 --period-us 10000 --prefix "$prefix" >/dev/null 2>&1
+         want="node $prefix-node$cpu_node"; undo=(uncpulimit "$cpu_node") ;;
+    esac
+    for ((r = 1; r <= reps; r++)); do
+      out="$work/s$seed-p$p-r$r"
+      rc=0
+      setsid -w "$fabtrack" locate --hosts "$hosts" --topology "$work/fabric.topology" \
+        --format json --mpirun "$fabric mpirun --prefix $prefix --" -- --one-at-a-time \
+        >"$out.json" 2>"$out.err" || rc=$?
+      python3 - "$out.json" "$want" "$rc" "$seed" "$p" "$r" "$kind" <<'PY' | tee -a "$work/lines"
 import json, sys
-path, want, rc, p, kind = sys.argv[1:]
+path, want, rc, seed, p, r, kind = sys.argv[1:]
 kinds = ["none", "node link", "uplink", "node CPU"]
+head = f"{seed}\t{p}\t{r}\t{kinds[int(kind)]}\t{want}"
 try:
     v = json.load(open(path))
 except Exception:
-    print(f"{p}\t{kinds[int(kind)]}\t{want}\t-\t0\t0\t0\t{rc}")
+    print(f"{head}\t-\t0\t0\t0\t{rc}\tFalse\t0\t0")
     sys.exit()
-top = f"{v['suspects'][0]['kind']} {v['suspects'][0]['name']}" if v["suspects"] else "none"
-print(f"{p}\t{kinds[int(kind)]}\t{want}\t{top}\t{int(top == want)}\t{v['rounds']}\t{v['seconds']:.1f}\t{rc}")
+s = v["suspects"]
+top = f"{s[0]['kind']} {s[0]['name']}" if s else "none"
+print(f"{head}\t{top}\t{int(top == want)}\t{v['rounds']}\t{v['seconds']:.1f}\t{rc}"
+      f"\t{v['settled']}\t{v.get('confidence', '-')}\t{len(s)}")
 PY
-  tail -1 "$work/lines"
+    done
+    if ((${#undo[@]})); then "$fabric" "${undo[@]}" --prefix "$prefix" >/dev/null 2>&1; fi
+  done
+  "$fabric" destroy --prefix "$prefix" >/dev/null 2>&1
 done
-python3 - "$work/lines" <<'PY'
-import sys
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
-faulted = [r for r in rows if r[1] != "none"]
-clean = [r for r in rows if r[1] == "none"]
-print(f"\nplacements {len(rows)}: faulted {len(faulted)}, top-1 right "
-      f"{sum(int(r[4]) for r in faulted)}/{len(faulted)}; clean {len(clean)}, no suspect "
-      f"{sum(int(r[4]) for r in clean)}/{len(clean)}")
-for kind in ["node link", "uplink", "node CPU", "none"]:
-    rs = [r for r in rows if r[1] == kind]
-    if rs:
-        print(f"  {kind}: {sum(int(r[4]) for r in rs)}/{len(rs)} right, rounds max "
-              f"{max(int(r[5]) for r in rs)}, seconds max {max(float(r[6]) for r in rs):.1f}")
-print(f"rounds max {max(int(r[5]) for r in rows)} (budget 8), seconds max "
-      f"{max(float(r[6]) for r in rows):.1f} (limit 90)")
-PY
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 "$repo/bench/locate_netns_summary.py" "$work/lines"

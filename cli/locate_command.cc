@@ -8,8 +8,9 @@
 // With --cluster the verdict is stored (spooled when the database is away),
 // linked to the given runs, the sweep's runs and the flagged runs;
 // --flagged-since locates only when the analysis flagged a run since TIME.
-// Exit: 0 no suspect, 1 a suspect (warning), 2 a settled strong suspect
-// (critical), 3 could not run; 2 also for bad flags, as every command.
+// Exit: 0 no suspect (settled), 1 a suspect (warning) or no suspect but not
+// settled, 2 a settled strong suspect (critical), 3 could not run; 2 also for
+// bad flags, as every command.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -103,12 +104,16 @@ void PrintText(const app::LocateReport& report) {
   }
   std::cout << ", " << v.rounds << " round(s), " << report.probes.size() << " one-way probes, "
             << report.seconds << " s\n";
+  for (const std::string& note : v.notes) std::cout << "cleared: " << note << "\n";
   if (v.suspects.empty()) {
     std::cout << "no fault found (healthy spread: bandwidth " << 100 * v.busbw_spread
-              << "%, small-message latency " << 100 * v.latency_spread << "%)\n";
+              << "%, small-message latency " << 100 * v.latency_spread << "%)";
+    if (!v.settled) std::cout << "; not settled: too little measured to clear every node";
+    std::cout << "; confidence " << v.confidence << "\n";
     return;
   }
   if (!v.settled) std::cout << "not settled: the measurements fit more than one explanation\n";
+  std::cout << "confidence " << v.confidence << "\n";
   int i = 0;
   for (const LocateSuspect& s : v.suspects) {
     std::cout << "suspect " << ++i << ": " << s.kind << " " << s.name << " (score " << s.score

@@ -47,11 +47,20 @@ struct LocateSuspect {
 
 struct LocateVerdict {
   std::vector<LocateSuspect> suspects;  // most likely first; empty: no fault found
-  bool settled = false;  // one explanation fits every measurement (or none is needed)
+  // One explanation fits every measurement (or none is needed: every probe
+  // is within the healthy spread). Not settled without suspects: something
+  // was slow, or too little was measured, and the budget ran out.
+  bool settled = false;
   int rounds = 0;
   // The measured spread of healthy probes (scaled MAD / median), for "no
   // fault found" to say how closely it looked.
   double busbw_spread = 0, latency_spread = 0;
+  // How far the verdict can be trusted, 0..1 (analyzer/locate/locate_verdict.cc,
+  // README): the share of measurements not taken for flukes x how plain the
+  // evidence is x (settled ? 1 : 1/2 shared among the suspects).
+  double confidence = 0;
+  // Gross slow measurements that later ones cleared, each said in words.
+  std::vector<std::string> notes;
   bool operator==(const LocateVerdict&) const = default;
 };
 

@@ -17,7 +17,9 @@ nlohmann::json LocateVerdictToJson(const LocateVerdict& v, double seconds, int n
           {"nodes", nodes},
           {"probes", probes},
           {"busbw_spread", v.busbw_spread},
-          {"latency_spread", v.latency_spread}};
+          {"latency_spread", v.latency_spread},
+          {"confidence", v.confidence},
+          {"notes", v.notes}};
 }
 
 nlohmann::json LocateRecordToJson(const LocateRecord& r) {
@@ -51,6 +53,9 @@ std::optional<LocateRecord> LocateRecordFromJson(const nlohmann::json& doc, std:
     r.verdict.settled = v.at("settled").get<bool>();
     r.verdict.busbw_spread = v.at("busbw_spread").get<double>();
     r.verdict.latency_spread = v.at("latency_spread").get<double>();
+    // Spooled before confidence and notes existed: without them.
+    r.verdict.confidence = v.value("confidence", 0.0);
+    r.verdict.notes = v.value("notes", std::vector<std::string>{});
     for (const nlohmann::json& s : v.at("suspects")) {
       r.verdict.suspects.push_back({.kind = s.at("kind").get<std::string>(),
                                     .name = s.at("name").get<std::string>(),

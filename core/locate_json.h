@@ -1,8 +1,9 @@
 // `fabtrack locate --format json`: the verdict as one document,
 //   {"suspects": [{"kind", "name", "score", "evidence": [...]}], "rounds": N,
 //    "seconds": S, "settled": bool, "nodes": N, "probes": N,
-//    "busbw_spread": x, "latency_spread": x}
-// (spreads: scaled MAD / median of the healthy probes).
+//    "busbw_spread": x, "latency_spread": x, "confidence": 0..1, "notes": [...]}
+// (spreads: scaled MAD / median of the healthy probes; confidence and notes:
+// LocateVerdict's).
 // A stored locate (LocateRecord) is that document plus where and when:
 //   {"cluster", "located_at", "hosts", "exit_status", "budget_spent",
 //    "sweep_id" (or null), "run_ids", "verdict": {the document above}}

@@ -10,12 +10,6 @@
 namespace fabtrack::analyzer {
 namespace {
 
-// A probe is slow only when it is both far from the reference in units of
-// the healthy spread and far in plain ratio: a quiet fabric has a tiny
-// spread, and 4 MADs of 0.5% is not a fault anyone would chase.
-constexpr double kSlowZ = 4.0;
-constexpr double kSlowBusbwRatio = 0.8;     // below 80% of the reference
-constexpr double kSlowLatencyRatio = 1.35;  // above 135% of it
 // Floors of the healthy spread, relative to the reference: runs of one
 // probe on a real fabric differ by a few percent at least.
 constexpr double kBusbwScaleFloor = 0.03;
@@ -59,15 +53,213 @@ std::map<ProbeClass, int> PossiblePairs(const LocateTopology& topology) {
   return {{ProbeClass::kIntraLeaf, intra}, {ProbeClass::kCrossLeaf, all - intra}};
 }
 
+// How many times the estimate of the healthy references is redone at most:
+// it settles in two or three passes (the suspects' probes set aside, then
+// the probes that only the tighter reference shows slow).
+constexpr int kMaxReferencePasses = 6;
+
+std::vector<int> SortedMembers(const LocateProbe& probe) {
+  std::vector<int> members = probe.members;
+  std::sort(members.begin(), members.end());
+  return members;
+}
+
+// Each class's reference from the probes `use` marks; a class with fewer
+// than two of them takes all its probes (the healthy side of them, as
+// Reference does): when every pair across two leaves is slow, there is no
+// healthy probe of that class, and the structure's bounds below decide.
+std::map<ProbeClass, ClassReference> References(const LocateTopology& topology,
+                                                const std::vector<LocateProbe>& probes,
+                                                const std::vector<ProbeClass>& kinds,
+                                                const std::vector<bool>& use) {
+  struct Samples {
+    std::vector<double> busbw, latency;
+    std::set<std::vector<int>> pairs;
+  };
+  std::map<ProbeClass, Samples> all, healthy;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    for (Samples* s : {&all[kinds[i]], use[i] ? &healthy[kinds[i]] : nullptr}) {
+      if (!s) continue;
+      s->busbw.push_back(probes[i].busbw_gbps);
+      s->latency.push_back(probes[i].small_latency_us);
+      s->pairs.insert(SortedMembers(probes[i]));
+    }
+  }
+  const std::map<ProbeClass, int> possible = PossiblePairs(topology);
+  std::map<ProbeClass, ClassReference> references;
+  for (const auto& [kind, samples] : all) {
+    ClassReference& r = references[kind];
+    const Samples& clean = healthy[kind];
+    const Samples& from = clean.busbw.size() >= 2 ? clean : samples;
+    r.probes = static_cast<int>(samples.busbw.size());
+    r.pairs = static_cast<int>(samples.pairs.size());
+    r.healthy_pairs = static_cast<int>(clean.pairs.size());
+    auto it = possible.find(kind);
+    r.possible_pairs = it == possible.end() ? r.pairs : it->second;
+    Reference(from.busbw, true, &r.busbw, &r.busbw_scale);
+    Reference(from.latency, false, &r.latency, &r.latency_scale);
+    r.busbw_median = stats::Median(from.busbw).value_or(0);
+    r.latency_median = stats::Median(from.latency).value_or(0);
+  }
+  if (references.count(ProbeClass::kCrossLeaf) && references.count(ProbeClass::kIntraLeaf)) {
+    const ClassReference& intra = references[ProbeClass::kIntraLeaf];
+    ClassReference& cross = references[ProbeClass::kCrossLeaf];
+    cross.busbw = std::max(cross.busbw, kCrossLeafBusbwFloor * intra.busbw);
+    cross.latency = std::min(cross.latency, kCrossLeafLatencyCeiling * intra.latency);
+    cross.busbw_median = std::max(cross.busbw_median, kCrossLeafBusbwFloor * intra.busbw_median);
+    cross.latency_median =
+        std::min(cross.latency_median, kCrossLeafLatencyCeiling * intra.latency_median);
+  }
+  for (auto& [kind, r] : references) {
+    r.busbw_scale = std::max(r.busbw_scale, kBusbwScaleFloor * std::abs(r.busbw));
+    r.latency_scale = std::max(r.latency_scale, kLatencyScaleFloor * std::abs(r.latency));
+  }
+  return references;
+}
+
+// Every probe against its class's reference: z, slow, gross, and refuted
+// when later measurements of the same pair in the same direction were not
+// slow (one for a slow probe, two for a gross one).
+std::vector<GradedProbe> GradeAgainst(const std::vector<LocateProbe>& probes,
+                                      const std::vector<ProbeClass>& kinds,
+                                      const std::map<ProbeClass, ClassReference>& references) {
+  std::vector<GradedProbe> graded;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const LocateProbe& p = probes[i];
+    GradedProbe gp;
+    gp.probe = &p;
+    gp.kind = kinds[i];
+    const ClassReference& r = references.at(gp.kind);
+    gp.busbw_reference = r.busbw;
+    gp.latency_reference = r.latency;
+    if (r.busbw_scale > 0) gp.busbw_z = (r.busbw - p.busbw_gbps) / r.busbw_scale;
+    if (r.latency_scale > 0) gp.latency_z = (p.small_latency_us - r.latency) / r.latency_scale;
+    gp.slow_busbw = gp.busbw_z > kSlowZ && p.busbw_gbps < kSlowBusbwRatio * r.busbw;
+    gp.slow_latency = gp.latency_z > kSlowZ && p.small_latency_us > kSlowLatencyRatio * r.latency;
+    const bool gross_busbw = r.busbw_median > 0 && p.busbw_gbps * kGrossFactor < r.busbw_median;
+    const bool gross_latency =
+        r.latency_median > 0 && p.small_latency_us > kGrossFactor * r.latency_median;
+    gp.slow_busbw |= gross_busbw;
+    gp.slow_latency |= gross_latency;
+    gp.gross = gross_busbw || gross_latency;
+    constexpr double kNoBandwidth = 1e6;
+    const double busbw_slowdown =
+        p.busbw_gbps > 0 ? r.busbw / p.busbw_gbps : (r.busbw > 0 ? kNoBandwidth : 1);
+    const double latency_slowdown = r.latency > 0 ? p.small_latency_us / r.latency : 1;
+    gp.slowdown = std::max({1.0, busbw_slowdown, latency_slowdown});
+    graded.push_back(gp);
+  }
+  // The rounds in which each probe (members in order, one-way or not) was
+  // measured not slow.
+  std::map<std::pair<std::vector<int>, bool>, std::vector<int>> healthy_rounds;
+  for (const GradedProbe& gp : graded) {
+    if (!gp.slow())
+      healthy_rounds[{gp.probe->members, gp.probe->one_way}].push_back(gp.probe->round);
+  }
+  std::vector<bool> refuted(graded.size(), false);
+  for (size_t i = 0; i < graded.size(); ++i) {
+    if (!graded[i].slow()) continue;
+    const LocateProbe& a = *graded[i].probe;
+    auto it = healthy_rounds.find({a.members, a.one_way});
+    if (it == healthy_rounds.end()) continue;
+    const auto healthy_again =
+        std::count_if(it->second.begin(), it->second.end(), [&](int r) { return r > a.round; });
+    refuted[i] = healthy_again >= (graded[i].gross ? 2 : 1);
+  }
+  for (size_t i = 0; i < graded.size(); ++i) {
+    if (!refuted[i]) continue;
+    graded[i].refuted = true;
+    graded[i].slow_busbw = graded[i].slow_latency = false;
+  }
+  return graded;
+}
+
+// The probes that touch no suspect: not slow, not refuted (a fluke is not
+// healthy either), not on the path of an uplink (or one direction of it)
+// slow in more than half of its probes, and no member slow in more than
+// half of its pairs. A faulty node's or uplink's probes that the current
+// spread does not call slow go with the ones it does. Uplinks are taken
+// most slow first, each judged on the probes the ones taken before do not
+// explain: a slow uplink of three leaves makes about half the probes across
+// a healthy one slow too (those shared with it), and they are its alone.
+std::vector<bool> TouchingNoSuspect(const LocateTopology& topology,
+                                    const std::vector<GradedProbe>& graded) {
+  bool one_way = false;
+  for (const GradedProbe& gp : graded) one_way |= gp.probe->one_way;
+  std::vector<Hypothesis> uplinks;
+  for (const Hypothesis& h : AllHypotheses(topology, one_way)) {
+    if (h.kind == "uplink") uplinks.push_back(h);
+  }
+  std::vector<bool> explained(graded.size(), false), taken(uplinks.size(), false);
+  for (;;) {
+    int worst = -1;
+    double worst_share = 0.5;  // more than half
+    for (size_t u = 0; u < uplinks.size(); ++u) {
+      if (taken[u]) continue;
+      int slow = 0, all = 0;
+      for (size_t i = 0; i < graded.size(); ++i) {
+        const GradedProbe& gp = graded[i];
+        if (gp.refuted || explained[i] || !uplinks[u].OnPath(topology, *gp.probe)) continue;
+        slow += gp.slow();
+        ++all;
+      }
+      if (all > 0 && static_cast<double>(slow) / all > worst_share) {
+        worst = static_cast<int>(u);
+        worst_share = static_cast<double>(slow) / all;
+      }
+    }
+    if (worst < 0) break;
+    taken[worst] = true;
+    for (size_t i = 0; i < graded.size(); ++i) {
+      explained[i] = explained[i] || uplinks[worst].OnPath(topology, *graded[i].probe);
+    }
+  }
+  // Nodes counted by partner, not by probe: a faulty node's partner
+  // measured with it twice is not slow in most of its pairs.
+  std::map<int, std::set<std::vector<int>>> slow_pairs, all_pairs;
+  for (size_t i = 0; i < graded.size(); ++i) {
+    const GradedProbe& gp = graded[i];
+    if (gp.refuted || explained[i]) continue;
+    const std::vector<int> pair = SortedMembers(*gp.probe);
+    for (int m : pair) {
+      if (gp.slow()) slow_pairs[m].insert(pair);
+      all_pairs[m].insert(pair);
+    }
+  }
+  std::set<int> suspect_nodes;
+  for (const auto& [node, pairs] : all_pairs) {
+    if (2 * slow_pairs[node].size() > pairs.size()) suspect_nodes.insert(node);
+  }
+  std::vector<bool> healthy(graded.size(), false);
+  for (size_t i = 0; i < graded.size(); ++i) {
+    const GradedProbe& gp = graded[i];
+    if (gp.slow() || gp.refuted || explained[i]) continue;
+    healthy[i] = std::none_of(gp.probe->members.begin(), gp.probe->members.end(),
+                              [&](int m) { return suspect_nodes.count(m) > 0; });
+  }
+  return healthy;
+}
+
 }  // namespace
 
-bool ThinReference(const ClassReference& reference) {
-  return reference.pairs < std::min(kMinReferencePairs, reference.possible_pairs);
+bool ThinReference(const ClassReference& reference) { return MissingReferencePairs(reference) > 0; }
+
+int MissingReferencePairs(const ClassReference& r) {
+  int missing = std::min(kMinReferencePairs, r.possible_pairs) - r.pairs;
+  if (r.pairs < r.possible_pairs) {
+    missing = std::max(missing, std::min(kMinHealthyPairs, r.possible_pairs) - r.healthy_pairs);
+  }
+  return std::max(missing, 0);
 }
 
 bool AnyThinReference(const Grading& grading) {
   return std::any_of(grading.references.begin(), grading.references.end(),
                      [](const auto& entry) { return ThinReference(entry.second); });
+}
+
+double Strength(const GradedProbe& probe) {
+  const double z = std::max(probe.busbw_z, probe.latency_z);
+  return probe.gross ? std::max(z, 2 * kSlowZ) : z;
 }
 
 ProbeClass ClassOf(const LocateTopology& topology, const LocateProbe& probe) {
@@ -83,69 +275,22 @@ ProbeClass ClassOf(const LocateTopology& topology, const LocateProbe& probe) {
 Grading GradeProbes(const LocateTopology& topology, const std::vector<LocateProbe>& probes) {
   Grading g;
   if (probes.empty()) return g;
-  std::map<ProbeClass, std::vector<double>> busbw, latency;
-  std::map<ProbeClass, std::set<std::vector<int>>> pairs;
-  for (const LocateProbe& p : probes) {
-    const ProbeClass kind = ClassOf(topology, p);
-    busbw[kind].push_back(p.busbw_gbps);
-    latency[kind].push_back(p.small_latency_us);
-    std::vector<int> members = p.members;
-    std::sort(members.begin(), members.end());
-    pairs[kind].insert(members);
+  std::vector<ProbeClass> kinds;
+  for (const LocateProbe& p : probes) kinds.push_back(ClassOf(topology, p));
+  // First from every probe (the healthy side of each class), then from the
+  // probes that touch no suspect, until that set stops changing.
+  std::vector<bool> use(probes.size(), true);
+  for (int pass = 0; pass < kMaxReferencePasses; ++pass) {
+    g.references = References(topology, probes, kinds, use);
+    g.probes = GradeAgainst(probes, kinds, g.references);
+    for (size_t i = 0; i < probes.size(); ++i) g.probes[i].healthy = use[i];
+    std::vector<bool> next = TouchingNoSuspect(topology, g.probes);
+    if (next == use) break;
+    use = std::move(next);
   }
-  const std::map<ProbeClass, int> possible = PossiblePairs(topology);
-  for (const auto& [kind, values] : busbw) {
-    ClassReference& r = g.references[kind];
-    r.probes = static_cast<int>(values.size());
-    r.pairs = static_cast<int>(pairs[kind].size());
-    auto it = possible.find(kind);
-    r.possible_pairs = it == possible.end() ? r.pairs : it->second;
-    Reference(values, true, &r.busbw, &r.busbw_scale);
-    Reference(latency[kind], false, &r.latency, &r.latency_scale);
-  }
-  if (g.references.count(ProbeClass::kCrossLeaf) && g.references.count(ProbeClass::kIntraLeaf)) {
-    const ClassReference& intra = g.references[ProbeClass::kIntraLeaf];
-    ClassReference& cross = g.references[ProbeClass::kCrossLeaf];
-    cross.busbw = std::max(cross.busbw, kCrossLeafBusbwFloor * intra.busbw);
-    cross.latency = std::min(cross.latency, kCrossLeafLatencyCeiling * intra.latency);
-  }
-  for (auto& [kind, r] : g.references) {
-    r.busbw_scale = std::max(r.busbw_scale, kBusbwScaleFloor * std::abs(r.busbw));
-    r.latency_scale = std::max(r.latency_scale, kLatencyScaleFloor * std::abs(r.latency));
+  for (const auto& [kind, r] : g.references) {
     if (r.busbw > 0) g.busbw_spread = std::max(g.busbw_spread, r.busbw_scale / r.busbw);
     if (r.latency > 0) g.latency_spread = std::max(g.latency_spread, r.latency_scale / r.latency);
-  }
-  for (const LocateProbe& p : probes) {
-    GradedProbe gp;
-    gp.probe = &p;
-    gp.kind = ClassOf(topology, p);
-    const ClassReference& r = g.references.at(gp.kind);
-    gp.busbw_reference = r.busbw;
-    gp.latency_reference = r.latency;
-    if (r.busbw_scale > 0) gp.busbw_z = (r.busbw - p.busbw_gbps) / r.busbw_scale;
-    if (r.latency_scale > 0) gp.latency_z = (p.small_latency_us - r.latency) / r.latency_scale;
-    gp.slow_busbw = gp.busbw_z > kSlowZ && p.busbw_gbps < kSlowBusbwRatio * r.busbw;
-    gp.slow_latency = gp.latency_z > kSlowZ && p.small_latency_us > kSlowLatencyRatio * r.latency;
-    g.probes.push_back(gp);
-  }
-  // A slow probe measured again later (same members, same direction) and
-  // not slow then was a fluke.
-  std::vector<bool> refuted(g.probes.size(), false);
-  for (size_t i = 0; i < g.probes.size(); ++i) {
-    if (!g.probes[i].slow()) continue;
-    for (size_t j = 0; j < g.probes.size(); ++j) {
-      const LocateProbe &a = *g.probes[i].probe, &b = *g.probes[j].probe;
-      if (b.round > a.round && b.members == a.members && b.one_way == a.one_way &&
-          !g.probes[j].slow()) {
-        refuted[i] = true;
-        break;
-      }
-    }
-  }
-  for (size_t i = 0; i < g.probes.size(); ++i) {
-    if (!refuted[i]) continue;
-    g.probes[i].refuted = true;
-    g.probes[i].slow_busbw = g.probes[i].slow_latency = false;
   }
   return g;
 }

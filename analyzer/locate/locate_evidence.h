@@ -23,20 +23,49 @@ namespace fabtrack::analyzer {
 enum class ProbeClass { kFlat, kIntraLeaf, kCrossLeaf };
 ProbeClass ClassOf(const LocateTopology& topology, const LocateProbe& probe);
 
+// A probe is slow when it is both far from the reference in units of the
+// healthy spread and far in plain ratio (a quiet fabric has a tiny spread,
+// and 4 MADs of 0.5% is not a fault anyone would chase), or gross (below).
+constexpr double kSlowZ = 4.0;
+constexpr double kSlowBusbwRatio = 0.8;     // below 80% of the reference
+constexpr double kSlowLatencyRatio = 1.35;  // above 135% of it
+
+// The healthy reference of a class is taken only from its probes that touch
+// no suspect (`healthy` probes below): a fault slows its own probes, and
+// counted in, they widen the spread until nothing is far from the reference
+// any more (a node throttled 30x on 8 nodes put half the probes of its class
+// into the spread: 41-45% of the reference, and no probe could be 4 spreads
+// below it). The estimate is iterated: a robust reference from every probe,
+// the probes that touch a suspect set aside, the reference again from the
+// rest, until the set stops changing.
 struct ClassReference {
   double busbw = 0, busbw_scale = 0;
   double latency = 0, latency_scale = 0;
+  double busbw_median = 0, latency_median = 0;  // of the healthy probes
   int probes = 0;
   int pairs = 0;           // distinct member sets among them
+  int healthy_pairs = 0;   // distinct member sets among the probes the reference rests on
   int possible_pairs = 0;  // how many pairs of this class the topology has
 };
 
 // A reference is trusted only when it rests on this many distinct pairs (or
 // on every pair the class has): on 8 nodes in 2 leaves the first round has
 // two pairs across leaves, and a fault on one and a burst of other work on
-// the other make "slow" the reference itself, so nothing looks slow.
+// the other make "slow" the reference itself, so nothing looks slow. Of
+// them at least kMinHealthyPairs must touch no suspect (unless every pair of
+// the class has been measured).
 constexpr int kMinReferencePairs = 4;
+constexpr int kMinHealthyPairs = 2;
 bool ThinReference(const ClassReference& reference);
+// How many more distinct pairs of the class its reference needs (0: enough).
+int MissingReferencePairs(const ClassReference& reference);
+
+// A probe this many times slower than its class's healthy median (bandwidth
+// below a third, or latency above three times) is slow whatever the spread:
+// gross. It must be seen again in a later round before it convicts anything
+// (a suspect's evidence spans two rounds), and it is cleared only by two later
+// measurements of the same pair at healthy speed.
+constexpr double kGrossFactor = 3.0;
 
 struct GradedProbe {
   const LocateProbe* probe = nullptr;
@@ -45,10 +74,14 @@ struct GradedProbe {
   double busbw_z = 0;    // how far below the reference (positive: slower)
   double latency_z = 0;  // how far above it (positive: slower)
   bool slow_busbw = false, slow_latency = false;
+  bool gross = false;   // kGrossFactor off the class's healthy median (and so slow)
+  double slowdown = 1;  // how many times slower than the reference (the worse of the two)
   // Slow, but the same probe (same members, same direction) measured in a
-  // later round was not: a fluke (a burst of other work on a shared CPU),
-  // neither slow nor healthy evidence.
+  // later round was not (twice, when it was gross): a fluke (a burst of other
+  // work on a shared CPU), neither slow nor healthy evidence.
   bool refuted = false;
+  // Part of its class's healthy reference: touches no suspect.
+  bool healthy = false;
   bool slow() const { return slow_busbw || slow_latency; }
 };
 
@@ -58,6 +91,11 @@ struct Grading {
   // The largest relative spread (scale / reference) over the classes.
   double busbw_spread = 0, latency_spread = 0;
 };
+
+// The score of a slow probe: its robust z, at least 2 * the slow threshold
+// when it is gross (a probe 30x slow is certain even when the spread is so
+// wide that its z is small).
+double Strength(const GradedProbe& probe);
 
 Grading GradeProbes(const LocateTopology& topology, const std::vector<LocateProbe>& probes);
 

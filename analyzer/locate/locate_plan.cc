@@ -162,14 +162,15 @@ LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<Lo
     if (int p = partner(LeafOf(topology, i), true); p >= 0) add(i, p);
   }
   // A class whose reference is thin: pairs of that class not measured yet,
-  // among the nodes this round leaves free, until it has enough. Across
-  // leaves first: that class has the fewest pairs in round one.
+  // among the nodes this round leaves free and no suspect, until it has
+  // enough. Across leaves first: that class has the fewest pairs in round one.
   for (auto it = g.references.rbegin(); it != g.references.rend(); ++it) {
     const auto& [kind, reference] = *it;
-    int missing = std::min(kMinReferencePairs, reference.possible_pairs) - reference.pairs;
+    int missing = MissingReferencePairs(reference);
     for (int a = 0; a < n && missing > 0; ++a) {
+      if (suspect_nodes.count(a)) continue;
       for (int b = a + 1; b < n && missing > 0 && !used.count(a); ++b) {
-        if (used.count(b) || met[a].count(b)) continue;
+        if (used.count(b) || met[a].count(b) || suspect_nodes.count(b)) continue;
         LocateProbe pair;
         pair.members = {a, b};
         if (ClassOf(topology, pair) != kind) continue;

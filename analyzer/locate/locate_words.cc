@@ -24,6 +24,7 @@ std::string DescribeLocateVerdict(const LocateVerdict& v, bool budget_spent) {
   if (v.suspects.empty()) {
     out = "no fault found (healthy spread: bandwidth " + Fixed(100 * v.busbw_spread, 1) +
           "%, small-message latency " + Fixed(100 * v.latency_spread, 1) + "%)";
+    if (!v.settled) out += "; not settled: too little measured to clear every node";
   } else {
     for (size_t i = 0; i < v.suspects.size(); ++i) {
       const LocateSuspect& s = v.suspects[i];

@@ -42,15 +42,20 @@ hosts=$(seq -s, -f "$prefix-node%g" 1 8)
 # locate NAME: one locate; JSON in $work/NAME.json, exit status echoed.
 locate() {
   local name=$1 rc=0
-  "$fabtrack" locate --hosts "$hosts" --topology "$work/fabric.topology" --format json \
+  # In its own session: node1's rank, a child of mpirun, would otherwise
+  # share one autogroup CPU share with the rest of the caller's session
+  # (bench/run_locate_netns_bench.sh).
+  setsid -w "$fabtrack" locate --hosts "$hosts" --topology "$work/fabric.topology" --format json \
     --mpirun "$fabric mpirun --prefix $prefix --" -- --one-at-a-time >"$work/$name.json" 2>"$work/$name.err" || rc=$?
   ((rc != 3)) || { cat "$work/$name.err"; fail "$name: locate could not run"; }
   python3 - "$work/$name.json" "$name" "$rc" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))
 print(f"{sys.argv[2]}: exit {sys.argv[3]}, {v['rounds']} round(s), {v['seconds']:.1f} s, "
-      f"settled {v['settled']}, spread busbw {100*v['busbw_spread']:.1f}% "
-      f"latency {100*v['latency_spread']:.1f}%")
+      f"settled {v['settled']}, confidence {v['confidence']}, spread busbw "
+      f"{100*v['busbw_spread']:.1f}% latency {100*v['latency_spread']:.1f}%")
+for n in v["notes"]:
+    print(f"   cleared: {n}")
 for s in v["suspects"]:
     print(f"   {s['kind']} {s['name']} score {s['score']:.1f}")
     for e in s["evidence"][:3]:
