@@ -24,6 +24,17 @@ std::string MpiLibraryVersion() {
   return v;
 }
 
+// Shortest text that reads back as the same number ("200", "12.5").
+std::string FormatMs(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", ms);
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(text, sizeof text, "%.*g", precision, ms);
+    if (std::strtod(text, nullptr) == ms) break;
+  }
+  return text;
+}
+
 }  // namespace
 
 RunRecord DescribeRun(const HarnessOptions& o, const std::vector<std::string>& hosts,
