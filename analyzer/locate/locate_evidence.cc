@@ -96,8 +96,19 @@ std::map<ProbeClass, ClassReference> References(const LocateTopology& topology,
     r.healthy_pairs = static_cast<int>(clean.pairs.size());
     auto it = possible.find(kind);
     r.possible_pairs = it == possible.end() ? r.pairs : it->second;
-    Reference(from.busbw, true, &r.busbw, &r.busbw_scale);
-    Reference(from.latency, false, &r.latency, &r.latency_scale);
+    if (&from == &samples || clean.busbw.size() == samples.busbw.size()) {
+      Reference(from.busbw, true, &r.busbw, &r.busbw_scale);
+      Reference(from.latency, false, &r.latency, &r.latency_scale);
+    } else {
+      // The suspects' probes are already set aside: the rest is the healthy
+      // sample itself, taken whole (its healthy side again would trim it
+      // pass after pass, the reference climbing and the spread shrinking
+      // until the noise of a clean fabric looked slow).
+      r.busbw = stats::Median(from.busbw).value_or(0);
+      r.busbw_scale = stats::ScaledMad(from.busbw).value_or(0);
+      r.latency = stats::Median(from.latency).value_or(0);
+      r.latency_scale = stats::ScaledMad(from.latency).value_or(0);
+    }
     r.busbw_median = stats::Median(from.busbw).value_or(0);
     r.latency_median = stats::Median(from.latency).value_or(0);
   }
