@@ -133,6 +133,45 @@ TEST(LocateRobust, AGrossPairIsClearedOnlyByTwoHealthyMeasurementsAndSaid) {
   EXPECT_NE(v.notes[0].find("n3->n7 (round 1)"), std::string::npos) << v.notes[0];
 }
 
+// A clean fabric on a loaded machine: n2 <-> n3 (one leaf) 8x slow in two
+// rounds in a row while n2 and n3 are fast with every other partner. The old
+// verdict settled on "the link n2->n3 is slow" (5 of 9 clean netns runs had
+// such a suspect); a lone pair needs a third round: slow again convicts it,
+// healthy twice (it was gross) clears it with a note.
+TEST(LocateRobust, ALonePairSlowTwiceIsMeasuredAThirdTimeBeforeItIsALink) {
+  const std::vector<Pair> base = {
+      {1, 1, 2, 0.20, 0.21, 300},    {1, 5, 6, 0.21, 0.20, 310},    {1, 3, 7, 0.11, 0.12, 420},
+      {1, 4, 8, 0.12, 0.11, 400},    {2, 2, 3, 0.025, 0.026, 2400}, {2, 1, 4, 0.20, 0.22, 305},
+      {2, 5, 7, 0.20, 0.20, 315},    {2, 6, 8, 0.21, 0.22, 300},    {2, 1, 6, 0.12, 0.11, 405},
+      {3, 2, 3, 0.024, 0.027, 2500}, {3, 1, 3, 0.21, 0.20, 300},    {3, 2, 4, 0.20, 0.21, 302},
+      {3, 5, 8, 0.20, 0.21, 310},    {3, 6, 7, 0.21, 0.20, 305},    {3, 4, 5, 0.12, 0.11, 400}};
+  LocateVerdict v = JudgeLocate(TwoLeaves(), Probes(base));
+  ASSERT_FALSE(v.suspects.empty()) << Names(v);
+  EXPECT_EQ(v.suspects[0].kind, "link") << Names(v);
+  EXPECT_FALSE(v.settled) << Names(v);
+  const LocateRound next = PlanLocateRound(TwoLeaves(), Probes(base), v);
+  bool again = false;
+  for (const auto& members : next.probes) {
+    again |= members == std::vector<int>{1, 2} || members == std::vector<int>{2, 1};
+  }
+  EXPECT_TRUE(again) << "the pair is measured a third time";
+
+  std::vector<Pair> slow_again = base;
+  slow_again.push_back({4, 2, 3, 0.026, 0.025, 2450});
+  v = JudgeLocate(TwoLeaves(), Probes(slow_again));
+  ASSERT_FALSE(v.suspects.empty()) << Names(v);
+  EXPECT_EQ(v.suspects[0].kind, "link") << Names(v);
+  EXPECT_TRUE(v.settled) << Names(v);
+
+  std::vector<Pair> healthy_again = base;
+  healthy_again.push_back({4, 2, 3, 0.20, 0.21, 305});
+  healthy_again.push_back({5, 2, 3, 0.21, 0.20, 300});
+  v = JudgeLocate(TwoLeaves(), Probes(healthy_again));
+  EXPECT_TRUE(v.suspects.empty()) << Names(v);
+  EXPECT_TRUE(v.settled) << Names(v);
+  EXPECT_FALSE(v.notes.empty());
+}
+
 // A gross slowdown seen in one round only is not yet a verdict: two pairs
 // across leaf2's uplink in round 1 both 6x slow point at it, but it is
 // measured again before locate settles on it.
