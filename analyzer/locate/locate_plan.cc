@@ -164,13 +164,24 @@ LocateRound PlanLocateRound(const LocateTopology& topology, const std::vector<Lo
   // A class whose reference is thin: pairs of that class not measured yet,
   // among the nodes this round leaves free and no suspect, until it has
   // enough. Across leaves first: that class has the fewest pairs in round one.
+  // When the class has pairs enough and lacks only pairs that touch no
+  // suspect, a pair across a suspected uplink cannot be one: on two leaves
+  // with both uplinks suspected every pair across is such a pair, and asking
+  // for them one by one went on until the round cap (64 rounds on 2 x 32).
   for (auto it = g.references.rbegin(); it != g.references.rend(); ++it) {
     const auto& [kind, reference] = *it;
     int missing = MissingReferencePairs(reference);
+    const bool only_healthy_missing =
+        reference.pairs >= std::min(kMinReferencePairs, reference.possible_pairs);
+    auto across_suspected_uplink = [&](int a, int b) {
+      return kind == ProbeClass::kCrossLeaf && (suspect_leaves.count(LeafOf(topology, a)) ||
+                                                suspect_leaves.count(LeafOf(topology, b)));
+    };
     for (int a = 0; a < n && missing > 0; ++a) {
       if (suspect_nodes.count(a)) continue;
       for (int b = a + 1; b < n && missing > 0 && !used.count(a); ++b) {
         if (used.count(b) || met[a].count(b) || suspect_nodes.count(b)) continue;
+        if (only_healthy_missing && across_suspected_uplink(a, b)) continue;
         LocateProbe pair;
         pair.members = {a, b};
         if (ClassOf(topology, pair) != kind) continue;

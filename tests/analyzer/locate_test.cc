@@ -335,3 +335,36 @@ TEST(Locate, WithoutTopologyNodesAreStillNamed) {
 
 }  // namespace
 }  // namespace fabtrack::analyzer
+
+namespace fabtrack::analyzer {
+namespace {
+
+// Two leaves of 32 with one uplink slow both ways: no pair test separates
+// the two uplinks, so the planner must stop asking (the simulation bench
+// once showed 64 rounds, its cap, for every trial).
+TEST(Locate, TwoLeavesOfManyStopAskingWhenTheUplinksCannotBeSeparated) {
+  for (bool one_way : {false, true}) {
+    for (int seed = 1; seed <= 5; ++seed) {
+      testing::SimulatedFabric fabric(64, 32, {{testing::SimulatedFault::kUplink, -1, "leaf2"}},
+                                      77 + seed, one_way);
+      std::vector<LocateProbe> probes;
+      LocateVerdict verdict;
+      int rounds = 0;
+      for (int r = 1; r <= 30; ++r) {
+        LocateRound round = PlanLocateRound(fabric.topology(), probes, verdict);
+        if (round.probes.empty()) break;
+        std::vector<LocateProbe> measured = fabric.Run(round, r);
+        probes.insert(probes.end(), measured.begin(), measured.end());
+        rounds = r;
+        verdict = JudgeLocate(fabric.topology(), probes);
+      }
+      EXPECT_LE(rounds, 4) << "one_way " << one_way << " seed " << seed;
+      ASSERT_EQ(verdict.suspects.size(), 2u);
+      EXPECT_EQ(verdict.suspects[0].kind, "uplink");
+      EXPECT_FALSE(verdict.settled);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fabtrack::analyzer
