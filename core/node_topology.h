@@ -37,8 +37,12 @@ struct TopoGpu {
   // maximum the slot negotiated: a narrower one is a riser or slot fault).
   std::optional<double> link_gts;  // 16.0 (Gen4), 32.0 (Gen5)
   std::optional<int> link_width;   // lanes
-  std::string nic;                 // nearest NIC's name; empty: none at all
-  std::optional<TopoPath> path;    // GPU -> nic
+  // The most the device supports, where the source says (sysfs max_link_*):
+  // judged by the rail check, not stored (the fleet diff compares wiring).
+  std::optional<double> max_link_gts;
+  std::optional<int> max_link_width;
+  std::string nic;               // nearest NIC's name; empty: none at all
+  std::optional<TopoPath> path;  // GPU -> nic
 
   friend bool operator==(const TopoGpu&, const TopoGpu&) = default;
 };
@@ -52,6 +56,8 @@ struct TopoNic {
   std::optional<bool> gdr;  // NCCL can register GPU memory with it
   std::optional<double> link_gts;
   std::optional<int> link_width;
+  std::optional<double> max_link_gts;  // as TopoGpu's: judged, not stored
+  std::optional<int> max_link_width;
 
   friend bool operator==(const TopoNic&, const TopoNic&) = default;
 };

@@ -107,7 +107,10 @@ std::vector<TopologyFinding> CheckRails(const NodeTopology& t) {
   }
 
   // Rates: GPUs against GPUs, and the NICs GPUs use against each other (a
-  // slower storage or management NIC is not a rail).
+  // slower storage or management NIC is not a rail). A PCIe link whose
+  // device's maximum is known (sysfs) is judged against that maximum below
+  // instead: one finding per fault, and an idle GPU's low link speed is not
+  // compared with a busy peer's.
   std::vector<const TopoGpu*> gpus;
   for (const TopoGpu& g : t.gpus) gpus.push_back(&g);
   std::vector<const TopoNic*> rails;
@@ -119,14 +122,14 @@ std::vector<TopologyFinding> CheckRails(const NodeTopology& t) {
     return TopologyFinding{"link_degraded", Severity::kWarning, gpu, nic, who + " " + what};
   };
   BelowPeers<TopoGpu, int>(
-      gpus, [](const TopoGpu& g) { return g.link_width; },
+      gpus, [](const TopoGpu& g) { return g.max_link_width ? std::nullopt : g.link_width; },
       [&](const TopoGpu& g, int v, int ref) {
         return link(g.name, g.nic, g.name,
                     "PCIe link x" + std::to_string(v) + ", peers x" + std::to_string(ref));
       },
       out);
   BelowPeers<TopoGpu, double>(
-      gpus, [](const TopoGpu& g) { return g.link_gts; },
+      gpus, [](const TopoGpu& g) { return g.max_link_gts ? std::nullopt : g.link_gts; },
       [&](const TopoGpu& g, double v, double ref) {
         return link(g.name, g.nic, g.name,
                     "PCIe link " + Number(v) + " GT/s, peers " + Number(ref) + " GT/s");
@@ -138,14 +141,14 @@ std::vector<TopologyFinding> CheckRails(const NodeTopology& t) {
     return Join(names, ",");
   };
   BelowPeers<TopoNic, int>(
-      rails, [](const TopoNic& n) { return n.link_width; },
+      rails, [](const TopoNic& n) { return n.max_link_width ? std::nullopt : n.link_width; },
       [&](const TopoNic& n, int v, int ref) {
         return link(n.name, n.name, gpus_on(n),
                     "PCIe link x" + std::to_string(v) + ", peers x" + std::to_string(ref));
       },
       out);
   BelowPeers<TopoNic, double>(
-      rails, [](const TopoNic& n) { return n.link_gts; },
+      rails, [](const TopoNic& n) { return n.max_link_gts ? std::nullopt : n.link_gts; },
       [&](const TopoNic& n, double v, double ref) {
         return link(n.name, n.name, gpus_on(n),
                     "PCIe link " + Number(v) + " GT/s, peers " + Number(ref) + " GT/s");
@@ -159,6 +162,34 @@ std::vector<TopologyFinding> CheckRails(const NodeTopology& t) {
                         std::to_string(ref / 1000) + " Gb/s");
       },
       out);
+
+  // Below the device's own maximum (sysfs max_link_*): a GPU or NIC that
+  // trained x8 in an x16 slot (a riser, a dirty connector) runs at half its
+  // bandwidth whatever its peers do. A GPU's link speed is not judged this
+  // way: NVIDIA GPUs drop their PCIe link to 2.5 GT/s when idle and train
+  // up under load, so an idle GPU's current_link_speed says nothing; a
+  // NIC's does not move.
+  for (const TopoGpu& g : t.gpus) {
+    if (g.link_width && g.max_link_width && *g.link_width < *g.max_link_width) {
+      out.push_back(link(g.name, g.nic, g.name,
+                         "PCIe link x" + std::to_string(*g.link_width) + ", the device supports x" +
+                             std::to_string(*g.max_link_width)));
+    }
+  }
+  for (const TopoNic& n : t.nics) {
+    if (!gpus_of.count(n.name)) continue;  // not a rail
+    std::vector<std::string> what;
+    if (n.link_width && n.max_link_width && *n.link_width < *n.max_link_width) {
+      what.push_back("x" + std::to_string(*n.link_width) + ", the device supports x" +
+                     std::to_string(*n.max_link_width));
+    }
+    if (n.link_gts && n.max_link_gts && *n.link_gts < *n.max_link_gts) {
+      what.push_back(Number(*n.link_gts) + " GT/s, the device supports " + Number(*n.max_link_gts) +
+                     " GT/s");
+    }
+    if (what.empty()) continue;
+    out.push_back(link(n.name, n.name, gpus_on(n), "PCIe link " + Join(what, ", ")));
+  }
 
   // Uplinks: a switch or bridge whose own link is narrower or slower than
   // the links below it throttles every GPU and NIC there (an x1 bridge, a

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -44,6 +45,27 @@ std::vector<std::string> Split(std::string_view s) {
   return out;
 }
 
+// "16.0 GT/s PCIe" (kernels since 5.x), "8 GT/s" or "2.5 GT/s" (older):
+// the number before "GT/s"; "Unknown", empty or no file: nothing.
+std::optional<double> LinkGts(const std::string& text) {
+  const size_t unit = text.find("GT/s");
+  if (unit == std::string::npos) return std::nullopt;
+  std::string number = text.substr(0, unit);
+  while (!number.empty() && number.back() == ' ') number.pop_back();
+  double v = 0;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+  if (ec != std::errc() || end != number.data() + number.size() || v <= 0) return std::nullopt;
+  return v;
+}
+
+// "16"; "0" (a link that is down) or anything else: nothing.
+std::optional<int> LinkWidth(const std::string& text) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v <= 0) return std::nullopt;
+  return v;
+}
+
 // Reads the PCI function whose resolved directory is `dir` (below
 // `devices_prefix`, which ends with a slash).
 std::optional<PciFunction> ReadFunction(const std::string& dir, const std::string& devices_prefix) {
@@ -59,6 +81,10 @@ std::optional<PciFunction> ReadFunction(const std::string& dir, const std::strin
   auto [end, ec] = std::from_chars(numa.data(), numa.data() + numa.size(), n);
   // -1: the platform does not say (single-socket hosts, some VMs).
   if (ec == std::errc() && end == numa.data() + numa.size() && n >= 0) f.numa_node = n;
+  f.link_gts = LinkGts(ReadValue(dir + "/current_link_speed"));
+  f.max_link_gts = LinkGts(ReadValue(dir + "/max_link_speed"));
+  f.link_width = LinkWidth(ReadValue(dir + "/current_link_width"));
+  f.max_link_width = LinkWidth(ReadValue(dir + "/max_link_width"));
   return f;
 }
 
@@ -121,6 +147,23 @@ PciTopology ReadPciTopology(const std::string& sysfs_root) {
     }
     out.hcas.push_back({name, std::move(*f)});
   }
+
+  // The ports above them: every component of their chains between the root
+  // complex and the function itself.
+  std::map<std::string, PciFunction> bridges;
+  auto add_bridges = [&](const PciFunction& f) {
+    std::string dir = *root + "/devices/" + f.chain.front();
+    for (size_t i = 1; i + 1 < f.chain.size(); ++i) {
+      dir += "/" + f.chain[i];
+      if (bridges.count(f.chain[i])) continue;
+      if (std::optional<PciFunction> b = ReadFunction(dir, devices_prefix)) {
+        bridges.emplace(f.chain[i], std::move(*b));
+      }
+    }
+  };
+  for (const PciFunction& g : out.gpus) add_bridges(g);
+  for (const PciHca& h : out.hcas) add_bridges(h.pci);
+  for (auto& [bdf, b] : bridges) out.bridges.push_back(std::move(b));
   return out;
 }
 
@@ -174,6 +217,68 @@ std::vector<GpuNicPair> PairGpusWithNics(const std::vector<PciFunction>& gpus,
   return pairs;
 }
 
+namespace {
+
+// A chain runs root complex, root port, then per switch its upstream and a
+// downstream port, then the device: [pci0000:15, rp, usp, dsp, (usp, dsp,)
+// device]. The links join chain[2k-1] and chain[2k]; the function at an
+// even index k >= 2 reports the link above it. A switch's uplink is the
+// link above its upstream port (an even index with functions below it),
+// compared with the best link just below the switch: those above the
+// functions two steps further down.
+std::vector<TopoUplink> SwitchUplinks(const PciTopology& topology, const NodeTopology& node) {
+  std::map<std::string, const PciFunction*> by_bdf;
+  for (const PciFunction& b : topology.bridges) by_bdf[b.bdf] = &b;
+  for (const PciFunction& g : topology.gpus) by_bdf[g.bdf] = &g;
+  for (const PciHca& h : topology.hcas) by_bdf[h.pci.bdf] = &h.pci;
+  std::map<std::string, std::string> name_of;
+  for (const TopoGpu& g : node.gpus) name_of[g.bus_id] = g.name;
+  for (const TopoNic& n : node.nics) name_of[n.bus_id] = n.name;
+
+  struct Below {
+    std::string upper;
+    std::set<std::string> next;  // the functions two steps down
+    std::vector<std::string> gpus, nics;
+  };
+  std::map<std::string, Below> switches;  // by the upstream port's BDF
+  auto walk = [&](const PciFunction& f, bool gpu) {
+    for (size_t i = 2; i + 2 < f.chain.size(); i += 2) {
+      Below& b = switches[f.chain[i]];
+      b.upper = f.chain[i - 1];
+      b.next.insert(f.chain[i + 2]);
+      (gpu ? b.gpus : b.nics).push_back(name_of[f.bdf]);
+    }
+  };
+  for (const PciFunction& g : topology.gpus) walk(g, true);
+  for (const PciHca& h : topology.hcas) walk(h.pci, false);
+
+  std::vector<TopoUplink> out;
+  for (const auto& [bdf, b] : switches) {
+    auto it = by_bdf.find(bdf);
+    if (it == by_bdf.end()) continue;
+    TopoUplink u;
+    u.upper = b.upper;
+    u.lower = bdf;
+    u.link_gts = it->second->link_gts;
+    u.link_width = it->second->link_width;
+    for (const std::string& next : b.next) {
+      auto n = by_bdf.find(next);
+      if (n == by_bdf.end()) continue;
+      if (n->second->link_gts)
+        u.below_gts = std::max(u.below_gts.value_or(0), *n->second->link_gts);
+      if (n->second->link_width) {
+        u.below_width = std::max(u.below_width.value_or(0), *n->second->link_width);
+      }
+    }
+    u.gpus = b.gpus;
+    u.nics = b.nics;
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+}  // namespace
+
 NodeTopology ToNodeTopology(const PciTopology& topology) {
   NodeTopology t;
   std::vector<GpuNicPair> pairs = PairGpusWithNics(topology.gpus, topology.hcas);
@@ -184,6 +289,11 @@ NodeTopology ToNodeTopology(const PciTopology& topology) {
     g.numa_node = pairs[i].gpu_numa;
     g.nic = pairs[i].nic;
     if (!g.nic.empty()) g.path = pairs[i].path;
+    const PciFunction& f = topology.gpus[i];
+    g.link_gts = f.link_gts;
+    g.link_width = f.link_width;
+    g.max_link_gts = f.max_link_gts;
+    g.max_link_width = f.max_link_width;
     t.gpus.push_back(std::move(g));
   }
   for (const PciHca& h : topology.hcas) {
@@ -191,8 +301,13 @@ NodeTopology ToNodeTopology(const PciTopology& topology) {
     n.name = h.name;
     n.bus_id = h.pci.bdf;
     n.numa_node = h.pci.numa_node;
+    n.link_gts = h.pci.link_gts;
+    n.link_width = h.pci.link_width;
+    n.max_link_gts = h.pci.max_link_gts;
+    n.max_link_width = h.pci.max_link_width;
     t.nics.push_back(std::move(n));
   }
+  t.uplinks = SwitchUplinks(topology, t);
   return t;
 }
 

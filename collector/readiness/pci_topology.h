@@ -23,6 +23,14 @@ struct PciFunction {
   std::optional<int> numa_node;  // absent: no numa_node file, or -1
   std::string vendor;            // "0x10de"
   std::string device_class;      // "0x030200"
+  // The PCIe link this function reports (current_link_speed/_width) and the
+  // most it supports (max_link_*); absent where sysfs has no such file or
+  // says "Unknown" (a function behind a non-PCIe bridge, a VM's virtual bus).
+  // A port reports the link on its own side of the tree: an endpoint or a
+  // switch's upstream port the link above it, a root or downstream port the
+  // link below it, so each link is read from both its ends alike.
+  std::optional<double> link_gts, max_link_gts;  // 16.0 (Gen4), 32.0 (Gen5)
+  std::optional<int> link_width, max_link_width;
 
   friend bool operator==(const PciFunction&, const PciFunction&) = default;
 };
@@ -37,6 +45,9 @@ struct PciHca {
 struct PciTopology {
   std::vector<PciFunction> gpus;  // sorted by BDF
   std::vector<PciHca> hcas;       // natural order of names
+  // The ports on the way from each root complex down to a GPU or an HCA
+  // (root ports, switch ports), by BDF: where a narrow or slow uplink sits.
+  std::vector<PciFunction> bridges;
   // Paths that could not be resolved (dangling device links, a link that
   // leaves the tree), with why.
   std::vector<std::string> problems;
@@ -80,6 +91,10 @@ std::vector<GpuNicPair> PairGpusWithNics(const std::vector<PciFunction>& gpus,
 // nvidia-smi topo -m): GPUs named GPU0.. in bus order (nvidia-smi's and, with
 // CUDA_DEVICE_ORDER=PCI_BUS_ID, CUDA's numbering), each with its nearest NIC
 // as PairGpusWithNics pairs them. sysfs says nothing of GDR or port rates.
+// Links: each GPU's and NIC's own (and the most its device supports), and
+// each switch's uplink (the link above a switch's upstream port, read at
+// that port) against the best link just below the switch, for the rail
+// check's link_degraded.
 NodeTopology ToNodeTopology(const PciTopology& topology);
 
 }  // namespace fabtrack

@@ -230,6 +230,38 @@ TEST(TopologyCli, SysfsTreeOfTheNode) {
   EXPECT_EQ(Check("").exit_code, 3);
 }
 
+// The PCIe links sysfs reports (current_link_* against max_link_*, and each
+// switch's uplink against the links below it): a Gen5 board whose idle GPUs
+// read 2.5 GT/s is clean; GPU2 trained x8, mlx5_1 at Gen4 in a Gen5 slot and
+// GPU6's switch on a Gen1 uplink are each one link_degraded naming both ends.
+TEST(TopologyCli, SysfsPcieLinksBelowTheirDevicesAndSwitchUplinks) {
+  using fabtrack::testing::NodeFixtures;
+  CommandOutput r = Check("--sysfs " + NodeFixtures::Sys("pcie_gen5") + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j[0]["gpus"][0]["link_width"], 16);
+  EXPECT_EQ(j[0]["gpus"][0]["link_gts"], 2.5);
+  EXPECT_EQ(j[0]["nics"][0]["link_gts"], 32.0);
+  EXPECT_TRUE(j[0]["findings"].empty()) << j[0]["findings"].dump();
+
+  r = Check("--sysfs " + NodeFixtures::Sys("pcie_degraded") + " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  j = nlohmann::json::parse(r.out);
+  std::vector<std::string> messages;
+  for (const auto& f : j[0]["findings"]) {
+    EXPECT_EQ(f["kind"], "link_degraded") << f.dump();
+    messages.push_back(f["message"].get<std::string>());
+  }
+  ASSERT_EQ(messages.size(), 3u) << j[0]["findings"].dump(1);
+  const std::string all = j[0]["findings"].dump();
+  EXPECT_NE(all.find("GPU2 PCIe link x8, the device supports x16"), std::string::npos) << all;
+  EXPECT_NE(all.find("mlx5_1 PCIe link 16 GT/s, the device supports 32 GT/s"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("2.5 GT/s where the links below run 32 GT/s: it throttles GPU6, mlx5_6"),
+            std::string::npos)
+      << all;
+}
+
 // A fleet of eight nodes stored in a real PostgreSQL: seven rail-optimized,
 // node5 with its second socket's NICs in the first socket's slots.
 TEST(TopologyIngestCli, FleetDiffNamesTheOddNodeAndOnlyIt) {
