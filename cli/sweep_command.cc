@@ -4,14 +4,9 @@
 //                  [--bench nccl-tests --nccl-tests-dir DIR --collective LIST]
 //                  [--ab NAME=VALUE|nccl-lib=DIR [--ab-rounds N] [--format json]]
 //                  -- <benchmark flags>
-#include <elf.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -19,16 +14,14 @@
 
 #include "analyzer/ab_verdict.h"
 #include "app/sweep_flow.h"
+#include "app/sweep_programs.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
 #include "collector/counters/hw_counter_selection.h"
 #include "collector/harness/harness_args.h"
 #include "collector/sweep/sweep_plan.h"
 #include "core/ab_comparison_json.h"
-#include "core/bus_bandwidth.h"
 #include "core/clock.h"
-#include "core/subprocess.h"
-#include "core/text.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -59,18 +52,6 @@ struct SweepOptions {
   DatabaseOptions database;
 };
 
-// fabtrack-allreduce beside this binary (installed), or in the build tree.
-std::optional<std::string> FindAllreduce() {
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return std::nullopt;
-  for (fs::path candidate : {self.parent_path() / "fabtrack-allreduce",
-                             self.parent_path().parent_path() / "app" / "fabtrack-allreduce"}) {
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return std::nullopt;
-}
-
 std::vector<std::string> SplitWords(const std::string& text) {
   std::vector<std::string> words;
   std::string word;
@@ -93,65 +74,6 @@ std::string NewSweepId() {
   char suffix[16];
   std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffff);
   return IsoFromSeconds(now, IsoStyle::kBasic) + "-" + suffix;
-}
-
-// The nccl-tests programs of --collective in --nccl-tests-dir: `<c>_perf`,
-// or `<c>_perf_mpi` (builds with NAME_SUFFIX=_mpi). "all": every one found.
-std::vector<sweep::NcclTestsProgram> FindNcclTestsPrograms(const SweepOptions& o) {
-  if (!o.nccl_tests_dir) {
-    std::cerr << "fabtrack sweep: --bench nccl-tests needs --nccl-tests-dir DIR (where "
-                 "all_reduce_perf is)\n";
-    throw CommandExit{kExitUsage};
-  }
-  const fs::path dir = fs::absolute(*o.nccl_tests_dir);
-  auto find = [&](const std::string& collective) -> std::optional<std::string> {
-    for (const char* suffix : {"_perf", "_perf_mpi"}) {
-      fs::path candidate = dir / (collective + suffix);
-      if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    }
-    return std::nullopt;
-  };
-  std::vector<sweep::NcclTestsProgram> programs;
-  if (o.collectives == "all") {
-    for (const std::string& c : KnownCollectives()) {
-      if (auto path = find(c)) programs.push_back({c, *path});
-    }
-    if (programs.empty()) {
-      std::cerr << "fabtrack sweep: no nccl-tests program (*_perf) in " << dir.string() << "\n";
-      throw CommandExit{kExitUsage};
-    }
-    return programs;
-  }
-  std::string list = o.collectives;
-  std::replace(list.begin(), list.end(), ',', ' ');
-  for (const std::string& name : SplitWords(list)) {
-    std::optional<std::string> collective = CanonicalCollective(name);
-    if (!collective) {
-      std::cerr << "fabtrack sweep: --collective " << name << ": not an nccl-tests collective ("
-                << Join(KnownCollectives(), " ") << ", or all)\n";
-      throw CommandExit{kExitUsage};
-    }
-    std::optional<std::string> path = find(*collective);
-    if (!path) {
-      std::cerr << "fabtrack sweep: " << (dir / (*collective + "_perf")).string()
-                << ": no such program (build nccl-tests there, or fix --nccl-tests-dir)\n";
-      throw CommandExit{kExitUsage};
-    }
-    programs.push_back({*collective, *path});
-  }
-  return programs;
-}
-
-// Whether the programs write -J reports: nccl-tests 2.17 and later list
-// --output_file in their usage text.
-bool NcclTestsWriteJson(const SweepOptions& o, const std::string& program) {
-  if (o.nccl_tests_json != "auto") return o.nccl_tests_json == "on";
-  try {
-    return RunProcess({program, "-h"}).output.find("--output_file") != std::string::npos;
-  } catch (const std::exception& e) {
-    std::cerr << "fabtrack sweep: " << program << " -h: " << e.what() << "\n";
-    return false;
-  }
 }
 
 // `--format json` prints one document on stdout; what the launched programs
@@ -181,51 +103,13 @@ class StdoutAside {
   int saved_ = -1;
 };
 
-// Why side B could not load NCCL from `dir` (nccl-lib=DIR), or "": the
-// folder must exist and hold a readable libnccl.so.2 that is a shared
-// library for this machine. Checked on this host before any round runs (the
-// ranks' nodes see the same path on a shared or identically built image):
-// otherwise every rank would quietly load the default NCCL and the verdict
-// would compare a library with itself.
-std::string NcclLibraryProblem(const std::string& dir) {
-  struct stat st {};
-  if (stat(dir.c_str(), &st) != 0) return dir + ": " + std::strerror(errno);
-  if (!S_ISDIR(st.st_mode)) {
-    return dir + ": not a folder (give the folder that holds libnccl.so.2)";
-  }
-  const std::string library = (fs::path(dir) / "libnccl.so.2").string();
-  const int fd = open(library.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return errno == ENOENT ? dir + ": no libnccl.so.2 in this folder"
-                           : library + ": " + std::strerror(errno);
-  }
-  Elf64_Ehdr header{};
-  const ssize_t got = read(fd, &header, sizeof header);
-  const int read_errno = errno;
-  close(fd);
-  if (got < 0) return library + ": " + std::strerror(read_errno);
-  const bool elf = got == static_cast<ssize_t>(sizeof header) &&
-                   std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0;
-  if (!elf) return library + ": not a shared library (no ELF header)";
-  Elf64_Ehdr self{};
-  if (const int me = open("/proc/self/exe", O_RDONLY | O_CLOEXEC); me >= 0) {
-    if (read(me, &self, sizeof self) != static_cast<ssize_t>(sizeof self)) self = {};
-    close(me);
-  }
-  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_type != ET_DYN ||
-      (self.e_machine != 0 && header.e_machine != self.e_machine)) {
-    return library + ": not a 64-bit shared library for this machine";
-  }
-  return "";
-}
-
 // `--ab SETTING` checked before the sweep starts (nothing printed, nothing
 // run): a malformed setting or an NCCL folder side B could not load is a
 // usage error naming what is wrong. Returns the parsed setting.
 sweep::AbSetting CheckAbSetting(const std::string& text) {
   std::string why;
   std::optional<sweep::AbSetting> setting = sweep::ParseAbSetting(text, &why);
-  if (setting && setting->nccl_lib) why = NcclLibraryProblem(setting->value);
+  if (setting && setting->nccl_lib) why = app::NcclLibraryProblem(setting->value);
   if (setting && why.empty()) return *setting;
   std::cerr << "fabtrack sweep: --ab " << text << ": " << why << "\n";
   throw CommandExit{kExitUsage};
@@ -323,15 +207,26 @@ void RunSweep(const SweepOptions& o) {
   }
   if (o.bench == "nccl-tests") {
     spec.benchmark = sweep::Benchmark::kNcclTests;
-    spec.nccl_tests = FindNcclTestsPrograms(o);
-    spec.nccl_tests_json = NcclTestsWriteJson(o, spec.nccl_tests.front().path);
+    if (!o.nccl_tests_dir) {
+      std::cerr << "fabtrack sweep: --bench nccl-tests needs --nccl-tests-dir DIR (where "
+                   "all_reduce_perf is)\n";
+      throw CommandExit{kExitUsage};
+    }
+    app::NcclTestsPrograms found = app::FindNcclTestsPrograms(*o.nccl_tests_dir, o.collectives);
+    if (!found.problem.empty()) {
+      std::cerr << "fabtrack sweep: " << found.problem << "\n";
+      throw CommandExit{kExitUsage};
+    }
+    spec.nccl_tests = std::move(found.programs);
+    spec.nccl_tests_json =
+        app::NcclTestsWriteJson(o.nccl_tests_json, spec.nccl_tests.front().path, std::cerr);
   } else {
     if (o.collectives != "all_reduce") {
       std::cerr << "fabtrack sweep: fabtrack-allreduce runs all_reduce only; --collective "
                 << o.collectives << " needs --bench nccl-tests\n";
       throw CommandExit{kExitUsage};
     }
-    spec.allreduce = o.allreduce ? *o.allreduce : FindAllreduce().value_or("");
+    spec.allreduce = o.allreduce ? *o.allreduce : app::FindAllreduce().value_or("");
     // fabtrack-allreduce's own parser on the flags after "--": a typo is
     // refused here, not by every rank after mpirun started them. (Whether
     // its NCCL backend was built, the harness says itself.)
