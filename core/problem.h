@@ -63,7 +63,7 @@ struct Problem {
   // socket_fallback), folded in rather than problems of their own: the
   // newest of each kind.
   std::vector<Finding> related;
-  std::optional<ProblemAck> ack;      // when acknowledged
+  std::optional<ProblemAck> ack;  // when acknowledged
 };
 
 }  // namespace fabtrack
