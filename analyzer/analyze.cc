@@ -40,6 +40,8 @@ AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
   // Each change point's changed facts, ranked by how well they line up with
   // the regressions across the cluster.
   RankWhatChanged(index, &result.findings);
+  // One cause, one problem: no RDMA is also a socket fallback.
+  LinkSharedCauses(&result.findings);
   std::stable_sort(result.findings.begin(), result.findings.end(), FindingBefore);
   // No acknowledgements here (they live in the database): the caller folds
   // again with them.

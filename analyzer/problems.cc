@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/clock.h"
@@ -35,7 +36,65 @@ int StateRank(ProblemState s) {
   return 3;
 }
 
+// The cause of `effect` on the run and subject of `f`, when a finding of
+// that cause (warning or critical unless `notes`) is among `findings`.
+const std::string* CauseOf(const Finding& f, const std::vector<Finding>& findings, bool notes) {
+  if (!f.run_id) return nullptr;
+  for (const SharedCause& link : SharedCauses()) {
+    if (link.effect != f.kind) continue;
+    for (const Finding& other : findings) {
+      if (other.kind == link.cause && other.run_id == f.run_id && other.subject == f.subject &&
+          (notes ? other.severity == Severity::kInfo : other.severity != Severity::kInfo)) {
+        return &link.cause;
+      }
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+const std::vector<SharedCause>& SharedCauses() {
+  static const std::vector<SharedCause> links = {{"rdma_absent", "socket_fallback"}};
+  return links;
+}
+
+void LinkSharedCauses(std::vector<Finding>* findings) {
+  // Which finding explains which, before any is changed.
+  std::vector<std::optional<std::string>> causes(findings->size());
+  for (size_t i = 0; i < findings->size(); ++i) {
+    const Finding& f = (*findings)[i];
+    if (const std::string* cause = CauseOf(f, *findings, f.severity == Severity::kInfo)) {
+      causes[i] = *cause;
+    }
+  }
+  for (size_t i = 0; i < findings->size(); ++i) {
+    if (!causes[i]) continue;
+    Finding& f = (*findings)[i];
+    for (size_t k = 0; k < findings->size(); ++k) {
+      Finding& c = (*findings)[k];
+      if (causes[k] || c.kind != *causes[i] || c.run_id != f.run_id || c.subject != f.subject) {
+        continue;
+      }
+      if (f.severity == Severity::kInfo) {
+        c.evidence["explains_notes"].push_back(
+            {{"kind", f.kind}, {"message", f.message}, {"evidence", f.evidence}});
+      } else {
+        c.evidence["explains"].push_back(f.kind);
+        f.evidence["explained_by"] = *causes[i];
+      }
+      break;
+    }
+  }
+  // One note per cause: the explained notes live in their cause's evidence.
+  std::vector<Finding> kept;
+  kept.reserve(findings->size());
+  for (size_t i = 0; i < findings->size(); ++i) {
+    if (causes[i] && (*findings)[i].severity == Severity::kInfo) continue;
+    kept.push_back(std::move((*findings)[i]));
+  }
+  *findings = std::move(kept);
+}
 
 std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vector<ProblemAck>& acks,
                                   const std::string& now_iso,
@@ -51,10 +110,17 @@ std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vecto
     std::set<int64_t> nights;
   };
   std::map<std::pair<std::string, std::string>, Fold> folds;
+  // Findings explained by another of their run (SharedCauses): folded into
+  // the cause's problem after the others made it.
+  std::vector<std::pair<const Finding*, std::string>> explained;
   for (const Finding& f : result.findings) {
     // An info finding is a note (a one-off wobble within noise), not a
     // thing to fix: it stays among the findings only.
     if (f.severity == Severity::kInfo) continue;
+    if (const std::string* cause = CauseOf(f, result.findings, /*notes=*/false)) {
+      explained.push_back({&f, *cause});
+      continue;
+    }
     auto [it, inserted] = folds.try_emplace({f.kind, f.subject});
     Problem& p = it->second.problem;
     const std::string seen = seen_at(f);
@@ -76,10 +142,24 @@ std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vecto
     ++p.findings;
     it->second.nights.insert(NightOf(ParseIsoSeconds(seen).value_or(now)));
   }
+  for (const auto& [f, cause] : explained) {
+    auto it = folds.find({cause, f->subject});
+    if (it == folds.end()) continue;  // cannot happen: the cause is a problem
+    Problem& p = it->second.problem;
+    ++p.findings;
+    auto same_kind = std::find_if(p.related.begin(), p.related.end(),
+                                  [&](const Finding& r) { return r.kind == f->kind; });
+    if (same_kind == p.related.end()) {
+      p.related.push_back(*f);
+    } else if (seen_at(*f) >= seen_at(*same_kind)) {
+      *same_kind = *f;
+    }
+  }
   std::vector<Problem> problems;
   for (auto& [key, fold] : folds) {
     Problem& p = fold.problem;
     p.severity = p.worst.severity;
+    for (const Finding& r : p.related) p.severity = std::max(p.severity, r.severity);
     p.nights = static_cast<int>(fold.nights.size());
     int64_t first_night = *fold.nights.begin();
     const int64_t last_night = *fold.nights.rbegin();

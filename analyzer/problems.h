@@ -9,6 +9,23 @@
 
 namespace fabtrack::analyzer {
 
+// One cause that shows as two findings of one run: `effect` is what `cause`
+// leads to. A multi-node run without RDMA (rdma_absent: no HCA visible,
+// libibverbs missing, the NET plugin failed) is also a run whose traffic went
+// over sockets (socket_fallback): one thing to fix, not two.
+struct SharedCause {
+  std::string cause, effect;
+};
+const std::vector<SharedCause>& SharedCauses();
+
+// Links the findings of one run and subject that share a cause: the effect's
+// evidence gets "explained_by" (the cause's kind), the cause's "explains"
+// (the effects' kinds). An effect that is an info note beside an info cause
+// (a cluster that declares sockets) is folded into the cause's evidence
+// ("explains_notes": its message and evidence) and removed: one note per
+// cause. Analyze calls it after the detectors.
+void LinkSharedCauses(std::vector<Finding>* findings);
+
 // One problem per (kind, subject) of the warning and critical findings of
 // `result` (info findings are notes, not problems), ordered like findings
 // (open ones by severity first, recovered and acknowledged after). `acks` that
@@ -17,7 +34,10 @@ namespace fabtrack::analyzer {
 // (the stored open findings of the cluster, read before tonight's are
 // stored) carries a problem back past the window: first seen on its stored
 // first night, its nights counted with the stored ones, ongoing when that
-// first night is before tonight, whatever window was judged.
+// first night is before tonight, whatever window was judged. A finding that
+// a warning or critical finding of the same run and subject explains
+// (SharedCauses) is folded into that cause's problem (Problem::related),
+// not one of its own.
 std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vector<ProblemAck>& acks,
                                   const std::string& now_iso,
                                   const std::vector<ProblemHistory>& history = {});

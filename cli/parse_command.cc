@@ -15,8 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include "app/input_paths.h"
 #include "cli/commands.h"
-#include "cli/input_paths.h"
 #include "collector/parse/parse_file.h"
 #include "collector/parse/parsed_file_json.h"
 
@@ -186,7 +186,7 @@ class JsonTableWriter {
 
 void RunParse(const ParseOptions& o) {
   std::vector<std::string> files;
-  bool any_unusable = !ExpandInputPaths(o.files, /*walk_folders=*/false, &files);
+  bool any_unusable = !app::ExpandInputPaths(o.files, /*walk_folders=*/false, &files, std::cerr);
   bool as_json = o.format == "json";
   Progress progress(files.size());
   std::optional<JsonTableWriter> writer;

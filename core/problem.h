@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/finding.h"
 
@@ -57,7 +58,12 @@ struct Problem {
   int findings = 0;                   // findings folded into it
   Finding worst;                      // the most severe, then the largest deviation
   Finding latest;                     // the newest (its message describes it now)
-  std::optional<ProblemAck> ack;      // when acknowledged
+  // Findings of other kinds on the same runs that this problem's cause
+  // explains (analyzer/problems.h SharedCauses: rdma_absent's
+  // socket_fallback), folded in rather than problems of their own: the
+  // newest of each kind.
+  std::vector<Finding> related;
+  std::optional<ProblemAck> ack;  // when acknowledged
 };
 
 }  // namespace fabtrack

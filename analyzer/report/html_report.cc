@@ -153,6 +153,9 @@ void Problems(std::ostringstream& h, const AnalysisResult& result) {
       h << "<br><small>run " << *p.latest.run_id << ", " << E(p.latest.run_started_at.value_or(""))
         << "</small>";
     }
+    for (const Finding& r : p.related) {
+      h << "<br><small>same cause: " << E(r.kind) << ": " << E(r.message) << "</small>";
+    }
     if (p.ack) {
       h << "<br><small>acknowledged until " << E(p.ack->until) << ": " << E(p.ack->note)
         << "</small>";

@@ -46,6 +46,8 @@ nlohmann::json ProblemJson(const Problem& p) {
                       {"port", OrNull(p.latest.port)},
                       {"latest", FindingJson(p.latest)},
                       {"worst", FindingJson(p.worst)}};
+  j["related"] = nlohmann::json::array();
+  for (const Finding& r : p.related) j["related"].push_back(FindingJson(r));
   j["ack"] = p.ack ? nlohmann::json{{"until", p.ack->until}, {"note", p.ack->note}}
                    : nlohmann::json(nullptr);
   return j;

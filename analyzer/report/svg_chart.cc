@@ -51,6 +51,25 @@ std::vector<double> NiceTicks(double lo, double hi, int target) {
   return ticks;
 }
 
+// Ticks of a time axis (labelled "MM-DD"): the first point, then UTC
+// midnights a whole number of days apart (about `target` of them), so that
+// each day is labelled once. A single night or a one-day window has one
+// tick, not one per fraction of the day all saying the same date. The first
+// point's tick gives way to a midnight less than half a step after it.
+std::vector<double> TimeTicks(double lo, double hi, int target) {
+  constexpr double kDay = 86400;
+  double step = kDay;
+  for (double days : {1, 2, 7, 14, 28, 56, 91, 182, 364}) {
+    step = days * kDay;
+    if ((hi - lo) / step <= target) break;
+  }
+  std::vector<double> ticks;
+  const double first_midnight = std::ceil(lo / step) * step;
+  if (first_midnight - lo >= step / 2 || first_midnight > hi) ticks.push_back(lo);
+  for (double v = first_midnight; v <= hi; v += step) ticks.push_back(v);
+  return ticks;
+}
+
 }  // namespace
 
 std::string EscapeXml(const std::string& text) {
@@ -123,15 +142,20 @@ std::string RenderSvg(const LineChart& c) {
   if (c.log2_x) {
     const int step = std::max(1, static_cast<int>((x_hi - x_lo) / 8) + 1);
     for (int e = static_cast<int>(std::ceil(x_lo)); e <= x_hi; e += step) x_ticks.push_back(e);
+  } else if (c.x_is_time) {
+    x_ticks = TimeTicks(x_lo, x_hi, 6);
   } else {
-    x_ticks = NiceTicks(x_lo, x_hi, c.x_is_time ? 6 : 8);
+    x_ticks = NiceTicks(x_lo, x_hi, 8);
   }
+  std::string previous_label;
   for (double t : x_ticks) {
     const double value = c.log2_x ? std::exp2(t) : t;
     const double x = kLeft + (t - x_lo) / (x_hi - x_lo) * pw;
     std::string label = c.x_is_bytes  ? FormatBytes(static_cast<int64_t>(value))
                         : c.x_is_time ? DateTick(value)
                                       : Tick(value);
+    if (label == previous_label) continue;  // a label says its value once
+    previous_label = label;
     svg << "<text x=\"" << Num(x) << "\" y=\"" << kTop + ph + 16 << "\" text-anchor=\"middle\">"
         << EscapeXml(label) << "</text>";
   }

@@ -47,6 +47,7 @@ std::string TextReport(const AnalysisResult& result, const std::string& judged_f
       out << "; worst: run " << *p.worst.run_id << ", " << FormatMeasure(*p.worst.value) << " "
           << p.worst.unit.value_or("");
     }
+    for (const Finding& r : p.related) out << "\n    same cause: " << r.kind << ": " << r.message;
     if (p.ack) out << "\n    acknowledged until " << p.ack->until << ": " << p.ack->note;
     out << "\n";
   }

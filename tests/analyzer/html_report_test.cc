@@ -326,5 +326,27 @@ TEST(SvgChart, AxesSeriesBandAndMarker) {
   EXPECT_NE(RenderSvg(LineChart{.title = "empty"}).find("no data"), std::string::npos);
 }
 
+// Issue 33: a trend chart of one night (or of a one-day window) labels its
+// day once, not once per fraction of the day; a week labels each day once.
+TEST(SvgChart, ATimeAxisLabelsEachDayOnce) {
+  const double night = 1795833000;  // 2026-11-28T02:30:00Z
+  LineChart one_point;
+  one_point.title = "one night";
+  one_point.x_is_time = true;
+  one_point.series.push_back({"busbw", "#123456", {{night, 10}}, false});
+  EXPECT_EQ(Count(RenderSvg(one_point), ">11-28<"), 1u) << RenderSvg(one_point);
+
+  LineChart one_night = one_point;  // runs an hour apart in one night
+  one_night.series[0].points = {{night, 10}, {night + 1200, 11}, {night + 3600, 9}};
+  EXPECT_EQ(Count(RenderSvg(one_night), ">11-28<"), 1u) << RenderSvg(one_night);
+
+  LineChart week = one_point;
+  for (int d = 1; d < 7; ++d) week.series[0].points.push_back({night + d * 86400.0, 10});
+  const std::string svg = RenderSvg(week);
+  for (const char* day : {">11-28<", ">11-29<", ">11-30<", ">12-01<", ">12-04<"}) {
+    EXPECT_EQ(Count(svg, day), 1u) << day << "\n" << svg;
+  }
+}
+
 }  // namespace
 }  // namespace fabtrack::analyzer

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "analyzer/analyze.h"
+#include "analyzer/config.h"
 #include "core/clock.h"
 #include "tests/analyzer/input_builder.h"
 #include "tests/analyzer/scenario.h"
@@ -19,6 +22,93 @@ using testing::kFirstNight;
 
 std::string NightIso(int night) {
   return IsoFromSeconds(kFirstNight + night * kDay, IsoStyle::kSeconds);
+}
+
+// A cluster whose multi-node runs always go over sockets because NCCL sees
+// no HCA: five nights of 1, 2 and 4 nodes, each multi-node run both
+// rdma_absent (the cause, from the log) and socket_fallback (what it led
+// to).
+testing::InputBuilder AlwaysSocketCluster() {
+  testing::InputBuilder b;
+  for (int night = 0; night < 5; ++night) {
+    for (int nodes : {1, 2, 4}) {
+      RunView& run = b.AddRun(night, nodes, nodes * 600.0);
+      run.network = "Socket";
+      run.transports = {};
+      for (int64_t size = 8; size <= (int64_t{1} << 30); size *= 8) {
+        b.AddResult(run, size, 20 + size / 1e4, nodes == 1 ? 90.0 : 1.1);
+      }
+      if (nodes > 1) b.AddLogEvent(run, "info", 12, "node01", "NET/IB : No device found.");
+    }
+  }
+  b.JudgeFrom(0);
+  return b;
+}
+
+// Issue 33: one problem per root cause. The always-socket cluster is one
+// problem per node count (the cause, its effect folded in), not two.
+TEST(ProblemsTest, AlwaysSocketClusterIsOneProblemPerNodeCount) {
+  testing::InputBuilder b = AlwaysSocketCluster();
+  AnalysisResult result = Analyze(b.Build(), AnalyzerConfig{});
+  int rdma_absent = 0, socket_fallback = 0;
+  for (const Finding& f : result.findings) {
+    if (f.kind == "rdma_absent") ++rdma_absent;
+    if (f.kind != "socket_fallback") continue;
+    ++socket_fallback;  // still a finding of its run, marked as explained
+    EXPECT_EQ(f.evidence.value("explained_by", ""), "rdma_absent") << f.evidence.dump();
+  }
+  EXPECT_EQ(rdma_absent, 10);
+  EXPECT_EQ(socket_fallback, 10);
+  // The problems of the transport (the socket runs are also slower than the
+  // one-node runs: scaling_drop's business, not this test's).
+  std::vector<Problem> problems;
+  for (Problem& p : FoldProblems(result, {}, NightIso(5))) {
+    if (p.kind == "rdma_absent" || p.kind == "socket_fallback") problems.push_back(std::move(p));
+  }
+  ASSERT_EQ(problems.size(), 2u) << VerdictLine(problems);
+  for (const Problem& p : problems) {
+    SCOPED_TRACE(p.subject);
+    EXPECT_EQ(p.kind, "rdma_absent");
+    EXPECT_EQ(p.severity, Severity::kCritical);
+    EXPECT_EQ(p.nights, 5);
+    EXPECT_EQ(p.findings, 10);  // both findings of each of the five nights
+    ASSERT_EQ(p.related.size(), 1u);
+    EXPECT_EQ(p.related[0].kind, "socket_fallback");
+    EXPECT_EQ(p.related[0].run_id, p.latest.run_id);
+  }
+  EXPECT_NE(problems[0].subject, problems[1].subject);
+
+  // A socket fallback that nothing in its run explains stays a problem.
+  std::vector<Finding> unexplained;
+  for (const Finding& f : result.findings) {
+    if (f.kind == "socket_fallback") unexplained.push_back(f);
+  }
+  AnalysisResult alone;
+  alone.findings = unexplained;
+  EXPECT_EQ(FoldProblems(alone, {}, NightIso(5)).size(), 2u);
+}
+
+// The same cluster declaring `[cluster] transport = socket`: no problem, and
+// one info note per run (the cause, the effect's note in its evidence).
+TEST(ProblemsTest, DeclaredSocketClusterGetsOneInfoNotePerRun) {
+  testing::InputBuilder b = AlwaysSocketCluster();
+  AnalysisResult result =
+      Analyze(b.Build(), ParseAnalyzerConfig("[cluster]\ntransport = socket\n", "t.conf"));
+  for (const Problem& p : result.problems) {
+    EXPECT_NE(p.kind, "rdma_absent");
+    EXPECT_NE(p.kind, "socket_fallback");
+  }
+  std::map<int64_t, int> notes_per_run;
+  for (const Finding& f : result.findings) {
+    if (f.kind != "rdma_absent" && f.kind != "socket_fallback") continue;
+    EXPECT_EQ(f.severity, Severity::kInfo) << f.kind;
+    ++notes_per_run[f.run_id.value_or(0)];
+    EXPECT_EQ(f.kind, "rdma_absent");
+    ASSERT_TRUE(f.evidence.contains("explains_notes")) << f.evidence.dump();
+    EXPECT_EQ(f.evidence["explains_notes"][0]["kind"], "socket_fallback");
+  }
+  EXPECT_EQ(notes_per_run.size(), 10u);
+  for (const auto& [run, notes] : notes_per_run) EXPECT_EQ(notes, 1) << "run " << run;
 }
 
 TEST(ProblemsTest, SixtyNightsWithTwoRegressionsAndThreeOneNightFaults) {

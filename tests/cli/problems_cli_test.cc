@@ -4,6 +4,7 @@
 // refuses ids that name nothing and dates in the past.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -150,6 +151,65 @@ TEST(ProblemsCli, ARecurringProblemIsOngoingWithTheDefaultWindow) {
   EXPECT_EQ(doc["problems"][0]["state"], "ongoing");
   std::remove(textfile.c_str());
   std::remove(night2.c_str());
+}
+
+// Issue 33: a multi-node run without RDMA, night after night, is one problem
+// (rdma_absent, its socket fallback folded in), not two; the fallback's
+// stored finding says what explains it. A cluster declared socket-only gets
+// one info note per run and no problem.
+TEST(ProblemsCli, NoRdmaIsOneProblemNotTwoAndOneNoteWhenDeclared) {
+  TestDatabase db;
+  const std::string night1 = std::string(FABTRACK_SOURCE_DIR) +
+                             "/examples/lab-cluster/2026-11-29_allreduce_4node_socket_fallback.txt";
+  const std::string dir = ::testing::TempDir() + "/no_rdma_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string night2 = dir + "/night2.txt";
+  {
+    std::ifstream in(night1);
+    std::ofstream out(night2);
+    out << in.rdbuf() << "# the next night, the same image without rdma-core\n";
+  }
+  ASSERT_EQ(Fabtrack("ingest --cluster sock --at 2026-11-29T02:00:00Z " + night1, db).exit_code, 0);
+  ASSERT_EQ(Fabtrack("ingest --cluster sock --at 2026-11-30T02:00:00Z " + night2, db).exit_code, 0);
+  CommandOutput r =
+      Fabtrack("analyze --cluster sock --since 2026-11-01T00:00:00Z --format json", db);
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  std::vector<nlohmann::json> transport;
+  for (const auto& p : doc["problems"]) {
+    if (p["kind"] == "rdma_absent" || p["kind"] == "socket_fallback") transport.push_back(p);
+  }
+  ASSERT_EQ(transport.size(), 1u) << doc["problems"].dump(1);
+  EXPECT_EQ(transport[0]["kind"], "rdma_absent");
+  EXPECT_EQ(transport[0]["nights"], 2);
+  ASSERT_EQ(transport[0]["related"].size(), 1u);
+  EXPECT_EQ(transport[0]["related"][0]["kind"], "socket_fallback");
+  EXPECT_EQ(db.Scalar("SELECT string_agg(kind || ':' || coalesce(evidence->>'explained_by', '-'), "
+                      "',' ORDER BY kind) FROM findings WHERE kind IN ('rdma_absent', "
+                      "'socket_fallback')"),
+            "rdma_absent:-,socket_fallback:rdma_absent");
+
+  const std::string config = dir + "/socket.conf";
+  std::ofstream(config) << "[cluster]\ntransport = socket\n";
+  r = Fabtrack(
+      "analyze --cluster sock --since 2026-11-01T00:00:00Z --format json --no-store "
+      "--config " +
+          config,
+      db);
+  doc = nlohmann::json::parse(r.out);
+  for (const auto& p : doc["problems"]) {
+    EXPECT_NE(p["kind"], "rdma_absent") << p.dump();
+    EXPECT_NE(p["kind"], "socket_fallback") << p.dump();
+  }
+  int notes = 0;
+  for (const auto& f : doc["findings"]) {
+    if (f["kind"] != "rdma_absent" && f["kind"] != "socket_fallback") continue;
+    ++notes;
+    EXPECT_EQ(f["severity"], "info") << f.dump();
+    EXPECT_EQ(f["kind"], "rdma_absent") << f.dump();
+  }
+  EXPECT_EQ(notes, 2);  // one per run
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1064,6 +1064,12 @@ def run_query(db, report, kind, sql, where, panel=None, expect=None, scenario=No
                 want = resolve_expected(db, wanted, where)
                 if not any(row_matches(names, r, want, where) for r in rows):
                     raise Failure("%s: no row with %r among %d row(s)" % (where, want, len(rows)))
+            row_without = expect.get("row_without", {}).get(scenario, [])
+            for unwanted in row_without if isinstance(row_without, list) else [row_without]:
+                bad = resolve_expected(db, unwanted, where)
+                if any(row_matches(names, r, bad, where) for r in rows):
+                    raise Failure("%s: a row with %r, which the test data must not give" %
+                                  (where, bad))
             for col, (low, high) in expect.get("ranges", {}).items():
                 if col not in names:
                     raise Failure("%s: no column %s" % (where, col))

@@ -2,10 +2,11 @@
 // ingest): one expansion, one set of messages.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
-namespace fabtrack::cli {
+namespace fabtrack::app {
 
 // The files the arguments stand for, in argument order: a folder is the
 // regular files in it (with `walk_folders`, below it too), sorted by name; a
@@ -13,9 +14,9 @@ namespace fabtrack::cli {
 // expanded the same way. A plain path is kept as given, so that a missing
 // file is reported where it is read, with the OS's reason. A folder that
 // holds no file, cannot be listed, or a glob without a match is reported on
-// stderr ("nightly: folder holds no regular file") and makes it return
+// `err` ("nightly: folder holds no regular file") and makes it return
 // false; the other arguments are still expanded.
 bool ExpandInputPaths(const std::vector<std::string>& args, bool walk_folders,
-                      std::vector<std::string>* files);
+                      std::vector<std::string>* files, std::ostream& err);
 
-}  // namespace fabtrack::cli
+}  // namespace fabtrack::app

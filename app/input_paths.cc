@@ -1,12 +1,11 @@
-#include "cli/input_paths.h"
+#include "app/input_paths.h"
 
 #include <glob.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <iostream>
 
-namespace fabtrack::cli {
+namespace fabtrack::app {
 namespace {
 
 namespace fs = std::filesystem;
@@ -16,7 +15,7 @@ bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::
 }  // namespace
 
 bool ExpandInputPaths(const std::vector<std::string>& args, bool walk_folders,
-                      std::vector<std::string>* files) {
+                      std::vector<std::string>* files, std::ostream& err) {
   bool all_matched = true;
   auto add_folder = [&](const std::string& dir) {
     std::vector<std::string> found;
@@ -37,13 +36,13 @@ bool ExpandInputPaths(const std::vector<std::string>& args, bool walk_folders,
       }
     }
     if (ec) {
-      std::cerr << dir << ": cannot list folder: " << ec.message() << "\n";
+      err << dir << ": cannot list folder: " << ec.message() << "\n";
       all_matched = false;
       return;
     }
     if (found.empty()) {
-      std::cerr << dir << ": folder holds no regular file"
-                << (walk_folders ? " (nor below it)" : "") << "\n";
+      err << dir << ": folder holds no regular file" << (walk_folders ? " (nor below it)" : "")
+          << "\n";
       all_matched = false;
     }
     std::sort(found.begin(), found.end());
@@ -62,7 +61,7 @@ bool ExpandInputPaths(const std::vector<std::string>& args, bool walk_folders,
     glob_t g{};
     const int rc = ::glob(arg.c_str(), 0, nullptr, &g);  // glob sorts its matches
     if (rc != 0) {
-      std::cerr << arg << ": no file matches\n";
+      err << arg << ": no file matches\n";
       all_matched = false;
     }
     for (size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) {
@@ -78,4 +77,4 @@ bool ExpandInputPaths(const std::vector<std::string>& args, bool walk_folders,
   return all_matched;
 }
 
-}  // namespace fabtrack::cli
+}  // namespace fabtrack::app
