@@ -34,7 +34,7 @@ void PrintText(const app::FabricScanResult& r) {
             << ": " << s.nodes.size() << " nodes (" << types["switch"] << " switches, "
             << types["ca"] << " CAs), " << s.links.size() << " links, " << s.unanswered.size()
             << " unanswered; " << s.mads_sent << " PMA MADs (" << s.mads_retried << " retried) in "
-            << s.duration_s << " s\n";
+            << s.duration_s << " s (discovery " << s.discovery_s << " s)\n";
   if (r.previous_scanned_at) {
     std::cout << "window: since the previous stored scan at " << *r.previous_scanned_at << "\n";
   } else {
@@ -98,6 +98,9 @@ void SetupFabric(CLI::App& app) {
       ->check(WholeNumber(0, 20));
   scan->add_option("--window", s.policy.window, "PMA MADs in flight at once (default 64)")
       ->check(WholeNumber(1, 4096));
+  scan->add_option("--discovery-smps", s.discovery_smps,
+                   "discovery's SMPs in flight at once (default 16)")
+      ->check(WholeNumber(1, 256));
   scan->add_option("--xmit-wait-per-second", o->request.thresholds.xmit_wait_per_second,
                    "PortXmitWait ticks/s on an uplink end that count as congestion (default 1000)")
       ->check(PositiveAmount());

@@ -79,6 +79,7 @@ struct FabricScan {
   std::string scanned_at;  // RFC 3339 UTC, when the counters were read
   std::string source;      // the local CA and port the MADs left from: "mlx5_0/1"
   double duration_s = 0;
+  double discovery_s = 0;  // of duration_s, the discovery's
   std::vector<FabricNode> nodes;
   std::vector<FabricPort> ports;  // every port of every node, linked or not
   std::vector<FabricLink> links;

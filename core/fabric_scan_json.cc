@@ -213,6 +213,7 @@ json FabricScanToJson(const FabricScan& scan) {
   return {{"scanned_at", scan.scanned_at},
           {"source", scan.source},
           {"duration_s", scan.duration_s},
+          {"discovery_s", scan.discovery_s},
           {"mads", {{"sent", scan.mads_sent}, {"retried", scan.mads_retried}}},
           {"nodes", std::move(j_nodes)},
           {"links", std::move(j_links)},
@@ -230,6 +231,7 @@ std::optional<FabricScan> FabricScanFromJson(const json& doc, std::string* why) 
   scan.scanned_at = r.String(doc, "scan", "scanned_at");
   scan.source = r.String(doc, "scan", "source", false);
   scan.duration_s = r.OptDouble(doc, "scan", "duration_s").value_or(0);
+  scan.discovery_s = r.OptDouble(doc, "scan", "discovery_s").value_or(0);
   if (const json* m = r.Field(doc, "scan", "mads", false)) {
     scan.mads_sent = r.OptInt(*m, "mads", "sent").value_or(0);
     scan.mads_retried = r.OptInt(*m, "mads", "retried").value_or(0);

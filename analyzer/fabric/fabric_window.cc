@@ -25,14 +25,6 @@ const FabricPort* Lookup(const std::map<PortKey, const FabricPort*>& index,
   return it == index.end() ? nullptr : it->second;
 }
 
-std::string TypeOf(const FabricScan* a, const FabricScan* b, const std::string& guid) {
-  for (const FabricScan* s : {a, b}) {
-    if (!s) continue;
-    if (const FabricNode* n = FindFabricNode(*s, guid)) return n->type;
-  }
-  return "";
-}
-
 nlohmann::json EndJson(const FabricLinkEnd& end, const LinkSides& side) {
   nlohmann::json j = {{"guid", end.guid}, {"description", end.description}, {"port", end.port}};
   if (side.now && side.now->state) j["state"] = *side.now->state;
@@ -54,6 +46,11 @@ FabricWindow MakeFabricWindow(const FabricScan* previous, const FabricScan& curr
   auto now_ports = PortIndex(current);
   std::map<PortKey, const FabricPort*> before_ports;
   if (previous) before_ports = PortIndex(*previous);
+  std::map<std::string, std::string> types;  // node GUID -> type, this scan's first
+  if (previous) {
+    for (const FabricNode& n : previous->nodes) types[n.guid] = n.type;
+  }
+  for (const FabricNode& n : current.nodes) types[n.guid] = n.type;
   std::map<LinkKey, LinkWindow> links;
   auto add = [&](const FabricLink& l, bool now) {
     LinkWindow& lw = links[KeyOf(l)];
@@ -67,8 +64,7 @@ FabricWindow MakeFabricWindow(const FabricScan* previous, const FabricScan& curr
   for (auto& [key, lw] : links) {
     lw.a = {Lookup(before_ports, lw.link.a), Lookup(now_ports, lw.link.a)};
     lw.b = {Lookup(before_ports, lw.link.b), Lookup(now_ports, lw.link.b)};
-    std::string ta = TypeOf(&current, previous, lw.link.a.guid);
-    std::string tb = TypeOf(&current, previous, lw.link.b.guid);
+    std::string ta = types[lw.link.a.guid], tb = types[lw.link.b.guid];
     lw.tier = ta == "switch" && tb == "switch"     ? "switch-switch"
               : (ta == "switch" || tb == "switch") ? "switch-ca"
                                                    : "other";

@@ -310,6 +310,7 @@ ScanOutcome ScanSubnet(const ScanSettings& settings) {
     out.error = error;
     return out;
   }
+  scan->discovery_s = std::chrono::duration<double>(Clock::now() - started).count();
   std::string ca = settings.ca;
   umad_port_t local{};
   if (umad_get_port(ca.empty() ? nullptr : ca.c_str(), settings.port, &local) == 0) {

@@ -13,6 +13,7 @@ namespace {
 FabricScan Filled() {
   FabricScan s = testing::SmallFatTree();
   s.duration_s = 1.5;
+  s.discovery_s = 0.5;
   s.mads_sent = 120;
   s.mads_retried = 3;
   s.ports[0].counters_64bit = true;
