@@ -6,7 +6,8 @@ tree from scripts/ibsim-fat-tree.py, injects faults through ibsim's console
 and checks the scan's JSON: nodes, cables with both ends, counters, and the
 findings, each naming both ends of the right cable.
 
-  ibsim_scan_test.py SOURCE_DIR FABTRACK CASE   (CASE: small | unanswered | faults)
+  ibsim_scan_test.py SOURCE_DIR FABTRACK CASE
+  (CASE: small | unanswered | faults | no_subnet)
 
 "faults" stores scans in the test database (FABTRACK_TEST_DB). Exit 77
 (ctest SKIP_RETURN_CODE) where the simulator is not installed.
@@ -126,6 +127,20 @@ def case_unanswered():
               f"unanswered lists spine02: {doc['unanswered']}")
 
 
+def case_no_subnet():
+    # Outside the simulator, on a host without umad devices: a clear exit 1,
+    # at once, naming why.
+    if os.path.exists("/sys/class/infiniband_mad"):
+        print("SKIP: this host has umad devices; the real subnet would answer")
+        return
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "IBSIM_SOCKNAME")}
+    started = time.monotonic()
+    r = subprocess.run([FABTRACK, "fabric", "scan"], env=env, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and "fabtrack fabric scan: subnet discovery failed" in r.stderr,
+          f"no subnet: exit 1 with why: {r.returncode} {r.stderr}")
+    check(time.monotonic() - started < 20, "no subnet: no wait")
+
+
 def case_faults():
     cluster = f"ibsim-{os.getpid()}"
     db = ["--cluster", cluster, "--db", os.environ["FABTRACK_TEST_DB"]]
@@ -190,7 +205,9 @@ def main():
     if why:
         print(f"SKIP: {why}")
         return 77
-    {"small": case_small, "unanswered": case_unanswered, "faults": case_faults}[CASE]()
+    cases = {"small": case_small, "unanswered": case_unanswered, "faults": case_faults,
+             "no_subnet": case_no_subnet}
+    cases[CASE]()
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)
         return 1
