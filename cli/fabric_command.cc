@@ -1,5 +1,6 @@
 // fabtrack fabric scan [--ca DEV] [--port N] [--format text|json]
 //                      [--cluster C [--db CONNINFO]] [--timeout-ms MS] [--retries N] [--window N]
+//                      [--discovery-smps N] [--xmit-wait-per-second R]
 // Reads the InfiniBand subnet from the management side: discovery, then
 // every switch and HCA port's PortCounters (PortCountersExtended where the
 // PMA has it, PortXmitWait), many MADs in flight, each with a timeout and
