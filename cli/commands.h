@@ -80,5 +80,6 @@ void SetupLocate(CLI::App& app);
 void SetupAck(CLI::App& app);
 void SetupDiff(CLI::App& app);
 void SetupTopology(CLI::App& app);
+void SetupFabric(CLI::App& app);
 
 }  // namespace fabtrack::cli

@@ -149,6 +149,7 @@ int main(int argc, char** argv) {
   SetupAck(app);
   SetupDiff(app);
   SetupTopology(app);
+  SetupFabric(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -8,7 +8,7 @@ fabtrack=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 fx=$here/tests/fixtures
 rm -rf "$out"
-mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz,inspector_fuzz,sysfs_values_fuzz,http_request_fuzz,locate_topology_fuzz,node_topology_fuzz,port_dump_fuzz}
+mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz,inspector_fuzz,sysfs_values_fuzz,http_request_fuzz,locate_topology_fuzz,node_topology_fuzz,port_dump_fuzz,pma_mad_fuzz,fabric_scan_json_fuzz}
 cp "$fx"/nccl_tests/*.txt "$out/nccl_tests_text_fuzz/"
 cp "$fx"/nccl_tests/*.json "$out/nccl_tests_json_fuzz/"
 cp "$fx"/nccl_logs/* "$out/nccl_log_fuzz/"
@@ -56,3 +56,51 @@ http empty_line_first '\r\nGET /metrics HTTP/1.1\r\n\r\n'
 http huge_header "GET /metrics HTTP/1.1\r\nX-Padding: $(head -c 9000 /dev/zero | tr '\0' a)\r\n\r\n"
 small small_limit_fits 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'
 small small_limit_exceeded "GET /metrics HTTP/1.1\r\nCookie: $(head -c 300 /dev/zero | tr '\0' b)\r\n\r\n"
+# PMA replies: a selector byte (PortSelect, 0x80 = read PortXmitWait), then
+# the 256-byte MAD: ClassPortInfo with CapMask 0x1300, PortCounters of port 9
+# with counters set, PortCountersExtended of port 3, and a refused status.
+python3 - "$out/pma_mad_fuzz" <<'PY'
+import sys, os
+out = sys.argv[1]
+def mad(attr, port, data=b"", status=0):
+    m = bytearray(256)
+    m[0:4] = bytes([1, 4, 1, 0x81])
+    m[4:6] = status.to_bytes(2, "big")
+    m[8:16] = (0x1234abcd).to_bytes(8, "big")
+    m[16:18] = attr.to_bytes(2, "big")
+    m[65] = port
+    m[64 + 2:64 + 2 + len(data)] = data
+    return bytes(m)
+seeds = {
+    "class_port_info": bytes([0]) + mad(1, 0, (0x1300).to_bytes(2, "big")),
+    "port_counters": bytes([0x89]) + mad(0x12, 9, bytes(2) + (17).to_bytes(2, "big") + bytes([3, 2]) + bytes(36) + (123456).to_bytes(4, "big")),
+    "port_counters_ext": bytes([3]) + mad(0x1d, 3, bytes(6) + (2**40).to_bytes(8, "big")),
+    "status_refused": bytes([9]) + mad(0x12, 9, status=0x0c),
+    "short": bytes([9]) + mad(0x12, 9)[:100],
+}
+for name, data in seeds.items():
+    open(os.path.join(out, name), "wb").write(data)
+PY
+# Stored subnet scans: two leaves, a spine, a host; a cable's ends with
+# counters, a port without a cable, something unanswered.
+cat >"$out/fabric_scan_json_fuzz/small_scan.json" <<'JSON'
+{"scanned_at": "2026-12-05T10:00:00Z", "source": "mlx5_0/1", "duration_s": 0.4,
+ "mads": {"sent": 40, "retried": 1},
+ "nodes": [{"guid": "0x0000000000001001", "description": "leaf01", "type": "switch", "ports": 4, "lid": 1},
+           {"guid": "0x0000000000002001", "description": "spine01", "type": "switch", "ports": 2, "lid": 2},
+           {"guid": "0x0000000000003001", "description": "node1", "type": "ca", "ports": 1, "lid": 3}],
+ "links": [{"a": {"guid": "0x0000000000001001", "description": "leaf01", "port": 3, "lid": 1, "state": "Active",
+                  "phys_state": "LinkUp", "width": 4, "speed": "EDR", "rate_gbps": 100,
+                  "counters": {"symbol_error": 17, "port_xmit_wait": 123456}, "counters_64bit": true},
+            "b": {"guid": "0x0000000000002001", "description": "spine01", "port": 1, "lid": 2, "state": "Active",
+                  "phys_state": "LinkUp", "width": 4, "speed": "EDR", "rate_gbps": 100,
+                  "counters": {"symbol_error": 0}, "counters_64bit": false},
+            "width": 4, "speed": "EDR", "rate_gbps": 100, "state": "Active"},
+           {"a": {"guid": "0x0000000000001001", "description": "leaf01", "port": 1, "counters": {}},
+            "b": {"guid": "0x0000000000003001", "description": "node1", "port": 1, "width": 1, "speed": "SDR",
+                  "rate_gbps": 2.5, "counters": {"port_rcv_errors": 4}}}],
+ "ports_without_link": [{"guid": "0x0000000000001001", "description": "leaf01", "port": 4, "state": "Down",
+                         "phys_state": "Polling", "counters": {"link_downed": 1}}],
+ "unanswered": [{"guid": "0x0000000000002001", "description": "spine01", "port": 2, "what": "PortCounters",
+                 "why": "no answer after 3 tries (300 ms each)"}]}
+JSON

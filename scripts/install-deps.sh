@@ -13,6 +13,8 @@ build_packages=(
   nlohmann-json3-dev
   libgtest-dev googletest
   libibverbs-dev libibumad-dev
+  libibmad-dev libibnetdisc-dev  # fabric scan: subnet discovery and PMA MADs
+  ibsim-utils libumad2sim0 opensm infiniband-diags  # tests/subnet: a simulated subnet, its SM, the diags compared in bench/
   openmpi-bin libopenmpi-dev
   postgresql-15 postgresql-client-15
   clang-format
@@ -30,7 +32,7 @@ build_packages=(
   faketime       # the clock-skew test runs rank 0 on a clock an hour ahead / a day behind
 )
 runtime_packages=(
-  libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3 libcurl4
+  libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3 libcurl4 libibmad5 libibnetdisc5
   postgresql-15 postgresql-client-15
 )
 

@@ -62,6 +62,11 @@ CANNOT_RUN_HERE = {
     "scripts/sanitize.sh": "a second, sanitizer build (CI runs it apart)",
     "scripts/fuzz.sh": "a clang build and minutes of fuzzing",
     "clang-format -i": "rewrites the sources",
+    "scripts/ibsim-fat-tree.py": "the simulated subnet's set-up (tests/subnet/ibsim_scan_test.py runs it)",
+    "mkfifo console": "the simulated subnet's set-up (tests/subnet/ibsim_scan_test.py runs it)",
+    "IBSIM_SOCKNAME=try": "a simulated subnet: ibsim and opensm (tests/subnet/ibsim_scan_test.py)",
+    "echo 'PerformanceSet": "ibsim's console (tests/subnet/ibsim_scan_test.py injects faults so)",
+    "echo 'Unlink": "ibsim's console (tests/subnet/ibsim_scan_test.py injects faults so)",
 }
 
 # README headings whose first ```json block after them documents what a

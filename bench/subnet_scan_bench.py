@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""`fabtrack fabric scan` against infiniband-diags on the largest subnet ibsim
+takes (256 switches), in one simulator, side by side, alternating order.
+
+Per round, each reader reads the subnet's counters once:
+  fabtrack   `fabtrack fabric scan` (discovery, ClassPortInfo per node, then
+             PortCounters + PortCountersExtended of every port, a window of
+             MADs in flight; text output)
+  fabtrack-json  the same with --format json (13 MB on 256 switches)
+  iqe        `ibqueryerrors` (discovery, then per switch one PortCounters
+             with AllPortSelect, per port only where that shows errors)
+  iqe-counters  `ibqueryerrors --counters` (every port's data counters)
+  perfquery  a loop of `perfquery -x`: one process per switch with -l (each
+             port asked in turn), one per HCA port
+Wall-clock seconds per reader and round; odd rounds in the order above, even
+rounds reversed. Prints each round, then per reader the median and range and
+the median ratios. The simulator is one process (ibsim) answering every MAD
+in turn, so these measure what each reader costs around it: process starts,
+discovery, waiting one MAD at a time or many at once.
+
+  bench/subnet_scan_bench.py [--rounds 5] [--leaves 240 --spines 16 --hosts 7]
+                             [--window 64] [--perfquery-nodes N]
+
+--perfquery-nodes N times the loop over N switches and N HCAs only and
+scales by the port count (said in the output); 0 (default) runs it whole.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import ibsim_fixture  # noqa: E402
+
+fat_tree = __import__("ibsim-fat-tree").fat_tree
+
+
+def timed(subnet, argv_list):
+    """Seconds, or None when a reader crashed (ibqueryerrors --counters
+    segfaulted once in 5 rounds here): said, and left out of the medians."""
+    started = time.monotonic()
+    for argv in argv_list:
+        r = subnet.run(argv, timeout=3600)
+        if r.returncode not in (0, 1):  # ibqueryerrors exits 1 when it found errors
+            print(f"  {' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()[-300:]}", flush=True)
+            return None
+    return time.monotonic() - started
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--leaves", type=int, default=240)
+    ap.add_argument("--spines", type=int, default=16)
+    ap.add_argument("--hosts", type=int, default=7)
+    ap.add_argument("--window", type=int, default=64)
+    ap.add_argument("--perfquery-nodes", type=int, default=0)
+    ap.add_argument("--fabtrack", default=os.path.join(ROOT, "build", "cli", "fabtrack"))
+    args = ap.parse_args()
+    why = ibsim_fixture.available()
+    if why:
+        raise SystemExit(why)
+    net = fat_tree(args.leaves, args.spines, args.hosts)
+    with ibsim_fixture.Subnet(net, sm_wait_s=600) as subnet:
+        doc = json.loads(subnet.run([args.fabtrack, "fabric", "scan", "--format", "json"], timeout=600).stdout)
+        switches = [n for n in doc["nodes"] if n["type"] == "switch"]
+        cas = [n for n in doc["nodes"] if n["type"] == "ca"]
+        ports = sum(1 for l in doc["links"] for _ in "ab") + len(doc["ports_without_link"])
+        print(f"subnet: {len(switches)} switches, {len(cas)} HCAs, {len(doc['links'])} links, "
+              f"{ports} ports; fabtrack read them with {doc['mads']['sent']} MADs "
+              f"({doc['mads']['retried']} retried), {len(doc['unanswered'])} unanswered")
+        pq_switches, pq_cas = switches, cas
+        scale = 1.0
+        if args.perfquery_nodes:
+            pq_switches, pq_cas = switches[:args.perfquery_nodes], cas[:args.perfquery_nodes]
+            all_ports = sum(n["ports"] for n in switches) + len(cas)
+            sample_ports = sum(n["ports"] for n in pq_switches) + len(pq_cas)
+            scale = all_ports / sample_ports
+            print(f"perfquery loop timed over {len(pq_switches)} switches + {len(pq_cas)} HCAs "
+                  f"({sample_ports} ports) and scaled x{scale:.2f} to all {all_ports}")
+        readers = {
+            "fabtrack": [[args.fabtrack, "fabric", "scan", "--window", str(args.window)]],
+            "fabtrack-json": [[args.fabtrack, "fabric", "scan", "--format", "json", "--window", str(args.window)]],
+            "iqe": [["ibqueryerrors"]],
+            "iqe-counters": [["ibqueryerrors", "--counters"]],
+            "perfquery": [["perfquery", "-x", "-l", str(n["lid"])] for n in pq_switches]
+                         + [["perfquery", "-x", str(n["lid"]), "1"] for n in pq_cas],
+        }
+        times = {name: [] for name in readers}
+        order = list(readers)
+        for r in range(1, args.rounds + 1):
+            this = order if r % 2 else order[::-1]
+            line = []
+            for name in this:
+                t = timed(subnet, readers[name])
+                if t is None:
+                    line.append(f"{name} crashed")
+                    continue
+                t *= scale if name == "perfquery" else 1
+                times[name].append(t)
+                line.append(f"{name} {t:.2f} s")
+            print(f"round {r} ({' -> '.join(this)}): " + ", ".join(line), flush=True)
+        print()
+        for name, ts in times.items():
+            print(f"{name:14s} median {statistics.median(ts):8.2f} s  range {min(ts):.2f}-{max(ts):.2f} s")
+        f = statistics.median(times["fabtrack"])
+        for name in ("perfquery", "iqe", "iqe-counters", "fabtrack-json"):
+            print(f"{name} / fabtrack: {statistics.median(times[name]) / f:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+// fabtrack fabric scan [--ca DEV] [--port N] [--format text|json]
+//                      [--cluster C [--db CONNINFO]] [--timeout-ms MS] [--retries N] [--window N]
+//                      [--discovery-smps N] [--xmit-wait-per-second R]
+// Reads the InfiniBand subnet from the management side: discovery, then
+// every switch and HCA port's PortCounters (PortCountersExtended where the
+// PMA has it, PortXmitWait), many MADs in flight, each with a timeout and
+// retries; what did not answer is a finding. With --cluster the scan is
+// stored and judged against the cluster's previous stored scan (errors,
+// congestion, links down or flapping in between). Exit 0 scanned (whatever
+// the findings), 1 no scan (no CA, no subnet manager, built without
+// libibmad), 2 usage, 3 database.
+#include <iostream>
+#include <map>
+
+#include "analyzer/report/json_report.h"
+#include "app/fabric_flow.h"
+#include "cli/commands.h"
+#include "cli/database_options.h"
+#include "core/fabric_scan_json.h"
+
+namespace fabtrack::cli {
+namespace {
+
+struct FabricScanOptions {
+  app::FabricScanRequest request;
+  std::string format = "text";
+  std::string cluster;
+};
+
+void PrintText(const app::FabricScanResult& r) {
+  const FabricScan& s = r.scan;
+  std::map<std::string, int> types;
+  for (const FabricNode& n : s.nodes) ++types[n.type];
+  std::cout << "fabric scan from " << (s.source.empty() ? "?" : s.source) << " at " << s.scanned_at
+            << ": " << s.nodes.size() << " nodes (" << types["switch"] << " switches, "
+            << types["ca"] << " CAs), " << s.links.size() << " links, " << s.unanswered.size()
+            << " unanswered; " << s.mads_sent << " PMA MADs (" << s.mads_retried << " retried) in "
+            << s.duration_s << " s (discovery " << s.discovery_s << " s)\n";
+  if (r.previous_scanned_at) {
+    std::cout << "window: since the previous stored scan at " << *r.previous_scanned_at << "\n";
+  } else {
+    std::cout << "window: none (judged alone: what did not answer, link rates)\n";
+  }
+  if (r.stored_id) {
+    std::cout << "stored: scan " << *r.stored_id << ", " << r.port_samples
+              << " switch port samples\n";
+  }
+  if (r.findings.empty()) {
+    std::cout << "findings: none\n";
+    return;
+  }
+  std::cout << "findings: " << r.findings.size() << "\n";
+  for (const Finding& f : r.findings) {
+    std::cout << "  " << SeverityLabel(f.severity) << " " << f.kind << ": " << f.message << "\n";
+  }
+}
+
+void RunFabricScan(FabricScanOptions& o) {
+  if (!o.cluster.empty()) o.request.cluster = o.cluster;
+  app::FabricScanResult r = app::ScanFabric(o.request, std::cerr);
+  if (o.format == "json") {
+    nlohmann::json doc = FabricScanToJson(r.scan);
+    doc["window_start"] =
+        r.previous_scanned_at ? nlohmann::json(*r.previous_scanned_at) : nlohmann::json(nullptr);
+    nlohmann::json findings = nlohmann::json::array();
+    for (const Finding& f : r.findings) findings.push_back(analyzer::FindingJson(f));
+    doc["findings"] = std::move(findings);
+    if (r.stored_id) doc["stored_scan_id"] = *r.stored_id;
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
+    PrintText(r);
+  }
+}
+
+}  // namespace
+
+void SetupFabric(CLI::App& app) {
+  CLI::App* fabric = app.add_subcommand(
+      "fabric", "The InfiniBand subnet from the switches' side (libibnetdisc/libibmad MADs)");
+  fabric->require_subcommand(1);
+  auto o = std::make_shared<FabricScanOptions>();
+  CLI::App* scan = fabric->add_subcommand(
+      "scan",
+      "Discover the subnet, read every switch and HCA port's counters, name what did not "
+      "answer; with --cluster store it and judge the window since the previous stored scan. "
+      "Exit 0 scanned (whatever the findings), 1 no scan, 2 usage, 3 database");
+  fabric::ScanSettings& s = o->request.settings;
+  scan->add_option("--ca", s.ca, "local CA to send from (default: the first with an active port)")
+      ->check(NameValue());
+  scan->add_option("--port", s.port, "its port (default: the first active)")
+      ->check(WholeNumber(0, 254));
+  AddFormatOption(scan, &o->format, {"text", "json"});
+  scan->add_option("--cluster", o->cluster,
+                   "store the scan for this cluster and judge it against its previous one")
+      ->check(NameValue());
+  scan->add_option("--timeout-ms", s.policy.timeout_ms, "per MAD try (default 300)")
+      ->check(WholeNumber(1, 60000));
+  scan->add_option("--retries", s.policy.retries, "tries after the first (default 2)")
+      ->check(WholeNumber(0, 20));
+  scan->add_option("--window", s.policy.window, "PMA MADs in flight at once (default 64)")
+      ->check(WholeNumber(1, 4096));
+  scan->add_option("--discovery-smps", s.discovery_smps,
+                   "discovery's SMPs in flight at once (default 16)")
+      ->check(WholeNumber(1, 256));
+  scan->add_option("--xmit-wait-per-second", o->request.thresholds.xmit_wait_per_second,
+                   "PortXmitWait ticks/s on an uplink end that count as congestion (default 1000)")
+      ->check(PositiveAmount());
+  AddDatabaseOptions(scan, &o->request.database);
+  scan->callback([o] { RunFabricScan(*o); });
+}
+
+}  // namespace fabtrack::cli

@@ -1,0 +1,63 @@
+// What a switch's or HCA's Performance Management Agent answered, decoded
+// from the 256-byte MAD as it came off the wire (IBA 16.1.3: ClassPortInfo,
+// PortCounters, PortCountersExtended). Pure: no libibmad, so it is fuzzed
+// and tested on hosts without it; tests cross-check it with libibmad's own
+// field tables where that library is installed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace fabtrack::fabric {
+
+inline constexpr size_t kMadSize = 256;
+inline constexpr uint8_t kPerformanceClass = 0x04;
+inline constexpr uint16_t kClassPortInfo = 0x0001;
+inline constexpr uint16_t kPortCounters = 0x0012;
+inline constexpr uint16_t kPortCountersExtended = 0x001D;
+
+// ClassPortInfo CapabilityMask bits of the PerfMgt class (IBA 16.1.2 and
+// annex A13): which counters a PMA has.
+inline constexpr uint16_t kCapAllPortSelect = 1 << 8;
+inline constexpr uint16_t kCapExtendedWidth = 1 << 9;         // PortCountersExtended, all fields
+inline constexpr uint16_t kCapExtendedWidthNoIetf = 1 << 10;  // ... without the IETF ones
+inline constexpr uint16_t kCapXmitWait = 1 << 12;             // PortCounters.PortXmitWait
+
+struct PmaCapabilities {
+  uint16_t cap_mask = 0;
+  bool extended_counters() const {
+    return cap_mask & (kCapExtendedWidth | kCapExtendedWidthNoIetf);
+  }
+  bool xmit_wait() const { return cap_mask & kCapXmitWait; }
+};
+
+// The fixed header every reply is checked against: a PerfMgt GetResp with
+// status 0 for the attribute asked. `why` names what did not fit
+// ("status 0x0004 (attribute not supported)").
+struct MadHeader {
+  uint8_t base_version = 0, mgmt_class = 0, class_version = 0, method = 0;
+  uint16_t status = 0;
+  uint64_t transaction_id = 0;
+  uint16_t attribute_id = 0;
+  uint32_t attribute_modifier = 0;
+};
+std::optional<MadHeader> DecodeMadHeader(std::span<const uint8_t> mad, std::string* why);
+
+std::optional<PmaCapabilities> DecodeClassPortInfo(std::span<const uint8_t> mad, std::string* why);
+
+// Counters under the sysfs counters/ names (core/port_sample.h). PortCounters:
+// the twelve error counters, port_xmit_wait (when `xmit_wait`), and the
+// legacy 32-bit data/packet counters; PortCountersExtended: the 64-bit
+// data/packet counters, which replace the legacy ones. `port`: the
+// PortSelect asked; a reply for another port is refused.
+std::optional<std::map<std::string, uint64_t>> DecodePortCounters(std::span<const uint8_t> mad,
+                                                                  int port, bool xmit_wait,
+                                                                  std::string* why);
+std::optional<std::map<std::string, uint64_t>> DecodePortCountersExtended(
+    std::span<const uint8_t> mad, int port, std::string* why);
+
+}  // namespace fabtrack::fabric

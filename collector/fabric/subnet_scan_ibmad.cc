@@ -1,0 +1,383 @@
+// The MAD edge of `fabtrack fabric scan` (libibnetdisc, libibmad, libibumad):
+// discovery, then the PMA reads through one umad port with a window of MADs
+// in flight, each with its own deadline and retries. What to ask is
+// scan_plan.cc's; what came back is decoded by pma_decode.cc.
+#include <infiniband/ibnetdisc.h>
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <random>
+#include <unordered_map>
+
+#include "collector/fabric/subnet_scan.h"
+#include "core/clock.h"
+
+namespace fabtrack::fabric {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Mad = std::array<uint8_t, kMadSize>;
+
+std::string GuidText(uint64_t guid) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
+  return buf;
+}
+
+const char* PortStateName(int state) {
+  static const char* kNames[] = {"NoChange", "Down", "Init", "Armed", "Active"};
+  return state >= 0 && state <= 4 ? kNames[state] : "Unknown";
+}
+
+const char* PhysStateName(int state) {
+  static const char* kNames[] = {"NoChange", "Sleep",  "Polling",           "Disabled",
+                                 "Training", "LinkUp", "LinkErrorRecovery", "PhyTest"};
+  return state >= 0 && state <= 7 ? kNames[state] : "Unknown";
+}
+
+std::optional<int> WidthLanes(int active) {
+  switch (active) {
+    case 1:
+      return 1;
+    case 2:
+      return 4;
+    case 4:
+      return 8;
+    case 8:
+      return 12;
+    case 16:
+      return 2;
+    default:
+      return std::nullopt;
+  }
+}
+
+// LinkSpeedExtActive (FDR and later) when set, else LinkSpeedActive; the
+// lane rate in Gb/s as sysfs's rate file counts it (4X EDR: 100 Gb/sec).
+std::optional<std::pair<std::string, double>> LaneSpeed(int active, int ext_active) {
+  switch (ext_active) {
+    case 1:
+      return std::pair<std::string, double>{"FDR", 14};
+    case 2:
+      return std::pair<std::string, double>{"EDR", 25};
+    case 4:
+      return std::pair<std::string, double>{"HDR", 50};
+    case 8:
+      return std::pair<std::string, double>{"NDR", 100};
+    default:
+      break;
+  }
+  switch (active) {
+    case 1:
+      return std::pair<std::string, double>{"SDR", 2.5};
+    case 2:
+      return std::pair<std::string, double>{"DDR", 5};
+    case 4:
+      return std::pair<std::string, double>{"QDR", 10};
+    default:
+      return std::nullopt;
+  }
+}
+
+const char* NodeTypeName(int type) {
+  switch (type) {
+    case IB_NODE_SWITCH:
+      return "switch";
+    case IB_NODE_CA:
+      return "ca";
+    case IB_NODE_ROUTER:
+      return "router";
+    default:
+      return "unknown";
+  }
+}
+
+FabricPort ReadPortInfo(const ibnd_node_t* node, ibnd_port_t* p) {
+  FabricPort out;
+  out.node_guid = GuidText(node->guid);
+  out.port = p->portnum;
+  uint8_t* info = p->info;
+  // A switch's ports share its port 0 LID; the PMA answers there.
+  int lid = node->type == IB_NODE_SWITCH ? node->smalid : p->base_lid;
+  if (lid > 0) out.lid = lid;
+  int state = static_cast<int>(mad_get_field(info, 0, IB_PORT_STATE_F));
+  int phys = static_cast<int>(mad_get_field(info, 0, IB_PORT_PHYS_STATE_F));
+  out.state = PortStateName(state);
+  out.phys_state = PhysStateName(phys);
+  if (state >= 2) {  // width and speed mean something on a trained link only
+    out.width = WidthLanes(static_cast<int>(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F)));
+    auto speed =
+        LaneSpeed(static_cast<int>(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ACTIVE_F)),
+                  static_cast<int>(mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F)));
+    if (speed) {
+      out.speed = speed->first;
+      if (out.width) out.rate_gbps = *out.width * speed->second;
+    }
+  }
+  return out;
+}
+
+// Discovery into nodes, ports and links; a LinkUp switch port with nothing
+// behind it is a node that did not answer.
+std::optional<FabricScan> Discover(const ScanSettings& s, std::string* error) {
+  ibnd_config_t config{};
+  config.max_smps = static_cast<unsigned>(std::max(1, s.discovery_smps));
+  config.timeout_ms = static_cast<unsigned>(s.policy.timeout_ms);
+  config.retries = static_cast<unsigned>(s.policy.retries);
+  std::string ca = s.ca;
+  ibnd_fabric_t* fabric =
+      ibnd_discover_fabric(ca.empty() ? nullptr : ca.data(), s.port, nullptr, &config);
+  if (!fabric) {
+    *error = "subnet discovery failed (no active InfiniBand port" +
+             (ca.empty() ? std::string() : " on " + ca) + ", or no subnet manager)";
+    return std::nullopt;
+  }
+  FabricScan scan;
+  for (ibnd_node_t* n = fabric->nodes; n; n = n->next) {
+    FabricNode node;
+    node.guid = GuidText(n->guid);
+    node.description.assign(n->nodedesc, strnlen(n->nodedesc, sizeof n->nodedesc));
+    node.type = NodeTypeName(n->type);
+    node.ports = n->numports;
+    for (int i = 0; i <= n->numports; ++i) {
+      ibnd_port_t* p = n->ports[i];
+      if (!p) continue;
+      FabricPort port = ReadPortInfo(n, p);
+      if (!node.lid && port.lid) node.lid = port.lid;
+      if (p->remoteport) {
+        ibnd_port_t* r = p->remoteport;
+        // Each cable once: from the end that sorts first.
+        FabricLinkEnd here{node.guid, node.description, p->portnum};
+        std::string rdesc(r->node->nodedesc, strnlen(r->node->nodedesc, sizeof r->node->nodedesc));
+        FabricLinkEnd there{GuidText(r->node->guid), rdesc, r->portnum};
+        FabricLink link = MakeLink(here, node.type, there, NodeTypeName(r->node->type));
+        if (link.a == here) scan.links.push_back(std::move(link));
+      } else if (n->type == IB_NODE_SWITCH && i > 0 && port.phys_state == "LinkUp") {
+        scan.unanswered.push_back({node.guid, node.description, i, "discovery",
+                                   "the port is LinkUp but the node behind it did not answer"});
+      }
+      scan.ports.push_back(std::move(port));
+    }
+    if (n->type == IB_NODE_SWITCH)
+      node.lid = n->smalid > 0 ? std::optional<int>(n->smalid) : std::nullopt;
+    scan.nodes.push_back(std::move(node));
+  }
+  ibnd_destroy_fabric(fabric);
+  return scan;
+}
+
+struct Reply {
+  std::optional<Mad> mad;
+  std::string error;  // the last try's trouble, when nothing usable came
+  int tries = 0;
+};
+
+// Sends every query through one umad port, `window` at a time; each try
+// has its own deadline and a fresh transaction id, so a late answer to an
+// abandoned try is dropped.
+class PmaWindow {
+ public:
+  PmaWindow(ibmad_port* port, const ScanPolicy& policy)
+      : fd_(mad_rpc_portid(port)),
+        agent_(mad_rpc_class_agent(port, IB_PERFORMANCE_CLASS)),
+        policy_(policy),
+        next_tid_(std::random_device{}()) {}
+
+  std::vector<Reply> Run(const std::vector<PmaQuery>& queries, int64_t* sent, int64_t* retried) {
+    std::vector<Reply> replies(queries.size());
+    std::deque<size_t> waiting;
+    for (size_t i = 0; i < queries.size(); ++i) waiting.push_back(i);
+    struct InFlight {
+      size_t query;
+      Clock::time_point deadline;
+    };
+    std::unordered_map<uint32_t, InFlight> in_flight;
+    std::vector<uint8_t> send_buf(umad_size() + IB_MAD_SIZE), recv_buf(umad_size() + IB_MAD_SIZE);
+    auto timeout = std::chrono::milliseconds(policy_.timeout_ms);
+    auto give_up_or_requeue = [&](size_t q, const std::string& why) {
+      replies[q].error = why;
+      if (replies[q].tries <= policy_.retries) {
+        waiting.push_front(q);
+        ++*retried;
+      }
+    };
+    while (!waiting.empty() || !in_flight.empty()) {
+      while (!waiting.empty() && static_cast<int>(in_flight.size()) < policy_.window) {
+        size_t q = waiting.front();
+        waiting.pop_front();
+        uint32_t tid = next_tid_++;
+        if (!Send(queries[q], tid, send_buf)) {
+          replies[q].error = std::string("umad_send: ") + std::strerror(errno);
+          ++replies[q].tries;
+          continue;
+        }
+        ++*sent;
+        ++replies[q].tries;
+        in_flight[tid] = {q, Clock::now() + timeout};
+      }
+      auto now = Clock::now();
+      auto next_deadline = now + timeout;
+      for (const auto& [tid, f] : in_flight) next_deadline = std::min(next_deadline, f.deadline);
+      int wait_ms = static_cast<int>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(next_deadline - now).count());
+      int length = IB_MAD_SIZE;
+      int got = umad_recv(fd_, recv_buf.data(), &length, std::max(wait_ms, 0));
+      if (got >= 0) {
+        const uint8_t* mad = static_cast<const uint8_t*>(umad_get_mad(recv_buf.data()));
+        uint32_t tid = static_cast<uint32_t>((uint32_t{mad[12]} << 24) | (uint32_t{mad[13]} << 16) |
+                                             (uint32_t{mad[14]} << 8) | mad[15]);
+        auto it = in_flight.find(tid);
+        if (it != in_flight.end()) {
+          size_t q = it->second.query;
+          in_flight.erase(it);
+          int status = umad_status(recv_buf.data());
+          if (status != 0) {
+            // The kernel gave the send back: timed out or failed on its side.
+            give_up_or_requeue(q, status == ETIMEDOUT ? "no answer" : std::strerror(status));
+          } else if (length < static_cast<int>(kMadSize)) {
+            give_up_or_requeue(q, "short reply (" + std::to_string(length) + " bytes)");
+          } else {
+            Mad copy;
+            std::memcpy(copy.data(), mad, kMadSize);
+            replies[q].mad = copy;
+            replies[q].error.clear();
+          }
+        }
+      }
+      now = Clock::now();
+      for (auto it = in_flight.begin(); it != in_flight.end();) {
+        if (it->second.deadline <= now) {
+          give_up_or_requeue(it->second.query, "no answer");
+          it = in_flight.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    return replies;
+  }
+
+ private:
+  bool Send(const PmaQuery& query, uint32_t tid, std::vector<uint8_t>& buf) {
+    std::fill(buf.begin(), buf.end(), 0);
+    ib_rpc_t rpc{};
+    rpc.mgtclass = IB_PERFORMANCE_CLASS;
+    rpc.method = IB_MAD_METHOD_GET;
+    rpc.attr.id = query.attribute;
+    rpc.attr.mod = 0;
+    rpc.datasz = IB_PC_DATA_SZ;
+    rpc.dataoffs = IB_PC_DATA_OFFS;
+    rpc.trid = tid;
+    uint8_t data[IB_PC_DATA_SZ] = {};
+    if (query.attribute != kClassPortInfo)
+      data[1] = static_cast<uint8_t>(query.port);  // PortSelect
+    ib_portid_t dport{};
+    ib_portid_set(&dport, query.lid, 1, IB_DEFAULT_QP1_QKEY);
+    int length = mad_build_pkt(buf.data(), &rpc, &dport, nullptr, data);
+    if (length < 0) {
+      errno = EINVAL;
+      return false;
+    }
+    return umad_send(fd_, agent_, buf.data(), length, policy_.timeout_ms, 0) == 0;
+  }
+
+  int fd_, agent_;
+  ScanPolicy policy_;
+  uint32_t next_tid_;
+};
+
+std::string Describe(const FabricScan& scan, const std::string& guid) {
+  const FabricNode* n = FindFabricNode(scan, guid);
+  return n ? n->description : "";
+}
+
+}  // namespace
+
+bool SubnetScanBuilt() { return true; }
+
+ScanOutcome ScanSubnet(const ScanSettings& settings) {
+  auto started = Clock::now();
+  ScanOutcome out;
+  std::string error;
+  std::optional<FabricScan> scan = Discover(settings, &error);
+  if (!scan) {
+    out.error = error;
+    return out;
+  }
+  scan->discovery_s = std::chrono::duration<double>(Clock::now() - started).count();
+  std::string ca = settings.ca;
+  umad_port_t local{};
+  if (umad_get_port(ca.empty() ? nullptr : ca.c_str(), settings.port, &local) == 0) {
+    scan->source = std::string(local.ca_name) + "/" + std::to_string(local.portnum);
+    umad_release_port(&local);
+  }
+  int classes[] = {IB_PERFORMANCE_CLASS};
+  ibmad_port* port = mad_rpc_open_port(ca.empty() ? nullptr : ca.data(), settings.port, classes, 1);
+  if (!port) {
+    out.error = "cannot open the MAD port of " + (ca.empty() ? std::string("the first CA") : ca);
+    return out;
+  }
+  PmaWindow window(port, settings.policy);
+  std::string no_answer = NoAnswerText(settings.policy);
+  scan->scanned_at = UtcNowIso();
+
+  std::vector<PmaQuery> cap_queries = PlanCapabilityReads(*scan);
+  std::vector<Reply> cap_replies = window.Run(cap_queries, &scan->mads_sent, &scan->mads_retried);
+  std::map<std::string, PmaCapabilities> caps;
+  for (size_t i = 0; i < cap_queries.size(); ++i) {
+    const PmaQuery& q = cap_queries[i];
+    std::string why = cap_replies[i].error;
+    if (cap_replies[i].mad) {
+      if (auto c = DecodeClassPortInfo(*cap_replies[i].mad, &why)) {
+        caps[q.guid] = *c;
+        continue;
+      }
+    }
+    scan->unanswered.push_back({q.guid, Describe(*scan, q.guid), std::nullopt, "ClassPortInfo",
+                                why == "no answer" ? no_answer : why});
+  }
+
+  std::vector<PmaQuery> reads = PlanCounterReads(*scan, caps);
+  std::vector<Reply> replies = window.Run(reads, &scan->mads_sent, &scan->mads_retried);
+  mad_rpc_close_port(port);
+  std::map<std::pair<std::string, int>, FabricPort*> ports;
+  for (FabricPort& p : scan->ports) ports[{p.node_guid, p.port}] = &p;
+  for (size_t i = 0; i < reads.size(); ++i) {
+    const PmaQuery& q = reads[i];
+    FabricPort* p = ports[{q.guid, q.port}];
+    std::string why = replies[i].error;
+    std::optional<std::map<std::string, uint64_t>> counters;
+    if (replies[i].mad) {
+      counters = q.attribute == kPortCounters
+                     ? DecodePortCounters(*replies[i].mad, q.port, caps[q.guid].xmit_wait(), &why)
+                     : DecodePortCountersExtended(*replies[i].mad, q.port, &why);
+    }
+    if (!counters) {
+      const char* what = q.attribute == kPortCounters ? "PortCounters" : "PortCountersExtended";
+      scan->unanswered.push_back(
+          {q.guid, Describe(*scan, q.guid), q.port, what, why == "no answer" ? no_answer : why});
+      if (p && !p->counters_missing) p->counters_missing = std::string(what) + ": " + why;
+      continue;
+    }
+    if (!p) continue;
+    // Extended (64-bit) data counters win over the legacy 32-bit ones,
+    // whichever answer came first.
+    for (auto& [name, value] : *counters) {
+      if (q.attribute == kPortCounters && p->counters_64bit && p->counters.count(name)) continue;
+      p->counters[name] = value;
+    }
+    if (q.attribute == kPortCountersExtended) p->counters_64bit = true;
+  }
+  SortFabricScan(*scan);
+  scan->duration_s = std::chrono::duration<double>(Clock::now() - started).count();
+  out.scan = std::move(scan);
+  return out;
+}
+
+}  // namespace fabtrack::fabric

@@ -1,0 +1,110 @@
+// The scan's JSON reads back as the same scan (every field filled), and a
+// document that is not a scan is refused naming the element.
+#include "core/fabric_scan_json.h"
+
+#include <gtest/gtest.h>
+
+#include "collector/fabric/scan_plan.h"
+#include "tests/subnet/subnet_test_scans.h"
+
+namespace fabtrack {
+namespace {
+
+FabricScan Filled() {
+  FabricScan s = testing::SmallFatTree();
+  s.duration_s = 1.5;
+  s.discovery_s = 0.5;
+  s.mads_sent = 120;
+  s.mads_retried = 3;
+  s.ports[0].counters_64bit = true;
+  s.ports[1].counters_missing = "PortCountersExtended: no answer";
+  s.ports[2].state = "Down";
+  s.ports[2].width.reset();
+  s.ports[2].speed.reset();
+  s.ports[2].rate_gbps.reset();
+  // A port on no cable (it went down) stays in the scan.
+  std::erase_if(s.links,
+                [](const FabricLink& l) { return LinkName(l) == "leaf02/4 <-> spine02/2"; });
+  s.unanswered.push_back({testing::Guid(0x2002), "spine02", 4, "PortCounters", "no answer"});
+  s.unanswered.push_back({"", "", std::nullopt, "ClassPortInfo", "status 0x000c"});
+  return s;
+}
+
+TEST(FabricScanJson, RoundTripKeepsEveryField) {
+  FabricScan s = Filled();
+  std::string why;
+  std::optional<FabricScan> back = FabricScanFromJson(FabricScanToJson(s), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(*back, s);
+}
+
+TEST(FabricScanJson, LinksCarryBothEndsAndTheirCounters) {
+  nlohmann::json j = FabricScanToJson(Filled());
+  const nlohmann::json& link = j["links"][0];
+  EXPECT_EQ(link["a"]["description"], "leaf01");
+  EXPECT_TRUE(link["a"]["counters"].contains("symbol_error"));
+  EXPECT_TRUE(link["b"]["counters"].contains("symbol_error"));
+  EXPECT_EQ(link["width"], 4);
+  EXPECT_EQ(link["speed"], "EDR");
+  EXPECT_FALSE(j["ports_without_link"].empty());
+}
+
+TEST(FabricScanJson, NotAScanIsRefusedNamingTheElement) {
+  nlohmann::json j = FabricScanToJson(Filled());
+  std::string why;
+  j["links"][3]["b"]["port"] = "seven";
+  EXPECT_FALSE(FabricScanFromJson(j, &why));
+  EXPECT_EQ(why, "links[3].b.port: not an integer");
+  j = FabricScanToJson(Filled());
+  j["links"][1]["a"]["counters"]["symbol_error"] = -1;
+  EXPECT_FALSE(FabricScanFromJson(j, &why));
+  EXPECT_EQ(why, "links[1].a.counters.symbol_error: not a count");
+  j = FabricScanToJson(Filled());
+  j["ports_without_link"].push_back(j["links"][0]["a"]);
+  EXPECT_FALSE(FabricScanFromJson(j, &why));
+  EXPECT_NE(why.find("listed twice"), std::string::npos) << why;
+  EXPECT_FALSE(FabricScanFromJson(nlohmann::json::array(), &why));
+  j = FabricScanToJson(Filled());
+  j.erase("scanned_at");
+  EXPECT_FALSE(FabricScanFromJson(j, &why));
+  EXPECT_EQ(why, "scan.scanned_at: missing");
+}
+
+TEST(FabricScanJson, SwitchPortsBecomePortSamples) {
+  FabricScan s = testing::SmallFatTree();
+  testing::PortOf(s, 0x2001, 1).counters["port_xmit_data"] = 10;
+  std::vector<HostPorts> hosts = FabricSwitchPorts(s);
+  ASSERT_EQ(hosts.size(), 4u);  // 2 leaves, 2 spines; no CA
+  const HostPorts& spine1 = hosts[2];
+  EXPECT_EQ(spine1.host, testing::Guid(0x2001));
+  ASSERT_EQ(spine1.ports.size(), 2u);
+  EXPECT_EQ(spine1.ports[0].device, "switch");
+  EXPECT_EQ(spine1.ports[0].port, 1);
+  EXPECT_EQ(spine1.ports[0].state, "ACTIVE");
+  EXPECT_EQ(spine1.ports[0].state_code, 4);
+  EXPECT_EQ(spine1.ports[0].rate_text, "100 Gb/sec (4X EDR)");
+  EXPECT_EQ(spine1.ports[0].xmit_bytes, 40u);
+}
+
+TEST(ScanPlan, ClassPortInfoPerNodeThenCountersWhereCapMaskSays) {
+  FabricScan s = testing::SmallFatTree(1, 1, 1);
+  std::vector<fabric::PmaQuery> caps = fabric::PlanCapabilityReads(s);
+  ASSERT_EQ(caps.size(), 3u);
+  std::map<std::string, fabric::PmaCapabilities> known;
+  known[testing::Guid(0x1001)].cap_mask = fabric::kCapExtendedWidth;  // leaf: extended
+  known[testing::Guid(0x3001)].cap_mask = 0;                          // host: legacy only
+  // spine01 did not answer ClassPortInfo: nothing more is asked of it.
+  std::vector<fabric::PmaQuery> reads = fabric::PlanCounterReads(s, known);
+  std::vector<fabric::PmaQuery> expected = {
+      {testing::Guid(0x1001), 1, 1, fabric::kPortCounters},
+      {testing::Guid(0x1001), 1, 1, fabric::kPortCountersExtended},
+      {testing::Guid(0x1001), 2, 1, fabric::kPortCounters},
+      {testing::Guid(0x1001), 2, 1, fabric::kPortCountersExtended},
+      {testing::Guid(0x3001), 1, 1, fabric::kPortCounters},
+  };
+  EXPECT_EQ(reads, expected);
+  EXPECT_EQ(fabric::NoAnswerText({300, 2, 64}), "no answer after 3 tries (300 ms each)");
+}
+
+}  // namespace
+}  // namespace fabtrack

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""`fabtrack fabric scan` against a simulated subnet (ibsim + opensm).
+
+Each case starts its own simulator (tests/support/ibsim_fixture.py) on a fat
+tree from scripts/ibsim-fat-tree.py, injects faults through ibsim's console
+and checks the scan's JSON: nodes, cables with both ends, counters, and the
+findings, each naming both ends of the right cable.
+
+  ibsim_scan_test.py SOURCE_DIR FABTRACK CASE
+  (CASE: small | unanswered | faults | no_subnet)
+
+"faults" stores scans in the test database (FABTRACK_TEST_DB). Exit 77
+(ctest SKIP_RETURN_CODE) where the simulator is not installed.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+SOURCE, FABTRACK, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+sys.path.insert(0, os.path.join(SOURCE, "tests", "support"))
+sys.path.insert(0, os.path.join(SOURCE, "scripts"))
+import ibsim_fixture  # noqa: E402
+
+fat_tree = __import__("ibsim-fat-tree").fat_tree
+
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print(f"FAIL: {what}", file=sys.stderr)
+
+
+def scan(subnet, *args, expect_rc=0):
+    r = subnet.run([FABTRACK, "fabric", "scan", "--format", "json", *args], timeout=600)
+    if r.returncode != expect_rc:
+        raise SystemExit(f"fabric scan {' '.join(args)}: exit {r.returncode}\n{r.stderr}\n{r.stdout[-2000:]}")
+    if r.stderr.strip():
+        print(r.stderr, file=sys.stderr)
+    return json.loads(r.stdout)
+
+
+def link_named(doc, one, other):
+    """The link whose ends are the (description, port) pairs, in either order."""
+    for link in doc["links"]:
+        ends = {(link["a"]["description"], link["a"]["port"]), (link["b"]["description"], link["b"]["port"])}
+        if ends == {one, other}:
+            return link
+    return None
+
+
+def findings_by_kind(doc):
+    out = {}
+    for f in doc["findings"]:
+        out.setdefault(f["kind"], []).append(f)
+    return out
+
+
+def names_both_ends(finding, one, other):
+    ends = {(finding["evidence"]["a"]["description"], finding["evidence"]["a"]["port"]),
+            (finding["evidence"]["b"]["description"], finding["evidence"]["b"]["port"])}
+    text = finding["subject"]
+    return ends == {one, other} and f"{one[0]}/{one[1]}" in text and f"{other[0]}/{other[1]}" in text
+
+
+def case_small():
+    # 2 leaves x 2 spines x 2 hosts; leaf02's first uplink (port 3, to
+    # spine01 port 2) trained at 1x where the others run 4x.
+    net = fat_tree(2, 2, 2, degrade={("leaf02", 1): "w=1"})
+    with ibsim_fixture.Subnet(net) as subnet:
+        subnet.console('PerformanceSet "leaf01"[3] PortCounters.SymbolErrorCounter=17',
+                       'PerformanceSet "leaf01"[3] PortCounters.LinkErrorRecoveryCounter=3',
+                       'PerformanceSet "leaf01"[3] PortCounters.LinkDownedCounter=2',
+                       'PerformanceSet "leaf01"[3] PortCounters.PortRcvErrors=5',
+                       'PerformanceSet "leaf01"[3] PortCounters.PortXmitDiscards=7',
+                       'PerformanceSet "leaf01"[3] PortCounters.PortXmitWait=123456')
+        doc = scan(subnet)
+        types = sorted(n["type"] for n in doc["nodes"])
+        check(types == ["ca"] * 4 + ["switch"] * 4, f"nodes: {types}")
+        check(len(doc["links"]) == 8, f"8 links, got {len(doc['links'])}")
+        check(doc["unanswered"] == [], f"nothing unanswered: {doc['unanswered']}")
+        for link in doc["links"]:
+            for end in ("a", "b"):
+                check(link[end]["counters"].get("symbol_error") is not None,
+                      f"{end} of {link['a']['description']}-{link['b']['description']} has counters")
+        up = link_named(doc, ("leaf01", 3), ("spine01", 1))
+        check(up is not None, "leaf01/3 <-> spine01/1 found")
+        if up:
+            a = up["a"] if up["a"]["description"] == "leaf01" else up["b"]
+            c = a["counters"]
+            check(c.get("symbol_error") == 17, f"symbol_error 17: {c}")
+            check(c.get("link_error_recovery") == 3, f"link_error_recovery 3: {c}")
+            check(c.get("link_downed") == 2, f"link_downed 2: {c}")
+            check(c.get("port_rcv_errors") == 5, f"port_rcv_errors 5: {c}")
+            check(c.get("port_xmit_discards") == 7, f"port_xmit_discards 7: {c}")
+            check(c.get("port_xmit_wait") == 123456, f"port_xmit_wait 123456: {c}")
+            check(a["counters_64bit"] is True, "PortCountersExtended read (CapMask says so)")
+            check(up["state"] == "Active" and up["width"] == 4, f"state/width: {up['state']} {up['width']}")
+        kinds = findings_by_kind(doc)
+        degraded = kinds.get("fabric_link_degraded", [])
+        check(len(degraded) == 1 and names_both_ends(degraded[0], ("leaf02", 3), ("spine01", 2)),
+              f"the 1x uplink named: {degraded}")
+        check(set(kinds) == {"fabric_link_degraded"}, f"nothing else on one scan: {list(kinds)}")
+        # Text output says the same in words.
+        r = subnet.run([FABTRACK, "fabric", "scan"])
+        check(r.returncode == 0 and "fabric_link_degraded" in r.stdout and "8 links" in r.stdout,
+              f"text output: {r.returncode} {r.stdout}")
+
+
+def case_unanswered():
+    # spine02's PMA does not answer (ClassPortInfo dropped: attribute 1):
+    # a critical finding naming it, and the scan still ends.
+    with ibsim_fixture.Subnet(fat_tree(2, 2, 2)) as subnet:
+        subnet.console('Error "spine02" 100 1')
+        started = time.monotonic()
+        doc = scan(subnet, "--timeout-ms", "200", "--retries", "1")
+        took = time.monotonic() - started
+        check(took < 30, f"an unanswering switch is a finding, not a hang: {took:.1f} s")
+        f = [x for x in doc["findings"] if x["kind"] == "fabric_unanswered"]
+        check(len(f) == 1 and f[0]["subject"] == "spine02" and f[0]["severity"] == "critical",
+              f"spine02 named: {f}")
+        check(any(u["description"] == "spine02" and u["what"] == "ClassPortInfo" for u in doc["unanswered"]),
+              f"unanswered lists spine02: {doc['unanswered']}")
+
+
+def case_no_subnet():
+    # Outside the simulator, on a host without umad devices: a clear exit 1,
+    # at once, naming why.
+    if os.path.exists("/sys/class/infiniband_mad"):
+        print("SKIP: this host has umad devices; the real subnet would answer")
+        return
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "IBSIM_SOCKNAME")}
+    started = time.monotonic()
+    r = subprocess.run([FABTRACK, "fabric", "scan"], env=env, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and "fabtrack fabric scan: subnet discovery failed" in r.stderr,
+          f"no subnet: exit 1 with why: {r.returncode} {r.stderr}")
+    check(time.monotonic() - started < 20, "no subnet: no wait")
+
+
+def case_faults():
+    cluster = f"ibsim-{os.getpid()}"
+    db = ["--cluster", cluster, "--db", os.environ["FABTRACK_TEST_DB"]]
+    # 8 leaves x 4 spines x 8 hosts: 64 HCAs, leaf ports 1-8 hosts, 9-12
+    # uplinks to spine01-04; spine port L is leaf L's.
+    with ibsim_fixture.Subnet(fat_tree(8, 4, 8)) as subnet:
+        first = scan(subnet, *db)
+        check(len(first["nodes"]) == 76 and len(first["links"]) == 64 + 32,
+              f"76 nodes, 96 links: {len(first['nodes'])}, {len(first['links'])}")
+        check(first["findings"] == [], f"a clean fabric flags nothing: {first['findings']}")
+        check(first["window_start"] is None, "the first scan has no window")
+        # Nothing happened: still nothing.
+        again = scan(subnet, *db)
+        check(again["findings"] == [], f"a clean window flags nothing: {again['findings']}")
+        check(again["window_start"] == first["scanned_at"], "judged against the previous stored scan")
+
+        sweeps = subnet.sm_sweeps()
+        subnet.console('PerformanceSet "leaf02"[9] PortCounters.SymbolErrorCounter=17',
+                       'PerformanceSet "leaf03"[10] PortCounters.PortXmitWait=123456',
+                       'Unlink "leaf05"[12]')
+        subnet.wait_sm_sweep(sweeps)  # the SM routes around the unlinked cable
+        # Packets to node0049 now drop half the time on its port (and count
+        # there); some traffic, then the drops stop so the scan reads it.
+        subnet.console('Error "node0049"[1] 50')
+        lid = next(n["lid"] for n in first["nodes"] if n["description"] == "node0049")
+        for _ in range(20):
+            subnet.run(["perfquery", "-t", "100", str(lid), "1"], timeout=30)
+        subnet.console('Error "node0049"[1] 0')
+        second = scan(subnet, *db)
+        kinds = findings_by_kind(second)
+        expected = {
+            "fabric_symbol_errors": (("leaf02", 9), ("spine01", 2)),
+            "fabric_congestion": (("leaf03", 10), ("spine02", 3)),
+            "fabric_link_down": (("leaf05", 12), ("spine04", 5)),
+            "fabric_rcv_errors": (("leaf07", 1), ("node0049", 1)),
+        }
+        for kind, (one, other) in expected.items():
+            got = kinds.get(kind, [])
+            check(len(got) == 1 and names_both_ends(got[0], one, other),
+                  f"{kind} names {one} <-> {other}: {[g['subject'] for g in got]}")
+        check(set(kinds) == set(expected),
+              "nothing else flagged: " + "; ".join(f["message"] for f in second["findings"]))
+        check(second["window_start"] == again["scanned_at"], "window since the previous stored scan")
+
+        # The switch ports are port samples of their own (GUID + port).
+        q = subprocess.run(["psql", os.environ["FABTRACK_TEST_DB"], "-At", "-c",
+                            "SELECT count(DISTINCT p.id), count(*) FROM ports p JOIN port_counter_samples s "
+                            f"ON s.port_id = p.id WHERE p.cluster = '{cluster}' AND p.device = 'switch'"],
+                           capture_output=True, text=True)
+        ports, samples = (int(x) for x in q.stdout.strip().split("|"))
+        check(ports == 8 * 12 + 4 * 8 and samples >= 3 * ports - 2,
+              f"switch ports stored as port samples: {ports} ports, {samples} samples ({q.stderr})")
+        q = subprocess.run(["psql", os.environ["FABTRACK_TEST_DB"], "-At", "-c",
+                            "SELECT d.delta FROM run_port_deltas d JOIN ports p ON p.id = d.port_id "
+                            f"WHERE p.cluster = '{cluster}' AND p.device = 'switch' AND d.counter = 'symbol_error' "
+                            "AND d.delta > 0"], capture_output=True, text=True)
+        check(q.stdout.split() == ["17"], f"the uplink's symbol errors as a snapshot window delta: {q.stdout!r}")
+
+
+def main():
+    why = ibsim_fixture.available()
+    if why:
+        print(f"SKIP: {why}")
+        return 77
+    cases = {"small": case_small, "unanswered": case_unanswered, "faults": case_faults,
+             "no_subnet": case_no_subnet}
+    cases[CASE]()
+    if failures:
+        print(f"{len(failures)} check(s) failed", file=sys.stderr)
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
