@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Installs every Debian package fabtrack needs to build, test and run.
 # Reused by the README, .ci/run and the Ansible roles: keep the list here only.
-# Usage: scripts/install-deps.sh [--runtime-only]
+# Usage: scripts/install-deps.sh [--runtime-only | --demo]
+#   (none)          everything: build, the whole test suite, CI
+#   --runtime-only  what the built binaries need on a node
+#   --demo          what scripts/demo.sh needs: build fabtrack and
+#                   fabtrack-allreduce, run the embedded PostgreSQL, MPI and
+#                   the netns fabric (no test tools, browsers, Slurm, Ansible)
 set -euo pipefail
 
 build_packages=(
@@ -36,8 +41,21 @@ runtime_packages=(
   postgresql-15 postgresql-client-15
 )
 
-packages=("${build_packages[@]}")
-if [[ "${1:-}" == "--runtime-only" ]]; then packages=("${runtime_packages[@]}"); fi
+demo_packages=(
+  build-essential cmake pkg-config
+  libpqxx-dev libpq-dev libcurl4-openssl-dev libcli11-dev nlohmann-json3-dev
+  libibverbs-dev
+  openmpi-bin libopenmpi-dev
+  postgresql-15
+  iproute2  # ip, tc: scripts/netns-fabric.sh
+)
+
+case "${1:-}" in
+  "") packages=("${build_packages[@]}") ;;
+  --runtime-only) packages=("${runtime_packages[@]}") ;;
+  --demo) packages=("${demo_packages[@]}") ;;
+  *) echo "install-deps: unknown option '$1' (--runtime-only or --demo)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,20 @@
+# Unity builds where a target opts in (issue 33: a fresh build took twice the
+# CPU it needs; numbers in BENCHMARKS.md, "Fresh build CPU"). Several sources
+# compiled as one unit pay once for what they all include and instantiate;
+# CLI11's validator objects alone cost ~10 CPU-s in every unit including it.
+#
+# A target opts in with UNITY_BUILD_MODE GROUP and a UNITY_GROUP per source
+# (cli/CMakeLists.txt): files whose anonymous-namespace helpers share a name
+# go in different groups, and a source in no group, such as a newly added one,
+# is compiled on its own as before, so an addition cannot break the build.
+#
+# On everywhere, ccache builds included, so that a helper added to a grouped
+# file that clashes with one in its group fails in the build of whoever adds
+# it, not first in CI. -DFABTRACK_UNITY=OFF compiles every file alone.
+
+# Precompiled headers were measured and left out: with GCC 12, loading a
+# precompiled standard library + nlohmann/json (100 MB) cost small units
+# ~3 CPU-s more than parsing what they include, and the json-heavy units
+# gained nothing (their time is instantiation and code generation).
+option(FABTRACK_UNITY "Compile the opted-in targets' sources in unity groups" ON)
+message(STATUS "fabtrack: unity groups ${FABTRACK_UNITY}")
