@@ -15,4 +15,8 @@ std::string Join(const std::vector<std::string>& items, std::string_view separat
 // point into text.
 std::vector<std::string_view> Split(std::string_view text, char separator);
 
+// text without the spaces and tabs around it (and a trailing '\r' of a
+// CRLF line): TrimBlanks(" a b\t\r") is "a b". The view points into text.
+std::string_view TrimBlanks(std::string_view text);
+
 }  // namespace fabtrack

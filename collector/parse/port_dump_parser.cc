@@ -8,16 +8,10 @@
 
 #include "collector/parse/port_dump_sections.h"
 #include "collector/parse/sysfs_values.h"
+#include "core/text.h"
 
 namespace fabtrack {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 std::vector<std::string_view> Lines(std::string_view text) {
   std::vector<std::string_view> lines;
@@ -35,10 +29,10 @@ std::vector<std::string_view> Lines(std::string_view text) {
 bool KeyValue(std::string_view line, std::string_view* key, std::string_view* value) {
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return false;
-  *key = Trim(line.substr(0, colon));
+  *key = TrimBlanks(line.substr(0, colon));
   std::string_view v = line.substr(colon + 1);
   while (!v.empty() && v.front() == '.') v.remove_prefix(1);
-  *value = Trim(v);
+  *value = TrimBlanks(v);
   return true;
 }
 
@@ -99,15 +93,15 @@ std::string Lower(std::string_view s) {
 
 // ibstat "Active", ibstatus "4: ACTIVE", ibv_devinfo "PORT_ACTIVE (4)".
 void SetState(std::string_view text, bool physical, PortSample* p) {
-  std::string word(Trim(text));
+  std::string word(TrimBlanks(text));
   if (size_t colon = word.find(':'); colon != std::string::npos) word = word.substr(colon + 1);
   if (size_t paren = word.find('('); paren != std::string::npos) word = word.substr(0, paren);
-  std::string key = Lower(Trim(word));
+  std::string key = Lower(TrimBlanks(word));
   if (key.starts_with("port_")) key = key.substr(5);
   const auto& table = physical ? PhysStates() : States();
   auto it = table.find(key);
   if (it == table.end()) {
-    (physical ? p->phys_state : p->state) = Text(Trim(word));
+    (physical ? p->phys_state : p->state) = Text(TrimBlanks(word));
     return;
   }
   (physical ? p->phys_state_code : p->state_code) = it->second.first;
@@ -217,7 +211,7 @@ void ParseIbstat(const DumpSection& section, SectionPorts* out) {
   std::vector<std::optional<uint64_t>> said;  // each CA's "Number of ports"
   std::vector<int> seen;
   for (const DumpLine& l : section.lines) {
-    std::string_view line = Trim(l.text);
+    std::string_view line = TrimBlanks(l.text);
     if (line.empty()) continue;
     std::string_view key, value;
     if (line.starts_with("CA '")) {
@@ -232,7 +226,7 @@ void ParseIbstat(const DumpSection& section, SectionPorts* out) {
     }
     if (!cas.empty()) cas.back().last = l.number;
     if (line.starts_with("Port ") && line.ends_with(":") && !device.empty()) {
-      std::optional<uint64_t> n = Unsigned(Trim(line.substr(5, line.size() - 6)));
+      std::optional<uint64_t> n = Unsigned(TrimBlanks(line.substr(5, line.size() - 6)));
       if (!n) {
         out->Error(l.number, "bad port number: " + std::string(line));
         port = nullptr;
@@ -278,7 +272,7 @@ void ParseIbstatus(const DumpSection& section, SectionPorts* out) {
   PortSample* port = nullptr;
   std::vector<Block> blocks;
   for (const DumpLine& l : section.lines) {
-    std::string_view line = Trim(l.text);
+    std::string_view line = TrimBlanks(l.text);
     if (line.empty()) continue;
     std::string_view key, value;
     if (line.starts_with("Infiniband device '")) {
@@ -314,7 +308,7 @@ void ParseIbstatus(const DumpSection& section, SectionPorts* out) {
 std::optional<std::string> PerfqueryDevice(const std::optional<std::string>& command) {
   if (!command) return std::nullopt;
   if (size_t c = command->find(" -C "); c != std::string::npos) {
-    std::string_view rest = Trim(std::string_view(*command).substr(c + 4));
+    std::string_view rest = TrimBlanks(std::string_view(*command).substr(c + 4));
     return std::string(rest.substr(0, rest.find(' ')));
   }
   return std::nullopt;
@@ -329,7 +323,7 @@ void ParsePerfquery(const DumpSection& section, const std::optional<std::string>
   std::vector<std::vector<std::string_view>> required;
   std::vector<bool> extended_block;
   for (const DumpLine& l : section.lines) {
-    std::string_view line = Trim(l.text);
+    std::string_view line = TrimBlanks(l.text);
     if (line.empty()) continue;
     std::string_view key, value;
     if (line.starts_with("#")) {
@@ -417,7 +411,7 @@ void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
     if (port && width > 0 && lane_gbps) port->rate_gbps = width * *lane_gbps;
   };
   for (const DumpLine& l : section.lines) {
-    std::string_view line = Trim(l.text);
+    std::string_view line = TrimBlanks(l.text);
     if (line.empty()) continue;
     if (!hcas.empty()) hcas.back().last = l.number;
     std::string_view key, value;
@@ -549,18 +543,8 @@ bool SplitSysfsLine(std::string_view line, std::string_view* path, std::string_v
   if (!line.starts_with("/sys/") || ib == std::string_view::npos) return false;
   size_t end = line.find_first_of(": \t", ib);
   *path = line.substr(0, end);
-  *value = end == std::string_view::npos ? std::string_view() : Trim(line.substr(end + 1));
+  *value = end == std::string_view::npos ? std::string_view() : TrimBlanks(line.substr(end + 1));
   return true;
-}
-
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  while (true) {
-    size_t at = s.find(sep);
-    parts.push_back(s.substr(0, at));
-    if (at == std::string_view::npos) return parts;
-    s.remove_prefix(at + 1);
-  }
 }
 
 struct SysfsPortText {
@@ -580,7 +564,7 @@ void ParseSysfs(const std::vector<DumpLine>& lines, int last_line, SectionPorts*
   std::map<std::string, std::map<std::string, std::string>> devices;
   for (const DumpLine& l : lines) {
     const int number = l.number;
-    const std::string_view line = Trim(l.text);
+    const std::string_view line = TrimBlanks(l.text);
     if (line.empty() || line.starts_with("#")) continue;  // comments of the one who saved it
     std::string_view path, value;
     if (!SplitSysfsLine(line, &path, &value)) {
@@ -718,16 +702,17 @@ std::vector<NetdevPort> ParseIbdev2netdev(std::string_view text,
   std::vector<NetdevPort> out;
   const std::vector<std::string_view> lines = Lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view line = Trim(lines[i]);
+    const std::string_view line = TrimBlanks(lines[i]);
     if (line.empty()) continue;
     const size_t arrow = line.find("==>");
     std::vector<std::string_view> left;
     if (arrow != std::string_view::npos) {
       for (std::string_view w : Split(line.substr(0, arrow), ' ')) {
-        if (!Trim(w).empty()) left.push_back(Trim(w));
+        if (!TrimBlanks(w).empty()) left.push_back(TrimBlanks(w));
       }
     }
-    std::string_view netdev = arrow == std::string_view::npos ? "" : Trim(line.substr(arrow + 3));
+    std::string_view netdev =
+        arrow == std::string_view::npos ? "" : TrimBlanks(line.substr(arrow + 3));
     netdev = netdev.substr(0, netdev.find_first_of(" \t"));
     NetdevPort m;
     for (size_t w = 0; w + 1 < left.size(); ++w) {
@@ -774,7 +759,7 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
                                               std::vector<PortDumpError>* errors) {
   std::map<std::string, uint64_t> values;
   for (const DumpLine& l : lines) {
-    std::string_view line = Trim(l.text);
+    std::string_view line = TrimBlanks(l.text);
     if (line.empty() || line == "NIC statistics:") continue;
     // The value follows the last colon: per-queue names have their own
     // ("[0]: rx_bytes: 209487403324" of bnx2x, "rxq0: rx_pkts: 5" of be2net).
@@ -782,8 +767,8 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
     std::string_view key, value;
     std::optional<uint64_t> v;
     if (colon != std::string_view::npos) {
-      key = Trim(line.substr(0, colon));
-      value = Trim(line.substr(colon + 1));
+      key = TrimBlanks(line.substr(0, colon));
+      value = TrimBlanks(line.substr(colon + 1));
       v = Unsigned(value);
     }
     if (!v || key.empty()) {
@@ -801,7 +786,7 @@ std::optional<std::string> EthtoolNetdev(const std::optional<std::string>& comma
   std::string_view rest = *command;
   for (std::string_view flag : {" -S ", " --statistics "}) {
     if (size_t at = rest.find(flag); at != std::string_view::npos) {
-      std::string_view w = Trim(rest.substr(at + flag.size()));
+      std::string_view w = TrimBlanks(rest.substr(at + flag.size()));
       w = w.substr(0, w.find_first_of(" \t|>"));
       // "# ethtool -S output" is a markdown heading, not a root prompt.
       static const std::set<std::string_view> prose = {
@@ -953,10 +938,11 @@ ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) 
     // layer:"): cut at the colon.
     if (section.format != PortDumpFormat::kSysfs && !section.lines.empty()) {
       auto last = std::find_if(section.lines.rbegin(), section.lines.rend(),
-                               [](const DumpLine& l) { return !Trim(l.text).empty(); });
+                               [](const DumpLine& l) { return !TrimBlanks(l.text).empty(); });
       std::string_view key, value;
       if (last != section.lines.rend() && last->number == h.last_line &&
-          KeyValue(Trim(last->text), &key, &value) && value.empty() && !erred_at(h.last_line)) {
+          KeyValue(TrimBlanks(last->text), &key, &value) && value.empty() &&
+          !erred_at(h.last_line)) {
         out.errors.push_back(
             {h.last_line, "cut off: the last line, " + std::string(key) + ", has no value"});
       }
@@ -1048,7 +1034,7 @@ std::optional<std::map<std::string, uint64_t>> ParseEthtoolStatistics(
   for (std::string_view line : Lines(text)) {
     ++number;
     if (!found) {
-      found = Trim(line) == "NIC statistics:";  // lines before it: the command, banners
+      found = TrimBlanks(line) == "NIC statistics:";  // lines before it: the command, banners
       continue;
     }
     lines.push_back({number, line});

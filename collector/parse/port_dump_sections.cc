@@ -6,19 +6,13 @@
 #include <utility>
 
 #include "collector/parse/sysfs_values.h"
+#include "core/text.h"
 
 namespace fabtrack {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
 std::string_view FirstWord(std::string_view s) {
-  s = Trim(s);
+  s = TrimBlanks(s);
   return s.substr(0, s.find_first_of(" \t"));
 }
 
@@ -83,8 +77,8 @@ struct Prompt {
 };
 
 std::string CommandAfter(std::string_view rest) {
-  rest = Trim(rest);
-  if (rest.starts_with("sudo ")) rest = Trim(rest.substr(5));
+  rest = TrimBlanks(rest);
+  if (rest.starts_with("sudo ")) rest = TrimBlanks(rest.substr(5));
   return std::string(rest);
 }
 
@@ -92,7 +86,7 @@ std::string CommandAfter(std::string_view rest) {
 // "/sys/class/infiniband/mlx5_0/ports/1/counters$ for f in *; ...",
 // "$ ibstat", "# perfquery -x" (a root prompt when a tool follows), "gpu-a$ ibstat".
 std::optional<Prompt> ParsePrompt(std::string_view line) {
-  std::string_view s = Trim(line);
+  std::string_view s = TrimBlanks(line);
   if (s.empty()) return std::nullopt;
   Prompt p;
   auto end_mark = [](std::string_view rest, size_t at) {
@@ -102,7 +96,7 @@ std::optional<Prompt> ParsePrompt(std::string_view line) {
   if (s.front() == '[') {
     const size_t close = s.find(']');
     if (close == std::string_view::npos) return std::nullopt;
-    std::string_view inner = Trim(s.substr(1, close - 1));
+    std::string_view inner = TrimBlanks(s.substr(1, close - 1));
     std::string_view rest = s.substr(close + 1);
     size_t at = 0;
     while (at < rest.size() && rest[at] == ' ') ++at;
@@ -113,7 +107,7 @@ std::optional<Prompt> ParsePrompt(std::string_view line) {
     std::string_view host = who.substr(0, cut);
     if (!IsPromptHost(host)) return std::nullopt;
     p.host = std::string(host);
-    if (cut != std::string_view::npos) p.cwd = std::string(Trim(who.substr(cut + 1)));
+    if (cut != std::string_view::npos) p.cwd = std::string(TrimBlanks(who.substr(cut + 1)));
     p.command = CommandAfter(rest.substr(at + 1));
     return p;
   }
@@ -156,9 +150,9 @@ std::optional<Prompt> ParsePrompt(std::string_view line) {
 
 // "=== NAME ===", "==> NAME <==", "--- NAME ---": the name; false otherwise.
 bool HeaderName(std::string_view s, std::string_view* name) {
-  s = Trim(s);
+  s = TrimBlanks(s);
   if (s.starts_with("==>") && s.ends_with("<==") && s.size() > 6) {
-    *name = Trim(s.substr(3, s.size() - 6));
+    *name = TrimBlanks(s.substr(3, s.size() - 6));
     return !name->empty();
   }
   for (char c : {'=', '-', '*'}) {
@@ -166,7 +160,7 @@ bool HeaderName(std::string_view s, std::string_view* name) {
     while (a < s.size() && s[a] == c) ++a;
     while (b > a && s[b - 1] == c) --b;
     if (a >= 3 && s.size() - b >= 3) {
-      *name = Trim(s.substr(a, b - a));
+      *name = TrimBlanks(s.substr(a, b - a));
       return !name->empty() && name->find_first_of(" \t") == std::string_view::npos;
     }
   }
@@ -174,7 +168,7 @@ bool HeaderName(std::string_view s, std::string_view* name) {
 }
 
 bool IsSeparator(std::string_view s) {
-  s = Trim(s);
+  s = TrimBlanks(s);
   if (s.starts_with("```") || s.starts_with("~~~")) return true;
   // HTML around a paste copied from an issue page: "<pre>", "</details>".
   if (s.size() >= 3 && s.front() == '<' && s.back() == '>' && s[1] != '=' && s[1] != '-')
@@ -213,7 +207,7 @@ size_t BodyLines(const std::vector<DumpLine>& lines, size_t from) {
   size_t n = 0;
   std::string_view name;
   for (size_t i = from; i < lines.size(); ++i) {
-    std::string_view t = Trim(lines[i].text);
+    std::string_view t = TrimBlanks(lines[i].text);
     if (t.empty() || IsSeparator(t) || HeaderName(t, &name) || ParsePrompt(lines[i].text)) break;
     ++n;
   }
@@ -235,7 +229,7 @@ std::vector<HostPart> SplitPrefixed(const std::vector<DumpLine>& lines) {
     return t.substr(0, colon);
   };
   for (const DumpLine& l : lines) {
-    if (Trim(l.text).empty()) continue;
+    if (TrimBlanks(l.text).empty()) continue;
     ++content;
     if (!prefix(l.text).empty()) ++prefixed;
   }
@@ -260,7 +254,7 @@ std::vector<HostPart> SplitPrefixed(const std::vector<DumpLine>& lines) {
 // The host a line names as the start of its part, and whether the line is
 // only that marker (dropped) or also a prompt (kept).
 std::optional<std::string> HostMarker(const std::vector<DumpLine>& lines, size_t i, bool* drop) {
-  const std::string_view t = Trim(lines[i].text);
+  const std::string_view t = TrimBlanks(lines[i].text);
   *drop = true;
   std::string_view name;
   if (HeaderName(t, &name)) {
@@ -273,11 +267,11 @@ std::optional<std::string> HostMarker(const std::vector<DumpLine>& lines, size_t
   if (t.starts_with("##")) {
     const size_t text = t.find_first_not_of('#');
     if (text == std::string_view::npos) return std::nullopt;
-    std::string_view rest = Trim(t.substr(text));
+    std::string_view rest = TrimBlanks(t.substr(text));
     for (std::string_view word : {"host", "Host", "node", "Node", "HOST", "NODE"}) {
       if (rest.starts_with(word) && rest.size() > word.size() &&
           (rest[word.size()] == ' ' || rest[word.size()] == ':')) {
-        rest = Trim(rest.substr(word.size() + 1));
+        rest = TrimBlanks(rest.substr(word.size() + 1));
       }
     }
     if (rest.ends_with(':')) rest.remove_suffix(1);
@@ -347,7 +341,7 @@ bool StrictKey(std::string_view t, std::string_view* key, std::string_view* valu
   if (colon == std::string_view::npos || colon == 0) return false;
   if (t[colon - 1] == ' ' || t[colon - 1] == '\t') return false;
   *key = t.substr(0, colon);
-  *value = Trim(t.substr(colon + 1));
+  *value = TrimBlanks(t.substr(colon + 1));
   return true;
 }
 
@@ -424,7 +418,7 @@ bool Owns(PortDumpFormat format, std::string_view raw, std::string_view t) {
       if (Indented(raw)) return true;
       const size_t colon = t.rfind(':');  // "[0]: rx_bytes: 5"
       return colon != std::string_view::npos && colon > 0 && t[colon - 1] != ' ' &&
-             Numeric(Trim(t.substr(colon + 1)));
+             Numeric(TrimBlanks(t.substr(colon + 1)));
     }
     case PortDumpFormat::kSysfs:
       return IsSysfsLine(t) || t.starts_with("#") || t.starts_with("grep: ") ||
@@ -459,7 +453,7 @@ class Scanner {
 
   void Scan(const std::vector<DumpLine>& lines) {
     for (const DumpLine& l : lines) {
-      if (!Trim(l.text).empty()) out_->last_line = l.number;
+      if (!TrimBlanks(l.text).empty()) out_->last_line = l.number;
     }
     if (!lines.empty()) out_->first_line = lines.front().number;
     for (size_t i = 0; i < lines.size(); ++i) i = Line(lines, i);
@@ -469,7 +463,7 @@ class Scanner {
   // Handles lines[i] (and what belongs to it); the index of the last line used.
   size_t Line(const std::vector<DumpLine>& lines, size_t i) {
     const DumpLine& l = lines[i];
-    const std::string_view t = Trim(l.text);
+    const std::string_view t = TrimBlanks(l.text);
     if (t.empty()) {
       if (current_) Current().lines.push_back(l);
       return i;
@@ -487,7 +481,7 @@ class Scanner {
       int number = l.number;
       size_t used = i;
       if (body == 1) {
-        value = Trim(lines[i + 1].text);
+        value = TrimBlanks(lines[i + 1].text);
         number = lines[i + 1].number;
         used = i + 1;
       } else if (l.number >= out_->last_line) {
@@ -505,14 +499,14 @@ class Scanner {
     if (std::optional<Prompt> p = ParsePrompt(l.text)) {
       End();
       if (p->cwd) SetCwd(*p->cwd, /*from_prompt=*/true);
-      if (p->command.starts_with("cd ")) SetCwd(Trim(p->command.substr(3)), false);
+      if (p->command.starts_with("cd ")) SetCwd(TrimBlanks(p->command.substr(3)), false);
       command_ = p->command.empty() ? std::nullopt : std::optional<std::string>(p->command);
       last_command_ = p->command;
       // "$ cat /sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait"
       // and the value on the next line.
       cat_path_.reset();
       if (p->command.starts_with("cat ")) {
-        std::string_view file = Trim(std::string_view(p->command).substr(4));
+        std::string_view file = TrimBlanks(std::string_view(p->command).substr(4));
         if (!file.empty() && file.find_first_of(" *?{|>") == std::string_view::npos)
           cat_path_ = Resolve(file);
       }
@@ -520,7 +514,7 @@ class Scanner {
     }
     if (t.starts_with("cd /")) {
       End();
-      SetCwd(Trim(t.substr(3)), false);
+      SetCwd(TrimBlanks(t.substr(3)), false);
       return i;
     }
     if (std::optional<std::string> path = std::exchange(cat_path_, std::nullopt);

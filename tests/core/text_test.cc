@@ -24,5 +24,13 @@ TEST(Text, JoinIsSplitsInverse) {
   EXPECT_EQ(Join({}, ","), "");
 }
 
+TEST(Text, TrimBlanksDropsSpacesTabsAndACarriageReturn) {
+  EXPECT_EQ(TrimBlanks(" \ta b\t \r"), "a b");
+  EXPECT_EQ(TrimBlanks("a"), "a");
+  EXPECT_EQ(TrimBlanks(" \t "), "");
+  EXPECT_EQ(TrimBlanks(""), "");
+  EXPECT_EQ(TrimBlanks("\ra"), "\ra") << "a carriage return only at the end";
+}
+
 }  // namespace
 }  // namespace fabtrack
