@@ -15,6 +15,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "collector/counters/verbs_ports.h"
 #include "collector/fabric/subnet_scan.h"
 #include "core/clock.h"
 
@@ -41,21 +42,11 @@ const char* PhysStateName(int state) {
   return state >= 0 && state <= 7 ? kNames[state] : "Unknown";
 }
 
-std::optional<int> WidthLanes(int active) {
-  switch (active) {
-    case 1:
-      return 1;
-    case 2:
-      return 4;
-    case 4:
-      return 8;
-    case 8:
-      return 12;
-    case 16:
-      return 2;
-    default:
-      return std::nullopt;
-  }
+// PortInfo:LinkWidthActive in lanes, as the verbs reader decodes it (0:
+// a code IBTA does not define).
+std::optional<int> ActiveLanes(int active) {
+  const int lanes = WidthLanes(active);
+  return lanes > 0 ? std::optional<int>(lanes) : std::nullopt;
 }
 
 // LinkSpeedExtActive (FDR and later) when set, else LinkSpeedActive; the
@@ -111,7 +102,7 @@ FabricPort ReadPortInfo(const ibnd_node_t* node, ibnd_port_t* p) {
   out.state = PortStateName(state);
   out.phys_state = PhysStateName(phys);
   if (state >= 2) {  // width and speed mean something on a trained link only
-    out.width = WidthLanes(static_cast<int>(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F)));
+    out.width = ActiveLanes(static_cast<int>(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F)));
     auto speed =
         LaneSpeed(static_cast<int>(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ACTIVE_F)),
                   static_cast<int>(mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F)));
