@@ -15,6 +15,7 @@
 
 #include "collector/parse/nccl_log_line.h"
 #include "core/bus_bandwidth.h"
+#include "core/decimal_text.h"
 
 namespace fabtrack {
 namespace {
@@ -93,7 +94,11 @@ std::optional<int> ToInt(std::string_view s) {
 
 // Strict double: the whole token must be a number in range. "nan"/"inf" parse
 // (nccl-tests prints them for zero-time rows) and are reported separately.
-std::optional<double> ToDouble(std::string_view s) { return ToNumber<double>(s); }
+std::optional<double> ToDouble(std::string_view s) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return std::nullopt;
+  return ParseDecimal(s);
+}
 
 // "Init COMPLETE" anywhere in the line: a search for its rare 'M', then a
 // compare (memmem sets up a table on every call).

@@ -2,14 +2,19 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <string_view>
 
+#include "core/decimal_text.h"
 #include "core/json_optional.h"
 
 namespace fabtrack {
 namespace {
 
 using nlohmann::json;
+
+// ",\n" and an indent of up to 128 levels, the text between two items.
+const std::string kBreak = ",\n" + std::string(256, ' ');
 
 // A writer of nlohmann's dump(2) layout (sorted keys, two-space indent) for
 // the one record that a long file has thousands of: a parse of a month of
@@ -34,19 +39,30 @@ class Writer {
   // Keys are this file's own literals: nothing to escape.
   void Key(std::string_view key) {
     Item();
-    out_->push_back('"');
-    out_->append(key);
-    out_->append("\": ", 3);
-  }
-  // Starts an array element.
-  void Item() {
-    if (first_.back()) {
-      out_->push_back('\n');
-      first_.back() = false;
+    char quoted[64];
+    if (key.size() + 4 <= sizeof quoted) {
+      quoted[0] = '"';
+      std::memcpy(quoted + 1, key.data(), key.size());
+      std::memcpy(quoted + 1 + key.size(), "\": ", 3);
+      out_->append(quoted, key.size() + 4);
     } else {
-      out_->append(",\n", 2);
+      out_->push_back('"');
+      out_->append(key);
+      out_->append("\": ", 3);
     }
-    Indent();
+  }
+  // Starts an array element: ",\n" (no comma before the first) and the
+  // indent, in one append.
+  void Item() {
+    const size_t skip = first_.back() ? 1 : 0;
+    first_.back() = false;
+    const size_t length = 2 + 2 * static_cast<size_t>(depth_);
+    if (length <= kBreak.size()) {
+      out_->append(kBreak.data() + skip, length - skip);
+    } else {
+      out_->append(",\n" + skip, 2 - skip);
+      Indent();
+    }
   }
 
   void Null() { out_->append("null", 4); }
@@ -61,8 +77,7 @@ class Writer {
   void Double(double v) {
     if (!std::isfinite(v)) return Null();
     char buf[40];
-    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    std::string_view s(buf, static_cast<size_t>(p - buf));
+    std::string_view s(buf, static_cast<size_t>(FormatShortest(v, buf) - buf));
     out_->append(s);
     if (s.find_first_of(".e") == std::string_view::npos) out_->append(".0");
   }
