@@ -28,6 +28,10 @@
 # Usage: bench/run_locate_netns_bench.sh [FABTRACK] [SEEDS] [PLACEMENTS] [REPS]
 #   SEEDS comma-separated (default 11,23,37), PLACEMENTS per seed (default 2),
 #   REPS per placement (default 3).
+# Environment: LOCATE_BENCH_KEEP=DIR keeps every locate's JSON and stderr
+# there (s<seed>-p<placement>-r<rep>.json/.err), so a miss can be replayed;
+# LOCATE_BENCH_LAUNCHER=1 makes every faulted placement node1's link (the
+# launcher's own node), to repeat the placement that missed.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 fabtrack=${1:-$repo/build/cli/fabtrack}
@@ -62,6 +66,7 @@ for ((s = 0; s < ${#seeds[@]}; s++)); do
     if ((p == 1 && s == 1)); then kind=2 leaf=1; fi
     if ((p == 1 && s == 2)); then kind=2 leaf=2; fi
     if ((p == 2)); then kind=0; fi
+    if [[ ${LOCATE_BENCH_LAUNCHER:-} == 1 ]] && ((p != 2)); then kind=1 node=1; fi
     case $kind in
       0) want="none"; undo=() ;;
       1) "$fabric" throttle "$node" 200mbit --prefix "$prefix" >/dev/null 2>&1
@@ -92,6 +97,9 @@ top = f"{s[0]['kind']} {s[0]['name']}" if s else "none"
 print(f"{head}\t{top}\t{int(top == want)}\t{v['rounds']}\t{v['seconds']:.1f}\t{rc}"
       f"\t{v['settled']}\t{v.get('confidence', '-')}\t{len(s)}")
 PY
+      if [[ -n ${LOCATE_BENCH_KEEP:-} ]]; then
+        mkdir -p "$LOCATE_BENCH_KEEP" && cp "$out.json" "$out.err" "$LOCATE_BENCH_KEEP/"
+      fi
     done
     if ((${#undo[@]})); then "$fabric" "${undo[@]}" --prefix "$prefix" >/dev/null 2>&1; fi
   done
