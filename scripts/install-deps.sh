@@ -35,6 +35,7 @@ build_packages=(
   chromium       # headless rendering test of the analyzer HTML report
   slurm-wlm munge  # the sbatch nightly job's test runs a throwaway single-host Slurm
   faketime       # the clock-skew test runs rank 0 on a clock an hour ahead / a day behind
+  file dpkg-dev systemd  # tests/package: cpack's dpkg-shlibdeps (file finds the ELF files), systemd-analyze verify
 )
 runtime_packages=(
   libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3 libcurl4 libibmad5 libibnetdisc5
