@@ -16,12 +16,13 @@ namespace {
 
 // OpenSSL's reason for the last failure, its error queue emptied.
 std::string OpenSslReason() {
-  unsigned long code = ERR_get_error();
-  std::string reason = code == 0                                  ? "unknown error"
-                       : ERR_reason_error_string(code) != nullptr ? ERR_reason_error_string(code)
-                                                                  : "error " + std::to_string(code);
+  const unsigned long code = ERR_get_error();
   ERR_clear_error();
-  return reason;
+  if (code == 0) return "unknown error";
+  // A file that cannot be opened: errno's text ("No such file or directory").
+  if (ERR_SYSTEM_ERROR(code)) return std::strerror(ERR_GET_REASON(code));
+  const char* reason = ERR_reason_error_string(code);
+  return reason != nullptr ? reason : "OpenSSL error " + std::to_string(code);
 }
 
 int Version(TlsVersion v) {

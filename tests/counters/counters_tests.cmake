@@ -24,3 +24,4 @@ fabtrack_test(port_exposition_test counters/port_exposition_test.cc
   LIBS fabtrack::counters prometheus-cpp::core)
 fabtrack_test(metrics_http_server_test counters/metrics_http_server_test.cc
   LIBS fabtrack::metrics_http fabtrack::counters fabtrack_test_support Threads::Threads)
+fabtrack_test(web_config_test counters/web_config_test.cc LIBS fabtrack::metrics_http)

@@ -165,6 +165,99 @@ TEST(DecideHttpRequest, ErrorAnswersFrameTheirBodies) {
   EXPECT_EQ(r.substr(r.find("\r\n\r\n") + 4), "request header fields too large");
 }
 
+// basic_auth_users: the credentials a request carries, as the check saw them.
+struct SeenCredentials {
+  std::vector<std::pair<std::string, std::string>> calls;
+  CredentialCheck check() {
+    return [this](std::string_view user, std::string_view password) {
+      calls.emplace_back(user, password);
+      return user == "prometheus" && password == "s3cret:with colon";
+    };
+  }
+};
+
+std::string WithAuthorization(std::string_view method_and_path, std::string_view value) {
+  return std::string(method_and_path) +
+         " HTTP/1.1\r\nHost: x\r\nAuthorization: " + std::string(value) + "\r\nAccept: */*\r\n\r\n";
+}
+
+// base64 of "prometheus:s3cret:with colon" and of other pairs.
+constexpr std::string_view kGood = "cHJvbWV0aGV1czpzM2NyZXQ6d2l0aCBjb2xvbg==";
+constexpr std::string_view kWrongPassword = "cHJvbWV0aGV1czpodW50ZXIy";  // prometheus:hunter2
+
+TEST(DecideHttpRequest, BasicAuthLetsInOnlyTheCheckedPair) {
+  SeenCredentials seen;
+  HttpRequestDecision d = DecideHttpRequest(
+      WithAuthorization("GET /metrics", std::string("Basic ") + std::string(kGood)), 8192,
+      seen.check());
+  EXPECT_EQ(d.status, 200);
+  EXPECT_EQ(d.route, Route::kMetrics);
+  // Split at the first colon, as Go's Request.BasicAuth: the password may hold colons.
+  ASSERT_EQ(seen.calls.size(), 1u);
+  EXPECT_EQ(seen.calls[0].first, "prometheus");
+  EXPECT_EQ(seen.calls[0].second, "s3cret:with colon");
+  // The scheme in any case, spaces around the value, the header name in any case.
+  EXPECT_EQ(DecideHttpRequest(
+                "GET / HTTP/1.1\r\nauthorization:   bASIC " + std::string(kGood) + " \r\n\r\n",
+                8192, seen.check())
+                .status,
+            200);
+  // Authenticated, then routed: an unknown path is still 404.
+  EXPECT_EQ(DecideHttpRequest(WithAuthorization("GET /debug", "Basic " + std::string(kGood)), 8192,
+                              seen.check())
+                .status,
+            404);
+}
+
+TEST(DecideHttpRequest, BasicAuthRefusesWith401AndWwwAuthenticate) {
+  SeenCredentials seen;
+  for (const std::string& request : {
+           std::string(kPrometheusScrape),  // none
+           WithAuthorization("GET /metrics", "Basic " + std::string(kWrongPassword)),
+           WithAuthorization("GET /metrics", "Bearer " + std::string(kGood)),  // another scheme
+           WithAuthorization("GET /metrics", "Basic"),                         // no credentials
+           WithAuthorization("GET /metrics", "Basic cHJvbWV0aGV1cw=="),        // no colon
+           WithAuthorization("GET /metrics",
+                             "Basic " + std::string(kGood.substr(1))),  // not base64
+           WithAuthorization("GET /metrics", "Basic " + std::string(kGood) + "=="),
+           WithAuthorization("GET /metrics", "Basic cHJv*WV0aGV1czpzM2NyZXQ="),
+           // Any path and method: authentication comes before routing.
+           WithAuthorization("GET /debug", "Basic " + std::string(kWrongPassword)),
+           WithAuthorization("POST /metrics", "Basic " + std::string(kWrongPassword)),
+           WithAuthorization("GET /", "Basic " + std::string(kWrongPassword)),
+           // The first Authorization header counts.
+           "GET /metrics HTTP/1.1\r\nAuthorization: Basic " + std::string(kWrongPassword) +
+               "\r\nAuthorization: Basic " + std::string(kGood) + "\r\n\r\n",
+           // A header whose name only contains the word is not it.
+           "GET /metrics HTTP/1.1\r\nX-Authorization: Basic " + std::string(kGood) + "\r\n\r\n",
+       }) {
+    HttpRequestDecision d = DecideHttpRequest(request, 8192, seen.check());
+    EXPECT_EQ(d.status, 401) << request;
+    EXPECT_EQ(d.route, Route::kError) << request;
+    EXPECT_EQ(d.error_response.rfind("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\n", 0),
+              0u)
+        << d.error_response;
+    EXPECT_EQ(d.error_response.substr(d.error_response.find("\r\n\r\n") + 4), "Unauthorized\n");
+  }
+  // HEAD: the same answer without its body.
+  HttpRequestDecision head =
+      DecideHttpRequest("HEAD /metrics HTTP/1.1\r\n\r\n", 8192, seen.check());
+  EXPECT_EQ(head.status, 401);
+  EXPECT_TRUE(head.head_only);
+  EXPECT_EQ(head.error_response.substr(head.error_response.size() - 4), "\r\n\r\n");
+  // Malformed requests and incomplete ones never reach the check.
+  seen.calls.clear();
+  EXPECT_EQ(DecideHttpRequest("GET /metrics\r\n\r\n", 8192, seen.check()).status, 400);
+  EXPECT_EQ(DecideHttpRequest(
+                "GET /metrics HTTP/1.1\r\nAuthorization: Basic " + std::string(kGood) + "\r\n",
+                8192, seen.check())
+                .action,
+            Action::kNeedMore);
+  EXPECT_TRUE(seen.calls.empty());
+  // Without a check nothing is asked for.
+  EXPECT_EQ(DecideHttpRequest(kPrometheusScrape, 8192).status, 200);
+}
+
 TEST(WriteOkHead, AnnouncesTheTypeAndLength) {
   std::string head;
   WriteOkHead(DecideHttpRequest("GET /metrics HTTP/1.1\r\n\r\n", 8192), 1234, &head);
