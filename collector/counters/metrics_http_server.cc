@@ -445,7 +445,9 @@ void MetricsHttpServer::RefuseHandshake(Connection& c) {
     // One try; the client is closed either way.
     ::send(c.fd, kHttpToHttps.data(), kHttpToHttps.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   }
-  if (log_) {
+  // No TLS error: the client went away (a TCP health check, a port scan),
+  // which is no refusal worth a line.
+  if (log_ && error != 0) {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_refusal_logged_ < std::chrono::seconds(10)) {
       ++refusals_not_logged_;
@@ -461,9 +463,9 @@ void MetricsHttpServer::RefuseHandshake(Connection& c) {
                 : &reinterpret_cast<sockaddr_in*>(&address)->sin_addr;
         if (::inet_ntop(address.ss_family, ip, host, sizeof host) != nullptr) peer = host;
       }
-      const char* reason = error == 0 ? nullptr : ERR_reason_error_string(error);
-      std::string line = "TLS handshake with " + peer +
-                         " refused: " + (reason != nullptr ? reason : "the connection failed");
+      const char* reason = ERR_reason_error_string(error);
+      std::string line = "TLS handshake with " + peer + " refused: " +
+                         (reason != nullptr ? reason : "OpenSSL error " + std::to_string(error));
       if (refusals_not_logged_ > 0) {
         line += " (and " + std::to_string(refusals_not_logged_) + " more since the last report)";
       }
