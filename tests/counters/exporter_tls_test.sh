@@ -10,7 +10,8 @@
 #    handshake is refused), a client stalled mid-handshake holds no one up;
 #  - SIGHUP re-reads the file: a new password takes over (Prometheus with the
 #    old one is refused until its password file changes), a broken file is
-#    reported with file:line and the running configuration kept;
+#    reported with file:line and the running configuration kept, and each
+#    client_auth_type lets in and refuses the certificates it should;
 #  - a bad configuration at start is exit 1 naming file:line or the file;
 #  - the passwords are in no log and no command line.
 # Usage: tests/counters/exporter_tls_test.sh FABTRACK FIXTURES
@@ -221,6 +222,44 @@ grep -q "reload refused, the previous web configuration stays: $conf/web.yml:8: 
 [[ $(code "${tls[@]}" -K "$work/curl.new" "$url") == 200 ]] || fail "a broken reload lost the running configuration"
 kill -0 "$server" || fail "a broken reload ended the exporter"
 
+echo "--- SIGHUP: every client_auth_type"
+reloads=1
+auth_type() {  # TYPE: reload with it
+  web_config "$hash2" "$1"
+  sed -i '/^  client_auth_type: RequireAndVerifyClientCert$/d' "$conf/web.yml"
+  kill -HUP "$server"
+  reloads=$((reloads + 1))
+  for _ in $(seq 50); do
+    (($(grep -c "reloaded $conf/web.yml" "$work/serve.err") >= reloads)) && return 0
+    sleep 0.1
+  done
+  fail "SIGHUP did not reload $1"
+}
+no_cert=(--cacert "$conf/ca.crt")
+expect() {  # TYPE TRUSTED UNTRUSTED NONE: the HTTP status each client certificate gets
+  [[ $(code "${tls[@]}" -K "$work/curl.new" "$url") == "$2" ]] || fail "$1: a trusted certificate did not get $2"
+  [[ $(code "${intruder[@]}" -K "$work/curl.new" "$url") == "$3" ]] || fail "$1: an untrusted certificate did not get $3"
+  [[ $(code "${no_cert[@]}" -K "$work/curl.new" "$url") == "$4" ]] || fail "$1: no certificate did not get $4"
+}
+auth_type "  client_auth_type: VerifyClientCertIfGiven"
+expect VerifyClientCertIfGiven 200 000 200
+auth_type "  client_auth_type: RequireAnyClientCert"
+expect RequireAnyClientCert 200 200 000
+auth_type "  client_auth_type: RequestClientCert"
+expect RequestClientCert 200 200 200
+# NoClientCert: no CA may be given with it (exporter-toolkit's rule too).
+web_config "$hash2"
+sed -i -e '/client_auth_type/d' -e '/client_ca_file/d' "$conf/web.yml"
+kill -HUP "$server"
+reloads=$((reloads + 1))
+for _ in $(seq 50); do
+  (($(grep -c "reloaded $conf/web.yml" "$work/serve.err") >= reloads)) && break
+  sleep 0.1
+done
+grep -q "reloaded $conf/web.yml: TLS 1.2-1.3, client certificates NoClientCert" "$work/serve.err" ||
+  fail "SIGHUP did not reload NoClientCert"
+expect NoClientCert 200 200 200
+
 echo "--- bad configurations at start"
 start_fails() {  # EXPECTED-MESSAGE
   local rc=0
@@ -229,6 +268,7 @@ start_fails() {  # EXPECTED-MESSAGE
   [[ $rc == 1 ]] || { cat "$work/bad.err"; fail "a bad web config exited $rc, not 1 ($1)"; }
   grep -qF "$1" "$work/bad.err" || { cat "$work/bad.err"; fail "the message does not say: $1"; }
 }
+web_config "$hash2" "  cert_fiel: server.crt"
 start_fails "$conf/web.yml:8: unknown key \"cert_fiel\" in tls_server_config"
 web_config "$hash2"
 cp "$work/intruder.key" "$conf/server.key"
