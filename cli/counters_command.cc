@@ -17,6 +17,7 @@
 #include "collector/counters/port_exposition.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/counters/verbs_ports.h"
+#include "collector/counters/web_security.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/port_sample_json.h"
@@ -146,11 +147,14 @@ void RunSnapshot(const SnapshotOptions& o) {
 
 volatile std::sig_atomic_t stop_requested = 0;
 void RequestStop(int) { stop_requested = 1; }
+volatile std::sig_atomic_t reload_requested = 0;
+void RequestReload(int) { reload_requested = 1; }
 
 struct ServeOptions {
   std::string sysfs = "/sys";
   std::string listen = "0.0.0.0:9477";
-  std::optional<double> duration;  // stop after S seconds (tests, one-off checks)
+  std::optional<std::string> web_config_file;  // TLS and basic auth
+  std::optional<double> duration;              // stop after S seconds (tests, one-off checks)
   HwCounterSelection hw_counters;
 };
 
@@ -224,11 +228,50 @@ void RunServe(const ServeOptions& o) {
     std::cerr << "fabtrack counters serve: " << e.what() << "\n";
     throw CommandExit{kExitUsage};
   }
+  if (o.web_config_file) {
+    try {
+      WebSecurity security = LoadWebSecurity(*o.web_config_file);
+      std::cerr << "fabtrack counters serve: " << *o.web_config_file << ": " << security.summary
+                << "\n";
+      server->SetSecurity(std::move(security));
+    } catch (const std::exception& e) {
+      std::cerr << "fabtrack counters serve: " << e.what() << "\n";
+      throw CommandExit{kExitInputError};
+    }
+    server->SetLog(
+        [](const std::string& line) { std::cerr << "fabtrack counters serve: " << line << "\n"; });
+  }
+  // SIGHUP re-reads the web configuration and its certificates (rotated
+  // certificates, changed passwords); a broken one is reported and the
+  // running one kept. Without --web.config.file there is nothing to re-read,
+  // and a reload (systemd's ExecReload) must not end the exporter either.
+  auto reload = [&] {
+    reload_requested = 0;
+    if (!o.web_config_file) {
+      std::cerr << "fabtrack counters serve: SIGHUP: no --web.config.file to re-read\n";
+      return;
+    }
+    try {
+      WebSecurity security = LoadWebSecurity(*o.web_config_file);
+      std::cerr << "fabtrack counters serve: reloaded " << *o.web_config_file << ": "
+                << security.summary << "\n";
+      server->SetSecurity(std::move(security));
+    } catch (const std::exception& e) {
+      std::cerr << "fabtrack counters serve: reload refused, the previous web configuration "
+                   "stays: "
+                << e.what() << "\n";
+    }
+  };
   std::signal(SIGINT, RequestStop);
   std::signal(SIGTERM, RequestStop);
-  std::cerr << "fabtrack counters serve: metrics on http://" << o.listen << "/metrics\n";
+  std::signal(SIGHUP, RequestReload);
+  std::cerr << "fabtrack counters serve: metrics on " << (server->tls() ? "https" : "http") << "://"
+            << o.listen << "/metrics\n";
   const auto start = std::chrono::steady_clock::now();
+  // Asked between rounds of the server's loop and after every signal: the
+  // reload happens on the server's own thread, between connections' events.
   server->Serve([&] {
+    if (reload_requested != 0) reload();
     return stop_requested != 0 ||
            (o.duration &&
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
@@ -460,6 +503,9 @@ void SetupCounters(CLI::App& app) {
   serve->add_option("--sysfs", sv->sysfs, "sysfs root (default /sys)");
   serve->add_option("--listen", sv->listen, "address:port (default 0.0.0.0:9477)");
   serve->add_option("--duration", sv->duration, "stop after S seconds")->check(PositiveAmount());
+  serve->add_option("--web.config.file", sv->web_config_file,
+                    "TLS and basic auth: node_exporter's web configuration file "
+                    "(tls_server_config, basic_auth_users); re-read on SIGHUP");
   AddHwCountersOption(serve, &sv->hw_counters);
   serve->callback([sv] { RunServe(*sv); });
 

@@ -7,7 +7,12 @@
 //    reached;
 //  - the decision is the same however the bytes were split across reads and
 //    whatever follows the request (a body, a pipelined request);
-//  - a complete GET (or HEAD) /metrics with any header lines is a 200.
+//  - a complete GET (or HEAD) /metrics with any header lines is a 200;
+//  - with basic auth asked for, a request is answered as without it or 401
+//    (WWW-Authenticate, same framing), the check is asked at most once and
+//    only about a complete, well-formed request, and only its yes lets the
+//    request through; a scrape whose first Authorization header carries
+//    the good pair is a 200 whatever other headers follow.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,8 +42,9 @@ bool HasBlankLine(std::string_view s) {
 }
 
 // The checks on one decision about `received` (what the server stored).
-HttpRequestDecision Decide(std::string_view received, size_t limit) {
-  HttpRequestDecision d = DecideHttpRequest(received, limit);
+HttpRequestDecision Decide(std::string_view received, size_t limit,
+                           const fabtrack::CredentialCheck& check = {}) {
+  HttpRequestDecision d = DecideHttpRequest(received, limit, check);
   if (d.action == Action::kNeedMore) {
     Check(received.size() < limit && !HasBlankLine(received));
     Check(d.route == Route::kNone && d.status == 0 && d.error_response.empty());
@@ -51,6 +57,7 @@ HttpRequestDecision Decide(std::string_view received, size_t limit) {
       Check(d.error_response.empty());
       break;
     case 400:
+    case 401:
     case 404:
     case 405:
     case 431:
@@ -140,6 +147,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const HttpRequestDecision d = Decide(request, 8192);
     Check(d.status == 200 && d.route == Route::kMetrics && d.head_only == (method == "HEAD") &&
           d.request_bytes == request.size());
+  }
+
+  // Basic auth: the good pair is user "prometheus", password "pass:word".
+  int asked = 0;
+  bool said_yes = false;
+  const fabtrack::CredentialCheck check = [&](std::string_view user, std::string_view password) {
+    ++asked;
+    said_yes = user == "prometheus" && password == "pass:word";
+    return said_yes;
+  };
+  const HttpRequestDecision guarded = Decide(stored, limit, check);
+  Check(asked <= 1);
+  if (whole.action == Action::kNeedMore || whole.status == 400 || whole.status == 431) {
+    Check(asked == 0 && Same(guarded, whole));
+  } else if (said_yes) {
+    Check(Same(guarded, whole));
+  } else {
+    Check(guarded.status == 401 && guarded.head_only == whole.head_only &&
+          guarded.request_bytes == whole.request_bytes);
+    Check(guarded.error_response.find("\r\nWWW-Authenticate: Basic\r\n") != std::string_view::npos);
+  }
+  const std::string authorized =
+      "GET /metrics HTTP/1.1\r\nAuthorization: Basic "
+      "cHJvbWV0aGV1czpwYXNzOndvcmQ=\r\n" +
+      headers + "\r\n";
+  if (authorized.size() <= 8192) {
+    asked = 0;
+    const HttpRequestDecision d = DecideHttpRequest(authorized, 8192, check);
+    Check(asked == 1 && said_yes && d.status == 200 && d.route == Route::kMetrics);
   }
   return 0;
 }

@@ -8,7 +8,7 @@ fabtrack=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 fx=$here/tests/fixtures
 rm -rf "$out"
-mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz,inspector_fuzz,sysfs_values_fuzz,http_request_fuzz,locate_topology_fuzz,node_topology_fuzz,port_dump_fuzz,pma_mad_fuzz,fabric_scan_json_fuzz}
+mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz,inspector_fuzz,sysfs_values_fuzz,http_request_fuzz,web_config_fuzz,locate_topology_fuzz,node_topology_fuzz,port_dump_fuzz,pma_mad_fuzz,fabric_scan_json_fuzz}
 cp "$fx"/nccl_tests/*.txt "$out/nccl_tests_text_fuzz/"
 cp "$fx"/nccl_tests/*.json "$out/nccl_tests_json_fuzz/"
 cp "$fx"/nccl_logs/* "$out/nccl_log_fuzz/"
@@ -56,6 +56,25 @@ http empty_line_first '\r\nGET /metrics HTTP/1.1\r\n\r\n'
 http huge_header "GET /metrics HTTP/1.1\r\nX-Padding: $(head -c 9000 /dev/zero | tr '\0' a)\r\n\r\n"
 small small_limit_fits 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'
 small small_limit_exceeded "GET /metrics HTTP/1.1\r\nCookie: $(head -c 300 /dev/zero | tr '\0' b)\r\n\r\n"
+# --web.config.file: node_exporter's web configurations, good and bad.
+web() { printf '%b' "$2" >"$out/web_config_fuzz/$1"; }
+bcrypt_hash='$2y$10$X1sP0g9hVYkzYcTkA4QmE.7x7mI0xJ4Yb7bQy8bS3bX9XnV4X4pGu'
+web mtls "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_ca_file: ca.crt\n  client_auth_type: RequireAndVerifyClientCert\n  min_version: TLS12\n  max_version: TLS13\n  prefer_server_cipher_suites: true\nhttp_server_config:\n  http2: false\nbasic_auth_users:\n  prometheus: $bcrypt_hash\n"
+web tls_only "# TLS only\ntls_server_config:\n  cert_file: /etc/ssl/certs/node.pem\n  key_file: \"/etc/ssl/private/node.key\"\n"
+web auth_only "basic_auth_users:\n  alice: '$bcrypt_hash'\n  bob: \"$bcrypt_hash\"\n"
+web flow "{tls_server_config: {cert_file: a, key_file: b, client_auth_type: RequestClientCert}, basic_auth_users: {}}\n"
+web empty ""
+web nulls "tls_server_config: ~\nhttp_server_config:\nbasic_auth_users: null\n"
+web typo "tls_server_config:\n  cert_file: a.crt\n  keyfile: a.key\n"
+web duplicate "tls_server_config:\n  cert_file: a\n  key_file: b\n  cert_file: c\n"
+web clear_password "basic_auth_users:\n  alice: hunter2\n"
+web ca_without_policy "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: c\n"
+web verify_without_ca "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: VerifyClientCertIfGiven\n"
+web versions "tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n  max_version: TLS11\n"
+web unsupported "tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\nhttp_server_config:\n  headers:\n    X-Frame-Options: deny\nrate_limit: {burst: 1}\n"
+web anchors "x: &a {cert_file: a}\ntls_server_config: *a\n"
+web tab_indent "tls_server_config:\n\tcert_file: a\n"
+web unterminated "tls_server_config: {cert_file: 'a\n"
 # PMA replies: a selector byte (PortSelect, 0x80 = read PortXmitWait), then
 # the 256-byte MAD: ClassPortInfo with CapMask 0x1300, PortCounters of port 9
 # with counters set, PortCountersExtended of port 3, and a refused status.

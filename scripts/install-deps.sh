@@ -16,6 +16,7 @@ build_packages=(
   libcurl4-openssl-dev  # analyze --pushgateway (the push is plain HTTP PUT through libcurl)
   libcli11-dev
   nlohmann-json3-dev
+  libssl-dev libyaml-dev libcrypt-dev  # counters serve --web.config.file: TLS, the YAML file, bcrypt
   libgtest-dev googletest
   libibverbs-dev libibumad-dev
   libibmad-dev libibnetdisc-dev  # fabric scan: subnet discovery and PMA MADs
@@ -39,12 +40,14 @@ build_packages=(
 )
 runtime_packages=(
   libpqxx-6.4 libpq5 openmpi-bin libibverbs1 libibumad3 libcurl4 libibmad5 libibnetdisc5
+  libssl3 libyaml-0-2 libcrypt1
   postgresql-15 postgresql-client-15
 )
 
 demo_packages=(
   build-essential cmake pkg-config
   libpqxx-dev libpq-dev libcurl4-openssl-dev libcli11-dev nlohmann-json3-dev
+  libssl-dev libyaml-dev libcrypt-dev
   libibverbs-dev
   openmpi-bin libopenmpi-dev
   postgresql-15

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,7 +13,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <climits>
+#include <csignal>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 namespace fabtrack {
@@ -36,6 +41,17 @@ constexpr std::string_view kNotFoundHead =
 constexpr std::string_view kMethodNotAllowed =
     "HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nContent-Type: text/plain\r\n"
     "Content-Length: 18\r\nConnection: close\r\n\r\nonly GET and HEAD\n";
+constexpr std::string_view kUnauthorized =
+    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Type: text/plain\r\n"
+    "Content-Length: 13\r\nConnection: close\r\n\r\nUnauthorized\n";
+constexpr std::string_view kUnauthorizedHead =
+    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Type: text/plain\r\n"
+    "Content-Length: 13\r\nConnection: close\r\n\r\n";
+// Plain HTTP to the TLS port, answered in plain text as Go's servers do: the
+// operator sees why instead of a reset.
+constexpr std::string_view kHttpToHttps =
+    "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 48\r\n"
+    "Connection: close\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
 constexpr std::string_view kTooLarge =
     "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain\r\n"
     "Content-Length: 31\r\nConnection: close\r\n\r\nrequest header fields too large";
@@ -46,6 +62,89 @@ bool IsDigits(std::string_view s) {
 
 // The request's path, query string dropped ("/metrics?x=1" is /metrics).
 std::string_view PathOf(std::string_view target) { return target.substr(0, target.find('?')); }
+
+bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [&](char x, char y) { return lower(x) == lower(y); });
+}
+
+std::string_view TrimSpaces(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// The value of the first header `name` in `headers` (the lines after the
+// request line), or nothing.
+std::optional<std::string_view> HeaderValue(std::string_view headers, std::string_view name) {
+  while (!headers.empty()) {
+    const size_t eol = headers.find('\n');
+    std::string_view line = headers.substr(0, eol);
+    headers = eol == std::string_view::npos ? std::string_view() : headers.substr(eol + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const size_t colon = line.find(':');
+    if (colon != std::string_view::npos && EqualsIgnoringCase(line.substr(0, colon), name)) {
+      return TrimSpaces(line.substr(colon + 1));
+    }
+  }
+  return std::nullopt;
+}
+
+// Standard base64 with padding (RFC 4648 section 4), as Go's
+// base64.StdEncoding reads basic-auth credentials; nothing when malformed.
+std::optional<std::string> DecodeBase64(std::string_view in) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  if (in.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  for (size_t i = 0; i < in.size(); i += 4) {
+    const bool last = i + 4 == in.size();
+    int v[4];
+    int padding = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char c = in[i + k];
+      if (c == '=' && last && k >= 2) {
+        v[k] = 0;
+        ++padding;
+        continue;
+      }
+      if (padding > 0) return std::nullopt;  // data after '='
+      v[k] = value(c);
+      if (v[k] < 0) return std::nullopt;
+    }
+    const unsigned bits = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
+    out.push_back(static_cast<char>(bits >> 16));
+    if (padding < 2) out.push_back(static_cast<char>((bits >> 8) & 0xff));
+    if (padding < 1) out.push_back(static_cast<char>(bits & 0xff));
+  }
+  return out;
+}
+
+// Whether the request's headers carry basic-auth credentials that `check`
+// accepts (Go's Request.BasicAuth: the first Authorization header, scheme
+// "Basic" in any case, base64 of "user:password" split at the first colon).
+bool Authorized(std::string_view headers, const CredentialCheck& check) {
+  std::optional<std::string_view> value = HeaderValue(headers, "authorization");
+  constexpr std::string_view kScheme = "basic ";
+  if (!value || value->size() < kScheme.size() ||
+      !EqualsIgnoringCase(value->substr(0, kScheme.size()), kScheme)) {
+    return false;
+  }
+  std::optional<std::string> decoded = DecodeBase64(value->substr(kScheme.size()));
+  if (!decoded) return false;
+  const size_t colon = decoded->find(':');
+  if (colon == std::string::npos) return false;
+  const std::string_view pair = *decoded;
+  return check(pair.substr(0, colon), pair.substr(colon + 1));
+}
 
 }  // namespace
 
@@ -83,7 +182,8 @@ ListenAddress ParseListenAddress(const std::string& text) {
   return a;
 }
 
-HttpRequestDecision DecideHttpRequest(std::string_view received, size_t max_request_bytes) {
+HttpRequestDecision DecideHttpRequest(std::string_view received, size_t max_request_bytes,
+                                      const CredentialCheck& credentials) {
   using Action = HttpRequestDecision::Action;
   using Route = HttpRequestDecision::Route;
   HttpRequestDecision d;
@@ -127,6 +227,10 @@ HttpRequestDecision DecideHttpRequest(std::string_view received, size_t max_requ
   const std::string_view path =
       PathOf(line.substr(first_space + 1, second_space - first_space - 1));
   d.head_only = method == "HEAD";
+  const size_t line_end = request.find('\n');
+  if (credentials && !Authorized(request.substr(line_end + 1), credentials)) {
+    return error(401, d.head_only ? kUnauthorizedHead : kUnauthorized);
+  }
   if (path != "/metrics" && path != "/") {
     return error(404, d.head_only ? kNotFoundHead : kNotFound);
   }
@@ -193,6 +297,18 @@ MetricsHttpServer::MetricsHttpServer(const std::string& listen, Render render, L
   for (Connection& c : connections_) c.request.reserve(limits_.max_request_bytes);
 }
 
+void MetricsHttpServer::SetSecurity(WebSecurity security) {
+  security_ = std::move(security);
+  credentials_ = nullptr;
+  if (security_.basic_auth) {
+    credentials_ = [verifier = security_.basic_auth](std::string_view user,
+                                                     std::string_view password) {
+      return verifier->Verify(user, password);
+    };
+  }
+  if (security_.tls) std::signal(SIGPIPE, SIG_IGN);
+}
+
 MetricsHttpServer::~MetricsHttpServer() {
   for (Connection& c : connections_) Close(c);
   if (listen_fd_ >= 0) ::close(listen_fd_);
@@ -217,7 +333,10 @@ void MetricsHttpServer::Serve(const std::function<bool()>& should_stop) {
     auto wait = std::chrono::milliseconds(100);
     for (Connection& c : connections_) {
       if (c.fd < 0) continue;
-      polled.push_back({c.fd, static_cast<short>(c.pending.empty() ? POLLIN : POLLOUT), 0});
+      // TLS waits as OpenSSL's last call said (a read may need to write, a
+      // write to read); plain HTTP reads until it has an answer to send.
+      const bool out = c.tls != nullptr ? c.tls_wants_write : !c.pending.empty();
+      polled.push_back({c.fd, static_cast<short>(out ? POLLOUT : POLLIN), 0});
       polled_connection.push_back(&c);
       wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(std::max(
                                 c.deadline - now, std::chrono::steady_clock::duration(0))));
@@ -229,8 +348,10 @@ void MetricsHttpServer::Serve(const std::function<bool()>& should_stop) {
     }
     for (size_t i = 1; i < polled.size(); ++i) {
       Connection& c = *polled_connection[i - 1];
-      if (polled[i].revents == 0) continue;
-      if (!c.pending.empty()) {
+      if (polled[i].revents == 0 || c.fd < 0) continue;
+      if (c.handshaking) {
+        Handshake(c);
+      } else if (!c.pending.empty()) {
         FlushPending(c);
       } else {
         ReadRequest(c);
@@ -270,13 +391,112 @@ void MetricsHttpServer::Accept() {
     c.pending.clear();
     c.pending_offset = 0;
     c.deadline = std::chrono::steady_clock::now() + limits_.deadline;
+    if (security_.tls) {
+      c.tls = SSL_new(security_.tls.get());  // holds its own reference to the context
+      if (c.tls == nullptr || SSL_set_fd(c.tls, fd) != 1) {
+        c.tls_failed = true;
+        Close(c);
+        continue;
+      }
+      // Answers are written from a buffer that stays put, record by record
+      // as the socket drains.
+      SSL_set_mode(c.tls, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+      SSL_set_accept_state(c.tls);
+      c.handshaking = true;
+      Handshake(c);
+      continue;
+    }
     // A scraper's request usually arrives with its connection: answer it
     // before a later connection could displace this one.
     ReadRequest(c);
   }
 }
 
+bool MetricsHttpServer::TlsWaits(Connection& c, int result) {
+  switch (SSL_get_error(c.tls, result)) {
+    case SSL_ERROR_WANT_READ:
+      c.tls_wants_write = false;
+      return true;
+    case SSL_ERROR_WANT_WRITE:
+      c.tls_wants_write = true;
+      return true;
+    case SSL_ERROR_ZERO_RETURN:  // the client's close_notify: it may still read ours
+      return false;
+    default:  // SSL_ERROR_SSL, SSL_ERROR_SYSCALL: the connection is unusable
+      c.tls_failed = true;
+      return false;
+  }
+}
+
+void MetricsHttpServer::Handshake(Connection& c) {
+  ERR_clear_error();  // SSL_get_error reads the thread's queue
+  const int result = SSL_do_handshake(c.tls);
+  if (result == 1) {
+    c.handshaking = false;
+    // The request often arrives with the handshake's last flight.
+    return ReadTlsRequest(c);
+  }
+  if (!TlsWaits(c, result)) RefuseHandshake(c);
+}
+
+void MetricsHttpServer::RefuseHandshake(Connection& c) {
+  const unsigned long error = ERR_peek_error();
+  if (ERR_GET_LIB(error) == ERR_LIB_SSL && ERR_GET_REASON(error) == SSL_R_HTTP_REQUEST) {
+    // One try; the client is closed either way.
+    ::send(c.fd, kHttpToHttps.data(), kHttpToHttps.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
+  // No TLS error: the client went away (a TCP health check, a port scan),
+  // which is no refusal worth a line.
+  if (log_ && error != 0) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_refusal_logged_ < std::chrono::seconds(10)) {
+      ++refusals_not_logged_;
+    } else {
+      std::string peer = "a client";
+      sockaddr_storage address{};
+      socklen_t size = sizeof address;
+      char host[INET6_ADDRSTRLEN] = {};
+      if (::getpeername(c.fd, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
+        const void* ip =
+            address.ss_family == AF_INET6
+                ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&address)->sin6_addr)
+                : &reinterpret_cast<sockaddr_in*>(&address)->sin_addr;
+        if (::inet_ntop(address.ss_family, ip, host, sizeof host) != nullptr) peer = host;
+      }
+      const char* reason = ERR_reason_error_string(error);
+      std::string line = "TLS handshake with " + peer + " refused: " +
+                         (reason != nullptr ? reason : "OpenSSL error " + std::to_string(error));
+      if (refusals_not_logged_ > 0) {
+        line += " (and " + std::to_string(refusals_not_logged_) + " more since the last report)";
+      }
+      log_(line);
+      last_refusal_logged_ = now;
+      refusals_not_logged_ = 0;
+    }
+  }
+  ERR_clear_error();
+  Close(c);
+}
+
+void MetricsHttpServer::ReadTlsRequest(Connection& c) {
+  char buf[4096];
+  for (;;) {
+    ERR_clear_error();
+    const int n = SSL_read(c.tls, buf, sizeof buf);
+    if (n <= 0) {
+      if (!TlsWaits(c, n)) Close(c);
+      return;
+    }
+    const size_t room = limits_.max_request_bytes - c.request.size();
+    c.request.append(buf, std::min(static_cast<size_t>(n), room));
+    const HttpRequestDecision decision =
+        DecideHttpRequest(c.request, limits_.max_request_bytes, credentials_);
+    if (decision.action == HttpRequestDecision::Action::kRespond) return Answer(c, decision);
+  }
+}
+
 void MetricsHttpServer::ReadRequest(Connection& c) {
+  if (c.tls != nullptr) return ReadTlsRequest(c);
   char buf[4096];
   for (;;) {
     ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
@@ -288,7 +508,8 @@ void MetricsHttpServer::ReadRequest(Connection& c) {
     }
     const size_t room = limits_.max_request_bytes - c.request.size();
     c.request.append(buf, std::min(static_cast<size_t>(n), room));
-    const HttpRequestDecision decision = DecideHttpRequest(c.request, limits_.max_request_bytes);
+    const HttpRequestDecision decision =
+        DecideHttpRequest(c.request, limits_.max_request_bytes, credentials_);
     if (decision.action == HttpRequestDecision::Action::kRespond) return Answer(c, decision);
   }
 }
@@ -306,6 +527,13 @@ void MetricsHttpServer::Answer(Connection& c, const HttpRequestDecision& decisio
 }
 
 void MetricsHttpServer::Send(Connection& c, std::string_view head, std::string_view body) {
+  if (c.tls != nullptr) {
+    // TLS encrypts from one buffer; records go out as the socket takes them.
+    c.pending.assign(head);
+    c.pending.append(body);
+    c.pending_offset = 0;
+    return FlushTlsPending(c);
+  }
   // Headers and body in one call: on loopback each send is a trip through
   // the TCP stack.
   iovec parts[2] = {{const_cast<char*>(head.data()), head.size()},
@@ -332,7 +560,23 @@ void MetricsHttpServer::Send(Connection& c, std::string_view head, std::string_v
   }
 }
 
+void MetricsHttpServer::FlushTlsPending(Connection& c) {
+  while (c.pending_offset < c.pending.size()) {
+    ERR_clear_error();
+    const int sent =
+        SSL_write(c.tls, c.pending.data() + c.pending_offset,
+                  static_cast<int>(std::min<size_t>(c.pending.size() - c.pending_offset, INT_MAX)));
+    if (sent <= 0) {
+      if (!TlsWaits(c, sent)) Close(c);
+      return;
+    }
+    c.pending_offset += static_cast<size_t>(sent);
+  }
+  Close(c);
+}
+
 void MetricsHttpServer::FlushPending(Connection& c) {
+  if (c.tls != nullptr) return FlushTlsPending(c);
   while (c.pending_offset < c.pending.size()) {
     ssize_t sent = ::send(c.fd, c.pending.data() + c.pending_offset,
                           c.pending.size() - c.pending_offset, MSG_NOSIGNAL);
@@ -348,6 +592,20 @@ void MetricsHttpServer::FlushPending(Connection& c) {
 
 void MetricsHttpServer::Close(Connection& c) {
   if (c.fd < 0) return;
+  if (c.tls != nullptr) {
+    // close_notify, one try: the answer's end is its Content-Length, so a
+    // client that misses it loses nothing.
+    if (!c.handshaking && !c.tls_failed) {
+      ERR_clear_error();
+      SSL_shutdown(c.tls);
+    }
+    ERR_clear_error();
+    SSL_free(c.tls);
+    c.tls = nullptr;
+  }
+  c.handshaking = false;
+  c.tls_wants_write = false;
+  c.tls_failed = false;
   // Whatever the client sent after its headers is read and dropped first:
   // closing with unread bytes makes the kernel answer with a reset, which
   // can cost the client the answer it has not read yet.

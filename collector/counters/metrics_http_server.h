@@ -10,6 +10,11 @@
 // counter files), and a slow or idle client cannot hold the others up: every
 // socket is non-blocking, every connection has a deadline, and idle
 // connections give way to new ones when every slot is taken.
+//
+// With `--web.config.file` (web_security.h) it speaks TLS through OpenSSL:
+// the handshake runs inside the same poll loop on the non-blocking socket
+// and within the connection's deadline, so a client that stalls mid-handshake
+// holds no one up either; and it asks for HTTP basic authentication.
 #pragma once
 
 #include <chrono>
@@ -18,6 +23,10 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "collector/counters/web_security.h"
+
+struct ssl_st;  // OpenSSL's SSL
 
 namespace fabtrack {
 
@@ -29,6 +38,10 @@ struct ListenAddress {
   std::string port;
 };
 ListenAddress ParseListenAddress(const std::string& text);
+
+// Whether a scraper's basic-auth credentials are good; an empty function: no
+// authentication asked for.
+using CredentialCheck = std::function<bool(std::string_view user, std::string_view password)>;
 
 // What the server does with the bytes a connection has sent so far: the whole
 // of its request handling, without sockets (fuzz/http_request_fuzz.cc).
@@ -49,7 +62,7 @@ struct HttpRequestDecision {
   };
   Action action = Action::kNeedMore;
   Route route = Route::kNone;
-  int status = 0;  // 200, 400, 404, 405 or 431 when answering
+  int status = 0;  // 200, 400, 401, 404, 405 or 431 when answering
   // HEAD: the headers announce the length GET would send, and no body follows.
   bool head_only = false;
   // Static storage, never a view into the request.
@@ -62,7 +75,12 @@ struct HttpRequestDecision {
 // them (the server stops storing there). The decision depends only on the
 // bytes up to the request's first blank line, so it is the same however the
 // bytes were split across reads.
-HttpRequestDecision DecideHttpRequest(std::string_view received, size_t max_request_bytes);
+// With `credentials`, every well-formed request (any path, as
+// exporter-toolkit's) must carry an `Authorization: Basic` header whose user
+// and password it accepts, or is answered 401 with `WWW-Authenticate: Basic`;
+// it is called once, when the request is complete.
+HttpRequestDecision DecideHttpRequest(std::string_view received, size_t max_request_bytes,
+                                      const CredentialCheck& credentials = {});
 
 // The status line and headers answering a request that `decision` routes to
 // a 200 (kMetrics or kLanding) whose body has `body_size` bytes, written into
@@ -93,6 +111,20 @@ class MetricsHttpServer {
   MetricsHttpServer(const MetricsHttpServer&) = delete;
   MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
 
+  // TLS and basic auth for the connections accepted from now on (plain
+  // HTTP without authentication until called); connections being served
+  // finish with what they started with. Call it from Serve's thread (its
+  // should_stop, on SIGHUP) or before Serve. With TLS the process ignores
+  // SIGPIPE: OpenSSL writes to sockets with write(2), and a scraper that
+  // hangs up must not end the exporter.
+  void SetSecurity(WebSecurity security);
+  bool tls() const { return security_.tls != nullptr; }
+
+  // Where refused TLS handshakes are reported (a client without a trusted
+  // certificate, plain HTTP to the TLS port): at most one line per 10 s, a
+  // count of the others in the next. Unset: not reported.
+  void SetLog(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+
   // Serves until should_stop() returns true; it is asked at least every
   // 100 ms and after every signal that interrupts the wait.
   void Serve(const std::function<bool()>& should_stop);
@@ -100,21 +132,36 @@ class MetricsHttpServer {
  private:
   struct Connection {
     int fd = -1;
-    std::string request;  // bytes read so far (capacity kept between uses)
-    std::string pending;  // the answer's unsent rest, when the socket was full
+    ssl_st* tls = nullptr;         // a TLS connection's OpenSSL state
+    bool handshaking = false;      // TLS: the handshake is not finished
+    bool tls_wants_write = false;  // TLS: the last call waits for POLLOUT, not POLLIN
+    bool tls_failed = false;       // TLS: a fatal error; no close_notify is sent
+    std::string request;           // bytes read so far (capacity kept between uses)
+    std::string pending;           // the answer's unsent rest, when the socket was full
     size_t pending_offset = 0;
     std::chrono::steady_clock::time_point deadline;
   };
 
   void Accept();
+  void Handshake(Connection& c);
+  void RefuseHandshake(Connection& c);
   void ReadRequest(Connection& c);
+  void ReadTlsRequest(Connection& c);
   void Answer(Connection& c, const HttpRequestDecision& decision);
   void Send(Connection& c, std::string_view head, std::string_view body);
   void FlushPending(Connection& c);
+  void FlushTlsPending(Connection& c);
+  // Records how a TLS call that did not finish waits; false: it failed.
+  bool TlsWaits(Connection& c, int result);
   void Close(Connection& c);
 
   Render render_;
   Limits limits_;
+  WebSecurity security_;
+  CredentialCheck credentials_;  // empty: no authentication
+  std::function<void(const std::string&)> log_;
+  std::chrono::steady_clock::time_point last_refusal_logged_{};
+  int refusals_not_logged_ = 0;
   int listen_fd_ = -1;
   std::vector<Connection> connections_;
   std::string head_;  // reused: status line and headers of an answer

@@ -11,6 +11,10 @@ add_test(NAME ethtool_netns
 add_test(NAME exporter_golden_and_scrape
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/counters/exporter_test.sh $<TARGET_FILE:fabtrack>
           ${CMAKE_CURRENT_SOURCE_DIR}/fixtures)
+# --web.config.file: a real Prometheus scraping over TLS with basic auth.
+add_test(NAME exporter_tls
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/counters/exporter_tls_test.sh $<TARGET_FILE:fabtrack>
+          ${CMAKE_CURRENT_SOURCE_DIR}/fixtures)
 add_test(NAME exporter_hw_counters
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/counters/exporter_hw_counters_test.sh $<TARGET_FILE:fabtrack>
           ${CMAKE_CURRENT_SOURCE_DIR}/fixtures)
@@ -20,3 +24,4 @@ fabtrack_test(port_exposition_test counters/port_exposition_test.cc
   LIBS fabtrack::counters prometheus-cpp::core)
 fabtrack_test(metrics_http_server_test counters/metrics_http_server_test.cc
   LIBS fabtrack::metrics_http fabtrack::counters fabtrack_test_support Threads::Threads)
+fabtrack_test(web_config_test counters/web_config_test.cc LIBS fabtrack::metrics_http)

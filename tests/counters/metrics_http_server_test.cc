@@ -4,11 +4,16 @@
 // must get every byte once it reads), deadlines for clients that say nothing
 // or dribble, partial and oversized requests, a connection flood, pipelined
 // requests and HEAD. Every exposition received is checked by promtool.
+// Over TLS (--web.config.file): a scrape, plain HTTP to the TLS port, a
+// large body to a stalled TLS reader (OpenSSL's partial writes as the
+// socket drains) and a handshake that stalls (closed at the deadline).
 #include "collector/counters/metrics_http_server.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +21,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -23,6 +29,7 @@
 
 #include "collector/counters/port_exposition.h"
 #include "collector/counters/sysfs_ports.h"
+#include "collector/counters/web_security.h"
 #include "tests/support/run_command.h"
 
 namespace fabtrack {
@@ -165,6 +172,99 @@ TEST(DecideHttpRequest, ErrorAnswersFrameTheirBodies) {
   EXPECT_EQ(r.substr(r.find("\r\n\r\n") + 4), "request header fields too large");
 }
 
+// basic_auth_users: the credentials a request carries, as the check saw them.
+struct SeenCredentials {
+  std::vector<std::pair<std::string, std::string>> calls;
+  CredentialCheck check() {
+    return [this](std::string_view user, std::string_view password) {
+      calls.emplace_back(user, password);
+      return user == "prometheus" && password == "s3cret:with colon";
+    };
+  }
+};
+
+std::string WithAuthorization(std::string_view method_and_path, std::string_view value) {
+  return std::string(method_and_path) +
+         " HTTP/1.1\r\nHost: x\r\nAuthorization: " + std::string(value) + "\r\nAccept: */*\r\n\r\n";
+}
+
+// base64 of "prometheus:s3cret:with colon" and of other pairs.
+constexpr std::string_view kGood = "cHJvbWV0aGV1czpzM2NyZXQ6d2l0aCBjb2xvbg==";
+constexpr std::string_view kWrongPassword = "cHJvbWV0aGV1czpodW50ZXIy";  // prometheus:hunter2
+
+TEST(DecideHttpRequest, BasicAuthLetsInOnlyTheCheckedPair) {
+  SeenCredentials seen;
+  HttpRequestDecision d = DecideHttpRequest(
+      WithAuthorization("GET /metrics", std::string("Basic ") + std::string(kGood)), 8192,
+      seen.check());
+  EXPECT_EQ(d.status, 200);
+  EXPECT_EQ(d.route, Route::kMetrics);
+  // Split at the first colon, as Go's Request.BasicAuth: the password may hold colons.
+  ASSERT_EQ(seen.calls.size(), 1u);
+  EXPECT_EQ(seen.calls[0].first, "prometheus");
+  EXPECT_EQ(seen.calls[0].second, "s3cret:with colon");
+  // The scheme in any case, spaces around the value, the header name in any case.
+  EXPECT_EQ(DecideHttpRequest(
+                "GET / HTTP/1.1\r\nauthorization:   bASIC " + std::string(kGood) + " \r\n\r\n",
+                8192, seen.check())
+                .status,
+            200);
+  // Authenticated, then routed: an unknown path is still 404.
+  EXPECT_EQ(DecideHttpRequest(WithAuthorization("GET /debug", "Basic " + std::string(kGood)), 8192,
+                              seen.check())
+                .status,
+            404);
+}
+
+TEST(DecideHttpRequest, BasicAuthRefusesWith401AndWwwAuthenticate) {
+  SeenCredentials seen;
+  for (const std::string& request : {
+           std::string(kPrometheusScrape),  // none
+           WithAuthorization("GET /metrics", "Basic " + std::string(kWrongPassword)),
+           WithAuthorization("GET /metrics", "Bearer " + std::string(kGood)),  // another scheme
+           WithAuthorization("GET /metrics", "Basic"),                         // no credentials
+           WithAuthorization("GET /metrics", "Basic cHJvbWV0aGV1cw=="),        // no colon
+           WithAuthorization("GET /metrics",
+                             "Basic " + std::string(kGood.substr(1))),  // not base64
+           WithAuthorization("GET /metrics", "Basic " + std::string(kGood) + "=="),
+           WithAuthorization("GET /metrics", "Basic cHJv*WV0aGV1czpzM2NyZXQ="),
+           // Any path and method: authentication comes before routing.
+           WithAuthorization("GET /debug", "Basic " + std::string(kWrongPassword)),
+           WithAuthorization("POST /metrics", "Basic " + std::string(kWrongPassword)),
+           WithAuthorization("GET /", "Basic " + std::string(kWrongPassword)),
+           // The first Authorization header counts.
+           "GET /metrics HTTP/1.1\r\nAuthorization: Basic " + std::string(kWrongPassword) +
+               "\r\nAuthorization: Basic " + std::string(kGood) + "\r\n\r\n",
+           // A header whose name only contains the word is not it.
+           "GET /metrics HTTP/1.1\r\nX-Authorization: Basic " + std::string(kGood) + "\r\n\r\n",
+       }) {
+    HttpRequestDecision d = DecideHttpRequest(request, 8192, seen.check());
+    EXPECT_EQ(d.status, 401) << request;
+    EXPECT_EQ(d.route, Route::kError) << request;
+    EXPECT_EQ(d.error_response.rfind("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\n", 0),
+              0u)
+        << d.error_response;
+    EXPECT_EQ(d.error_response.substr(d.error_response.find("\r\n\r\n") + 4), "Unauthorized\n");
+  }
+  // HEAD: the same answer without its body.
+  HttpRequestDecision head =
+      DecideHttpRequest("HEAD /metrics HTTP/1.1\r\n\r\n", 8192, seen.check());
+  EXPECT_EQ(head.status, 401);
+  EXPECT_TRUE(head.head_only);
+  EXPECT_EQ(head.error_response.substr(head.error_response.size() - 4), "\r\n\r\n");
+  // Malformed requests and incomplete ones never reach the check.
+  seen.calls.clear();
+  EXPECT_EQ(DecideHttpRequest("GET /metrics\r\n\r\n", 8192, seen.check()).status, 400);
+  EXPECT_EQ(DecideHttpRequest(
+                "GET /metrics HTTP/1.1\r\nAuthorization: Basic " + std::string(kGood) + "\r\n",
+                8192, seen.check())
+                .action,
+            Action::kNeedMore);
+  EXPECT_TRUE(seen.calls.empty());
+  // Without a check nothing is asked for.
+  EXPECT_EQ(DecideHttpRequest(kPrometheusScrape, 8192).status, 200);
+}
+
 TEST(WriteOkHead, AnnouncesTheTypeAndLength) {
   std::string head;
   WriteOkHead(DecideHttpRequest("GET /metrics HTTP/1.1\r\n\r\n", 8192), 1234, &head);
@@ -229,10 +329,13 @@ std::string BodyOf(const std::string& response) {
 
 class ServerThread {
  public:
-  ServerThread(MetricsHttpServer::Render render, MetricsHttpServer::Limits limits)
+  ServerThread(MetricsHttpServer::Render render, MetricsHttpServer::Limits limits,
+               std::optional<WebSecurity> security = std::nullopt)
       : port_(FreePort()),
-        server_("127.0.0.1:" + std::to_string(port_), std::move(render), limits),
-        thread_([this] { server_.Serve([this] { return stop_.load(); }); }) {}
+        server_("127.0.0.1:" + std::to_string(port_), std::move(render), limits) {
+    if (security) server_.SetSecurity(std::move(*security));
+    thread_ = std::thread([this] { server_.Serve([this] { return stop_.load(); }); });
+  }
   ~ServerThread() {
     stop_ = true;
     thread_.join();
@@ -372,6 +475,119 @@ TEST(MetricsHttpServer, AStalledReaderOfALargeBodyHoldsNoOneUpAndGetsEveryByte) 
             std::string::npos);
   EXPECT_EQ(BodyOf(slow), body);
   EXPECT_EQ(renders.load(), 2);
+}
+
+// A certificate for 127.0.0.1 signed by itself (EC P-256: quick to make),
+// made once per test binary.
+const std::string& CertificateFolder() {
+  static const std::string folder = [] {
+    const std::string dir = ::testing::TempDir() + "/https-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    auto made = fabtrack::testing::RunCommand(
+        "cd '" + dir +
+        "' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 "
+        "-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 -keyout server.key "
+        "-out server.crt 2>&1");
+    EXPECT_EQ(made.exit_code, 0) << made.out;
+    return dir;
+  }();
+  return folder;
+}
+
+WebSecurity Tls() {
+  WebConfig config;
+  config.tls = WebTlsConfig{.cert_file = CertificateFolder() + "/server.crt",
+                            .key_file = CertificateFolder() + "/server.key"};
+  return MakeWebSecurity(config, CertificateFolder() + "/web.yml");
+}
+
+// A blocking TLS client that trusts the test certificate for 127.0.0.1.
+class TlsClient {
+ public:
+  explicit TlsClient(int port, int receive_buffer = 0)
+      : ctx_(SSL_CTX_new(TLS_client_method())), fd_(Connect(port, receive_buffer)) {
+    SSL_CTX_load_verify_locations(ctx_, (CertificateFolder() + "/server.crt").c_str(), nullptr);
+    SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);
+    ssl_ = SSL_new(ctx_);
+    X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), "127.0.0.1");
+    SSL_set_fd(ssl_, fd_);
+    connected_ = fd_ >= 0 && SSL_connect(ssl_) == 1;
+  }
+  ~TlsClient() {
+    SSL_free(ssl_);
+    SSL_CTX_free(ctx_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool connected() const { return connected_; }
+  bool Send(const std::string& text) {
+    return SSL_write(ssl_, text.data(), static_cast<int>(text.size())) ==
+           static_cast<int>(text.size());
+  }
+  // Everything until the server closes (or 5 s of silence).
+  std::string ReadAll() {
+    std::string out;
+    char buf[65536];
+    for (int n; (n = SSL_read(ssl_, buf, sizeof buf)) > 0;) out.append(buf, n);
+    return out;
+  }
+
+ private:
+  SSL_CTX* ctx_;
+  SSL* ssl_ = nullptr;
+  int fd_;
+  bool connected_ = false;
+};
+
+TEST(MetricsHttpServer, ScrapesOverTlsAndTellsPlainHttpWhyNot) {
+  FixtureExposition fixture;
+  ServerThread server(fixture.render(), {}, Tls());
+  TlsClient client(server.port());
+  ASSERT_TRUE(client.connected());
+  ASSERT_TRUE(client.Send(std::string(kPrometheusScrape)));
+  ExpectExposition(client.ReadAll(), fixture.Expected());
+  // Plain HTTP to the TLS port: a plain-text 400, no metrics.
+  const std::string plain = Scrape(server.port());
+  EXPECT_EQ(plain.rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << plain;
+  EXPECT_EQ(BodyOf(plain), "Client sent an HTTP request to an HTTPS server.\n");
+  EXPECT_EQ(fixture.renders.load(), 1);
+}
+
+TEST(MetricsHttpServer, AStalledTlsReaderOfALargeBodyHoldsNoOneUpAndGetsEveryByte) {
+  std::string body(8 << 20, 'x');
+  for (size_t i = 0; i < body.size(); i += 4096) body[i] = static_cast<char>('a' + (i / 4096) % 26);
+  ServerThread server([&]() -> const std::string& { return body; }, {}, Tls());
+  TlsClient stalled(server.port(), 4096);
+  ASSERT_TRUE(stalled.connected());
+  ASSERT_TRUE(stalled.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
+  std::this_thread::sleep_for(200ms);  // its answer is now stuck in the buffers
+
+  auto started = std::chrono::steady_clock::now();
+  TlsClient other(server.port());
+  ASSERT_TRUE(other.connected());
+  ASSERT_TRUE(other.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(BodyOf(other.ReadAll()), body);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 3s);
+  EXPECT_EQ(BodyOf(stalled.ReadAll()), body);
+}
+
+TEST(MetricsHttpServer, AHandshakeThatStallsIsClosedAtTheDeadlineAndHoldsNoOneUp) {
+  static const std::string kBody = "up 1\n";
+  MetricsHttpServer::Limits limits;
+  limits.deadline = 300ms;
+  ServerThread server([]() -> const std::string& { return kBody; }, limits, Tls());
+  // The start of a ClientHello's record, and then nothing.
+  int stalled = Connect(server.port());
+  ASSERT_GE(stalled, 0);
+  SendAll(stalled, std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11));
+  TlsClient other(server.port());
+  ASSERT_TRUE(other.connected());
+  ASSERT_TRUE(other.Send("GET /metrics HTTP/1.1\r\n\r\n"));
+  EXPECT_EQ(BodyOf(other.ReadAll()), kBody);
+  auto started = std::chrono::steady_clock::now();
+  char c;
+  EXPECT_LE(::recv(stalled, &c, 1, 0), 0);  // closed by the server, no answer
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 3s);
+  ::close(stalled);
 }
 
 TEST(MetricsHttpServer, AClientThatSaysNothingIsClosedAtItsDeadline) {
