@@ -44,7 +44,7 @@ prefix=$tmp/prefix
 pgbin=${FABTRACK_PG_BINDIR:-/usr/lib/postgresql/15/bin}
 data=$prefix/var/postgres
 cleanup() {
-  [[ -n ${lint_pid:-} ]] && kill "$lint_pid" 2>/dev/null
+  if [[ -n ${lint_pid:-} ]]; then kill "$lint_pid" 2>/dev/null || true; fi
   if [[ -x $prefix/bin/fabtrack ]]; then "$prefix/bin/fabtrack" db stop --data-dir "$data" >/dev/null 2>&1 || true; fi
   [[ -n ${exporter_pid:-} ]] && kill "$exporter_pid" 2>/dev/null
   if [[ -f $tmp/pg/data/postmaster.pid ]]; then

@@ -37,7 +37,7 @@ done
 work=$(mktemp -d)
 chmod 755 "$work"  # the embedded server runs as an unprivileged user
 cleanup() {
-  [[ -n ${static_pid:-} ]] && kill "$static_pid" 2>/dev/null
+  if [[ -n ${static_pid:-} ]]; then kill "$static_pid" 2>/dev/null || true; fi
   "$fabtrack" db stop --data-dir "$work/db" >/dev/null 2>&1 || true
   [[ -n ${KEEP:-} ]] || rm -rf "$work"
 }
@@ -253,5 +253,6 @@ step "Grafana alert rules"
 "${helper[@]}" alerting --db "$reader" --expectations "$here/expectations.json" \
   "$dash/grafana/alerting/fabtrack-rules.yaml"
 if ! wait "$static_pid"; then cat "$work/static.log"; fail "static checks"; fi
+static_pid=
 cat "$work/static.log"
 echo "dashboards: ok"
