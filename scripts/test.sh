@@ -1,14 +1,35 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds, and runs the whole test suite. The DB tests
 # start their own private PostgreSQL (ctest fixture), so nothing else is needed.
+# Prints each stage's wall time (install, configure, build, test) at the end,
+# also when a stage fails: CI's limit is 30 minutes, BENCHMARKS.md "CI time".
 # Usage: scripts/test.sh [extra ctest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stage_times=()
+stage_start=$SECONDS
+stage=""
+begin() {  # begin NAME: ends the stage before, starts NAME
+  if [[ -n $stage ]]; then stage_times+=("$stage $((SECONDS - stage_start)) s"); fi
+  stage=$1
+  stage_start=$SECONDS
+}
+report() {
+  local rc=$? line="test.sh stage times:"
+  begin ""
+  for t in "${stage_times[@]}"; do line+=" $t,"; done
+  echo "$line total $SECONDS s (exit $rc)"
+}
+trap report EXIT
+begin install
 scripts/install-deps.sh
 build_dir=${FABTRACK_BUILD_DIR:-build}
+begin configure
 # Tests and benchmarks on explicitly: scripts/demo.sh configures the same
 # build directory without them.
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DFABTRACK_BUILD_TESTS=ON -DFABTRACK_BUILD_BENCH=ON
+begin build
 cmake --build "$build_dir" -j"$(nproc)"
+begin test
 cd "$build_dir"
 ctest --output-on-failure -j"$(nproc)" "$@"

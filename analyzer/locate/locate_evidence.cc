@@ -201,6 +201,7 @@ std::vector<bool> TouchingNoSuspect(const LocateTopology& topology,
   for (const Hypothesis& h : AllHypotheses(topology, one_way)) {
     if (h.kind == "uplink") uplinks.push_back(h);
   }
+  const std::vector<const std::string*> leaves = LeavesByNode(topology);
   std::vector<bool> explained(graded.size(), false), taken(uplinks.size(), false);
   for (;;) {
     int worst = -1;
@@ -210,7 +211,7 @@ std::vector<bool> TouchingNoSuspect(const LocateTopology& topology,
       int slow = 0, all = 0;
       for (size_t i = 0; i < graded.size(); ++i) {
         const GradedProbe& gp = graded[i];
-        if (gp.refuted || explained[i] || !uplinks[u].OnPath(topology, *gp.probe)) continue;
+        if (gp.refuted || explained[i] || !uplinks[u].OnPath(leaves, *gp.probe)) continue;
         slow += gp.slow();
         ++all;
       }
@@ -222,7 +223,7 @@ std::vector<bool> TouchingNoSuspect(const LocateTopology& topology,
     if (worst < 0) break;
     taken[worst] = true;
     for (size_t i = 0; i < graded.size(); ++i) {
-      explained[i] = explained[i] || uplinks[worst].OnPath(topology, *graded[i].probe);
+      explained[i] = explained[i] || uplinks[worst].OnPath(leaves, *graded[i].probe);
     }
   }
   // Nodes counted by partner, not by probe: a faulty node's partner
@@ -311,21 +312,44 @@ std::string Hypothesis::Name(const LocateTopology& topology) const {
   return leaf + "-" + topology.spine_of.at(leaf);
 }
 
-bool Hypothesis::OnPath(const LocateTopology& topology, const LocateProbe& probe) const {
-  if (kind == "node") {
-    return std::find(probe.members.begin(), probe.members.end(), node) != probe.members.end();
+namespace {
+
+// A hypothesis's path, whatever tells which members are in its leaf.
+template <typename InLeaf>
+bool OnPathOf(const Hypothesis& h, const LocateProbe& probe, InLeaf in_leaf) {
+  if (h.kind == "node") {
+    return std::find(probe.members.begin(), probe.members.end(), h.node) != probe.members.end();
   }
-  auto in_leaf = [&](int m) {
-    auto it = topology.leaf_of.find(topology.nodes[m]);
-    return it != topology.leaf_of.end() && it->second == leaf;
-  };
   if (probe.one_way && probe.members.size() == 2) {
     const bool sender = in_leaf(probe.members[0]), receiver = in_leaf(probe.members[1]);
-    return outbound ? sender && !receiver : sender != receiver;
+    return h.outbound ? sender && !receiver : sender != receiver;
   }
   bool inside = false, outside = false;
   for (int m : probe.members) (in_leaf(m) ? inside : outside) = true;
   return inside && outside;
+}
+
+}  // namespace
+
+bool Hypothesis::OnPath(const LocateTopology& topology, const LocateProbe& probe) const {
+  return OnPathOf(*this, probe, [&](int m) {
+    auto it = topology.leaf_of.find(topology.nodes[m]);
+    return it != topology.leaf_of.end() && it->second == leaf;
+  });
+}
+
+bool Hypothesis::OnPath(const std::vector<const std::string*>& leaves,
+                        const LocateProbe& probe) const {
+  return OnPathOf(*this, probe, [&](int m) { return leaves[m] && *leaves[m] == leaf; });
+}
+
+std::vector<const std::string*> LeavesByNode(const LocateTopology& topology) {
+  std::vector<const std::string*> leaves(topology.nodes.size(), nullptr);
+  for (size_t i = 0; i < topology.nodes.size(); ++i) {
+    auto it = topology.leaf_of.find(topology.nodes[i]);
+    if (it != topology.leaf_of.end()) leaves[i] = &it->second;
+  }
+  return leaves;
 }
 
 std::vector<Hypothesis> AllHypotheses(const LocateTopology& topology, bool one_way) {
@@ -344,11 +368,30 @@ std::vector<Hypothesis> ConsistentSuspects(const LocateTopology& topology, const
   std::vector<Hypothesis> out;
   const bool one_way = std::any_of(grading.probes.begin(), grading.probes.end(),
                                    [](const GradedProbe& gp) { return gp.probe->one_way; });
+  // A node is on the path of exactly the probes it is a member of: one pass
+  // over the probes decides every node (thousands of nodes times thousands
+  // of probes through OnPath made locate's judging quadratic).
+  const size_t nodes = topology.nodes.size();
+  std::vector<int> node_on_path(nodes, 0);
+  std::vector<bool> node_consistent(nodes, true);
+  for (const GradedProbe& gp : grading.probes) {
+    if (gp.refuted) continue;
+    for (int m : gp.probe->members) {
+      if (m < 0 || static_cast<size_t>(m) >= nodes) continue;
+      ++node_on_path[m];
+      if (!gp.slow()) node_consistent[m] = false;
+    }
+  }
+  const std::vector<const std::string*> leaves = LeavesByNode(topology);
   for (const Hypothesis& h : AllHypotheses(topology, one_way)) {
+    if (h.kind == "node") {
+      if (node_consistent[h.node] && node_on_path[h.node] > 0) out.push_back(h);
+      continue;
+    }
     int on_path = 0;
     bool consistent = true;
     for (const GradedProbe& gp : grading.probes) {
-      if (gp.refuted || !h.OnPath(topology, *gp.probe)) continue;
+      if (gp.refuted || !h.OnPath(leaves, *gp.probe)) continue;
       ++on_path;
       if (!gp.slow()) {
         consistent = false;

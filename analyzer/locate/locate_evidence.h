@@ -116,7 +116,13 @@ struct Hypothesis {
   bool outbound = false;  // kind uplink: only the leaf -> spine direction
   std::string Name(const LocateTopology& topology) const;
   bool OnPath(const LocateTopology& topology, const LocateProbe& probe) const;
+  // The same, with every node's leaf looked up before (LeavesByNode): the
+  // loops over every uplink and every probe ask it millions of times.
+  bool OnPath(const std::vector<const std::string*>& leaves, const LocateProbe& probe) const;
 };
+
+// Each node's leaf by node index (nullptr: on none), for Hypothesis::OnPath.
+std::vector<const std::string*> LeavesByNode(const LocateTopology& topology);
 
 // Every hypothesis the topology allows: each node, and each leaf's uplink
 // (with one-way probes also each uplink's outbound direction).

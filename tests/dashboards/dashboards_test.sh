@@ -37,6 +37,7 @@ done
 work=$(mktemp -d)
 chmod 755 "$work"  # the embedded server runs as an unprivileged user
 cleanup() {
+  if [[ -n ${static_pid:-} ]]; then kill "$static_pid" 2>/dev/null || true; fi
   "$fabtrack" db stop --data-dir "$work/db" >/dev/null 2>&1 || true
   [[ -n ${KEEP:-} ]] || rm -rf "$work"
 }
@@ -45,23 +46,29 @@ helper=(python3 "$here/panel_sql.py")
 dashboards=("$dash"/grafana/dashboards/*.json)
 [[ ${#dashboards[@]} -eq 4 ]] || fail "expected 4 dashboards, found ${#dashboards[@]}"
 
-step "static checks"
-"${helper[@]}" self-test
-"${helper[@]}" structure "${dashboards[@]}"
-"${helper[@]}" provisioning "$dash/grafana/provisioning/datasources/fabtrack.yaml" \
-  "$dash/grafana/provisioning/dashboards/fabtrack.yaml"
-# Every metric the Prometheus rules name exists: in the exporter's golden
-# output, or spelled out in the exporter or the analyzer's textfile writer.
-known=$(cat "$repo"/tests/fixtures/golden/*.prom "$repo"/collector/counters/*.cc \
-  "$repo/analyzer/report/prometheus_textfile.cc" |
-  grep -oE '\b(node_infiniband|fabtrack)_[a-z0-9_]+' | sort -u)
-used=$(grep -v '^ *#' "$dash/prometheus/fabtrack-alerts.yml" |
-  grep -oE '\b(node_infiniband|fabtrack)_[a-z0-9_]+' | sort -u)
-missing=$(comm -23 <(echo "$used") <(echo "$known"))
-[[ -z $missing ]] || fail "alert rules use metrics nothing exports: $missing"
-echo "alert rules use $(echo "$used" | wc -l) metrics, all exported"
-promtool check rules "$dash/prometheus/fabtrack-alerts.yml"
-promtool test rules "$dash/prometheus/fabtrack-alerts.test.yml"
+# The static checks need no database: they run beside the filling of it
+# (sweeps, mostly waiting on MPI start-up) and are waited for at the end.
+static_checks() {
+  step "static checks"
+  "${helper[@]}" self-test
+  "${helper[@]}" structure "${dashboards[@]}"
+  "${helper[@]}" provisioning "$dash/grafana/provisioning/datasources/fabtrack.yaml" \
+    "$dash/grafana/provisioning/dashboards/fabtrack.yaml"
+  # Every metric the Prometheus rules name exists: in the exporter's golden
+  # output, or spelled out in the exporter or the analyzer's textfile writer.
+  known=$(cat "$repo"/tests/fixtures/golden/*.prom "$repo"/collector/counters/*.cc \
+    "$repo/analyzer/report/prometheus_textfile.cc" |
+    grep -oE '\b(node_infiniband|fabtrack)_[a-z0-9_]+' | sort -u)
+  used=$(grep -v '^ *#' "$dash/prometheus/fabtrack-alerts.yml" |
+    grep -oE '\b(node_infiniband|fabtrack)_[a-z0-9_]+' | sort -u)
+  missing=$(comm -23 <(echo "$used") <(echo "$known"))
+  [[ -z $missing ]] || fail "alert rules use metrics nothing exports: $missing"
+  echo "alert rules use $(echo "$used" | wc -l) metrics, all exported"
+  promtool check rules "$dash/prometheus/fabtrack-alerts.yml"
+  promtool test rules "$dash/prometheus/fabtrack-alerts.test.yml"
+}
+(set -euo pipefail; static_checks) >"$work/static.log" 2>&1 &
+static_pid=$!
 
 step "private database"
 "$fabtrack" db start --data-dir "$work/db" >/dev/null
@@ -245,4 +252,7 @@ tail -n 1 "$work/panels.log"
 step "Grafana alert rules"
 "${helper[@]}" alerting --db "$reader" --expectations "$here/expectations.json" \
   "$dash/grafana/alerting/fabtrack-rules.yaml"
+if ! wait "$static_pid"; then cat "$work/static.log"; fail "static checks"; fi
+static_pid=
+cat "$work/static.log"
 echo "dashboards: ok"
