@@ -1,6 +1,7 @@
 #include "collector/fabric/run_window.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace fabtrack::fabric {
@@ -104,6 +105,33 @@ RunFabricWindow CutRunFabricWindow(const FabricScan& before, const FabricScan& a
   window.before = Cut(before, leaves);
   window.after = Cut(after, leaves);
   return window;
+}
+
+std::vector<std::string> UplinkCounterLines(const FabricScan& scan, const std::string& leaf) {
+  std::map<std::string, const FabricNode*> nodes;
+  for (const FabricNode& n : scan.nodes) nodes[n.guid] = &n;
+  auto is_switch = [&](const std::string& guid) {
+    auto it = nodes.find(guid);
+    return it != nodes.end() && it->second->type == "switch";
+  };
+  std::vector<std::string> lines;
+  for (const FabricLink& link : scan.links) {
+    if (!is_switch(link.a.guid) || !is_switch(link.b.guid)) continue;
+    if (link.a.description != leaf && link.b.description != leaf) continue;
+    std::string counted;
+    for (const FabricLinkEnd* end : {&link.a, &link.b}) {
+      const FabricPort* port = FindFabricPort(scan, end->guid, end->port);
+      if (!port) continue;
+      for (const auto& [counter, value] : port->counters) {
+        if (value == 0 || !IsFabricTroubleCounter(counter)) continue;
+        counted += (counted.empty() ? "" : ", ") + counter + " " + std::to_string(value) + " at " +
+                   EndName(*end);
+      }
+    }
+    lines.push_back(LinkName(link) + ": " +
+                    (counted.empty() ? "no error or wait counted" : counted));
+  }
+  return lines;
 }
 
 }  // namespace fabtrack::fabric

@@ -28,4 +28,11 @@ bool SameHost(const std::string& run_host, const std::string& described_host);
 RunFabricWindow CutRunFabricWindow(const FabricScan& before, const FabricScan& after,
                                    const std::vector<std::string>& hosts);
 
+// What a leaf's uplinks counted at the scan, one line per switch-to-switch
+// cable of the switch described `leaf`: "leaf01/5 <-> spine01/1:
+// symbol_error 17 at leaf01/5", or "...: no error or wait counted".
+// `locate --topology SCAN` prints them beside an uplink suspect. Empty when
+// no switch is described so.
+std::vector<std::string> UplinkCounterLines(const FabricScan& scan, const std::string& leaf);
+
 }  // namespace fabtrack::fabric

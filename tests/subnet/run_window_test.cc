@@ -136,5 +136,20 @@ TEST(RunWindowTest, TheRunsUplinkIsCitedInItsOtherFindings) {
   EXPECT_FALSE(findings[0].evidence.contains("fabric_uplinks")) << "the uplink's own finding";
 }
 
+// What `locate --topology SCAN` prints beside an uplink suspect.
+TEST(RunWindowTest, UplinkCounterLinesOfALeaf) {
+  FabricScan scan = SmallFatTree();
+  PortOf(scan, 0x1001, 3).counters["symbol_error"] = 17;    // leaf01/3 -> spine01/1
+  PortOf(scan, 0x2002, 1).counters["port_xmit_wait"] = 42;  // spine02/1 -> leaf01/4
+  PortOf(scan, 0x1001, 3).counters["port_xmit_data"] = 9;   // traffic, not trouble
+  EXPECT_EQ(fabric::UplinkCounterLines(scan, "leaf01"),
+            (std::vector<std::string>{"leaf01/3 <-> spine01/1: symbol_error 17 at leaf01/3",
+                                      "leaf01/4 <-> spine02/1: port_xmit_wait 42 at spine02/1"}));
+  EXPECT_EQ(fabric::UplinkCounterLines(scan, "leaf02"),
+            (std::vector<std::string>{"leaf02/3 <-> spine01/2: no error or wait counted",
+                                      "leaf02/4 <-> spine02/2: no error or wait counted"}));
+  EXPECT_TRUE(fabric::UplinkCounterLines(scan, "nowhere").empty());
+}
+
 }  // namespace
 }  // namespace fabtrack
