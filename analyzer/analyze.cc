@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyzer/detector.h"
+#include "analyzer/fabric/run_uplinks.h"
 #include "analyzer/fact_alignment.h"
 #include "analyzer/input_index.h"
 #include "analyzer/problems.h"
@@ -42,6 +43,8 @@ AnalysisResult Analyze(const InputIndex& index, const AnalyzerConfig& config) {
   RankWhatChanged(index, &result.findings);
   // One cause, one problem: no RDMA is also a socket fallback.
   LinkSharedCauses(&result.findings);
+  // A run's symptom beside the uplinks that errored during it.
+  fabric_analysis::CiteRunUplinks(&result.findings);
   std::stable_sort(result.findings.begin(), result.findings.end(), FindingBefore);
   // No acknowledgements here (they live in the database): the caller folds
   // again with them.

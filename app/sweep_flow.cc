@@ -363,6 +363,7 @@ void SweepFlow::State::RunPlan(const sweep::SweepSpec& spec,
       StoredRun shape;
       shape.sizes = batch.run.results.size();
       shape.status = batch.run.status;
+      shape.fabric_window = batch.fabric_window;
       shapes.push_back(shape);
     }
     const std::string stored_from = run.output_file.value_or(run.transcript_file.value_or(""));

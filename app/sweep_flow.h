@@ -20,6 +20,7 @@
 #include "collector/sweep/sweep_plan.h"
 #include "core/ab_comparison.h"
 #include "core/database_choice.h"
+#include "core/run_fabric_window.h"
 #include "core/run_record.h"
 #include "store/spool.h"
 
@@ -72,6 +73,8 @@ struct StoredRun {
   size_t sizes = 0;       // result rows
   RunStatus status = RunStatus::kComplete;
   std::optional<size_t> bracketed_hosts;  // nodes whose port counters were attached, when bracketed
+  // The switch side of its window (`--fabric-scan`), when both scans were made.
+  std::optional<RunFabricWindow> fabric_window;
 };
 
 // What the flow says while it runs; the command prints it. Diagnostics go to

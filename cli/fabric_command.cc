@@ -1,4 +1,4 @@
-// fabtrack fabric scan [--ca DEV] [--port N] [--format text|json]
+// fabtrack fabric scan [--ca DEV] [--port N] [--format text|json|prometheus] [--textfile DIR]
 //                      [--cluster C [--db CONNINFO]] [--timeout-ms MS] [--retries N] [--window N]
 //                      [--discovery-smps N] [--xmit-wait-per-second R]
 // Reads the InfiniBand subnet from the management side: discovery, then
@@ -9,6 +9,11 @@
 // congestion, links down or flapping in between). Exit 0 scanned (whatever
 // the findings), 1 no scan (no CA, no subnet manager, built without
 // libibmad), 2 usage, 3 database.
+// --format prometheus prints every switch port's counters under
+// infiniband_exporter's names (collector/fabric/switch_exposition.h);
+// --textfile DIR writes the same to DIR/fabtrack_fabric.prom for
+// node_exporter's textfile collector, atomically (temporary file, rename).
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -16,6 +21,9 @@
 #include "app/fabric_flow.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "collector/fabric/switch_exposition.h"
+#include "core/atomic_file.h"
+#include "core/exit_code.h"
 #include "core/fabric_scan_json.h"
 
 namespace fabtrack::cli {
@@ -25,6 +33,7 @@ struct FabricScanOptions {
   app::FabricScanRequest request;
   std::string format = "text";
   std::string cluster;
+  std::optional<std::string> textfile;  // a node_exporter textfile-collector folder
 };
 
 void PrintText(const app::FabricScanResult& r) {
@@ -57,8 +66,24 @@ void PrintText(const app::FabricScanResult& r) {
 
 void RunFabricScan(FabricScanOptions& o) {
   if (!o.cluster.empty()) o.request.cluster = o.cluster;
+  if (o.textfile && !std::filesystem::is_directory(*o.textfile)) {
+    std::cerr << "fabtrack fabric scan: --textfile " << *o.textfile << ": not a folder\n";
+    throw CommandExit{kExitUsage};
+  }
   app::FabricScanResult r = app::ScanFabric(o.request, std::cerr);
-  if (o.format == "json") {
+  if (o.textfile) {
+    const std::string path =
+        (std::filesystem::path(*o.textfile) / fabric::kSwitchTextfileName).string();
+    try {
+      WriteFileAtomically(path, fabric::RenderSwitchExposition(r.scan));
+    } catch (const std::exception& e) {
+      std::cerr << "fabtrack fabric scan: " << e.what() << "\n";
+      throw CommandExit{kExitInputError};
+    }
+  }
+  if (o.format == "prometheus") {
+    std::cout << fabric::RenderSwitchExposition(r.scan);
+  } else if (o.format == "json") {
     nlohmann::json doc = FabricScanToJson(r.scan);
     doc["window_start"] =
         r.previous_scanned_at ? nlohmann::json(*r.previous_scanned_at) : nlohmann::json(nullptr);
@@ -89,7 +114,10 @@ void SetupFabric(CLI::App& app) {
       ->check(NameValue());
   scan->add_option("--port", s.port, "its port (default: the first active)")
       ->check(WholeNumber(0, 254));
-  AddFormatOption(scan, &o->format, {"text", "json"});
+  AddFormatOption(scan, &o->format, {"text", "json", "prometheus"});
+  scan->add_option("--textfile", o->textfile,
+                   "also write every switch port's metrics (infiniband_exporter's names) to "
+                   "DIR/fabtrack_fabric.prom for node_exporter's textfile collector, atomically");
   scan->add_option("--cluster", o->cluster,
                    "store the scan for this cluster and judge it against its previous one")
       ->check(NameValue());

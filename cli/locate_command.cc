@@ -1,6 +1,6 @@
 // fabtrack locate: name the slow node or uplink in few rounds of pair probes.
 //   fabtrack locate [--hosts a,b,c | --hostfile F | (Slurm allocation)]
-//                   [--topology FILE] [--mpirun "CMD ..."] [--format text|json]
+//                   [--topology FILE|SCAN.json] [--mpirun "CMD ..."] [--format text|json]
 //                   [--max-rounds N] [--budget SECONDS] [--probe PATH]
 //                   [--cluster NAME [--db ... | --data-dir DIR] [--sweep-id ID]
 //                    [--run-id N ...] [--flagged-since TIME [--flagged-by KINDS]]]
@@ -22,9 +22,11 @@
 #include "app/locate_flow.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "collector/fabric/run_window.h"
 #include "collector/parse/locate_topology_parser.h"
 #include "collector/sweep/sweep_plan.h"
 #include "core/clock.h"
+#include "core/fabric_scan_json.h"
 #include "core/locate_json.h"
 #include "core/subprocess.h"
 #include "core/text.h"
@@ -94,7 +96,18 @@ std::vector<std::string> SlurmHosts() {
   return Split(r.output, "\n");
 }
 
-void PrintText(const app::LocateReport& report) {
+// Beside an uplink suspect, what its leaf's uplinks counted in the scan
+// given as --topology (a `fabric scan --format json` document).
+void PrintUplinkCounters(const LocateSuspect& s, const FabricScan* scan) {
+  if (!scan || s.kind != "uplink") return;
+  const std::string leaf = s.name.substr(0, s.name.rfind('-'));
+  const std::vector<std::string> lines = fabric::UplinkCounterLines(*scan, leaf);
+  if (lines.empty()) return;
+  std::cout << "  uplink counters (fabric scan " << scan->scanned_at << "):\n";
+  for (const std::string& line : lines) std::cout << "    " << line << "\n";
+}
+
+void PrintText(const app::LocateReport& report, const FabricScan* scan) {
   const LocateVerdict& v = report.verdict;
   std::cout << "locate: " << report.topology.nodes.size() << " nodes";
   if (report.topology.HasLeaves()) {
@@ -119,6 +132,7 @@ void PrintText(const app::LocateReport& report) {
     std::cout << "suspect " << ++i << ": " << s.kind << " " << s.name << " (score " << s.score
               << ")\n";
     for (const std::string& e : s.evidence) std::cout << "  " << e << "\n";
+    PrintUplinkCounters(s, scan);
   }
 }
 
@@ -178,14 +192,21 @@ void RunLocate(const LocateOptions& o) {
   } else if (request.launch.launcher != sweep::Launcher::kSlurm) {
     request.launch.launcher = sweep::Launcher::kHostfile;
   }
+  std::optional<FabricScan> scan_topology;
   if (o.topology) {
     std::ifstream in(*o.topology);
     if (!in) {
       std::cerr << "fabtrack locate: cannot read --topology " << *o.topology << "\n";
       throw CommandExit{kExitUsage};
     }
-    ParsedTopology parsed =
-        ParseTopology(std::string((std::istreambuf_iterator<char>(in)), {}), *o.topology);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    ParsedTopology parsed = ParseTopology(text, *o.topology);
+    // A scan as topology: its counters go beside an uplink suspect.
+    if (parsed.errors.empty() && text.find_first_not_of(" \t\r\n") != std::string::npos &&
+        text[text.find_first_not_of(" \t\r\n")] == '{') {
+      std::string why;
+      scan_topology = FabricScanFromJson(nlohmann::json::parse(text, nullptr, false), &why);
+    }
     for (const std::string& e : parsed.errors) std::cerr << e << "\n";
     if (!parsed.errors.empty()) throw CommandExit{kExitUsage};
     request.fabric = std::move(parsed.topology);
@@ -230,7 +251,7 @@ void RunLocate(const LocateOptions& o) {
                      .dump(2)
               << "\n";
   } else {
-    PrintText(report);
+    PrintText(report, scan_topology ? &*scan_topology : nullptr);
   }
   const int code = app::LocateExitCode(report.verdict);
   if (report.budget_spent) {
@@ -270,8 +291,11 @@ void SetupLocate(CLI::App& app) {
       "locate", "Name the slow node or uplink in few rounds of one-way pair probes");
   cmd->add_option("--hosts", o->hosts, "comma-separated hosts (one rank each)");
   cmd->add_option("--hostfile", o->hostfile, "an Open MPI / MPICH hostfile of the hosts");
-  cmd->add_option("--topology", o->topology,
-                  "leaf/spine topology: fabtrack's topology file or ibnetdiscover output");
+  cmd->add_option(
+      "--topology", o->topology,
+      "leaf/spine topology: fabtrack's topology file, ibnetdiscover output or a `fabric scan "
+      "--format json` document (whose uplink counters are then printed beside an "
+      "uplink suspect)");
   cmd->add_option("--mpirun", o->mpirun,
                   "launcher prefix before -np, e.g. \"scripts/netns-fabric.sh mpirun --\"");
   cmd->add_option("--probe", o->probe, "path of fabtrack-pairprobe");

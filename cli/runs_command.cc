@@ -231,6 +231,26 @@ void RunShow(const RunsOptions& o, int64_t id) {
                 << Text(l["host"]) << ": " << Text(l["text"]) << "\n";
     }
   }
+  if (const nlohmann::json& w = (*detail)["fabric_window"]; w.is_object()) {
+    std::cout << "\n  switch cables (fabric scans " << Text(w["scanned_before"]) << " .. "
+              << Text(w["scanned_after"]) << "): " << Text(w["links"]) << " of leaves "
+              << Text(w["leaves"]) << "\n";
+    for (const nlohmann::json& d : w.value("link_deltas", nlohmann::json::array())) {
+      std::cout << "    " << (d.value("uplink", false) ? "uplink " : "cable ") << Text(d["link"]);
+      for (const char* end : {"a", "b"}) {
+        // Named: items() of a temporary would dangle in the loop.
+        const nlohmann::json deltas = d[end].value("deltas", nlohmann::json::object());
+        for (const auto& [counter, delta] : deltas.items()) {
+          std::cout << "  " << counter << " +" << Text(delta) << " at "
+                    << Text(d[end]["description"]) << "/" << Text(d[end]["port"]);
+        }
+      }
+      std::cout << "\n";
+    }
+    if (!w["unmapped_hosts"].empty()) {
+      std::cout << "    not found among the subnet's HCAs: " << Text(w["unmapped_hosts"]) << "\n";
+    }
+  }
   if (const nlohmann::json& f = (*detail)["findings"]; !f.empty()) {
     std::cout << "\n  findings:\n";
     for (const nlohmann::json& x : f) {

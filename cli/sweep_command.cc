@@ -3,9 +3,11 @@
 //                  --mpirun "CMD ..." | --no-launcher] --cluster NAME [--db ...]
 //                  [--bench nccl-tests --nccl-tests-dir DIR --collective LIST]
 //                  [--ab NAME=VALUE|nccl-lib=DIR [--ab-rounds N] [--format json]]
+//                  [--fabric-scan [--fabric-ca DEV] [--fabric-port N]]
 //                  -- <benchmark flags>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include <random>
 
 #include "analyzer/ab_verdict.h"
+#include "app/fabric_bracket.h"
 #include "app/sweep_flow.h"
 #include "app/sweep_programs.h"
 #include "cli/commands.h"
@@ -22,6 +25,8 @@
 #include "collector/sweep/sweep_plan.h"
 #include "core/ab_comparison_json.h"
 #include "core/clock.h"
+#include "core/run_fabric_window.h"
+#include "core/text.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -50,6 +55,9 @@ struct SweepOptions {
   int ab_rounds = 2;
   std::string format = "text";
   DatabaseOptions database;
+  // --fabric-scan: the subnet scanned before and after each run.
+  bool fabric_scan = false;
+  fabric::ScanSettings fabric;
 };
 
 std::vector<std::string> SplitWords(const std::string& text) {
@@ -122,6 +130,32 @@ app::PortBracketing PortBracketingFlag(const std::string& ports) {
   return app::PortBracketing::kAuto;
 }
 
+// The cables of a run's switch-side window whose error or congestion
+// counters moved during it, both ends named, uplinks first.
+void PrintFabricDeltas(const RunFabricWindow& window) {
+  std::vector<FabricLinkDelta> deltas = RunFabricLinkDeltas(window);
+  std::stable_sort(
+      deltas.begin(), deltas.end(),
+      [](const FabricLinkDelta& x, const FabricLinkDelta& y) { return x.uplink > y.uplink; });
+  for (const FabricLinkDelta& d : deltas) {
+    std::vector<std::string> moved;
+    for (const auto& [end, counters] : {std::pair{&d.link.a, &d.a}, std::pair{&d.link.b, &d.b}}) {
+      for (const auto& [counter, delta] : *counters) {
+        if (IsFabricTroubleCounter(counter)) {
+          moved.push_back(counter + " +" + std::to_string(delta) + " at " + EndName(*end));
+        }
+      }
+    }
+    if (moved.empty()) continue;
+    std::cout << "  " << (d.uplink ? "uplink " : "cable ") << LinkName(d.link) << ": "
+              << Join(moved, ", ") << std::endl;
+  }
+  if (!window.unmapped_hosts.empty()) {
+    std::cout << "  not found among the subnet's HCAs: " << Join(window.unmapped_hosts, ", ")
+              << std::endl;
+  }
+}
+
 // The sweep's progress as it runs, on stdout (under --format json, stdout is
 // set aside to stderr while the sweep runs: StdoutAside).
 class ProgressPrinter : public app::SweepProgress {
@@ -136,7 +170,13 @@ class ProgressPrinter : public app::SweepProgress {
               << run.sizes << " sizes, " << RunStatusName(run.status);
     if (run.bracketed_hosts)
       std::cout << ", port counters of " << *run.bracketed_hosts << " node(s)";
+    if (run.fabric_window) {
+      const RunFabricWindow& w = *run.fabric_window;
+      std::cout << ", " << w.after.links.size() << " switch cable(s) of leaves "
+                << (w.leaves.empty() ? "(none)" : Join(w.leaves, ","));
+    }
     std::cout << ")" << std::endl;
+    if (run.fabric_window) PrintFabricDeltas(*run.fabric_window);
   }
   void AbStarting(const AbRecord& record) override {
     std::cout << "A/B " << record.ab_id << ": side B with " << record.setting << ", order "
@@ -253,6 +293,14 @@ void RunSweep(const SweepOptions& o) {
   request.ports = PortBracketingFlag(o.ports);
   request.sysfs = o.sysfs;
   request.hw_counters = o.hw_counters;
+  if (o.fabric_scan) {
+    if (!fabric::SubnetScanBuilt()) {
+      std::cerr << "fabtrack sweep: --fabric-scan: fabtrack was built without "
+                   "libibmad/libibnetdisc\n";
+      throw CommandExit{kExitUsage};
+    }
+    request.brackets.push_back(app::MakeFabricScanBracket(o.fabric, std::cerr));
+  }
   ProgressPrinter printer;
   app::SweepFlow flow(std::move(request), o.database, printer, std::cerr);
 
@@ -347,6 +395,14 @@ void SetupSweep(CLI::App& app) {
       ->add_option("--ab-rounds", o->ab_rounds,
                    "A/B rounds, each running both sides (default 2: A B B A)")
       ->check(WholeNumber(1, 50));
+  sweep->add_flag("--fabric-scan", o->fabric_scan,
+                  "scan the InfiniBand subnet before and after each run (as `fabric scan`) and "
+                  "store the run's switch cables (its nodes' leaves and their uplinks) with it");
+  sweep->add_option("--fabric-ca", o->fabric.ca,
+                    "--fabric-scan's local CA (default: the first with an active port)");
+  sweep->add_option("--fabric-port", o->fabric.port,
+                    "--fabric-scan's CA port (default: the "
+                    "first active)");
   AddFormatOption(sweep, &o->format, {"text", "json"});
   AddDatabaseOptions(sweep, &o->database);
   sweep->callback([o] {

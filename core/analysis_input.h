@@ -15,6 +15,7 @@
 #include "core/host_list.h"
 #include "core/locate.h"
 #include "core/node_topology.h"
+#include "core/run_fabric_window.h"
 
 namespace fabtrack {
 
@@ -228,6 +229,10 @@ struct AnalysisInput {
   // The newest GPU/NIC wiring of every host `fabtrack topology ingest` has
   // seen (schema 013): the fleet diff judges it (topology_odd_node).
   std::map<std::string, NodeTopology> fleet_topologies;
+  // The switch side of the judged runs' windows (`sweep --fabric-scan`,
+  // schema 021), by run id: the run_fabric detector judges them and names an
+  // uplink that errored during a run beside that run's other findings.
+  std::map<int64_t, RunFabricWindow> run_fabric_windows;
 
   // Summarised history (schema 015): per run, the figures detectors keep of
   // it, by key ("busbw_regression/<settings hash>" -> numbers; NaN: none),

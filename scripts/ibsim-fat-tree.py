@@ -38,9 +38,17 @@ def host_name(i):
     return f"node{i:04d}"
 
 
-def fat_tree(leaves, spines, hosts_per_leaf, uplinks=1, degrade=None):
-    """Returns the net file's text, or raises ValueError naming the limit."""
+def fat_tree(leaves, spines, hosts_per_leaf, uplinks=1, degrade=None, describe=None):
+    """Returns the net file's text, or raises ValueError naming the limit.
+
+    describe: {host index (1-based): node description} for HCAs named other
+    than "nodeNNNN" (a sweep's hosts: "gpu07 HCA-1", "gpu07 mlx5_0")."""
     degrade = degrade or {}
+    describe = describe or {}
+
+    def hca(index):
+        return describe.get(index, host_name(index))
+
     if leaves < 1 or spines < 1 or hosts_per_leaf < 1 or uplinks < 1:
         raise ValueError("leaves, spines, hosts per leaf and uplinks must be >= 1")
     leaf_ports = hosts_per_leaf + spines * uplinks
@@ -77,11 +85,11 @@ def fat_tree(leaves, spines, hosts_per_leaf, uplinks=1, degrade=None):
     for leaf in range(leaves):
         for h in range(hosts_per_leaf):
             index = leaf * hosts_per_leaf + h + 1
-            out += [f'Hca\t1\t"{host_name(index)}"', f'[1]\t"{leaf_name(leaf + 1)}"[{h + 1}]', ""]
+            out += [f'Hca\t1\t"{hca(index)}"', f'[1]\t"{leaf_name(leaf + 1)}"[{h + 1}]', ""]
     for leaf in range(leaves):
         out.append(f'Switch\t{leaf_ports}\t"{leaf_name(leaf + 1)}"')
         for h in range(hosts_per_leaf):
-            out.append(f'[{h + 1}]\t"{host_name(leaf * hosts_per_leaf + h + 1)}"[1]')
+            out.append(f'[{h + 1}]\t"{hca(leaf * hosts_per_leaf + h + 1)}"[1]')
         for s in range(spines):
             for k in range(uplinks):
                 up = s * uplinks + k + 1

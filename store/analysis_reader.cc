@@ -17,6 +17,7 @@
 #include "core/run_figures_text.h"
 #include "store/copy_row.h"
 #include "store/locate_store.h"
+#include "store/run_fabric_window_store.h"
 #include "store/topology_store.h"
 
 namespace fabtrack::store {
@@ -500,6 +501,9 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
     input.locate_verdicts.push_back({s.id, s.located_at, std::move(s.record)});
   }
   input.fleet_topologies = ReadFleetTopologies(txn, query.cluster);
+  // The switch side of the judged runs' windows (schema 021); a row that no
+  // longer reads is skipped (it names itself in the reader's problems).
+  input.run_fabric_windows = ReadRunFabricWindows(txn, judged, nullptr);
   return input;
 }
 

@@ -80,6 +80,14 @@ std::optional<nlohmann::json> ReadRunDetail(pqxx::connection_base& connection, i
       one("SELECT coalesce(jsonb_agg(jsonb_build_object('kind', kind, 'severity', severity, "
           "'subject', subject, 'state', state, 'message', message) ORDER BY id), '[]') "
           "FROM findings WHERE run_id = $1");
+  // The switch side of its window (`sweep --fabric-scan`, schema 021): the
+  // leaves, unmapped hosts and the cables where something moved; the two
+  // scans themselves stay in the table.
+  out["fabric_window"] =
+      one("SELECT jsonb_build_object('scanned_before', scanned_before, 'scanned_after', "
+          "scanned_after, 'links', links, 'unmapped_hosts', to_jsonb(unmapped_hosts), 'leaves', "
+          "fabric_window->'leaves', 'link_deltas', fabric_window->'link_deltas') "
+          "FROM run_fabric_windows WHERE run_id = $1");
   return out;
 }
 

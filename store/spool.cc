@@ -74,7 +74,12 @@ std::string BatchPayload(const SpoolBatch& b) {
                {"before", before},
                {"after", after}};
   }
-  std::string text = "{\"bracket\":" + bracket.dump() + ",\"run\":";
+  std::string text = "{\"bracket\":" + bracket.dump() + ",";
+  // The switch side of the run's window (`sweep --fabric-scan`), when taken.
+  if (b.fabric_window) {
+    text += "\"fabric_window\":" + RunFabricWindowToJson(*b.fabric_window).dump() + ",";
+  }
+  text += "\"run\":";
   AppendRunRecordJson(b.run, &text);
   text += '}';
   return text;
@@ -302,6 +307,12 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
       bracket.before = HostsFromJson(b.at("before"), why);
       bracket.after = HostsFromJson(b.at("after"), why);
       batch.bracket = std::move(bracket);
+    }
+    if (doc.contains("fabric_window")) {
+      std::string inner;
+      std::optional<RunFabricWindow> window = RunFabricWindowFromJson(doc["fabric_window"], &inner);
+      if (!window) throw SpoolError("fabric_window." + inner);
+      batch.fabric_window = std::move(*window);
     }
     return batch;
   } catch (const std::exception& e) {

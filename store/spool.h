@@ -19,6 +19,7 @@
 #include "core/ab_comparison.h"
 #include "core/locate.h"
 #include "core/port_sample.h"
+#include "core/run_fabric_window.h"
 #include "core/run_record.h"
 #include "store/spool_target.h"
 
@@ -45,6 +46,8 @@ struct SpoolBatch {
   // kRun
   RunRecord run;
   std::optional<SpooledBracket> bracket;
+  // The switch side of the same window (`sweep --fabric-scan`).
+  std::optional<RunFabricWindow> fabric_window;
   // kHostSample
   std::string cluster, sampled_at, phase;
   HostPorts host;

@@ -7,6 +7,7 @@
 #include "store/ab_store.h"
 #include "store/locate_store.h"
 #include "store/port_writer.h"
+#include "store/run_fabric_window_store.h"
 #include "store/run_writer.h"
 #include "store/snapshot_deltas.h"
 
@@ -37,7 +38,9 @@ AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
   WriteRunResult result = WriteRun(txn, batch.run);
   applied.run_id = result.run_id;
   applied.inserted = result.inserted;
-  if (!batch.bracket || !result.inserted) return applied;
+  if (!result.inserted) return applied;
+  if (batch.fabric_window) WriteRunFabricWindow(txn, result.run_id, *batch.fabric_window);
+  if (!batch.bracket) return applied;
   const SpooledBracket& b = *batch.bracket;
   for (const HostPorts& after : b.after) {
     auto before = std::find_if(b.before.begin(), b.before.end(),

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
+
+#include "core/fabric_scan_json.h"
 
 namespace fabtrack {
 namespace {
@@ -152,61 +155,11 @@ struct IbNode {
   int line = 0;
 };
 
-}  // namespace
-
-bool LooksLikeIbnetdiscover(std::string_view text) {
-  bool found = false;
-  ForEachLine(text, [&](int, std::string_view line) {
-    line = Trim(line);
-    std::string type;
-    if (line.starts_with("switchguid=") || line.starts_with("caguid=")) found = true;
-    if (IsNodeLine(line, &type) && type != "Rt") {
-      auto id = Quoted(line);
-      if (id && id->size() > 2 && ((*id)[0] == 'S' || (*id)[0] == 'H') && (*id)[1] == '-') {
-        found = true;
-      }
-    }
-  });
-  return found;
-}
-
-ParsedTopology ParseIbnetdiscover(std::string_view text, const std::string& file) {
-  ParsedTopology out;
-  std::map<std::string, IbNode> nodes;
-  std::vector<std::string> order;
-  std::string current;
-  ForEachLine(text, [&](int number, std::string_view raw) {
-    std::string_view line = Trim(raw);
-    std::string type;
-    if (line.empty() || line.front() == '#') return;
-    if (IsNodeLine(line, &type)) {
-      size_t end = 0;
-      auto id = Quoted(line, 0, &end);
-      if (!id || id->empty()) {
-        out.errors.push_back(Where(file, number) + ": " + type + " line without a \"guid\" name");
-        current.clear();
-        return;
-      }
-      const size_t hash = line.find('#', end);
-      IbNode node{type, "", {}, number};
-      if (hash != std::string_view::npos) node.description = Quoted(line, hash).value_or("");
-      current = *id;
-      if (nodes.emplace(current, node).second) order.push_back(current);
-      return;
-    }
-    if (line.front() == '[') {
-      if (current.empty()) {
-        out.errors.push_back(Where(file, number) + ": port line outside a Switch or Ca block");
-        return;
-      }
-      // The peer is the first quoted name before the comment.
-      const std::string_view before = line.substr(0, line.find('#'));
-      if (auto peer = Quoted(before)) nodes[current].peers.push_back(*peer);
-      return;
-    }
-    // vendid=, devid=, sysimgguid=, switchguid=, caguid=, and anything else: a new block.
-    if (line.find('=') != std::string_view::npos) current.clear();
-  });
+// Leaves, spines and hosts from a graph of nodes and their peers (the
+// ibnetdiscover text's or a fabric scan's).
+void PlaceOnGraph(const std::map<std::string, IbNode>& nodes, const std::vector<std::string>& order,
+                  const std::string& file, ParsedTopology* result) {
+  ParsedTopology& out = *result;
   auto type_of = [&](const std::string& id) {
     auto it = nodes.find(id);
     if (it != nodes.end()) return it->second.type;
@@ -275,10 +228,104 @@ ParsedTopology ParseIbnetdiscover(std::string_view text, const std::string& file
   if (out.topology.nodes.empty() && out.errors.empty()) {
     out.errors.push_back(Where(file, 1) + ": no Ca linked to a switch found");
   }
+}
+
+}  // namespace
+
+bool LooksLikeIbnetdiscover(std::string_view text) {
+  bool found = false;
+  ForEachLine(text, [&](int, std::string_view line) {
+    line = Trim(line);
+    std::string type;
+    if (line.starts_with("switchguid=") || line.starts_with("caguid=")) found = true;
+    if (IsNodeLine(line, &type) && type != "Rt") {
+      auto id = Quoted(line);
+      if (id && id->size() > 2 && ((*id)[0] == 'S' || (*id)[0] == 'H') && (*id)[1] == '-') {
+        found = true;
+      }
+    }
+  });
+  return found;
+}
+
+ParsedTopology ParseIbnetdiscover(std::string_view text, const std::string& file) {
+  ParsedTopology out;
+  std::map<std::string, IbNode> nodes;
+  std::vector<std::string> order;
+  std::string current;
+  ForEachLine(text, [&](int number, std::string_view raw) {
+    std::string_view line = Trim(raw);
+    std::string type;
+    if (line.empty() || line.front() == '#') return;
+    if (IsNodeLine(line, &type)) {
+      size_t end = 0;
+      auto id = Quoted(line, 0, &end);
+      if (!id || id->empty()) {
+        out.errors.push_back(Where(file, number) + ": " + type + " line without a \"guid\" name");
+        current.clear();
+        return;
+      }
+      const size_t hash = line.find('#', end);
+      IbNode node{type, "", {}, number};
+      if (hash != std::string_view::npos) node.description = Quoted(line, hash).value_or("");
+      current = *id;
+      if (nodes.emplace(current, node).second) order.push_back(current);
+      return;
+    }
+    if (line.front() == '[') {
+      if (current.empty()) {
+        out.errors.push_back(Where(file, number) + ": port line outside a Switch or Ca block");
+        return;
+      }
+      // The peer is the first quoted name before the comment.
+      const std::string_view before = line.substr(0, line.find('#'));
+      if (auto peer = Quoted(before)) nodes[current].peers.push_back(*peer);
+      return;
+    }
+    // vendid=, devid=, sysimgguid=, switchguid=, caguid=, and anything else: a new block.
+    if (line.find('=') != std::string_view::npos) current.clear();
+  });
+  PlaceOnGraph(nodes, order, file, &out);
+  return out;
+}
+
+ParsedTopology ParseFabricScanTopology(const FabricScan& scan, const std::string& file) {
+  ParsedTopology out;
+  std::map<std::string, IbNode> nodes;
+  std::vector<std::string> order;
+  std::map<std::string, std::string> id_of;  // GUID -> "S-<guid>" | "H-<guid>"
+  for (const FabricNode& n : scan.nodes) {
+    const std::string type = n.type == "switch" ? "Switch" : n.type == "ca" ? "Ca" : "Rt";
+    const std::string id = (type == "Switch" ? "S-" : type == "Ca" ? "H-" : "R-") + n.guid;
+    id_of[n.guid] = id;
+    nodes.emplace(id, IbNode{type, n.description, {}, 1});
+    order.push_back(id);
+  }
+  for (const FabricLink& l : scan.links) {
+    auto a = id_of.find(l.a.guid), b = id_of.find(l.b.guid);
+    if (a == id_of.end() || b == id_of.end()) continue;
+    nodes[a->second].peers.push_back(b->second);
+    nodes[b->second].peers.push_back(a->second);
+  }
+  PlaceOnGraph(nodes, order, file, &out);
   return out;
 }
 
 ParsedTopology ParseTopology(std::string_view text, const std::string& file) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') {
+    ParsedTopology out;
+    nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+    std::string why = "not JSON";
+    std::optional<FabricScan> scan =
+        doc.is_discarded() ? std::nullopt : FabricScanFromJson(doc, &why);
+    if (!scan) {
+      out.errors.push_back(file +
+                           ":1: not a `fabtrack fabric scan --format json` document: " + why);
+      return out;
+    }
+    return ParseFabricScanTopology(*scan, file);
+  }
   return LooksLikeIbnetdiscover(text) ? ParseIbnetdiscover(text, file)
                                       : ParseLocateTopologyFile(text, file);
 }

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/fabric_scan.h"
 #include "core/locate.h"
 
 namespace fabtrack {
@@ -48,7 +49,11 @@ ParsedTopology ParseIbnetdiscover(std::string_view text, const std::string& file
 // "caguid=" line, or a "Switch N \"S-" / "Ca N \"H-" node line).
 bool LooksLikeIbnetdiscover(std::string_view text);
 
-// Either format, sniffed.
+// 3. A subnet scan (`fabtrack fabric scan --format json`): its nodes and
+//    cables, placed by the same rules as ibnetdiscover's.
+ParsedTopology ParseFabricScanTopology(const FabricScan& scan, const std::string& file);
+
+// Any of the three, sniffed (a scan is a JSON object).
 ParsedTopology ParseTopology(std::string_view text, const std::string& file);
 
 // The same fabric in fabtrack's topology-file format (leaves in order of

@@ -9,6 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/fabric_scan_json.h"
+#include "tests/subnet/subnet_test_scans.h"
+
 namespace fabtrack {
 namespace {
 
@@ -118,6 +121,31 @@ TEST(Ibnetdiscover, PortLineOutsideABlockAndLonelyCaAreErrors) {
   ASSERT_EQ(p.errors.size(), 2u);
   EXPECT_EQ(p.errors[0], "ib:1: port line outside a Switch or Ca block");
   EXPECT_EQ(p.errors[1], "ib:3: Ca H-0000000000000002 (lonely) is linked to no switch");
+}
+
+// `fabtrack fabric scan --format json` as a topology: its CAs placed on
+// their leaves by the first word of their description, each leaf's uplink
+// named by its first spine.
+TEST(FabricScanTopology, HostsOnLeavesAndLeavesUnderSpines) {
+  FabricScan scan = testing::SmallFatTree();  // node1-2 on leaf01, node3-4 on leaf02
+  for (FabricNode& n : scan.nodes) {
+    if (n.type == "ca") n.description += " mlx5_0";
+  }
+  ParsedTopology p = ParseTopology(FabricScanToJson(scan).dump(2), "scan.json");
+  ASSERT_TRUE(p.errors.empty()) << p.errors.front();
+  EXPECT_EQ(p.topology.nodes, (std::vector<std::string>{"node1", "node2", "node3", "node4"}));
+  EXPECT_EQ(p.topology.leaf_of.at("node1"), "leaf01");
+  EXPECT_EQ(p.topology.leaf_of.at("node4"), "leaf02");
+  EXPECT_EQ(p.topology.spine_of.at("leaf01"), "spine01");
+  EXPECT_EQ(p.topology.spine_of.at("leaf02"), "spine01");
+}
+
+TEST(FabricScanTopology, JsonThatIsNoScanIsAnError) {
+  ParsedTopology p = ParseTopology("{\"nodes\": 3}", "x.json");
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0].rfind("x.json:1: not a `fabtrack fabric scan --format json` document", 0),
+            0u)
+      << p.errors[0];
 }
 
 }  // namespace

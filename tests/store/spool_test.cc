@@ -217,6 +217,36 @@ TEST_F(SpoolTest, RunBatchWithBracketRoundTrips) {
   EXPECT_EQ(back->bracket->seconds, 60);
 }
 
+// `sweep --fabric-scan`: the run's switch-side window goes through the spool
+// whole (a run spooled in an outage keeps its uplinks' deltas).
+TEST_F(SpoolTest, RunBatchWithFabricWindowRoundTrips) {
+  Spool spool(dir_.string());
+  SpoolBatch batch;
+  batch.run = RichRun();
+  RunFabricWindow window;
+  window.before.scanned_at = "2026-12-05T10:00:00Z";
+  window.after.scanned_at = "2026-12-05T10:01:00Z";
+  for (FabricScan* scan : {&window.before, &window.after}) {
+    scan->nodes = {{"0x01", "leaf01", "switch", 2, 1}, {"0x02", "spine01", "switch", 1, 2}};
+    scan->links = {{{"0x01", "leaf01", 2}, {"0x02", "spine01", 1}}};
+    FabricPort port;
+    port.node_guid = "0x01";
+    port.port = 2;
+    port.counters = {{"symbol_error", scan == &window.before ? 0u : 17u}};
+    scan->ports = {port};
+  }
+  window.hosts = {{"node01", {"0x10"}}};
+  window.unmapped_hosts = {"node02"};
+  window.leaves = {"leaf01"};
+  batch.fabric_window = window;
+  std::string why;
+  auto back = spool.Read(spool.Put(batch), &why);
+  ASSERT_TRUE(back) << why;
+  ASSERT_TRUE(back->fabric_window);
+  EXPECT_EQ(*back->fabric_window, window);
+  EXPECT_TRUE(back->run == batch.run) << Listed(Differences(batch.run, back->run));
+}
+
 TEST_F(SpoolTest, RunBatchWithoutBracketRoundTrips) {
   Spool spool(dir_.string());
   SpoolBatch batch;
@@ -226,6 +256,7 @@ TEST_F(SpoolTest, RunBatchWithoutBracketRoundTrips) {
   auto back = spool.Read(path, &why);
   ASSERT_TRUE(back) << why;
   EXPECT_FALSE(back->bracket);
+  EXPECT_FALSE(back->fabric_window);
   EXPECT_TRUE(back->run == batch.run) << Listed(Differences(batch.run, back->run));
 }
 

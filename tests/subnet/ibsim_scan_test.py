@@ -7,7 +7,7 @@ and checks the scan's JSON: nodes, cables with both ends, counters, and the
 findings, each naming both ends of the right cable.
 
   ibsim_scan_test.py SOURCE_DIR FABTRACK CASE
-  (CASE: small | unanswered | faults | no_subnet)
+  (CASE: small | unanswered | faults | no_subnet | prometheus)
 
 "faults" stores scans in the test database (FABTRACK_TEST_DB). Exit 77
 (ctest SKIP_RETURN_CODE) where the simulator is not installed.
@@ -15,6 +15,7 @@ findings, each naming both ends of the right cable.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -200,13 +201,60 @@ def case_faults():
         check(q.stdout.split() == ["17"], f"the uplink's symbol errors as a snapshot window delta: {q.stdout!r}")
 
 
+def case_prometheus():
+    # Every switch port under infiniband_exporter's names, both ends of each
+    # cable in infiniband_switch_uplink_info; promtool accepts it; --textfile
+    # writes the same file atomically.
+    import re
+    import tempfile
+    with ibsim_fixture.Subnet(fat_tree(2, 2, 2)) as subnet:
+        subnet.console('PerformanceSet "leaf01"[3] PortCounters.SymbolErrorCounter=17',
+                       'PerformanceSet "spine02"[2] PortCounters.PortXmitWait=4242')
+        doc = scan(subnet)
+        guid = {n["description"]: n["guid"] for n in doc["nodes"]}
+        r = subnet.run([FABTRACK, "fabric", "scan", "--format", "prometheus"])
+        check(r.returncode == 0, f"--format prometheus: exit {r.returncode} {r.stderr}")
+        text = r.stdout
+        lint = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        check(lint.returncode == 0, f"promtool check metrics: {lint.stdout} {lint.stderr}")
+        check(f'infiniband_switch_port_symbol_error_total{{guid="{guid["leaf01"]}",port="3"}} 17\n' in text,
+              "leaf01/3's symbol errors under infiniband_exporter's name")
+        check(f'infiniband_switch_port_transmit_wait_total{{guid="{guid["spine02"]}",port="2"}} 4242\n' in text,
+              "spine02/2's XmitWait under infiniband_exporter's name")
+        check(f'infiniband_switch_uplink_info{{guid="{guid["leaf01"]}",port="3",switch="leaf01",uplink="spine01",'
+              f'uplink_guid="{guid["spine01"]}",uplink_type="SW",uplink_port="1",' in text,
+              "the uplink's far end named (leaf01/3 -> spine01/1)")
+        check(f'infiniband_switch_uplink_info{{guid="{guid["spine01"]}",port="1",switch="spine01",uplink="leaf01",'
+              in text, "and from the other end (spine01/1 -> leaf01/3)")
+        check(f'switch="leaf01",uplink="node0001",uplink_guid="{guid["node0001"]}",uplink_type="CA",uplink_port="1"'
+              in text, "a host's cable names the CA")
+        ports = set(re.findall(r'^infiniband_switch_port_symbol_error_total\{guid="([^"]+)",port="(\d+)"\}', text, re.M))
+        check(len(ports) == 2 * 4 + 2 * 2, f"every switch port once: {len(ports)}")
+        check(not any(g == guid["node0001"] for g, _ in ports), "HCA ports are not switch ports")
+        folder = tempfile.mkdtemp(prefix="fabtrack-textfile-")
+        try:
+            r = subnet.run([FABTRACK, "fabric", "scan", "--textfile", folder])
+            check(r.returncode == 0, f"--textfile: exit {r.returncode} {r.stderr}")
+            check(os.listdir(folder) == ["fabtrack_fabric.prom"], f"one file, no temporary left: {os.listdir(folder)}")
+            with open(os.path.join(folder, "fabtrack_fabric.prom")) as f:
+                written = f.read()
+            lint = subprocess.run(["promtool", "check", "metrics"], input=written, capture_output=True, text=True)
+            check(lint.returncode == 0, f"promtool on the textfile: {lint.stdout} {lint.stderr}")
+            check(f'infiniband_switch_port_symbol_error_total{{guid="{guid["leaf01"]}",port="3"}} 17\n' in written,
+                  "the textfile holds the same counters")
+            r = subnet.run([FABTRACK, "fabric", "scan", "--textfile", os.path.join(folder, "missing")])
+            check(r.returncode == 2 and "not a folder" in r.stderr, f"a missing folder: {r.returncode} {r.stderr}")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def main():
     why = ibsim_fixture.available()
     if why:
         print(f"SKIP: {why}")
         return 77
     cases = {"small": case_small, "unanswered": case_unanswered, "faults": case_faults,
-             "no_subnet": case_no_subnet}
+             "no_subnet": case_no_subnet, "prometheus": case_prometheus}
     cases[CASE]()
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)

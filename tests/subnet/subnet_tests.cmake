@@ -11,7 +11,7 @@ fabtrack_test(subnet_scan_json_test subnet/fabric_scan_json_test.cc LIBS fabtrac
 fabtrack_test(subnet_detectors_test subnet/fabric_detectors_test.cc LIBS fabtrack_analyzer_core)
 
 if(FABTRACK_HAVE_IBMAD)
-  foreach(case small unanswered no_subnet)
+  foreach(case small unanswered no_subnet prometheus)
     add_test(NAME ibsim_scan_${case}
       COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/subnet/ibsim_scan_test.py ${PROJECT_SOURCE_DIR}
               $<TARGET_FILE:fabtrack> ${case})
@@ -23,3 +23,19 @@ if(FABTRACK_HAVE_IBMAD)
   set_tests_properties(ibsim_scan_faults PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
     FIXTURES_REQUIRED postgres ENVIRONMENT "FABTRACK_TEST_DB=${FABTRACK_TEST_DB}")
 endif()
+# A sweep run's share of two scans (`sweep --fabric-scan`) and its uplinks
+# cited in the run's findings.
+fabtrack_test(subnet_run_window_test subnet/run_window_test.cc
+  LIBS fabtrack::fabric_plan fabtrack_analyzer_core)
+# A real sweep (fabtrack-allreduce over MPI ranks on this host) with
+# --fabric-scan on a simulated subnet whose first HCA is this host; faults
+# injected into its leaf's uplinks while the run runs.
+if(FABTRACK_HAVE_IBMAD AND TARGET fabtrack-allreduce)
+  add_test(NAME ibsim_sweep_fabric
+    COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/subnet/ibsim_sweep_test.py ${PROJECT_SOURCE_DIR}
+            $<TARGET_FILE:fabtrack> $<TARGET_FILE:fabtrack-allreduce>)
+  set_tests_properties(ibsim_sweep_fabric PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
+    FIXTURES_REQUIRED postgres ENVIRONMENT "FABTRACK_TEST_DB=${FABTRACK_TEST_DB}")
+endif()
+fabtrack_test(subnet_switch_exposition_test subnet/switch_exposition_test.cc
+  LIBS fabtrack::fabric_plan)
