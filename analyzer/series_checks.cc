@@ -200,7 +200,20 @@ std::optional<ChangeResult> ChangeCheck(const ChangeSeries& c, stats::PrefixEDiv
       const double level_worse = Worse(spec, level / it->mean_before - 1);
       return worse > 0 ? level_worse >= worse * fraction : level_worse <= worse * fraction;
     };
-    if (!holds(recent, 0.4) || !holds(segment, 1.0 / 3) || !holds(c.values[p], 0)) continue;
+    if (!holds(recent, 0.4) || !holds(segment, 1.0 / 3)) continue;
+    // Recovered: tonight is nearer the level before the drop than the level
+    // after it, and inside the night-to-night noise of the level before
+    // (kBackNoiseZ sigmas: a partial recovery from a large drop is still a
+    // regression). The newest three runs and the segment still carry the
+    // drop on the first night back, but a series back where it was is no
+    // regression that night (a continuing warning on a recovered series read
+    // "busbw fell 1.1%"). The midpoint splits a drop of d sigmas with error
+    // P(Z >= d / 2) either way: 0.6% at a 5% drop on 1% noise.
+    constexpr double kBackNoiseZ = 3;
+    const double tonight_worse = Worse(spec, c.values[p] / it->mean_before - 1);
+    const bool back = worse > 0 && tonight_worse < 0.5 * worse &&
+                      (!noise || tonight_worse < kBackNoiseZ * *noise);
+    if (back || !holds(c.values[p], 0)) continue;
     const int direction = worse > 0 ? 1 : -1;
     // Seen: the robust check flagged it within a week or so of the change
     // point (a drop must have been confirmed: one odd run is no evidence).

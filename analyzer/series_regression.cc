@@ -8,6 +8,7 @@
 
 #include "analyzer/series_checks.h"
 #include "analyzer/series_finding.h"
+#include "analyzer/series_pool.h"
 #include "analyzer/series_table.h"
 
 // The parts: series_table (the numbers), series_checks (the robust and the
@@ -69,7 +70,8 @@ std::optional<StoredSeries> StoredHead(const InputIndex& input, const SeriesTabl
 }
 
 void JudgeSeries(const InputIndex& input, const SeriesTable& t, const Settings& s,
-                 const SeriesRegressionSpec& spec, std::vector<Finding>* findings) {
+                 const SeriesRegressionSpec& spec, std::vector<Finding>* findings,
+                 std::vector<PoolPoint>* pool = nullptr) {
   const std::vector<const RunView*>& runs = t.runs;
   // Benchmark series keep their points and verdicts per run (schema 015);
   // run series (step mode) read every number anyway.
@@ -80,6 +82,7 @@ void JudgeSeries(const InputIndex& input, const SeriesTable& t, const Settings& 
       t.sized ? StoredHead(input, t, s, key, reference_key) : std::nullopt;
   const int cut = stored ? stored->cut : 0;
   const ChangeSeries c = BuildChangeSeries(t, s, stored ? &*stored : nullptr);
+  if (pool) AddPoolPoints(t, c, s, spec, pool);
   stats::EDivisiveOptions options;
   options.max_pvalue = s.max_pvalue;
   options.min_magnitude = s.min_magnitude;
@@ -178,6 +181,20 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
        "first night (0: off)"},
   };
   if (!spec.band_key.empty()) {
+    // The pooled verdict over the night's multi-node series (series_pool.h).
+    params.insert(
+        params.end(),
+        {
+            {"pooled_z", 4, "pooled: z of the night's multi-node series together on one night"},
+            {"pooled_first_night_magnitude", 0.07,
+             "pooled: smallest change (all series together) flagged on its first night"},
+            {"pooled_confirm_z", 2.5, "pooled: z each of two nights in a row must reach"},
+            {"pooled_min_magnitude", 0.02,
+             "pooled: smallest change (all series together) flagged over two nights"},
+            {"pooled_cusum_arl", 2000,
+             "pooled: average nights between false alarms of the sequential (CUSUM) rule (0: "
+             "off)"},
+        });
     const bool largest = spec.band == SeriesRegressionSpec::Band::kLargest;
     params.insert(
         params.begin(),
@@ -194,11 +211,14 @@ void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& se
   // and the full analysis of the same history then judge alike.
   const series::Settings s = series::ForSeriesFamily(series::ReadSettings(settings, spec),
                                                      static_cast<int>(input.series().size()));
+  // The multi-node series' points, pooled per night after every series is
+  // judged (series_pool.h).
+  std::vector<series::PoolPoint> pool;
   for (const auto& [name, runs] : input.series()) {
     if (runs.empty() || !input.Judged(*runs.back())) continue;  // judged runs are the newest
     if (!spec.skip_oversubscribed) {
       series::JudgeSeries(input, series::BuildTable(input, name, runs, spec, s.band_bytes), s, spec,
-                          findings);
+                          findings, &pool);
       continue;
     }
     std::vector<const RunView*> kept;
@@ -207,9 +227,13 @@ void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& se
     }
     if (!kept.empty() && input.Judged(*kept.back())) {
       series::JudgeSeries(input, series::BuildTable(input, name, kept, spec, s.band_bytes), s, spec,
-                          findings);
+                          findings, &pool);
     }
   }
+  // The pool is judged with the thresholds of one test (not raised for the
+  // number of series: it is one test per band and night).
+  series::JudgePool(input, pool, series::ReadSettings(settings, spec),
+                    series::ReadPoolSettings(settings), spec, findings);
 }
 
 void DetectRunSeriesRegressions(const InputIndex& input, const DetectorSettings& settings,

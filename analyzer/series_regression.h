@@ -38,7 +38,10 @@
 //      open while the level holds (the median of the newest three runs at
 //      least 40% and the mean since the newest change point a third of the
 //      way from the level before it to the level after it, tonight no better
-//      than before: a fix releases it within two nights), provided the
+//      than before: a fix releases it within two nights; the first night
+//      back inside the noise of the level before -- nearer it than the level
+//      after, within 3 noise sigmas -- releases it that night: recovered, the
+//      problem store resolves the open finding), provided the
 //      robust check confirmed the drop near it, or the shift is
 //      unseen_change_z times the night-to-night noise after an established
 //      level; a shift under change_noise_z times the noise keeps nothing open.

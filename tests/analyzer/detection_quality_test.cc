@@ -57,7 +57,20 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair{Fault::kLatencyRise, 0.05}, std::pair{Fault::kLatencyRise, 0.2},
                       std::pair{Fault::kSocketFallback, 0.0}, std::pair{Fault::kGdrdmaLost, 0.0},
                       std::pair{Fault::kSharedNic, 0.0}, std::pair{Fault::kScalingCollapse, 0.3},
-                      std::pair{Fault::kJitter, 0.0}, std::pair{Fault::kPortErrors, 0.0}));
+                      std::pair{Fault::kJitter, 0.0}, std::pair{Fault::kPortErrors, 0.0},
+                      // Issue 32: pooled over the night's multi-node series.
+                      std::pair{Fault::kCoherentLatencyRise, 0.05},
+                      std::pair{Fault::kCoherentBusbwDrop, 0.05}));
+
+// Issue 32: a 10% latency rise on every multi-node count is a warning on its
+// first night (the pooled one-night rule), not two nights later.
+TEST(DetectionQuality, ACoherentTenPercentLatencyRiseIsFoundOnItsFirstNight) {
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    ScenarioSpec spec{.fault = Fault::kCoherentLatencyRise, .magnitude = 0.10, .seed = seed};
+    Score score = Evaluate(MakeScenario(spec));
+    EXPECT_EQ(score.detected_night, spec.fault_night) << "seed " << seed;
+  }
+}
 
 }  // namespace
 }  // namespace fabtrack::analyzer::testing

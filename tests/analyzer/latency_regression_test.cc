@@ -148,6 +148,36 @@ TEST(LatencyRegression, PersistentRiseStaysOpenWithTheNcclChange) {
             last.evidence["change_point"]["mean_before"].get<double>());
 }
 
+// Issue 32: a rise that ends is no longer warned the night the latency is
+// back inside its noise, where the change point was keeping it open; a rise
+// still there is.
+TEST(LatencyRegression, TheFirstNightBackInsideTheNoiseIsNoWarning) {
+  int warned_back = 0, warned_still = 0;
+  constexpr int kSeeds = 20;
+  for (int seed = 1; seed <= kSeeds; ++seed) {
+    for (const int nights_up : {10, 12}) {
+      for (const bool ended : {true, false}) {
+        std::mt19937_64 rng(seed);
+        InputBuilder b;
+        int64_t last = 0;
+        const int back = 30 + nights_up;
+        for (int night = 0; night <= back; ++night) {
+          const bool up = night >= 30 && (night < back || !ended);
+          last = AddNight(b, rng, night, kQuiet, {.latency = up ? 0.10 : 0}, 8).id;
+        }
+        b.JudgeFrom(back);
+        for (const Finding& f : Detect(b)) {
+          if (f.run_id != last || f.severity < Severity::kWarning) continue;
+          ++(ended ? warned_back : warned_still);
+          if (ended) ADD_FAILURE() << "seed " << seed << ", up " << nights_up << ": " << f.message;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(warned_back, 0);
+  EXPECT_GE(warned_still, 2 * kSeeds - 2);
+}
+
 TEST(LatencyRegression, TooLittleHistoryKeepsTheRobustCheckSilent) {
   std::mt19937_64 rng(4);
   InputBuilder b;

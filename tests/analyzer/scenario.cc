@@ -47,6 +47,10 @@ const char* FaultName(Fault fault) {
       return "latency jitter";
     case Fault::kPortErrors:
       return "port errors";
+    case Fault::kCoherentBusbwDrop:
+      return "busbw drop, all multi-node";
+    case Fault::kCoherentLatencyRise:
+      return "latency rise, all multi-node";
   }
   return "?";
 }
@@ -68,9 +72,11 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
   s.fault_host = Host(spec.fault_nodes);  // the last node of the faulty runs
   switch (spec.fault) {
     case Fault::kBusbwDrop:
+    case Fault::kCoherentBusbwDrop:
       s.expected_kinds = {"busbw_regression", "scaling_drop"};
       break;
     case Fault::kLatencyRise:
+    case Fault::kCoherentLatencyRise:
       s.expected_kinds = {"latency_regression", "scaling_drop"};
       break;
     case Fault::kSocketFallback:
@@ -109,7 +115,9 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
       const FaultWindow* window = nullptr;
       for (const FaultWindow& w : windows) {
         if (night >= w.first_night && night <= w.last_night &&
-            (nodes == w.nodes || (w.fault == Fault::kSocketFallback && nodes >= w.nodes))) {
+            (nodes == w.nodes || (w.fault == Fault::kSocketFallback && nodes >= w.nodes) ||
+             ((w.fault == Fault::kCoherentBusbwDrop || w.fault == Fault::kCoherentLatencyRise) &&
+              nodes > 1))) {
           window = &w;
           break;
         }
@@ -138,9 +146,11 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
         switch (fault) {
           case Fault::kBusbwDrop:
           case Fault::kScalingCollapse:
+          case Fault::kCoherentBusbwDrop:
             bw_scale *= 1 - magnitude;
             break;
           case Fault::kLatencyRise:
+          case Fault::kCoherentLatencyRise:
             lat_scale *= 1 + magnitude;
             break;
           case Fault::kSocketFallback:

@@ -23,6 +23,10 @@ enum class Fault {
   kScalingCollapse,  // busbw at the largest node count only falls by `magnitude`
   kJitter,           // per-iteration CV and p99/p50 rise at small sizes
   kPortErrors,       // one port counts symbol errors and link recoveries
+  // Issue 32: the shape of a fabric regression, at every multi-node count at
+  // once (fault_nodes is not used), every size of the band alike.
+  kCoherentBusbwDrop,    // busbw falls by `magnitude` on every multi-node run
+  kCoherentLatencyRise,  // latency rises by `magnitude` on every multi-node run
 };
 
 // A further fault, from `first_night` to `last_night` (inclusive), in the

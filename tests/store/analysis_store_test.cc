@@ -3,7 +3,11 @@
 // StoreAnalysis (open, refreshed, resolved; one open finding per subject).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <random>
+
 #include "analyzer/analyze.h"
+#include "analyzer/problems.h"
 #include "core/content_hash.h"
 #include "store/analysis_reader.h"
 #include "store/findings_writer.h"
@@ -260,6 +264,66 @@ TEST(AnalysisStore, FindingsOpenRefreshAndResolve) {
   EXPECT_EQ(db.Scalar("SELECT string_agg(state, ',' ORDER BY id) FROM findings "
                       "WHERE kind = 'socket_fallback'"),
             "resolved,open");
+}
+
+// Issue 32: a 5% busbw drop that came with an NCCL upgrade ends after ten
+// nights. Each night is analysed and stored as the nightly job does. While
+// it lasts its finding is open; the night busbw is back inside its noise the
+// finding is resolved on that night (no warning, new or continuing), and a
+// window over the last two nights shows the problem recovered.
+TEST(AnalysisStore, ARegressionThatEndsIsResolvedTheNightItIsBack) {
+  TestDatabase db;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(1, 0.01);
+  auto night_at = [](int night) {
+    char at[32];
+    std::snprintf(at, sizeof at, "2026-10-%02dT02:00:00Z", night - 9);  // nights 10..40
+    return std::string(at);
+  };
+  auto open_regressions = [&] {
+    return db.Scalar(
+        "SELECT count(*) FROM findings WHERE kind = 'busbw_regression' AND state = 'open' "
+        "AND severity <> 'info'");
+  };
+  for (int night = 10; night <= 40; ++night) {
+    const bool dropped = night >= 30 && night < 40;
+    // Back 1.1% under the old level, inside its 1% noise (the hidden
+    // history's "354.2 -> 347.4 GB/s").
+    const double busbw =
+        night == 40 ? 354.2 * (1 - 0.011) : 354.2 * (dropped ? 0.95 : 1) * noise(rng);
+    RunRecord run = NightRun(night_at(night), busbw, "NET/IB");
+    run.nccl_version = night >= 30 ? "2.21.5" : "2.20.3";
+    Write(db, run);
+    if (night < 30) continue;
+    AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+    AnalysisResult result = analyzer::Analyze(input, {});
+    StoreAnalysis(db.connection(), input, result);
+    if (night == 39) {
+      ASSERT_EQ(open_regressions(), "1") << "the drop was not found while it lasted";
+    }
+    if (night == 40) {
+      for (const Finding& f : result.findings) {
+        EXPECT_FALSE(f.kind == "busbw_regression" && f.severity >= Severity::kWarning) << f.message;
+      }
+    }
+  }
+  EXPECT_EQ(open_regressions(), "0");
+  EXPECT_EQ(db.Scalar("SELECT string_agg(state || ' ' || (resolved_at = '" + night_at(40) +
+                      "'), ',') FROM findings WHERE kind = 'busbw_regression' "
+                      "AND severity <> 'info'"),
+            "resolved true");
+  // The last two nights judged together: the problem was seen on the first
+  // and not on the newest, so it is recovered.
+  AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", "2026-10-29T12:00:00Z"});
+  AnalysisResult result = analyzer::Analyze(input, {});
+  int regressions = 0;
+  for (const Problem& p : analyzer::FoldProblems(result, {}, "2026-12-01T00:00:00Z",
+                                                 OpenFindingHistory(db.connection(), "c1"))) {
+    if (p.kind != "busbw_regression") continue;
+    ++regressions;
+    EXPECT_EQ(p.state, ProblemState::kRecovered) << p.latest.message;
+  }
+  EXPECT_EQ(regressions, 1);
 }
 
 }  // namespace
