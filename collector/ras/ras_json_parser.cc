@@ -3,9 +3,8 @@
 // could not reach. NCCL 2.28.7-2.28.9 write a missing rank's "nvml_dev"
 // without the comma before "status" (fixed in 2.29); that one lost comma is
 // put back so those reports are read whole.
-#include <regex>
-
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "collector/ras/ras_report.h"
 
@@ -127,9 +126,9 @@ Report ParseRasJson(std::string_view text) {
       (void)ignored;
     } catch (const json::parse_error& e) {
       bool at_end = e.byte >= text.size();
-      r.problems.push_back("line " + std::to_string(LineOf(text, e.byte ? e.byte - 1 : 0)) +
-                           (at_end ? ": the reply ends before the JSON report does"
-                                   : ": not valid JSON"));
+      r.problems.push_back(
+          "line " + std::to_string(LineOf(text, e.byte ? e.byte - 1 : 0)) +
+          (at_end ? ": the reply ends before the JSON report does" : ": not valid JSON"));
     } catch (const json::exception& e) {
       r.problems.push_back(std::string("not valid JSON: ") + e.what());
     }

@@ -17,10 +17,10 @@ namespace fabtrack::ras {
 // 10.1.0.7". RAS names processes by IP address, never by host name.
 struct RankRef {
   int rank = -1;
-  std::string gpu;                  // "1", or "1 (NVML 3)"; empty when unknown
-  std::optional<int64_t> pid;       // absent: "[process information not found]"
-  std::string node;                 // IP address as RAS prints it
-  std::string state;  // set by Judge: what this rank is ("behind: ...", "considered dead")
+  std::string gpu;             // "1", or "1 (NVML 3)"; empty when unknown
+  std::optional<int64_t> pid;  // absent: "[process information not found]"
+  std::string node;            // IP address as RAS prints it
+  std::string state;           // set by Judge: what this rank is ("behind: ...", "considered dead")
 };
 
 // "Process 4242 on node 10.1.0.7 managing GPU 5" (a job process, not a rank).
@@ -35,10 +35,13 @@ struct ProcessRef {
 // Remote process error". A single rank's "Rank 3 has status INIT -- ..." is a
 // group of one. `ranks` lists the members RAS printed (only outliers).
 struct RankGroup {
-  std::string aspect;  // what differs: "collective operation counts", "AllReduce operation counts", "status"...
+  std::string aspect;  // what differs: "collective operation counts", "AllReduce operation counts",
+                       // "status"...
   int count = 0;       // ranks in the group
-  std::string value;   // "launched up to operation 6650", "status RUNNING", "not launched any operations"
-  std::optional<int64_t> operation;  // the operation count, where the value is one (0: none launched)
+  std::string
+      value;  // "launched up to operation 6650", "status RUNNING", "not launched any operations"
+  std::optional<int64_t>
+      operation;  // the operation count, where the value is one (0: none launched)
   std::vector<RankRef> ranks;
 };
 
@@ -46,15 +49,15 @@ struct RankGroup {
 // "TIMEOUT" (job-wide), or "#0-0 (27a079b828ff1a75) MISMATCH" (one
 // communicator: INCOMPLETE, ERROR or MISMATCH).
 struct Issue {
-  bool error = false;       // in "Errors" (true) or "Warnings"
-  std::string kind;         // DEAD, INCOMPLETE, TIMEOUT, MISMATCH, ERROR, or what RAS printed
-  std::string communicator; // "#0-0"; empty for job-wide blocks
-  std::string comm_hash;    // "27a079b828ff1a75"
-  std::optional<int> count; // processes missing or dead, ranks missing, timeouts
+  bool error = false;        // in "Errors" (true) or "Warnings"
+  std::string kind;          // DEAD, INCOMPLETE, TIMEOUT, MISMATCH, ERROR, or what RAS printed
+  std::string communicator;  // "#0-0"; empty for job-wide blocks
+  std::string comm_hash;     // "27a079b828ff1a75"
+  std::optional<int> count;  // processes missing or dead, ranks missing, timeouts
   std::vector<std::string> details;  // the block's other lines, trimmed
   std::vector<ProcessRef> processes;
-  std::vector<RankRef> ranks;        // missing ranks, with what RAS knows of them
-  std::vector<RankGroup> groups;     // MISMATCH and ERROR breakdowns
+  std::vector<RankRef> ranks;     // missing ranks, with what RAS knows of them
+  std::vector<RankGroup> groups;  // MISMATCH and ERROR breakdowns
 };
 
 // One row of the "Communicators" table: communicators of one shape and state.
@@ -80,7 +83,7 @@ struct JsonRank {
   int64_t pid = 0;
   int cuda_dev = -1;
   int nvml_dev = -1;
-  int init_state = 0;   // 0 ncclSuccess, 7 ncclInProgress, else an error
+  int init_state = 0;  // 0 ncclSuccess, 7 ncclInProgress, else an error
   int async_error = 0;
   bool finalize_called = false, destroy_flag = false, abort_flag = false;
   std::vector<std::pair<std::string, int64_t>> collective_counts;  // in the report's order
@@ -140,7 +143,8 @@ enum class Health { kHealthy = 0, kWarning = 1, kCritical = 2 };
 // One thing wrong, with the ranks or processes it names.
 struct Finding {
   Health severity = Health::kWarning;
-  std::string kind;          // dead, incomplete, missing, unresponsive, error, mismatch, behind, timeout, unreadable
+  std::string kind;  // dead, incomplete, missing, unresponsive, error, mismatch, behind, timeout,
+                     // unreadable
   std::string communicator;  // "#0-0 (27a0...)" or a JSON hash; empty: job-wide
   std::string message;
   std::vector<RankRef> ranks;

@@ -15,7 +15,8 @@ namespace {
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -236,7 +237,8 @@ struct LineParser {
           row.errors = w[7];
           report.groups.push_back(row);
         } else if (w.empty() || w[0] != "[...]") {
-          Problem(line_no, "not a row of the communicators table: " + std::string(line.substr(0, 80)));
+          Problem(line_no,
+                  "not a row of the communicators table: " + std::string(line.substr(0, 80)));
         }
         return;
       }
@@ -283,7 +285,8 @@ Report ParseRasText(std::string_view text) {
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
-    std::string_view line = text.substr(start, end == std::string_view::npos ? text.npos : end - start);
+    std::string_view line =
+        text.substr(start, end == std::string_view::npos ? text.npos : end - start);
     ++line_no;
     if (line.size() > 1024) {
       p.Problem(line_no, "line longer than 1024 characters skipped");

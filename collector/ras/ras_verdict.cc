@@ -24,11 +24,14 @@ std::string Plural(int n, const char* one, const char* many) {
 void JudgeText(const Report& r, Verdict* v) {
   for (const CommGroupRow& g : r.groups) v->communicators += g.comms;
   if (!r.network_missing.empty()) {
-    Add(v, Finding{Health::kWarning, "unreachable", "",
+    Add(v, Finding{Health::kWarning,
+                   "unreachable",
+                   "",
                    "RAS got no data from " +
                        Plural(static_cast<int>(r.network_missing.size()), "process", "processes") +
                        " while gathering the RAS network",
-                   {}, r.network_missing});
+                   {},
+                   r.network_missing});
   }
   for (const Issue& i : r.issues) {
     Finding f;
@@ -171,10 +174,14 @@ void JudgeJson(const Report& r, Verdict* v) {
     }
   }
   if (r.timeouts && *r.timeouts > 0) {
-    Add(v, Finding{Health::kWarning, "timeout", "",
-                   "encountered " + Plural(*r.timeouts, "communication timeout", "communication timeouts") +
+    Add(v, Finding{Health::kWarning,
+                   "timeout",
+                   "",
+                   "encountered " +
+                       Plural(*r.timeouts, "communication timeout", "communication timeouts") +
                        " while gathering communicator data",
-                   {}, {}});
+                   {},
+                   {}});
   }
 }
 
@@ -188,7 +195,8 @@ Verdict Judge(const Report& report) {
     JudgeText(report, &v);
   }
   if (!report.complete) {
-    std::string why = report.problems.empty() ? "the report was not read whole" : report.problems.front();
+    std::string why =
+        report.problems.empty() ? "the report was not read whole" : report.problems.front();
     Add(&v, Finding{Health::kCritical, "unreadable", "", "incomplete RAS reply: " + why, {}, {}});
   }
   return v;

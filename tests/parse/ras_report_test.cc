@@ -1,12 +1,12 @@
 // NCCL RAS reports (collector/ras/ras_report.h): the text report of each
 // documented state and the JSON report, including NCCL 2.28.7-2.28.9's lost
 // comma and replies cut short, judged into findings naming ranks and hosts.
+#include "collector/ras/ras_report.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
-
-#include "collector/ras/ras_report.h"
 
 namespace fabtrack::ras {
 namespace {
