@@ -247,5 +247,36 @@ TEST(RasJson, CutOffReplyIsSaid) {
   EXPECT_EQ(Judge(r).health, Health::kCritical);
 }
 
+// RAS's text lists ranks only when few are off; the JSON report has every
+// rank's counts, so the ranks behind are named at any proportion.
+TEST(RasJson, RanksBehindAreNamedAtAnyProportion) {
+  for (int behind_count : {1, 25, 60}) {
+    std::string text =
+        R"({"nccl_version": "2.29.2", "communicators": [{"hash": "0x1", "size": 100, "ranks": [)";
+    for (int r = 0; r < 100; ++r) {
+      if (r > 0) text += ",";
+      int64_t count = r < behind_count ? 4000 : 4002;
+      text +=
+          R"({"rank": )" + std::to_string(r) + R"(, "host": "10.3.0.)" + std::to_string(r / 8) +
+          R"(", "pid": )" + std::to_string(1000 + r) + R"(, "cuda_dev": )" + std::to_string(r % 8) +
+          R"(, "nvml_dev": )" + std::to_string(r % 8) +
+          R"(, "status": {"init_state": 0, "async_error": 0}, "collective_counts": {"AllReduce": )" +
+          std::to_string(count) + "}}";
+    }
+    text += R"(], "missing_ranks": []}], "ras": {"timeouts_count": 0}})";
+    Report r = ParseRasJson(text);
+    ASSERT_TRUE(r.complete) << behind_count;
+    Verdict v = Judge(r);
+    EXPECT_EQ(v.health, Health::kWarning) << behind_count;
+    const Finding* f = FindKind(v, "behind");
+    ASSERT_NE(f, nullptr) << behind_count;
+    ASSERT_EQ(f->ranks.size(), static_cast<size_t>(behind_count));
+    EXPECT_EQ(f->ranks.back().rank, behind_count - 1);
+    EXPECT_EQ(f->ranks.back().node, "10.3.0." + std::to_string((behind_count - 1) / 8));
+    EXPECT_EQ(f->message,
+              "AllReduce: " + std::to_string(behind_count) + " of 100 ranks behind 4002");
+  }
+}
+
 }  // namespace
 }  // namespace fabtrack::ras
