@@ -174,7 +174,8 @@ void SetupRas(CLI::App& app) {
       ->add_option("--timeout", o->timeout_s,
                    "seconds for the whole query: connect, handshake, reply (default 15); RAS is "
                    "asked to gather within two thirds of it")
-      ->check(PositiveAmount());
+      ->check(PositiveAmount())
+      ->check(CLI::Range(0.0, 86400.0));  // a day at most: the deadline stays representable
   AddFormatOption(status, &o->format, {"text", "json"});
   status->add_flag("--verbose", o->verbose, "print RAS's own report after the summary");
   status->callback([o] { RunRasStatus(*o); });
