@@ -81,5 +81,6 @@ void SetupAck(CLI::App& app);
 void SetupDiff(CLI::App& app);
 void SetupTopology(CLI::App& app);
 void SetupFabric(CLI::App& app);
+void SetupRas(CLI::App& app);
 
 }  // namespace fabtrack::cli

@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
   SetupDiff(app);
   SetupTopology(app);
   SetupFabric(app);
+  SetupRas(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -67,6 +67,7 @@ CANNOT_RUN_HERE = {
     "IBSIM_SOCKNAME=try": "a simulated subnet: ibsim and opensm (tests/subnet/ibsim_scan_test.py)",
     "echo 'PerformanceSet": "ibsim's console (tests/subnet/ibsim_scan_test.py injects faults so)",
     "echo 'Unlink": "ibsim's console (tests/subnet/ibsim_scan_test.py injects faults so)",
+    "fabtrack ras status": "a running NCCL job's RAS thread (tests/cli/ras_status_test.py runs a stand-in)",
 }
 
 # README headings whose first ```json block after them documents what a

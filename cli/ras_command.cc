@@ -1,0 +1,184 @@
+// fabtrack ras status [--host H] [--port 28028] [--timeout S]
+//                     [--format text|json] [--verbose]
+// Asks an NCCL job's RAS thread (NCCL >= 2.24) for VERBOSE STATUS, in JSON
+// where the library offers it (2.28.7+: every rank's collective counts, so
+// ranks behind are named however many they are) and the text report
+// otherwise, and says which communicators and ranks are dead, missing or
+// behind, by node IP, GPU and pid. Nothing is stored (a watch over time is
+// `ras watch`'s job, not this command's).
+// Exit 0 healthy, 1 warning (mismatch, ranks behind, timeouts), 2 critical
+// (dead, missing, errors), 3 no whole answer (nothing listens, the peer
+// stalled past --timeout, the reply passed the size cap or could not be read).
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "collector/ras/ras_client.h"
+#include "collector/ras/ras_report.h"
+
+namespace fabtrack::cli {
+namespace {
+
+constexpr int kExitNoAnswer = 3;
+
+struct RasStatusOptions {
+  ras::QueryOptions query;
+  std::string format = "text";
+  bool verbose = false;
+  double timeout_s = 15;
+};
+
+std::string RankLine(const ras::RankRef& k) {
+  std::string s = "rank " + std::to_string(k.rank);
+  s += k.node.empty() ? "  node ?" : "  node " + k.node;
+  if (!k.gpu.empty()) s += "  GPU " + k.gpu;
+  if (k.pid) s += "  pid " + std::to_string(*k.pid);
+  if (!k.state.empty()) s += "  " + k.state;
+  return s;
+}
+
+nlohmann::json RankJson(const ras::RankRef& k) {
+  nlohmann::json j = {{"rank", k.rank}, {"node", k.node}, {"gpu", k.gpu}};
+  j["pid"] = k.pid ? nlohmann::json(*k.pid) : nlohmann::json(nullptr);
+  j["state"] = k.state;
+  return j;
+}
+
+struct Answer {
+  ras::Reply reply;
+  ras::Report report;
+};
+
+// One query, then the report read; a JSON report that cannot be read is
+// asked again as text (the other way RAS can answer).
+Answer Ask(const RasStatusOptions& o) {
+  Answer a;
+  ras::QueryOptions q = o.query;
+  q.json = true;
+  a.reply = ras::Query(q);
+  if (a.reply.format == "json") {
+    a.report = ras::ParseRasJson(a.reply.body);
+    if (a.report.complete) return a;
+    std::cerr << "fabtrack ras status: the JSON report could not be read ("
+              << (a.report.problems.empty() ? "?" : a.report.problems.front())
+              << "); asking for the text report\n";
+    q.json = false;
+    a.reply = ras::Query(q);
+  }
+  a.report = ras::ParseRasText(a.reply.body);
+  return a;
+}
+
+void PrintText(const RasStatusOptions& o, const Answer& a, const ras::Verdict& v) {
+  std::cout << "RAS at " << o.query.host << ":" << o.query.port;
+  std::string about;
+  if (!a.report.nccl_version.empty()) about += "NCCL " + a.report.nccl_version + ", ";
+  about += a.reply.format + " report";
+  if (a.report.json_repaired) about += ", its 2.28.7-2.28.9 lost comma repaired";
+  std::cout << " (" << about << "): " << ras::HealthLabel(v.health) << ", " << v.communicators
+            << (v.communicators == 1 ? " communicator" : " communicators");
+  if (a.report.job.nodes) {
+    std::cout << ", " << *a.report.job.nodes << " nodes";
+    if (a.report.job.gpus) std::cout << ", " << *a.report.job.gpus << " GPUs";
+  }
+  std::cout << "\n";
+  for (const ras::Finding& f : v.findings) {
+    std::cout << "  " << ras::HealthLabel(f.severity) << " " << f.kind;
+    if (!f.communicator.empty()) std::cout << " " << f.communicator;
+    std::cout << ": " << f.message << "\n";
+    for (const ras::ProcessRef& p : f.processes) {
+      std::cout << "    process " << p.pid << "  node " << p.node << "  GPU " << p.gpus << "\n";
+    }
+    for (const ras::RankRef& k : f.ranks) std::cout << "    " << RankLine(k) << "\n";
+  }
+  if (o.verbose) {
+    std::cout << "\n" << a.reply.body;
+    if (!a.reply.body.empty() && a.reply.body.back() != '\n') std::cout << "\n";
+  }
+}
+
+void PrintJson(const RasStatusOptions& o, const Answer& a, const ras::Verdict& v) {
+  nlohmann::json doc = {{"host", o.query.host},
+                        {"port", o.query.port},
+                        {"report_format", a.reply.format},
+                        {"nccl_version", a.report.nccl_version},
+                        {"json_repaired", a.report.json_repaired},
+                        {"health", ras::HealthLabel(v.health)},
+                        {"communicators", v.communicators}};
+  nlohmann::json findings = nlohmann::json::array();
+  for (const ras::Finding& f : v.findings) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const ras::RankRef& k : f.ranks) ranks.push_back(RankJson(k));
+    nlohmann::json processes = nlohmann::json::array();
+    for (const ras::ProcessRef& p : f.processes) {
+      processes.push_back({{"pid", p.pid}, {"node", p.node}, {"gpus", p.gpus}});
+    }
+    findings.push_back({{"severity", ras::HealthLabel(f.severity)},
+                        {"kind", f.kind},
+                        {"communicator", f.communicator},
+                        {"message", f.message},
+                        {"ranks", std::move(ranks)},
+                        {"processes", std::move(processes)}});
+  }
+  doc["findings"] = std::move(findings);
+  if (o.verbose) doc["report"] = a.reply.body;
+  std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+void RunRasStatus(RasStatusOptions& o) {
+  o.query.deadline_s = o.timeout_s;
+  // RAS gathers from every process under its own timeout; leave room inside
+  // ours for the handshake and the reply.
+  o.query.gather_timeout_s = std::max(1, static_cast<int>(o.timeout_s * 2 / 3));
+  o.query.verbose = true;
+  Answer a;
+  try {
+    a = Ask(o);
+  } catch (const ras::QueryError& e) {
+    std::cerr << "fabtrack ras status: " << e.what() << "\n";
+    throw CommandExit{kExitNoAnswer};
+  }
+  if (!a.report.complete) {
+    std::cerr << "fabtrack ras status: RAS at " << o.query.host << ":" << o.query.port
+              << ": incomplete " << a.reply.format
+              << " report: " << (a.report.problems.empty() ? "?" : a.report.problems.front())
+              << "\n";
+    throw CommandExit{kExitNoAnswer};
+  }
+  ras::Verdict v = ras::Judge(a.report);
+  if (o.format == "json") {
+    PrintJson(o, a, v);
+  } else {
+    PrintText(o, a, v);
+  }
+  if (v.health != ras::Health::kHealthy) throw CommandExit{static_cast<int>(v.health)};
+}
+
+}  // namespace
+
+void SetupRas(CLI::App& app) {
+  CLI::App* ras = app.add_subcommand("ras", "NCCL's RAS (NCCL >= 2.24): a running job's health");
+  ras->require_subcommand(1);
+  auto o = std::make_shared<RasStatusOptions>();
+  CLI::App* status = ras->add_subcommand(
+      "status",
+      "Ask a job's RAS thread for VERBOSE STATUS (JSON where NCCL offers it, text otherwise) "
+      "and name the communicators and ranks dead, missing or behind, by node IP, GPU and pid. "
+      "Exit 0 healthy, 1 warning, 2 critical, 3 no whole answer (nothing listens, the peer "
+      "stalled, the reply too large or unreadable)");
+  status->add_option("--host", o->query.host, "where the RAS thread listens (default localhost)")
+      ->check(NameValue());
+  status->add_option("--port", o->query.port, "its port (default 28028, NCCL_RAS_ADDR)")
+      ->check(WholeNumber(1, 65535));
+  status
+      ->add_option("--timeout", o->timeout_s,
+                   "seconds for the whole query: connect, handshake, reply (default 15); RAS is "
+                   "asked to gather within two thirds of it")
+      ->check(PositiveAmount())
+      ->check(CLI::Range(0.0, 86400.0));  // a day at most: the deadline stays representable
+  AddFormatOption(status, &o->format, {"text", "json"});
+  status->add_flag("--verbose", o->verbose, "print RAS's own report after the summary");
+  status->callback([o] { RunRasStatus(*o); });
+}
+
+}  // namespace fabtrack::cli

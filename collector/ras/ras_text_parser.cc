@@ -1,0 +1,312 @@
+// The text report NCCL's RAS prints for STATUS / VERBOSE STATUS
+// (src/ras/client_support.cc): a job summary table, "Communicators... (Xs)"
+// with one row per group of alike communicators, then "Errors" and
+// "Warnings" sections of blocks. Line-oriented: each line is recognised on
+// its own words, so that reordered or added lines of later releases do not
+// derail what follows.
+#include <charconv>
+#include <regex>
+#include <sstream>
+
+#include "collector/ras/ras_report.h"
+
+namespace fabtrack::ras {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+std::optional<int64_t> ToInt(std::string_view s) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+int ToSmallInt(const std::string& s) {
+  auto v = ToInt(s);
+  return v && *v >= INT32_MIN && *v <= INT32_MAX ? static_cast<int>(*v) : -1;
+}
+
+std::vector<std::string> Words(std::string_view s) {
+  std::vector<std::string> out;
+  std::istringstream in{std::string(s)};
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// "GPU 1 managed by process 4242 on node 10.1.0.7" or "[process information
+// not found]" (the part after " -- ").
+void ReadRankOwner(std::string_view owner, RankRef* r) {
+  static const std::regex kOwner(R"(GPU (.+) managed by process (\d+) on node (\S+))");
+  std::match_results<std::string_view::const_iterator> m;
+  if (std::regex_match(owner.begin(), owner.end(), m, kOwner)) {
+    r->gpu = m[1].str();
+    r->pid = ToInt(m[2].str());
+    r->node = m[3].str();
+  }
+}
+
+struct LineParser {
+  Report& report;
+  enum Section { kPreamble, kJob, kComms, kErrors, kWarnings } section = kPreamble;
+  Issue* issue = nullptr;
+  std::string aspect;
+  bool saw_table = false;
+
+  void Problem(size_t line_no, const std::string& what) {
+    if (report.problems.size() < 20) {
+      report.problems.push_back("line " + std::to_string(line_no) + ": " + what);
+    }
+  }
+
+  void StartIssue(bool error, std::string kind) {
+    report.issues.emplace_back();
+    issue = &report.issues.back();
+    issue->error = error;
+    issue->kind = std::move(kind);
+    aspect.clear();
+  }
+
+  RankGroup& Group() {
+    if (issue->groups.empty()) issue->groups.push_back(RankGroup{aspect, 0, "", std::nullopt, {}});
+    return issue->groups.back();
+  }
+
+  // A rank line inside a block: a member of the current group, a missing
+  // rank, or a group of one ("Rank 3 has status INIT -- ...").
+  void RankLine(std::string_view body) {
+    static const std::regex kRank(R"(Rank (\d+)(?: (.*?))? -- (.*))");
+    std::match_results<std::string_view::const_iterator> m;
+    if (!std::regex_match(body.begin(), body.end(), m, kRank)) {
+      issue->details.emplace_back(body);
+      return;
+    }
+    RankRef r;
+    r.rank = ToSmallInt(m[1].str());
+    r.state = m[2].str();
+    std::string owner = m[3].str();
+    ReadRankOwner(owner, &r);
+    if (!r.state.empty()) {
+      RankGroup g{aspect, 1, r.state, std::nullopt, {}};
+      static const std::regex kOp(R"(has launched up to operation (\d+))");
+      std::smatch om;
+      if (std::regex_match(r.state, om, kOp)) g.operation = ToInt(om[1].str());
+      if (r.state == "has not launched any operations") g.operation = 0;
+      // "has status INIT" -> "status INIT", as the groups say it.
+      if (StartsWith(g.value, "has ")) g.value = g.value.substr(4);
+      r.state.clear();  // the group's value says it
+      g.ranks.push_back(r);
+      issue->groups.push_back(std::move(g));
+    } else if (!issue->groups.empty()) {
+      issue->groups.back().ranks.push_back(r);
+    } else {
+      issue->ranks.push_back(r);
+    }
+  }
+
+  void BlockLine(std::string_view body) {
+    static const std::regex kCount(
+        R"((?:Missing communicator data from|Encountered) (\d+) .*|(\d+) job process(?:es)? (?:is|are) considered dead.*)");
+    static const std::regex kProcess(R"(Process (\d+) on node (\S+) managing GPUs? (.+))");
+    static const std::regex kGroup(
+        R"((\d+) ranks (?:have (launched up to operation (\d+)|not launched any operations|status \S+)|reported (.+)))");
+    static const std::regex kMissing(R"(The missing ranks?: ([\d, ]+))");
+    static const std::regex kDifferent(R"(Communicator ranks have different (.+))");
+    static const std::regex kErrorsOn(R"((Initialization|Asynchronous) errors? on (\d+) ranks?)");
+    std::match_results<std::string_view::const_iterator> m;
+    if (StartsWith(body, "Rank ")) {
+      RankLine(body);
+    } else if (std::regex_match(body.begin(), body.end(), m, kProcess)) {
+      issue->processes.push_back(ProcessRef{ToInt(m[1].str()).value_or(0), m[2].str(), m[3].str()});
+    } else if (std::regex_match(body.begin(), body.end(), m, kGroup)) {
+      RankGroup g{aspect, ToSmallInt(m[1].str()), "", std::nullopt, {}};
+      if (m[4].matched) {
+        g.value = "reported " + m[4].str();
+      } else {
+        g.value = m[2].str();
+        if (m[3].matched) g.operation = ToInt(m[3].str());
+        if (g.value == "not launched any operations") g.operation = 0;
+      }
+      issue->groups.push_back(std::move(g));
+    } else if (std::regex_match(body.begin(), body.end(), m, kDifferent)) {
+      aspect = m[1].str();
+      issue->details.emplace_back(body);
+    } else if (std::regex_match(body.begin(), body.end(), m, kErrorsOn)) {
+      aspect = m[1].str() + " errors";
+      issue->details.emplace_back(body);
+      if (!issue->count) issue->count = ToSmallInt(m[2].str());
+    } else if (std::regex_match(body.begin(), body.end(), m, kMissing)) {
+      for (const std::string& w : Words(std::regex_replace(m[1].str(), std::regex(","), " "))) {
+        RankRef r;
+        r.rank = ToSmallInt(w);
+        issue->ranks.push_back(r);
+      }
+    } else {
+      if (std::regex_match(body.begin(), body.end(), m, kCount)) {
+        issue->count = ToSmallInt(m[1].matched ? m[1].str() : m[2].str());
+      }
+      issue->details.emplace_back(body);
+    }
+  }
+
+  void Line(size_t line_no, std::string_view raw) {
+    std::string_view line = Trim(raw);
+    if (line.empty() || line.find_first_not_of('=') == std::string_view::npos) return;
+    if (StartsWith(line, "NCCL version ")) {
+      std::vector<std::string> w = Words(line);
+      if (w.size() >= 3) report.nccl_version = w[2];
+      return;
+    }
+    if (line == "Job summary") {
+      section = kJob;
+      return;
+    }
+    if (StartsWith(line, "Communicators...")) {
+      section = kComms;
+      static const std::regex kTime(R"(\((\d+(?:\.\d+)?)s\))");
+      std::match_results<std::string_view::const_iterator> m;
+      if (std::regex_search(line.begin(), line.end(), m, kTime)) {
+        report.collection_s = std::stod(m[1].str());
+      }
+      return;
+    }
+    if (line == "Errors" || line == "Warnings") {
+      section = line == "Errors" ? kErrors : kWarnings;
+      issue = nullptr;
+      return;
+    }
+    bool indented = raw.size() > 0 && (raw[0] == ' ' || raw[0] == '\t');
+    switch (section) {
+      case kPreamble:
+        return;
+      case kJob: {
+        std::vector<std::string> w = Words(line);
+        bool numeric = !w.empty();
+        for (const std::string& x : w) numeric = numeric && ToInt(x).has_value();
+        if (!numeric) {
+          // The RAS network's "The missing processes:" list above the table.
+          static const std::regex kProcess(R"(Process (\d+) on node (\S+) managing GPUs? (.+))");
+          std::match_results<std::string_view::const_iterator> m;
+          if (std::regex_match(line.begin(), line.end(), m, kProcess)) {
+            report.network_missing.push_back(
+                ProcessRef{ToInt(m[1].str()).value_or(0), m[2].str(), m[3].str()});
+          }
+          return;
+        }
+        JobSummary& j = report.job;
+        if (w.size() == 5 && !j.nodes) {
+          j.nodes = ToSmallInt(w[0]);
+          j.processes_per_node = ToSmallInt(w[1]);
+          j.gpus_per_process = ToSmallInt(w[2]);
+          j.processes = ToSmallInt(w[3]);
+          j.gpus = ToSmallInt(w[4]);
+        } else if (w.size() == 3) {
+          // Uneven jobs print a (total) row of nodes, processes, GPUs last.
+          j.nodes = ToSmallInt(w[0]);
+          j.processes = ToSmallInt(w[1]);
+          j.gpus = ToSmallInt(w[2]);
+        }
+        return;
+      }
+      case kComms: {
+        if (StartsWith(line, "Group ") || StartsWith(line, "#  in group")) {
+          saw_table = true;
+          return;
+        }
+        if (line == "No communicator data collected!") {
+          saw_table = true;
+          return;
+        }
+        std::vector<std::string> w = Words(line);
+        if (w.size() == 8 && ToInt(w[0])) {
+          CommGroupRow row;
+          row.group = ToSmallInt(w[0]);
+          row.comms = ToSmallInt(w[1]);
+          row.nodes_per_comm = ToSmallInt(w[2]);
+          row.ranks_per_node = w[3];
+          row.ranks_per_comm = ToSmallInt(w[4]);
+          row.ranks_in_group = ToSmallInt(w[5]);
+          row.status = w[6];
+          row.errors = w[7];
+          report.groups.push_back(row);
+        } else if (w.empty() || w[0] != "[...]") {
+          Problem(line_no,
+                  "not a row of the communicators table: " + std::string(line.substr(0, 80)));
+        }
+        return;
+      }
+      case kErrors:
+      case kWarnings: {
+        bool error = section == kErrors;
+        if (!indented) {
+          static const std::regex kComm(R"((#\d+-\d+) \(([0-9a-fA-F]+)\) (\S+))");
+          std::match_results<std::string_view::const_iterator> m;
+          if (std::regex_match(line.begin(), line.end(), m, kComm)) {
+            StartIssue(error, m[3].str());
+            issue->communicator = m[1].str();
+            issue->comm_hash = m[2].str();
+          } else if (line == "[...]") {
+            // The documentation's elision.
+          } else {
+            StartIssue(error, std::string(line));
+          }
+          return;
+        }
+        if (!issue) {
+          Problem(line_no, "a block line before any block: " + std::string(line.substr(0, 80)));
+          return;
+        }
+        BlockLine(line);
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+bool LooksLikeJson(std::string_view text) {
+  size_t i = text.find_first_not_of(" \t\r\n");
+  return i != std::string_view::npos && text[i] == '{';
+}
+
+Report ParseRasText(std::string_view text) {
+  Report report;
+  report.format = "text";
+  LineParser p{report};
+  size_t line_no = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    std::string_view line =
+        text.substr(start, end == std::string_view::npos ? text.npos : end - start);
+    ++line_no;
+    if (line.size() > 1024) {
+      p.Problem(line_no, "line longer than 1024 characters skipped");
+    } else {
+      p.Line(line_no, line);
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  bool ends_with_newline = !text.empty() && text.back() == '\n';
+  report.complete = p.saw_table && ends_with_newline;
+  if (text.empty()) {
+    report.problems.push_back("the reply is empty");
+  } else if (!p.saw_table) {
+    report.problems.push_back("line " + std::to_string(line_no) +
+                              ": the reply ends before the communicators table");
+  } else if (!ends_with_newline) {
+    report.problems.push_back("line " + std::to_string(line_no) + ": the reply ends mid-line");
+  }
+  return report;
+}
+
+}  // namespace fabtrack::ras

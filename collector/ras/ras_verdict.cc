@@ -1,0 +1,217 @@
+// What a RAS report says is wrong, the same way for the text and the JSON
+// report: which communicators, which ranks (rank, GPU, pid, node IP).
+#include <algorithm>
+#include <map>
+
+#include "collector/ras/ras_report.h"
+
+namespace fabtrack::ras {
+namespace {
+
+void Add(Verdict* v, Finding f) {
+  v->health = std::max(v->health, f.severity);
+  v->findings.push_back(std::move(f));
+}
+
+std::string CommName(const Issue& i) {
+  return i.comm_hash.empty() ? i.communicator : i.communicator + " (" + i.comm_hash + ")";
+}
+
+std::string Plural(int n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+void JudgeText(const Report& r, Verdict* v) {
+  for (const CommGroupRow& g : r.groups) v->communicators += g.comms;
+  if (!r.network_missing.empty()) {
+    Add(v, Finding{Health::kWarning,
+                   "unreachable",
+                   "",
+                   "RAS got no data from " +
+                       Plural(static_cast<int>(r.network_missing.size()), "process", "processes") +
+                       " while gathering the RAS network",
+                   {},
+                   r.network_missing});
+  }
+  for (const Issue& i : r.issues) {
+    Finding f;
+    f.communicator = CommName(i);
+    f.processes = i.processes;
+    f.ranks = i.ranks;
+    std::string first_detail = i.details.empty() ? i.kind : i.details.front();
+    if (i.kind == "DEAD") {
+      f.severity = Health::kCritical;
+      f.kind = "dead";
+      f.message = first_detail;
+    } else if (i.kind == "INCOMPLETE") {
+      f.severity = Health::kCritical;
+      f.kind = i.communicator.empty() ? "incomplete" : "missing";
+      f.message = first_detail;
+    } else if (i.kind == "ERROR") {
+      f.severity = Health::kCritical;
+      f.kind = "error";
+      f.message = first_detail;
+      for (const RankGroup& g : i.groups) {
+        for (RankRef k : g.ranks) {
+          if (k.state.empty()) k.state = g.value;
+          f.ranks.push_back(std::move(k));
+        }
+      }
+    } else if (i.kind == "MISMATCH") {
+      f.severity = Health::kWarning;
+      f.kind = "mismatch";
+      // Per aspect, the ranks short of the highest operation count are behind.
+      std::map<std::string, int64_t> top;
+      for (const RankGroup& g : i.groups) {
+        if (g.operation) top[g.aspect] = std::max(top[g.aspect], *g.operation);
+      }
+      std::string text;
+      for (const RankGroup& g : i.groups) {
+        if (!text.empty()) text += "; ";
+        text += std::to_string(g.count) + " " + g.value;
+        bool behind = g.operation && *g.operation < top[g.aspect];
+        for (RankRef k : g.ranks) {
+          if (k.state.empty()) k.state = behind ? "behind: " + g.value : g.value;
+          f.ranks.push_back(std::move(k));
+        }
+      }
+      f.message = first_detail + (text.empty() ? "" : ": " + text);
+    } else if (i.kind == "TIMEOUT") {
+      f.severity = Health::kWarning;
+      f.kind = "timeout";
+      f.message = first_detail;
+    } else {
+      f.severity = i.error ? Health::kCritical : Health::kWarning;
+      f.kind = i.kind;
+      f.message = first_detail;
+    }
+    Add(v, std::move(f));
+  }
+}
+
+RankRef FromJson(const JsonRank& k) {
+  RankRef r;
+  r.rank = k.rank;
+  r.gpu = std::to_string(k.cuda_dev);
+  if (k.nvml_dev != k.cuda_dev) r.gpu += " (NVML " + std::to_string(k.nvml_dev) + ")";
+  r.pid = k.pid;
+  r.node = k.host;
+  return r;
+}
+
+void JudgeJson(const Report& r, Verdict* v) {
+  v->communicators = static_cast<int>(r.communicators.size());
+  for (const JsonCommunicator& c : r.communicators) {
+    Finding dead{Health::kCritical, "dead", c.hash, "", {}, {}};
+    Finding missing{Health::kCritical, "missing", c.hash, "", {}, {}};
+    for (const JsonMissingRank& m : c.missing_ranks) {
+      RankRef k;
+      k.rank = m.rank;
+      k.gpu = std::to_string(m.cuda_dev);
+      if (m.nvml_dev != m.cuda_dev) k.gpu += " (NVML " + std::to_string(m.nvml_dev) + ")";
+      k.pid = m.pid;
+      k.node = m.host;
+      k.state = m.considered_dead ? "considered dead" : m.unresponsive ? "unresponsive" : "missing";
+      (m.considered_dead ? dead : missing).ranks.push_back(std::move(k));
+    }
+    if (!dead.ranks.empty()) {
+      dead.message = Plural(static_cast<int>(dead.ranks.size()), "rank", "ranks") + " of " +
+                     std::to_string(c.size) + " considered dead";
+      Add(v, std::move(dead));
+    }
+    if (!missing.ranks.empty()) {
+      missing.message = "missing data from " +
+                        Plural(static_cast<int>(missing.ranks.size()), "rank", "ranks") + " of " +
+                        std::to_string(c.size);
+      Add(v, std::move(missing));
+    }
+    Finding errors{Health::kCritical, "error", c.hash, "", {}, {}};
+    for (const JsonRank& k : c.ranks) {
+      // 0 ncclSuccess, 7 ncclInProgress (still initialising): anything else is an error.
+      bool init_bad = k.init_state != 0 && k.init_state != 7;
+      bool async_bad = k.async_error != 0 && k.async_error != 7;
+      if (init_bad || async_bad || k.abort_flag) {
+        RankRef ref = FromJson(k);
+        ref.state = init_bad    ? "init_state " + std::to_string(k.init_state)
+                    : async_bad ? "async_error " + std::to_string(k.async_error)
+                                : "aborted";
+        errors.ranks.push_back(std::move(ref));
+      }
+    }
+    if (!errors.ranks.empty()) {
+      errors.message = Plural(static_cast<int>(errors.ranks.size()), "rank", "ranks") +
+                       " with an error or aborted";
+      Add(v, std::move(errors));
+    }
+    // Per collective, the ranks short of the highest count are behind,
+    // however many they are (RAS's text lists them only when few).
+    std::map<std::string, int64_t> top;
+    for (const JsonRank& k : c.ranks) {
+      for (const auto& [op, n] : k.collective_counts) top[op] = std::max(top[op], n);
+    }
+    Finding behind{Health::kWarning, "behind", c.hash, "", {}, {}};
+    std::string ops;
+    for (const auto& [op, max] : top) {
+      int n = 0;
+      for (const JsonRank& k : c.ranks) {
+        for (const auto& [kop, count] : k.collective_counts) {
+          if (kop != op || count >= max) continue;
+          ++n;
+          RankRef ref = FromJson(k);
+          ref.state = op + " " + std::to_string(count) + " of " + std::to_string(max);
+          behind.ranks.push_back(std::move(ref));
+        }
+      }
+      if (n > 0) {
+        if (!ops.empty()) ops += "; ";
+        ops += op + ": " + std::to_string(n) + " of " + std::to_string(c.ranks.size()) +
+               " ranks behind " + std::to_string(max);
+      }
+    }
+    if (!behind.ranks.empty()) {
+      behind.message = ops;
+      Add(v, std::move(behind));
+    }
+  }
+  if (r.timeouts && *r.timeouts > 0) {
+    Add(v, Finding{Health::kWarning,
+                   "timeout",
+                   "",
+                   "encountered " +
+                       Plural(*r.timeouts, "communication timeout", "communication timeouts") +
+                       " while gathering communicator data",
+                   {},
+                   {}});
+  }
+}
+
+}  // namespace
+
+Verdict Judge(const Report& report) {
+  Verdict v;
+  if (report.format == "json") {
+    JudgeJson(report, &v);
+  } else {
+    JudgeText(report, &v);
+  }
+  if (!report.complete) {
+    std::string why =
+        report.problems.empty() ? "the report was not read whole" : report.problems.front();
+    Add(&v, Finding{Health::kCritical, "unreadable", "", "incomplete RAS reply: " + why, {}, {}});
+  }
+  return v;
+}
+
+const char* HealthLabel(Health h) {
+  switch (h) {
+    case Health::kHealthy:
+      return "healthy";
+    case Health::kWarning:
+      return "warning";
+    case Health::kCritical:
+      return "critical";
+  }
+  return "?";
+}
+
+}  // namespace fabtrack::ras

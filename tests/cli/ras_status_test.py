@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""`fabtrack ras status` against a stand-in RAS server.
+
+The stand-in speaks NCCL's RAS client protocol (src/ras/client_support.cc):
+"CLIENT PROTOCOL n" -> "SERVER PROTOCOL 2", "TIMEOUT s" -> "OK",
+"SET FORMAT json" -> "OK" (2.28.7+) or "ERROR: Unknown command ..." (older),
+then "VERBOSE STATUS" -> the report, streamed until the server closes. It
+replays the fixtures in tests/fixtures/ras/, and misbehaves on request: stalls
+mid-reply, says nothing, sends a reply past the size cap.
+
+Usage: ras_status_test.py SOURCE_DIR FABTRACK
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+SOURCE, FABTRACK = sys.argv[1], sys.argv[2]
+FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "ras")
+failures = []
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name), "rb") as f:
+        return f.read()
+
+
+class StandIn:
+    """One RAS thread: serves connections until stopped."""
+
+    def __init__(self, text=None, json_report=None, stall_after=None, silent=False, huge=0):
+        self.text, self.json_report = text, json_report
+        self.stall_after, self.silent, self.huge = stall_after, silent, huge
+        self.commands = []
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        self.sock.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self.session, args=(conn,), daemon=True).start()
+
+    def session(self, conn):
+        with conn:
+            if self.silent:
+                self.stop.wait(30)
+                return
+            fmt = "text"
+            buf = b""
+            while True:
+                data = conn.recv(4096)
+                if not data:
+                    return
+                buf += data
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    cmd = line.decode().strip()
+                    self.commands.append(cmd)
+                    low = cmd.lower()
+                    if low.startswith("client protocol "):
+                        conn.sendall(b"SERVER PROTOCOL 2\n")
+                    elif low.startswith("timeout "):
+                        conn.sendall(b"OK\n")
+                    elif low == "set format json" and self.json_report is not None:
+                        fmt = "json"
+                        conn.sendall(b"OK\n")
+                    elif low in ("status", "verbose status"):
+                        self.report(conn, fmt)
+                        return
+                    else:
+                        conn.sendall(("ERROR: Unknown command %s\n" % cmd).encode())
+
+    def report(self, conn, fmt):
+        if self.huge:
+            chunk = b"  Rank 1 -- GPU 1 managed by process 2 on node 10.0.0.1\n" * 1024
+            sent = 0
+            try:
+                while sent < self.huge and not self.stop.is_set():
+                    conn.sendall(chunk)
+                    sent += len(chunk)
+            except OSError:
+                pass
+            return
+        body = self.json_report if fmt == "json" else self.text
+        if self.stall_after is not None:
+            conn.sendall(body[: self.stall_after])
+            self.stop.wait(30)
+            return
+        # Streamed in pieces, as RAS does (header first, the table later).
+        for i in range(0, len(body), 97):
+            conn.sendall(body[i : i + 97])
+
+    def close(self):
+        self.stop.set()
+        self.sock.close()
+
+
+def run(port, *args, timeout=30):
+    start = time.monotonic()
+    p = subprocess.run(
+        [FABTRACK, "ras", "status", "--host", "127.0.0.1", "--port", str(port), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return p, time.monotonic() - start
+
+
+def check(name, cond, p=None):
+    if cond:
+        print("ok   " + name)
+    else:
+        failures.append(name)
+        print("FAIL " + name)
+        if p is not None:
+            print("  rc=%s\n  stdout=%s\n  stderr=%s" % (p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
+
+
+def main():
+    # Text-only server (before 2.28.7): SET FORMAT refused, the text report read.
+    for name, code, needles in [
+        ("healthy.txt", 0, ["healthy, 9 communicators", "2 nodes, 16 GPUs"]),
+        ("dead.txt", 2, ["critical dead", "process 77120  node 10.40.3.17  GPU 2",
+                         "rank 10  node 10.40.3.17  GPU 2  pid 77120"]),
+        ("mismatch.txt", 1, ["warning mismatch #0-0 (b41f07c2d9e38a16)",
+                             "rank 13  node 192.168.20.12  GPU 5 (NVML 6)  pid 30556  behind: launched up to operation 12039"]),
+        ("incomplete.txt", 2, ["critical incomplete", "critical missing #0-0", "warning timeout",
+                               "rank 5  node 172.20.1.42  GPU 5  pid 9184  behind: launched up to operation 874"]),
+    ]:
+        s = StandIn(text=fixture(name))
+        p, _ = run(s.port)
+        check("text %s exits %d" % (name, code), p.returncode == code, p)
+        for n in needles:
+            check("text %s says %r" % (name, n), n in p.stdout, p)
+        check("text %s asked VERBOSE STATUS after a refused SET FORMAT" % name,
+              s.commands[-2:] == ["SET FORMAT json", "VERBOSE STATUS"], p)
+        s.close()
+
+    # JSON server (2.28.7+), including 2.28.8's lost comma; --format json.
+    for name, repaired in [("missing_rank.json", False), ("missing_rank_2_28_8.json", True)]:
+        s = StandIn(text=fixture("dead.txt"), json_report=fixture(name))
+        p, _ = run(s.port, "--format", "json")
+        check("json %s exits 2" % name, p.returncode == 2, p)
+        try:
+            doc = json.loads(p.stdout)
+        except ValueError:
+            doc = {}
+        check("json %s is JSON, report_format json" % name, doc.get("report_format") == "json", p)
+        check("json %s json_repaired %s" % (name, repaired), doc.get("json_repaired") == repaired, p)
+        kinds = {f["kind"]: f for f in doc.get("findings", [])}
+        dead = kinds.get("dead", {}).get("ranks", [{}])[0]
+        check("json %s names dead rank 3 on 10.12.0.6 pid 38812" % name,
+              dead.get("rank") == 3 and dead.get("node") == "10.12.0.6" and dead.get("pid") == 38812, p)
+        behind = kinds.get("behind", {}).get("ranks", [{}])[0]
+        check("json %s names rank 2 behind" % name, behind.get("rank") == 2, p)
+        s.close()
+
+    s = StandIn(json_report=fixture("healthy.json"), text=fixture("healthy.txt"))
+    p, _ = run(s.port)
+    check("json healthy exits 0", p.returncode == 0 and "healthy, 1 communicator" in p.stdout, p)
+    s.close()
+
+    # A JSON report that cannot be read: asked again as text.
+    broken = fixture("healthy.json").replace(b'"size": 2,', b'"size": 2')
+    s = StandIn(json_report=broken, text=fixture("mismatch.txt"))
+    p, _ = run(s.port)
+    check("unreadable JSON falls back to the text report", p.returncode == 1
+          and "text report" in p.stdout and "asking for the text report" in p.stderr, p)
+    s.close()
+
+    # Nothing listens.
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    free = probe.getsockname()[1]
+    probe.close()
+    p, took = run(free, "--timeout", "3")
+    check("nothing listening: exit 3", p.returncode == 3, p)
+    check("nothing listening: says cannot connect", "cannot connect" in p.stderr
+          and "127.0.0.1:%d" % free in p.stderr, p)
+
+    # A peer that stalls mid-reply: the deadline, exit 3, no hang.
+    s = StandIn(text=fixture("dead.txt"), stall_after=200)
+    p, took = run(s.port, "--timeout", "2")
+    check("stall mid-reply: exit 3 within the deadline", p.returncode == 3 and took < 6, p)
+    check("stall mid-reply: says stalled mid-reply", "mid-reply, after 200 bytes" in p.stderr, p)
+    s.close()
+
+    # A peer that accepts and says nothing.
+    s = StandIn(silent=True)
+    p, took = run(s.port, "--timeout", "1.5")
+    check("silent peer: exit 3 within the deadline", p.returncode == 3 and took < 5, p)
+    check("silent peer: says it stalled", "stalled" in p.stderr, p)
+    s.close()
+
+    # A reply past the cap (64 MiB): cut off, said, exit 3.
+    s = StandIn(text=b"", huge=80 << 20)
+    p, took = run(s.port, "--timeout", "60", timeout=90)
+    check("huge reply: exit 3, capped", p.returncode == 3 and "passed 67108864 bytes" in p.stderr, p)
+    s.close()
+
+    # A server that is not RAS.
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+
+    def http():
+        c, _ = srv.accept()
+        c.recv(100)
+        c.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+        c.close()
+
+    threading.Thread(target=http, daemon=True).start()
+    p, _ = run(srv.getsockname()[1], "--timeout", "3")
+    check("not a RAS server: exit 3", p.returncode == 3 and "not a RAS server" in p.stderr, p)
+    srv.close()
+
+    if failures:
+        print("%d failed" % len(failures))
+        sys.exit(1)
+    print("all passed")
+
+
+main()
