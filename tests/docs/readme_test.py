@@ -68,6 +68,13 @@ CANNOT_RUN_HERE = {
     "echo 'PerformanceSet": "ibsim's console (tests/subnet/ibsim_scan_test.py injects faults so)",
     "echo 'Unlink": "ibsim's console (tests/subnet/ibsim_scan_test.py injects faults so)",
     "fabtrack ras status": "a running NCCL job's RAS thread (tests/cli/ras_status_test.py runs a stand-in)",
+    "cmake --build build && (cd build && cpack -G DEB)": "the package's build (tests/package/package_deb_test.sh runs cpack)",
+    "sudo apt install ./build/fabtrack_0.1.0_amd64.deb": "installs system-wide (tests/package/package_deb_test.sh installs and removes it)",
+    "sudo systemctl enable --now fabtrack-db": "systemd as init (tests/package/package_deb_test.sh verifies the units)",
+    "sudo systemctl enable --now fabtrack-exporter": "systemd as init (tests/package/package_deb_test.sh verifies the units)",
+    "sudo cp /usr/share/doc/fabtrack/examples/nightly.conf /etc/fabtrack/nightly.conf": "writes /etc (the package test checks the example)",
+    "sudo systemctl enable --now fabtrack-nightly.timer": "systemd as init (tests/package/package_deb_test.sh verifies the units)",
+    "man fabtrack": "the installed package's man page (tests/package/package_deb_test.sh checks its sections)",
 }
 
 # README headings whose first ```json block after them documents what a
