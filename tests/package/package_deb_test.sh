@@ -12,6 +12,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 if dpkg -s fabtrack >/dev/null 2>&1; then fail "a fabtrack package is already installed here"; fi
 user_before=0
 getent passwd fabtrack >/dev/null && user_before=1
+etc_before=0
+[[ -e /etc/fabtrack ]] && etc_before=1
 work=$(mktemp -d)
 chmod 755 "$work"
 cleanup() {
@@ -73,6 +75,7 @@ dpkg -s fabtrack >/dev/null 2>&1 || fail "the role ran but dpkg does not know fa
   fail "installed fabtrack says $(/usr/bin/fabtrack --version)"
 getent passwd fabtrack >/dev/null || fail "the package created no fabtrack user"
 [[ $(stat -c %U /var/lib/fabtrack) == fabtrack ]] || fail "/var/lib/fabtrack is not fabtrack's"
+[[ -d /etc/fabtrack ]] || fail "no /etc/fabtrack for the README's nightly.conf"
 
 # The units as systemd reads them (no output, exit 0).
 if ! out=$(systemd-analyze verify /usr/lib/systemd/system/fabtrack-{exporter,db,nightly}.service \
@@ -104,4 +107,5 @@ done
 apt-get purge -y -q fabtrack >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt purge"; }
 ! dpkg -s fabtrack >/dev/null 2>&1 || fail "dpkg still knows fabtrack after purge"
 [[ ! -e /var/log/fabtrack ]] || fail "purge left /var/log/fabtrack"
+((etc_before == 1)) || [[ ! -e /etc/fabtrack ]] || fail "purge left an empty /etc/fabtrack"
 echo "PASS: package built ($(du -h "$deb" | cut -f1)), installed, ran ingest and analyze, units verified, removed and purged"
