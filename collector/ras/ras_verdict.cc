@@ -89,7 +89,10 @@ void JudgeText(const Report& r, Verdict* v) {
   }
 }
 
-RankRef FromJson(const JsonRank& k) {
+// A rank of the JSON report, present (JsonRank) or missing (JsonMissingRank):
+// both carry the same identity fields.
+template <typename JsonRankLike>
+RankRef FromJson(const JsonRankLike& k) {
   RankRef r;
   r.rank = k.rank;
   r.gpu = std::to_string(k.cuda_dev);
@@ -105,12 +108,7 @@ void JudgeJson(const Report& r, Verdict* v) {
     Finding dead{Health::kCritical, "dead", c.hash, "", {}, {}};
     Finding missing{Health::kCritical, "missing", c.hash, "", {}, {}};
     for (const JsonMissingRank& m : c.missing_ranks) {
-      RankRef k;
-      k.rank = m.rank;
-      k.gpu = std::to_string(m.cuda_dev);
-      if (m.nvml_dev != m.cuda_dev) k.gpu += " (NVML " + std::to_string(m.nvml_dev) + ")";
-      k.pid = m.pid;
-      k.node = m.host;
+      RankRef k = FromJson(m);
       k.state = m.considered_dead ? "considered dead" : m.unresponsive ? "unresponsive" : "missing";
       (m.considered_dead ? dead : missing).ranks.push_back(std::move(k));
     }
