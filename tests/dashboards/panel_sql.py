@@ -384,9 +384,15 @@ def expand(sql, variables, ctx):
 # psql
 
 class Database:
+    """Panel queries go through one long-lived psql session (a process per
+    query made the test's ~1000 queries spend most of their time starting psql
+    and connecting); scalar() still runs its own psql."""
+
     def __init__(self, conninfo):
         self.conninfo = conninfo
         self.env = dict(os.environ, PGTZ="UTC", PGOPTIONS="-c statement_timeout=20000")
+        self.session = None
+        self.count = 0
 
     def _psql(self, args, stdin=None):
         p = subprocess.run(["psql", self.conninfo, "-X", "-q", "-v", "ON_ERROR_STOP=1"] + args,
@@ -395,18 +401,56 @@ class Database:
             raise Failure("psql: %s" % p.stderr.strip())
         return p.stdout
 
+    def _session(self):
+        # Errors must not end the session (ON_ERROR_STOP stays off): they come
+        # back on the same pipe as the results (stderr merged), in order, since
+        # stdbuf makes psql's stdout line-buffered; each script ends with its
+        # own marker line, so a reply is read up to that marker.
+        if self.session is None or self.session.poll() is not None:
+            self.session = subprocess.Popen(
+                ["stdbuf", "-oL", "psql", self.conninfo, "-X", "-q", "--csv"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True, env=self.env, bufsize=1)
+            self.session.stdin.write("\\pset null '%s'\n" % NULL_TEXT)
+        return self.session
+
+    def _run_script(self, script):
+        session = self._session()
+        self.count += 1
+        marker = "<<fabtrack-panel-sql-end-%d>>" % self.count
+        session.stdin.write(script + "\n\\echo '%s'\n" % marker)
+        session.stdin.flush()
+        lines = []
+        while True:
+            line = session.stdout.readline()
+            if not line:
+                raise Failure("psql ended: %s" % "".join(lines[-20:]).strip())
+            if line.rstrip("\n") == marker:
+                break
+            lines.append(line)
+        errors = [i for i, l in enumerate(lines) if re.match(r"(psql:[^:]*:\d+: )?(ERROR|FATAL):  ", l)]
+        if errors:
+            raise Failure("psql: %s" % "".join(lines[errors[0]:errors[0] + 4]).strip())
+        return "".join(lines)
+
+    def close(self):
+        if self.session is not None:
+            self.session.stdin.close()
+            self.session.wait(timeout=30)
+            self.session = None
+
     def query(self, sql):
-        """One psql session per query: the column names and types (\\gdesc, also
-        when no row comes back), the rows (NULL told apart from ''), and the
-        growing tables the planner could only read whole even with sequential
-        scans discouraged (a panel that cannot use an index)."""
+        """The column names and types (\\gdesc, also when no row comes back),
+        the rows (NULL told apart from ''), and the growing tables the planner
+        could only read whole even with sequential scans discouraged (a panel
+        that cannot use an index)."""
         body = sql.rstrip().rstrip(";")
         script = "\n".join([
-            "\\pset null '%s'" % NULL_TEXT,
+            "RESET enable_seqscan;",
             body, "\\gdesc", "\\echo '%s'" % SEPARATOR,
             body + ";", "\\echo '%s'" % SEPARATOR,
-            "SET enable_seqscan = off;", "EXPLAIN (FORMAT JSON) " + body + ";", ""])
-        parts = self._psql(["--csv"], stdin=script).split(SEPARATOR + "\n")
+            "SET enable_seqscan = off;", "EXPLAIN (FORMAT JSON) " + body + ";"])
+        parts = self._run_script(script).split(SEPARATOR + "\n")
         if len(parts) != 3:
             raise Failure("unexpected psql output: %r" % parts[0][:200])
         desc = list(csv.reader(io.StringIO(parts[0])))
