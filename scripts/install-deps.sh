@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs every Debian package fabtrack needs to build, test and run.
 # Reused by the README, .ci/run and the Ansible roles: keep the list here only.
-# Usage: scripts/install-deps.sh [--runtime-only | --demo]
+# Usage: scripts/install-deps.sh [--compile | --tests | --runtime-only | --demo]
 #   (none)          everything: build, the whole test suite, CI
+#   --compile       what configuring and compiling everything (tests included) needs
+#   --tests         the rest of (none): the tools the tests run; scripts/test.sh
+#                   installs these while it compiles
 #   --runtime-only  what the built binaries need on a node
 #   --demo          what scripts/demo.sh needs: build fabtrack and
 #                   fabtrack-allreduce, run the embedded PostgreSQL, MPI and
@@ -54,11 +57,26 @@ demo_packages=(
   iproute2  # ip, tc: scripts/netns-fabric.sh
 )
 
+# Configuring and compiling with tests and benchmarks (a subset of build_packages).
+compile_packages=(
+  build-essential cmake pkg-config git
+  libpqxx-dev libpq-dev prometheus-cpp-dev libcurl4-openssl-dev libcli11-dev
+  nlohmann-json3-dev libssl-dev libyaml-dev libcrypt-dev libgtest-dev googletest
+  libibverbs-dev libibumad-dev libibmad-dev libibnetdisc-dev openmpi-bin libopenmpi-dev
+)
+
 case "${1:-}" in
   "") packages=("${build_packages[@]}") ;;
+  --compile) packages=("${compile_packages[@]}") ;;
+  --tests)
+    packages=()
+    for p in "${build_packages[@]}"; do
+      [[ " ${compile_packages[*]} " == *" $p "* ]] || packages+=("$p")
+    done
+    ;;
   --runtime-only) packages=("${runtime_packages[@]}") ;;
   --demo) packages=("${demo_packages[@]}") ;;
-  *) echo "install-deps: unknown option '$1' (--runtime-only or --demo)" >&2; exit 2 ;;
+  *) echo "install-deps: unknown option '$1' (--compile, --tests, --runtime-only or --demo)" >&2; exit 2 ;;
 esac
 
 missing=()

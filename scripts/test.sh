@@ -22,14 +22,27 @@ report() {
 }
 trap report EXIT
 begin install
-scripts/install-deps.sh
+# What compiling needs first; the test tools (Chromium, Slurm, Ansible,
+# Prometheus, ...: most of a fresh machine's download and unpacking) are
+# installed while the build compiles, and waited for before the tests.
+scripts/install-deps.sh --compile
 build_dir=${FABTRACK_BUILD_DIR:-build}
+mkdir -p "$build_dir"
+scripts/install-deps.sh --tests >"$build_dir/install-test-deps.log" 2>&1 &
+test_deps_pid=$!
 begin configure
 # Tests and benchmarks on explicitly: scripts/demo.sh configures the same
 # build directory without them.
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DFABTRACK_BUILD_TESTS=ON -DFABTRACK_BUILD_BENCH=ON
 begin build
 cmake --build "$build_dir" -j"$(nproc)"
+begin "install-wait"
+if ! wait "$test_deps_pid"; then
+  cat "$build_dir/install-test-deps.log" >&2
+  echo "test.sh: scripts/install-deps.sh --tests failed (log above)" >&2
+  exit 1
+fi
+cat "$build_dir/install-test-deps.log"
 begin test
 cd "$build_dir"
 ctest --output-on-failure -j"$(nproc)" "$@"
