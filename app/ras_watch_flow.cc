@@ -20,6 +20,8 @@ namespace fabtrack::app {
 namespace {
 
 constexpr int kExitNoVerdict = 3;
+// Snapshots a watch keeps in memory: a day at --every 60.
+constexpr size_t kSnapshotsKept = 1440;
 
 // One query, read as JSON where RAS offers it, as text otherwise or when
 // the JSON cannot be read. Throws ras::QueryError.
@@ -85,6 +87,7 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
 
   RasWatchResult result;
   std::map<std::string, bool> looked_up;  // address -> found
+  std::string first_taken_at;
   auto started = std::chrono::steady_clock::now();
   auto every = std::chrono::milliseconds(static_cast<int64_t>(request.every_s * 1000));
   try {
@@ -121,7 +124,12 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
         store::WriteRasSnapshot(txn, s);
         txn.commit();
       }
+      if (first_taken_at.empty()) first_taken_at = s.taken_at;
       result.snapshots.push_back(std::move(s));
+      // A watch of a long job keeps its newest snapshots in memory (all are
+      // stored): the verdict looks at the unbroken runs up to the newest.
+      if (result.snapshots.size() > kSnapshotsKept)
+        result.snapshots.erase(result.snapshots.begin());
       const RasSnapshot& last = result.snapshots.back();
       if (progress.snapshot) progress.snapshot(i, last);
       RasWatchVerdict so_far = analyzer::JudgeRasWatch(result.snapshots);
@@ -149,6 +157,7 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
       throw CommandExit{kExitNoVerdict};
     }
     result.verdict = analyzer::JudgeRasWatch(result.snapshots);
+    result.verdict.first_taken_at = first_taken_at;
     // The ranks' hosts' port counters over the watch (and the sample before).
     std::set<std::string> hosts;
     std::set<std::string> unmapped;
@@ -164,9 +173,9 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
     }
     result.unmapped_nodes.assign(unmapped.begin(), unmapped.end());
     pqxx::work txn(*connection);
-    std::vector<HostPortReading> readings = store::ReadHostPortReadings(
-        txn, request.cluster, {hosts.begin(), hosts.end()}, result.snapshots.front().taken_at,
-        result.snapshots.back().taken_at);
+    std::vector<HostPortReading> readings =
+        store::ReadHostPortReadings(txn, request.cluster, {hosts.begin(), hosts.end()},
+                                    first_taken_at, result.snapshots.back().taken_at);
     analyzer::AttachPortChanges(readings, &result.verdict);
     store::RasVerdictWrite w =
         store::WriteRasJobVerdict(txn, request.cluster, request.job_id, result.verdict);

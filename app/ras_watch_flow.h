@@ -38,7 +38,7 @@ struct RasWatchProgress {
 };
 
 struct RasWatchResult {
-  std::vector<RasSnapshot> snapshots;
+  std::vector<RasSnapshot> snapshots;  // the newest (at most a day's at --every 60)
   RasWatchVerdict verdict;
   bool first_stuck = false;  // this watch is the first to find the job stuck: alert
   std::optional<std::string> first_stuck_at;
