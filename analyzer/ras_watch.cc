@@ -134,8 +134,8 @@ RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots) {
         }
         finding.ranks.push_back(WatchRank(k, counts + ", others elsewhere"));
       }
-      finding.message += "; RAS names " + std::to_string(holding.size()) +
-                         " ranks at other counts than the rest";
+      finding.message +=
+          "; RAS names " + std::to_string(holding.size()) + " ranks at other counts than the rest";
     } else if (!holding.empty()) {
       finding.message += "; " + std::to_string(holding.size()) + " of " +
                          std::to_string(c.ranks.size()) + " ranks behind hold it";

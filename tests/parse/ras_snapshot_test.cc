@@ -79,8 +79,8 @@ TEST(RasSnapshot, HostsFile) {
       "# the job's nodes\n10.9.0.1 gpu-n1 gpu-n1.cluster  # first\n\n10.9.0.2\tgpu-n2\n"
       "10.9.0.1 other\n10.9.0.3\n",
       "job-hosts");
-  EXPECT_EQ(h.host_of, (std::map<std::string, std::string>{{"10.9.0.1", "gpu-n1"},
-                                                           {"10.9.0.2", "gpu-n2"}}));
+  EXPECT_EQ(h.host_of,
+            (std::map<std::string, std::string>{{"10.9.0.1", "gpu-n1"}, {"10.9.0.2", "gpu-n2"}}));
   EXPECT_EQ(h.problems,
             std::vector<std::string>({"job-hosts:6: address 10.9.0.3 without a host name"}));
 }
