@@ -111,6 +111,31 @@ TEST(RasWatchTest, EveryCommunicatorFrozenInAgreementIsStuck) {
   EXPECT_TRUE(v.Stuck());
 }
 
+TEST(RasWatchTest, AFrozenTextMismatchNamesTheRanksRasNamed) {
+  // The text report gives counts only for the ranks that differ (its
+  // MISMATCH block); the others are elsewhere, so the freeze is a stuck one
+  // even beside a communicator that advances.
+  RasCommState text;
+  text.id = "b41f07c2d9e38a16";
+  text.size = 32;
+  text.state = "RUNNING";
+  text.errors = "MISMATCH";
+  for (int r : {8, 9}) {
+    RasRankState k = Rank(r, 0);
+    k.op_counts = {{"collective", 12039}};
+    text.ranks.push_back(k);
+  }
+  RasWatchVerdict v = JudgeRasWatch(
+      {Snap(0, {text, Comm("0xa1", 8, 100)}), Snap(10, {text, Comm("0xa1", 8, 180)})});
+  const RasWatchFinding* stuck = Find(v, "stuck");
+  ASSERT_NE(stuck, nullptr);
+  EXPECT_EQ(stuck->communicator, "b41f07c2d9e38a16");
+  EXPECT_EQ(RanksOf(*stuck), std::set<int>({8, 9}));
+  EXPECT_EQ(stuck->ranks[0].detail, "collective 12039, others elsewhere");
+  EXPECT_NE(stuck->message.find("RAS names 2 ranks at other counts"), std::string::npos)
+      << stuck->message;
+}
+
 TEST(RasWatchTest, FinalizingCommunicatorsAreNotStuck) {
   RasCommState a = Comm("0xa1", 8, 100, {3});
   a.state = "FINALIZE";
