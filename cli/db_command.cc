@@ -121,7 +121,9 @@ void RunPrune(const DatabaseOptions& o, const PruneOptions& p) {
             << "  analyses              " << r.analyses << "\n"
             << "  inspector jobs        " << r.inspector_jobs << "\n"
             << "  locate verdicts       " << r.locate_verdicts << "\n"
-            << "  A/B comparisons       " << r.ab_comparisons << "\n";
+            << "  A/B comparisons       " << r.ab_comparisons << "\n"
+            << "  RAS snapshots         " << r.ras_snapshots << "\n"
+            << "  RAS job verdicts      " << r.ras_job_verdicts << "\n";
 }
 
 }  // namespace

@@ -9,12 +9,26 @@
 // Exit 0 healthy, 1 warning (mismatch, ranks behind, timeouts), 2 critical
 // (dead, missing, errors), 3 no whole answer (nothing listens, the peer
 // stalled past --timeout, the reply passed the size cap or could not be read).
+//
+// fabtrack ras watch --every S --job ID [--cluster C] [--count N | --until-done]
+//                    [--max-duration S] [--hosts-file F] [--no-resolve]
+//                    [--host H] [--port P] [--timeout S] [--format text|json]
+// A snapshot every S seconds, stored with the job; the verdict over them
+// (stuck communicators, laggards, dead ranks by host, GPU and pid, with the
+// port counters of their hosts over the window), stored as the job's; the
+// first watch to find a job stuck says so ("alert: new"), later ones do not.
+// Exit 0/1/2 as status, 3 no verdict (no snapshot, the database or the hosts
+// file could not be used).
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/ras_watch_flow.h"
 #include "cli/commands.h"
+#include "cli/database_options.h"
 #include "collector/ras/ras_client.h"
 #include "collector/ras/ras_report.h"
+#include "core/interrupt.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -154,6 +168,123 @@ void RunRasStatus(RasStatusOptions& o) {
   if (v.health != ras::Health::kHealthy) throw CommandExit{static_cast<int>(v.health)};
 }
 
+struct RasWatchOptions {
+  app::RasWatchRequest request;
+  double timeout_s = 15;
+  bool until_done = false;
+  bool no_resolve = false;
+  std::string format = "text";
+};
+
+std::string WatchRankLine(const RasWatchRank& k) {
+  std::string s = "rank " + std::to_string(k.rank) + " on ";
+  if (k.host.empty()) {
+    s += k.node.empty() ? "?" : k.node;
+  } else {
+    s += k.host + (k.node.empty() || k.node == k.host ? "" : " (" + k.node + ")");
+  }
+  if (!k.gpu.empty()) s += "  GPU " + k.gpu;
+  if (k.pid) s += "  pid " + std::to_string(*k.pid);
+  if (!k.detail.empty()) s += "  " + k.detail;
+  return s;
+}
+
+std::string AlertState(const app::RasWatchResult& r) {
+  return r.first_stuck ? "new" : r.verdict.Stuck() ? "repeat" : "none";
+}
+
+void PrintWatchText(const RasWatchOptions& o, const app::RasWatchResult& r) {
+  const RasWatchVerdict& v = r.verdict;
+  std::cout << "job " << o.request.job_id << " on " << o.request.cluster << ": " << v.health
+            << " over " << v.snapshots << (v.snapshots == 1 ? " snapshot" : " snapshots") << " ("
+            << v.first_taken_at << " .. " << v.last_taken_at << "; ended: " << r.ended << ")\n";
+  for (const RasWatchFinding& f : v.findings) {
+    std::cout << "  " << f.severity << " " << f.kind << " " << f.communicator << " since "
+              << f.since << ": " << f.message << "\n";
+    for (const RasWatchRank& k : f.ranks) std::cout << "    " << WatchRankLine(k) << "\n";
+    for (const std::string& line : f.port_changes) std::cout << "    port " << line << "\n";
+  }
+  if (!r.unmapped_nodes.empty()) {
+    std::cout << "  no host known for " << r.unmapped_nodes.size()
+              << (r.unmapped_nodes.size() == 1 ? " node: " : " nodes: ");
+    for (size_t i = 0; i < r.unmapped_nodes.size(); ++i) {
+      std::cout << (i ? ", " : "") << r.unmapped_nodes[i];
+    }
+    std::cout << " (--hosts-file)\n";
+  }
+  if (r.first_stuck) {
+    std::cout << "alert: new: job " << o.request.job_id << " stuck (first found stuck at "
+              << r.first_stuck_at.value_or("?") << ")\n";
+  } else if (v.Stuck()) {
+    std::cout << "alert: repeat: job " << o.request.job_id << " already found stuck at "
+              << r.first_stuck_at.value_or("?") << "\n";
+  }
+}
+
+void PrintWatchJson(const RasWatchOptions& o, const app::RasWatchResult& r) {
+  nlohmann::json snapshots = nlohmann::json::array();
+  for (const RasSnapshot& s : r.snapshots) {
+    snapshots.push_back({{"taken_at", s.taken_at},
+                         {"report_format", s.report_format},
+                         {"nccl_version", s.nccl_version},
+                         {"health", s.health},
+                         {"communicators", RasCommunicatorsJson(s.communicators)}});
+  }
+  nlohmann::json doc = {{"job", o.request.job_id},
+                        {"cluster", o.request.cluster},
+                        {"host", o.request.query.host},
+                        {"port", o.request.query.port},
+                        {"ended", r.ended},
+                        {"verdict", RasWatchVerdictJson(r.verdict)},
+                        {"alert", AlertState(r)},
+                        {"unmapped_nodes", r.unmapped_nodes},
+                        {"snapshots", std::move(snapshots)}};
+  doc["first_stuck_at"] =
+      r.first_stuck_at ? nlohmann::json(*r.first_stuck_at) : nlohmann::json(nullptr);
+  std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+void RunRasWatch(RasWatchOptions& o) {
+  if (o.request.cluster.empty()) {
+    if (const char* env = std::getenv("FABTRACK_CLUSTER"); env && *env) o.request.cluster = env;
+  }
+  if (o.request.cluster.empty()) {
+    std::cerr << "fabtrack ras watch: needs --cluster (or FABTRACK_CLUSTER): the snapshots are "
+                 "stored with the job\n";
+    throw CommandExit{kExitUsage};
+  }
+  if (o.request.count == 0 && !o.until_done) {
+    std::cerr << "fabtrack ras watch: say how long: --count N or --until-done\n";
+    throw CommandExit{kExitUsage};
+  }
+  o.request.query.deadline_s = o.timeout_s;
+  o.request.query.gather_timeout_s = std::max(1, static_cast<int>(o.timeout_s * 2 / 3));
+  o.request.query.verbose = true;
+  o.request.resolve = !o.no_resolve;
+  InstallInterruptHandlers();
+  bool text = o.format == "text";
+  app::RasWatchProgress progress;
+  progress.snapshot = [text](int i, const RasSnapshot& s) {
+    if (!text) return;
+    std::cout << "snapshot " << i << " at " << s.taken_at << ": " << s.health << ", "
+              << s.communicators.size()
+              << (s.communicators.size() == 1 ? " communicator" : " communicators") << " ("
+              << s.report_format << " report)\n"
+              << std::flush;
+  };
+  progress.no_answer = [](const std::string& why) {
+    std::cerr << "fabtrack ras watch: " << why << "\n";
+  };
+  app::RasWatchResult r = app::WatchRas(o.request, progress, std::cerr);
+  if (text) {
+    PrintWatchText(o, r);
+  } else {
+    PrintWatchJson(o, r);
+  }
+  int code = r.verdict.health == "critical" ? 2 : r.verdict.health == "warning" ? 1 : 0;
+  if (code != 0) throw CommandExit{code};
+}
+
 }  // namespace
 
 void SetupRas(CLI::App& app) {
@@ -179,6 +310,54 @@ void SetupRas(CLI::App& app) {
   AddFormatOption(status, &o->format, {"text", "json"});
   status->add_flag("--verbose", o->verbose, "print RAS's own report after the summary");
   status->callback([o] { RunRasStatus(*o); });
+
+  auto w = std::make_shared<RasWatchOptions>();
+  CLI::App* watch = ras->add_subcommand(
+      "watch",
+      "Ask a job's RAS every --every seconds, store each snapshot with the job, and judge them: "
+      "communicators stuck (counts frozen while running), laggards (ranks behind, however "
+      "many), dead or unresponsive ranks, by host, GPU and pid with their hosts' port counters "
+      "over the window. Exit 0 healthy, 1 warning, 2 critical, 3 no verdict");
+  watch->add_option("--every", w->request.every_s, "seconds between snapshots")
+      ->required()
+      ->check(PositiveAmount())
+      ->check(CLI::Range(0.0, 86400.0));
+  watch->add_option("--job", w->request.job_id, "the job's id (Slurm's SLURM_JOB_ID)")
+      ->required()
+      ->check(NameValue());
+  watch->add_option("--cluster", w->request.cluster, "cluster (or FABTRACK_CLUSTER)")
+      ->check(NameValue());
+  CLI::Option* count =
+      watch->add_option("--count", w->request.count, "take N snapshots")->check(PositiveCount());
+  watch
+      ->add_flag("--until-done", w->until_done,
+                 "until the job's communicators finalize, RAS stops answering or the job is "
+                 "found stuck")
+      ->excludes(count);
+  watch
+      ->add_option("--max-duration", w->request.max_duration_s,
+                   "stop after S seconds whatever else (default: none)")
+      ->check(PositiveAmount())
+      ->check(CLI::Range(0.0, 31.0 * 86400));
+  watch->add_option("--hosts-file", w->request.hosts_file,
+                    "the job's node addresses and names, hosts(5) lines \"IP name\" (RAS names "
+                    "processes by IP address)");
+  watch->add_flag("--no-resolve", w->no_resolve,
+                  "do not reverse-resolve addresses the hosts file does not name");
+  watch
+      ->add_option("--host", w->request.query.host,
+                   "where the RAS thread listens (default localhost)")
+      ->check(NameValue());
+  watch->add_option("--port", w->request.query.port, "its port (default 28028, NCCL_RAS_ADDR)")
+      ->check(WholeNumber(1, 65535));
+  watch
+      ->add_option("--timeout", w->timeout_s,
+                   "seconds for each query: connect, handshake, reply (default 15)")
+      ->check(PositiveAmount())
+      ->check(CLI::Range(0.0, 86400.0));
+  AddFormatOption(watch, &w->format, {"text", "json"});
+  AddDatabaseOptions(watch, &w->request.database);
+  watch->callback([w] { RunRasWatch(*w); });
 }
 
 }  // namespace fabtrack::cli

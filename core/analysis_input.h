@@ -15,6 +15,7 @@
 #include "core/host_list.h"
 #include "core/locate.h"
 #include "core/node_topology.h"
+#include "core/ras_snapshot.h"
 #include "core/run_fabric_window.h"
 
 namespace fabtrack {
@@ -191,6 +192,14 @@ struct LocateView {
   LocateRecord record;
 };
 
+// A job's newest `fabtrack ras watch` verdict (store: ras_job_verdicts).
+struct RasJobView {
+  std::string job_id;
+  double judged_at = 0;  // epoch seconds: the newest snapshot judged
+  std::optional<std::string> first_stuck_at;
+  RasWatchVerdict verdict;
+};
+
 // Per run id, figures by key (analyzer/input_index.h Summary).
 using RunFigures = std::unordered_map<int64_t, std::map<std::string, std::vector<double>>>;
 
@@ -233,6 +242,10 @@ struct AnalysisInput {
   // schema 021), by run id: the run_fabric detector judges them and names an
   // uplink that errored during a run beside that run's other findings.
   std::map<int64_t, RunFabricWindow> run_fabric_windows;
+  // Real jobs `fabtrack ras watch` judged at or after judge_from (schema
+  // 022), newest first: the ras_job detector turns a stuck, dying or lagging
+  // job into a problem.
+  std::vector<RasJobView> ras_jobs;
 
   // Summarised history (schema 015): per run, the figures detectors keep of
   // it, by key ("busbw_regression/<settings hash>" -> numbers; NaN: none),

@@ -17,6 +17,7 @@
 #include "core/run_figures_text.h"
 #include "store/copy_row.h"
 #include "store/locate_store.h"
+#include "store/ras_store.h"
 #include "store/run_fabric_window_store.h"
 #include "store/topology_store.h"
 
@@ -504,6 +505,11 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   // The switch side of the judged runs' windows (schema 021); a row that no
   // longer reads is skipped (it names itself in the reader's problems).
   input.run_fabric_windows = ReadRunFabricWindows(txn, judged, nullptr);
+  // Jobs `ras watch` judged in the window (schema 022), at most 100.
+  for (StoredRasJobVerdict& v : ReadRasJobVerdicts(txn, query.cluster, input.judge_from, 100)) {
+    input.ras_jobs.push_back(
+        {std::move(v.job_id), v.judged_at, std::move(v.first_stuck_at), std::move(v.verdict)});
+  }
   return input;
 }
 

@@ -68,6 +68,11 @@ PruneCounts PruneBefore(pqxx::transaction_base& txn, const std::string& cutoff_i
             cluster, apply);
   c.ab_comparisons = Prune(txn, "ab_comparisons", "compared_at < $1::timestamptz AND " + of_cluster,
                            cutoff_iso, cluster, apply);
+  c.ras_snapshots = Prune(txn, "ras_snapshots", "taken_at < $1::timestamptz AND " + of_cluster,
+                          cutoff_iso, cluster, apply);
+  c.ras_job_verdicts =
+      Prune(txn, "ras_job_verdicts", "judged_at < $1::timestamptz AND " + of_cluster, cutoff_iso,
+            cluster, apply);
   return c;
 }
 

@@ -22,8 +22,10 @@ struct PruneCounts {
   int64_t resolved_findings = 0;
   int64_t analyses = 0;
   int64_t inspector_jobs = 0;
-  int64_t locate_verdicts = 0;  // with their suspects and run links
-  int64_t ab_comparisons = 0;   // with their judgements and run links
+  int64_t locate_verdicts = 0;   // with their suspects and run links
+  int64_t ab_comparisons = 0;    // with their judgements and run links
+  int64_t ras_snapshots = 0;     // `ras watch` snapshots, by when taken
+  int64_t ras_job_verdicts = 0;  // `ras watch` job verdicts, by their newest snapshot
 };
 
 // What is older than `cutoff_iso` (of `cluster`, or of every cluster);

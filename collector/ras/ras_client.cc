@@ -213,4 +213,23 @@ Reply Query(const QueryOptions& o) {
   return reply;
 }
 
+std::optional<std::string> LookUpHost(const std::string& address) {
+  addrinfo hints{};
+  hints.ai_flags = AI_NUMERICHOST;
+  hints.ai_family = AF_UNSPEC;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(address.c_str(), nullptr, &hints, &found) != 0) {
+    // Not an address: RAS printed a name.
+    if (address.empty()) return std::nullopt;
+    return address.substr(0, address.find('.'));
+  }
+  char name[NI_MAXHOST] = {0};
+  int rc =
+      getnameinfo(found->ai_addr, found->ai_addrlen, name, sizeof(name), nullptr, 0, NI_NAMEREQD);
+  freeaddrinfo(found);
+  if (rc != 0) return std::nullopt;
+  std::string host = name;
+  return host.substr(0, host.find('.'));
+}
+
 }  // namespace fabtrack::ras

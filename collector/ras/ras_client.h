@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -42,5 +43,12 @@ class QueryError : public std::runtime_error {
 
 // Throws QueryError.
 Reply Query(const QueryOptions& options);
+
+// The host name of a node address as RAS prints it (an IP address), by a
+// reverse lookup (getnameinfo: /etc/hosts, then DNS, within the resolver's
+// own timeouts), cut at its first dot; an address that is already a name is
+// its own host. Nullopt when nothing names it. `ras watch`'s last resort,
+// after what the caller knows (a hosts file, Slurm's node list).
+std::optional<std::string> LookUpHost(const std::string& address);
 
 }  // namespace fabtrack::ras

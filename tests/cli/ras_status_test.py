@@ -1,12 +1,9 @@
 #!/usr/bin/env python3
 """`fabtrack ras status` against a stand-in RAS server.
 
-The stand-in speaks NCCL's RAS client protocol (src/ras/client_support.cc):
-"CLIENT PROTOCOL n" -> "SERVER PROTOCOL 2", "TIMEOUT s" -> "OK",
-"SET FORMAT json" -> "OK" (2.28.7+) or "ERROR: Unknown command ..." (older),
-then "VERBOSE STATUS" -> the report, streamed until the server closes. It
-replays the fixtures in tests/fixtures/ras/, and misbehaves on request: stalls
-mid-reply, says nothing, sends a reply past the size cap.
+The stand-in (tests/support/ras_stand_in.py) speaks NCCL's RAS client
+protocol and replays the fixtures in tests/fixtures/ras/, and misbehaves on
+request: stalls mid-reply, says nothing, sends a reply past the size cap.
 
 Usage: ras_status_test.py SOURCE_DIR FABTRACK
 """
@@ -19,6 +16,8 @@ import threading
 import time
 
 SOURCE, FABTRACK = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(SOURCE, "tests", "support"))
+from ras_stand_in import StandIn  # noqa: E402
 FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "ras")
 failures = []
 
@@ -26,88 +25,6 @@ failures = []
 def fixture(name):
     with open(os.path.join(FIXTURES, name), "rb") as f:
         return f.read()
-
-
-class StandIn:
-    """One RAS thread: serves connections until stopped."""
-
-    def __init__(self, text=None, json_report=None, stall_after=None, silent=False, huge=0):
-        self.text, self.json_report = text, json_report
-        self.stall_after, self.silent, self.huge = stall_after, silent, huge
-        self.commands = []
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.serve, daemon=True)
-        self.thread.start()
-
-    def serve(self):
-        self.sock.settimeout(0.2)
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            threading.Thread(target=self.session, args=(conn,), daemon=True).start()
-
-    def session(self, conn):
-        with conn:
-            if self.silent:
-                self.stop.wait(30)
-                return
-            fmt = "text"
-            buf = b""
-            while True:
-                data = conn.recv(4096)
-                if not data:
-                    return
-                buf += data
-                while b"\n" in buf:
-                    line, buf = buf.split(b"\n", 1)
-                    cmd = line.decode().strip()
-                    self.commands.append(cmd)
-                    low = cmd.lower()
-                    if low.startswith("client protocol "):
-                        conn.sendall(b"SERVER PROTOCOL 2\n")
-                    elif low.startswith("timeout "):
-                        conn.sendall(b"OK\n")
-                    elif low == "set format json" and self.json_report is not None:
-                        fmt = "json"
-                        conn.sendall(b"OK\n")
-                    elif low in ("status", "verbose status"):
-                        self.report(conn, fmt)
-                        return
-                    else:
-                        conn.sendall(("ERROR: Unknown command %s\n" % cmd).encode())
-
-    def report(self, conn, fmt):
-        if self.huge:
-            chunk = b"  Rank 1 -- GPU 1 managed by process 2 on node 10.0.0.1\n" * 1024
-            sent = 0
-            try:
-                while sent < self.huge and not self.stop.is_set():
-                    conn.sendall(chunk)
-                    sent += len(chunk)
-            except OSError:
-                pass
-            return
-        body = self.json_report if fmt == "json" else self.text
-        if self.stall_after is not None:
-            conn.sendall(body[: self.stall_after])
-            self.stop.wait(30)
-            return
-        # Streamed in pieces, as RAS does (header first, the table later).
-        for i in range(0, len(body), 97):
-            conn.sendall(body[i : i + 97])
-
-    def close(self):
-        self.stop.set()
-        self.sock.close()
 
 
 def run(port, *args, timeout=30):

@@ -205,6 +205,14 @@ TEST(RunsRetention, PruneRemovesOldVerdictRecords) {
         "outcome, content_hash) VALUES ('lab', 'ab-" +
         std::string(age) + "', " + at + ", 'NCCL_ALGO=Ring', 2, 'ABBA', 'no_difference', md5((" +
         at + ")::text)) RETURNING id");
+    db.Scalar(
+        "INSERT INTO ras_snapshots (cluster, job_id, taken_at, report_format, health, "
+        "communicators) VALUES ('lab', 'job-" +
+        std::string(age) + "', " + at + ", 'json', 'healthy', '[]') RETURNING id");
+    db.Scalar(
+        "INSERT INTO ras_job_verdicts (cluster, job_id, first_taken_at, judged_at, snapshots, "
+        "health, stuck, verdict) VALUES ('lab', 'job-" +
+        std::string(age) + "', " + at + ", " + at + ", 1, 'healthy', false, '{}') RETURNING 1");
   }
   db.Scalar(
       "INSERT INTO locate_suspects (verdict_id, rank, kind, name, score) SELECT id, 1, "
@@ -213,6 +221,8 @@ TEST(RunsRetention, PruneRemovesOldVerdictRecords) {
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NE(dry.out.find("locate verdicts       1\n"), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("A/B comparisons       1\n"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("RAS snapshots         1\n"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("RAS job verdicts      1\n"), std::string::npos) << dry.out;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM locate_verdicts"), "2");
   CommandOutput wet = Fabtrack("db prune --older-than 400d --yes", db);
   ASSERT_EQ(wet.exit_code, 0) << wet.err;
@@ -222,6 +232,8 @@ TEST(RunsRetention, PruneRemovesOldVerdictRecords) {
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM locate_verdicts"), "1");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM locate_suspects"), "1");
   EXPECT_EQ(db.Scalar("SELECT string_agg(ab_id, ',') FROM ab_comparisons"), "ab-1 day");
+  EXPECT_EQ(db.Scalar("SELECT string_agg(job_id, ',') FROM ras_snapshots"), "job-1 day");
+  EXPECT_EQ(db.Scalar("SELECT string_agg(job_id, ',') FROM ras_job_verdicts"), "job-1 day");
 }
 
 TEST(RunsRetention, PruneRejectsAPeriodItCannotRead) {

@@ -187,6 +187,21 @@ PY
 q "$(cat "$work/locate.sql")" >/dev/null
 echo "locate: exit $rc, $(q "SELECT suspects FROM dashboards_test_locate")"
 
+# A real job found stuck by `fabtrack ras watch` (cluster jobs): NCCL RAS
+# played by the stand-in, its counts frozen with one rank behind. The stuck-job
+# alert rule fires for it and the analysis makes it a stuck_job problem.
+python3 "$repo/tests/support/ras_stand_in.py" frozen "$work/ras.port" >"$work/ras.log" 2>&1 &
+ras_pid=$!
+for _ in $(seq 100); do [[ -s $work/ras.port ]] && break; sleep 0.1; done
+[[ -s $work/ras.port ]] || { kill "$ras_pid"; cat "$work/ras.log"; fail "the RAS stand-in did not start"; }
+rc=0
+timeout 60 "$fabtrack" ras watch --data-dir "$work/db" --cluster jobs --job 48777 --every 0.2 --count 2 \
+  --host 127.0.0.1 --port "$(cat "$work/ras.port")" --no-resolve >"$work/ras-watch.txt" 2>&1 || rc=$?
+kill "$ras_pid" 2>/dev/null || true
+[[ $rc == 2 ]] && grep -q "alert: new: job 48777 stuck" "$work/ras-watch.txt" ||
+  { cat "$work/ras-watch.txt"; fail "ras watch of the frozen job exited $rc"; }
+echo "ras watch: job 48777 stuck, $(q "SELECT count(*) FROM ras_snapshots") snapshots stored"
+
 step "analysis"
 "$fabtrack" analyze --help >/dev/null 2>&1 || fail "this fabtrack has no analyze command"
 for cluster in lab local training jobs; do
@@ -206,6 +221,10 @@ done
 [[ $(q "SELECT count(*) FROM findings WHERE cluster = 'jobs' AND kind = 'job_fabric'
         AND subject = 'job 48213'") == 1 ]] ||
   { cat "$work/analyze-jobs.txt"; fail "job_fabric did not flag job 48213"; }
+# The stuck job watched above is a problem of the jobs cluster.
+[[ $(q "SELECT count(*) FROM findings WHERE cluster = 'jobs' AND kind = 'stuck_job'
+        AND subject = 'job 48777'") == 1 ]] ||
+  { cat "$work/analyze-jobs.txt"; fail "ras_job did not make job 48777 a stuck_job finding"; }
 
 # The change-point annotation needs a regression finding; this short history
 # may not give the analyzer one. Clearly labelled test data, lab only.

@@ -68,6 +68,7 @@ CANNOT_RUN_HERE = {
     "echo 'PerformanceSet": "ibsim's console (tests/subnet/ibsim_scan_test.py injects faults so)",
     "echo 'Unlink": "ibsim's console (tests/subnet/ibsim_scan_test.py injects faults so)",
     "fabtrack ras status": "a running NCCL job's RAS thread (tests/cli/ras_status_test.py runs a stand-in)",
+    "fabtrack ras watch": "a running NCCL job's RAS thread and its database (tests/cli/ras_watch_test.py runs a stand-in)",
     "cmake --build build && (cd build && cpack -G DEB)": "the package's build (tests/package/package_deb_test.sh runs cpack)",
     "sudo apt install ./build/fabtrack_0.1.0_amd64.deb": "installs system-wide (tests/package/package_deb_test.sh installs and removes it)",
     "sudo systemctl enable --now fabtrack-db": "systemd as init (tests/package/package_deb_test.sh verifies the units)",

@@ -6,6 +6,7 @@
 #include "core/content_hash.h"
 #include "store/locate_store.h"
 #include "store/port_writer.h"
+#include "store/ras_store.h"
 #include "store/run_writer.h"
 #include "store/snapshot_deltas.h"
 #include "tests/support/test_database.h"
@@ -155,6 +156,29 @@ TEST(RolesTest, WriterStoresLocateVerdictsAndReadsFlaggedRuns) {
   EXPECT_EQ(writer.Try("DELETE FROM locate_verdicts"), kInsufficientPrivilege);
   EXPECT_EQ(writer.Try("UPDATE locate_suspects SET name = 'x'"), kInsufficientPrivilege);
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM locate_suspects"), "1");
+}
+
+TEST(RolesTest, WriterStoresRasWatchesAndReadsTheJobsPorts) {
+  TestDatabase db;
+  LoginRole writer(db, "fabtrack_writer");
+  pqxx::work txn(writer.connection());
+  RasSnapshot s;
+  s.cluster = "c1";
+  s.job_id = "4242";
+  s.taken_at = "2031-05-01T00:00:00Z";
+  s.report_format = "json";
+  s.health = "healthy";
+  WriteRasSnapshot(txn, s);
+  WriteRasSnapshot(txn, s);  // the same time again: replaced (needs UPDATE)
+  RasWatchVerdict v;
+  v.snapshots = 1;
+  v.first_taken_at = v.last_taken_at = s.taken_at;
+  WriteRasJobVerdict(txn, "c1", "4242", v);
+  WriteRasJobVerdict(txn, "c1", "4242", v);
+  EXPECT_TRUE(ReadHostPortReadings(txn, "c1", {"gpu-01"}, s.taken_at, s.taken_at).empty());
+  txn.commit();
+  EXPECT_EQ(writer.Try("DELETE FROM ras_snapshots"), kInsufficientPrivilege);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM ras_snapshots"), "1");
 }
 
 TEST(RolesTest, ReaderOnlySelects) {

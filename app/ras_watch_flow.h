@@ -1,0 +1,55 @@
+// `fabtrack ras watch`: a running job's NCCL RAS asked every few seconds,
+// each snapshot stored with the job (schema 022), and the verdict over the
+// consecutive snapshots (analyzer/ras_watch.h: stuck communicators,
+// laggards, dead ranks) with the port counters of the ranks' hosts over the
+// watch window, stored as the job's verdict; the first time a job is found
+// stuck is said once (the alert's dedup key).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "collector/ras/ras_client.h"
+#include "core/database_choice.h"
+#include "core/ras_snapshot.h"
+
+namespace fabtrack::app {
+
+struct RasWatchRequest {
+  ras::QueryOptions query;  // host, port, deadline per query
+  double every_s = 30;
+  std::string cluster;
+  std::string job_id;
+  int count = 0;              // snapshots to take; 0: until done
+  double max_duration_s = 0;  // 0: none (with until-done: until the job ends or is stuck)
+  std::optional<std::string> hosts_file;
+  bool resolve = true;  // reverse-resolve addresses the hosts file does not name
+  DatabaseChoice database;
+};
+
+struct RasWatchProgress {
+  // After each snapshot (stored): its index (from 1), the snapshot.
+  std::function<void(int, const RasSnapshot&)> snapshot;
+  // A query that got no whole answer (the watch ends).
+  std::function<void(const std::string&)> no_answer;
+};
+
+struct RasWatchResult {
+  std::vector<RasSnapshot> snapshots;  // the newest (at most a day's at --every 60)
+  RasWatchVerdict verdict;
+  bool first_stuck = false;  // this watch is the first to find the job stuck: alert
+  std::optional<std::string> first_stuck_at;
+  std::string
+      ended;  // why the watch stopped: "count", "duration", "stuck", "finalized", "no answer"
+  std::vector<std::string> unmapped_nodes;  // addresses no host was found for
+};
+
+// Throws CommandExit: 1 for an unreadable hosts file, 3 (with the reason on
+// `err`) when the database cannot be used or no snapshot could be taken.
+RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& progress,
+                        std::ostream& err);
+
+}  // namespace fabtrack::app

@@ -1,0 +1,132 @@
+#include "core/ras_snapshot.h"
+
+namespace fabtrack {
+namespace {
+
+nlohmann::json OptionalPid(const std::optional<int64_t>& pid) {
+  return pid ? nlohmann::json(*pid) : nlohmann::json(nullptr);
+}
+
+std::optional<int64_t> PidFrom(const nlohmann::json& j) {
+  auto it = j.find("pid");
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
+nlohmann::json RasCommunicatorsJson(const std::vector<RasCommState>& comms) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RasCommState& c : comms) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const RasRankState& k : c.ranks) {
+      // Counts as [name, count] pairs: the report's order is kept.
+      nlohmann::json counts = nlohmann::json::array();
+      for (const auto& [op, n] : k.op_counts) counts.push_back({op, n});
+      ranks.push_back({{"rank", k.rank},
+                       {"node", k.node},
+                       {"host", k.host},
+                       {"gpu", k.gpu},
+                       {"pid", OptionalPid(k.pid)},
+                       {"state", k.state},
+                       {"op_counts", std::move(counts)}});
+    }
+    out.push_back({{"id", c.id},
+                   {"size", c.size},
+                   {"state", c.state},
+                   {"errors", c.errors},
+                   {"ranks", std::move(ranks)}});
+  }
+  return out;
+}
+
+std::vector<RasCommState> RasCommunicatorsFromJson(const nlohmann::json& j) {
+  std::vector<RasCommState> out;
+  for (const nlohmann::json& c : j) {
+    RasCommState comm;
+    comm.id = c.at("id").get<std::string>();
+    comm.size = c.at("size").get<int>();
+    comm.state = c.at("state").get<std::string>();
+    comm.errors = c.at("errors").get<std::string>();
+    for (const nlohmann::json& k : c.at("ranks")) {
+      RasRankState r;
+      r.rank = k.at("rank").get<int>();
+      r.node = k.at("node").get<std::string>();
+      r.host = k.at("host").get<std::string>();
+      r.gpu = k.at("gpu").get<std::string>();
+      r.pid = PidFrom(k);
+      r.state = k.at("state").get<std::string>();
+      for (const nlohmann::json& p : k.at("op_counts")) {
+        r.op_counts.emplace_back(p.at(0).get<std::string>(), p.at(1).get<int64_t>());
+      }
+      comm.ranks.push_back(std::move(r));
+    }
+    out.push_back(std::move(comm));
+  }
+  return out;
+}
+
+bool RasWatchVerdict::Stuck() const {
+  for (const RasWatchFinding& f : findings) {
+    if (f.kind == "stuck") return true;
+  }
+  return false;
+}
+
+nlohmann::json RasWatchVerdictJson(const RasWatchVerdict& v) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const RasWatchFinding& f : v.findings) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const RasWatchRank& k : f.ranks) {
+      ranks.push_back({{"rank", k.rank},
+                       {"node", k.node},
+                       {"host", k.host},
+                       {"gpu", k.gpu},
+                       {"pid", OptionalPid(k.pid)},
+                       {"detail", k.detail}});
+    }
+    findings.push_back({{"kind", f.kind},
+                        {"severity", f.severity},
+                        {"communicator", f.communicator},
+                        {"message", f.message},
+                        {"since", f.since},
+                        {"ranks", std::move(ranks)},
+                        {"port_changes", f.port_changes}});
+  }
+  return {{"health", v.health},
+          {"snapshots", v.snapshots},
+          {"first_taken_at", v.first_taken_at},
+          {"last_taken_at", v.last_taken_at},
+          {"findings", std::move(findings)}};
+}
+
+RasWatchVerdict RasWatchVerdictFromJson(const nlohmann::json& j) {
+  RasWatchVerdict v;
+  v.health = j.at("health").get<std::string>();
+  v.snapshots = j.at("snapshots").get<int>();
+  v.first_taken_at = j.at("first_taken_at").get<std::string>();
+  v.last_taken_at = j.at("last_taken_at").get<std::string>();
+  for (const nlohmann::json& f : j.at("findings")) {
+    RasWatchFinding finding;
+    finding.kind = f.at("kind").get<std::string>();
+    finding.severity = f.at("severity").get<std::string>();
+    finding.communicator = f.at("communicator").get<std::string>();
+    finding.message = f.at("message").get<std::string>();
+    finding.since = f.at("since").get<std::string>();
+    for (const nlohmann::json& k : f.at("ranks")) {
+      RasWatchRank r;
+      r.rank = k.at("rank").get<int>();
+      r.node = k.at("node").get<std::string>();
+      r.host = k.at("host").get<std::string>();
+      r.gpu = k.at("gpu").get<std::string>();
+      r.pid = PidFrom(k);
+      r.detail = k.at("detail").get<std::string>();
+      finding.ranks.push_back(std::move(r));
+    }
+    finding.port_changes = f.at("port_changes").get<std::vector<std::string>>();
+    v.findings.push_back(std::move(finding));
+  }
+  return v;
+}
+
+}  // namespace fabtrack

@@ -1,0 +1,158 @@
+#include "store/ras_store.h"
+
+#include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
+
+#include "core/clock.h"
+#include "core/port_sample.h"
+#include "store/copy_row.h"
+
+namespace fabtrack::store {
+namespace {
+
+// timestamptz as RFC 3339 UTC with microseconds, as the writers store it.
+constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'";
+
+std::string IsoColumn(const std::string& column) {
+  return "to_char(" + column + " AT TIME ZONE 'UTC', " + kIso + ")";
+}
+
+// A counter's column in port_counter_samples (store/port_writer.cc).
+std::string ColumnOf(const std::string& counter) {
+  return counter == "VL15_dropped" ? "vl15_dropped" : counter;
+}
+
+}  // namespace
+
+int64_t WriteRasSnapshot(pqxx::transaction_base& txn, const RasSnapshot& s) {
+  txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
+                  s.cluster);
+  pqxx::row row = txn.exec_params1(
+      "INSERT INTO ras_snapshots (cluster, job_id, taken_at, report_format, nccl_version, health, "
+      "communicators) VALUES ($1, $2, $3::timestamptz, $4, $5, $6, $7::jsonb) "
+      "ON CONFLICT (cluster, job_id, taken_at) DO UPDATE SET report_format = "
+      "EXCLUDED.report_format, nccl_version = EXCLUDED.nccl_version, health = EXCLUDED.health, "
+      "communicators = EXCLUDED.communicators RETURNING id",
+      s.cluster, s.job_id, s.taken_at, s.report_format, s.nccl_version, s.health,
+      RasCommunicatorsJson(s.communicators).dump());
+  return row[0].as<int64_t>();
+}
+
+std::vector<RasSnapshot> ReadRasSnapshots(pqxx::transaction_base& txn, const std::string& cluster,
+                                          const std::string& job_id, const std::string& since,
+                                          int limit) {
+  pqxx::result rows = txn.exec_params(
+      "SELECT * FROM (SELECT " + IsoColumn("taken_at") +
+          ", extract(epoch FROM taken_at), report_format, nccl_version, health, "
+          "communicators::text FROM ras_snapshots WHERE cluster = $1 AND job_id = $2 AND "
+          "taken_at >= coalesce(nullif($3, '')::timestamptz, '-infinity') ORDER BY taken_at "
+          "DESC LIMIT $4) newest ORDER BY 2",
+      cluster, job_id, since, limit);
+  std::vector<RasSnapshot> out;
+  for (const pqxx::row& row : rows) {
+    RasSnapshot s;
+    s.cluster = cluster;
+    s.job_id = job_id;
+    s.taken_at = row[0].as<std::string>();
+    s.taken_at_s = row[1].as<double>();
+    s.report_format = row[2].as<std::string>();
+    s.nccl_version = row[3].as<std::string>();
+    s.health = row[4].as<std::string>();
+    s.communicators = RasCommunicatorsFromJson(nlohmann::json::parse(row[5].as<std::string>()));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+RasVerdictWrite WriteRasJobVerdict(pqxx::transaction_base& txn, const std::string& cluster,
+                                   const std::string& job_id, const RasWatchVerdict& verdict) {
+  txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", cluster);
+  bool stuck = verdict.Stuck();
+  // One statement, so that two watches of one job racing each other cannot
+  // both be first: the upsert locks the row, and the one that set
+  // first_stuck_at is the one whose judged time it holds.
+  pqxx::row row = txn.exec_params1(
+      "INSERT INTO ras_job_verdicts (cluster, job_id, first_taken_at, judged_at, snapshots, "
+      "health, stuck, first_stuck_at, verdict) VALUES ($1, $2, $3::timestamptz, "
+      "$4::timestamptz, $5, $6, $7, CASE WHEN $7 THEN $4::timestamptz END, $8::jsonb) "
+      "ON CONFLICT (cluster, job_id) DO UPDATE SET first_taken_at = least("
+      "ras_job_verdicts.first_taken_at, EXCLUDED.first_taken_at), judged_at = "
+      "EXCLUDED.judged_at, snapshots = EXCLUDED.snapshots, health = EXCLUDED.health, stuck = "
+      "EXCLUDED.stuck, first_stuck_at = coalesce(ras_job_verdicts.first_stuck_at, "
+      "EXCLUDED.first_stuck_at), verdict = EXCLUDED.verdict RETURNING " +
+          IsoColumn("first_stuck_at") +
+          ", coalesce(stuck AND first_stuck_at = $4::timestamptz, false)",
+      cluster, job_id, verdict.first_taken_at, verdict.last_taken_at, verdict.snapshots,
+      verdict.health, stuck, RasWatchVerdictJson(verdict).dump());
+  RasVerdictWrite out;
+  if (!row[0].is_null()) out.first_stuck_at = row[0].as<std::string>();
+  out.first_stuck = row[1].as<bool>();
+  return out;
+}
+
+std::vector<StoredRasJobVerdict> ReadRasJobVerdicts(pqxx::transaction_base& txn,
+                                                    const std::string& cluster, double since,
+                                                    int limit) {
+  pqxx::result rows = txn.exec_params(
+      "SELECT job_id, extract(epoch FROM judged_at), " + IsoColumn("first_stuck_at") +
+          ", verdict::text FROM ras_job_verdicts WHERE cluster = $1 AND judged_at >= "
+          "to_timestamp($2) ORDER BY judged_at DESC, job_id LIMIT $3",
+      cluster, since, limit);
+  std::vector<StoredRasJobVerdict> out;
+  for (const pqxx::row& row : rows) {
+    StoredRasJobVerdict v;
+    v.job_id = row[0].as<std::string>();
+    v.judged_at = row[1].as<double>();
+    if (!row[2].is_null()) v.first_stuck_at = row[2].as<std::string>();
+    try {
+      v.verdict = RasWatchVerdictFromJson(nlohmann::json::parse(row[3].as<std::string>()));
+    } catch (const nlohmann::json::exception&) {
+      continue;  // edited by hand: not a verdict any more
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::vector<HostPortReading> ReadHostPortReadings(pqxx::transaction_base& txn,
+                                                  const std::string& cluster,
+                                                  const std::vector<std::string>& hosts,
+                                                  const std::string& from, const std::string& to) {
+  std::string columns;
+  for (const char* c : kPortErrorCounters) columns += ", s." + ColumnOf(c);
+  // The window's samples and, per port, the one before it.
+  pqxx::result rows = txn.exec_params(
+      "WITH p AS (SELECT id, host, device, port FROM ports WHERE cluster = $1 AND host = "
+      "ANY($2::text[])), "
+      "w AS (SELECT s.* FROM port_counter_samples s JOIN p ON p.id = s.port_id WHERE "
+      "s.sampled_at BETWEEN $3::timestamptz AND $4::timestamptz "
+      "UNION ALL SELECT b.* FROM p CROSS JOIN LATERAL (SELECT * FROM port_counter_samples x "
+      "WHERE x.port_id = p.id AND x.sampled_at < $3::timestamptz ORDER BY x.sampled_at DESC "
+      "LIMIT 1) b) "
+      "SELECT p.host, p.device, p.port, " +
+          IsoColumn("s.sampled_at") + ", extract(epoch FROM s.sampled_at), coalesce(s.state, '')" +
+          columns +
+          " FROM w s JOIN p ON p.id = s.port_id ORDER BY s.sampled_at, p.host, p.device, p.port",
+      cluster, PgTextArrayLiteral(hosts), from, to);
+  std::vector<HostPortReading> out;
+  for (const pqxx::row& row : rows) {
+    HostPortReading r;
+    r.host = row[0].as<std::string>();
+    r.device = row[1].as<std::string>();
+    r.port = row[2].as<int>();
+    r.sampled_at_s = row[4].as<double>();
+    r.sampled_at = IsoFromSeconds(r.sampled_at_s, IsoStyle::kSeconds);  // for people
+    r.state = row[5].as<std::string>();
+    int i = 6;
+    for (const char* c : kPortErrorCounters) {
+      std::optional<int64_t> v;
+      if (!row[i].is_null()) v = row[i].as<int64_t>();
+      r.counters.emplace_back(c, v);
+      ++i;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace fabtrack::store

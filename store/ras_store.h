@@ -1,0 +1,56 @@
+// `fabtrack ras watch`'s snapshots and verdicts in PostgreSQL (schema 022),
+// and the port counter samples of a job's hosts over a watch window.
+#pragma once
+
+#include <optional>
+#include <pqxx/transaction_base>
+#include <string>
+#include <vector>
+
+#include "core/ras_snapshot.h"
+
+namespace fabtrack::store {
+
+// Stores a snapshot (its cluster is created when new). A second write of
+// the same (cluster, job, taken_at) replaces the first. Returns its id.
+int64_t WriteRasSnapshot(pqxx::transaction_base& txn, const RasSnapshot& snapshot);
+
+// The job's snapshots taken at or after `since` (RFC 3339; empty: all),
+// oldest first, at most the newest `limit`.
+std::vector<RasSnapshot> ReadRasSnapshots(pqxx::transaction_base& txn, const std::string& cluster,
+                                          const std::string& job_id, const std::string& since,
+                                          int limit);
+
+// The outcome of storing a verdict: whether it is the first time this job
+// was found stuck (the one time to alert), and when that first time was.
+struct RasVerdictWrite {
+  bool first_stuck = false;
+  std::optional<std::string> first_stuck_at;  // RFC 3339
+};
+
+// Stores the job's newest verdict; first_stuck_at is set once and kept.
+RasVerdictWrite WriteRasJobVerdict(pqxx::transaction_base& txn, const std::string& cluster,
+                                   const std::string& job_id, const RasWatchVerdict& verdict);
+
+struct StoredRasJobVerdict {
+  std::string job_id;
+  double judged_at = 0;  // epoch seconds
+  std::optional<std::string> first_stuck_at;
+  RasWatchVerdict verdict;
+};
+
+// The cluster's job verdicts judged at or after `since` (epoch seconds),
+// newest first, at most `limit`; a row that no longer reads is skipped.
+std::vector<StoredRasJobVerdict> ReadRasJobVerdicts(pqxx::transaction_base& txn,
+                                                    const std::string& cluster, double since,
+                                                    int limit);
+
+// The stored counter samples of these hosts' ports in [from, to] (RFC 3339)
+// plus each port's last sample before `from` (the baseline of the first
+// change), oldest first.
+std::vector<HostPortReading> ReadHostPortReadings(pqxx::transaction_base& txn,
+                                                  const std::string& cluster,
+                                                  const std::vector<std::string>& hosts,
+                                                  const std::string& from, const std::string& to);
+
+}  // namespace fabtrack::store

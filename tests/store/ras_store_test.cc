@@ -1,0 +1,170 @@
+// `fabtrack ras watch`'s storage (schema 022) in the real PostgreSQL: a
+// snapshot with every field filled comes back equal, oldest first and cut to
+// the newest; a verdict's first stuck time is kept (the alert's dedup key:
+// first_stuck once per job); the port samples of a job's hosts over a window
+// come back with the sample before it.
+#include "store/ras_store.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <pqxx/pqxx>
+
+#include "store/port_writer.h"
+#include "tests/support/test_database.h"
+
+namespace fabtrack::store {
+namespace {
+
+using fabtrack::testing::TestDatabase;
+
+RasSnapshot Snapshot(const std::string& at, int64_t count) {
+  RasSnapshot s;
+  s.cluster = "lab";
+  s.job_id = "81234";
+  s.taken_at = at;
+  s.report_format = "json";
+  s.nccl_version = "2.28.9";
+  s.health = "warning";
+  RasCommState c;
+  c.id = "0x8c41e07a2f9d3b66";
+  c.size = 3;
+  c.state = "RUNNING";
+  c.errors = "MISMATCH,DEAD";
+  c.ranks = {RasRankState{0,
+                          "10.12.0.5",
+                          "gpu-a1",
+                          "0",
+                          41200,
+                          "running",
+                          {{"AllGather", 12}, {"AllReduce", count}}},
+             RasRankState{1,
+                          "10.12.0.6",
+                          "",
+                          "1 (NVML 3)",
+                          std::nullopt,
+                          "running",
+                          {{"AllGather", 12}, {"AllReduce", count - 2}}},
+             RasRankState{2, "10.12.0.7", "gpu-a3", "0", 38811, "dead", {}}};
+  s.communicators = {c};
+  return s;
+}
+
+TEST(RasStoreTest, SnapshotsRoundTripOldestFirst) {
+  TestDatabase db;
+  pqxx::work txn(db.connection());
+  std::vector<RasSnapshot> written = {Snapshot("2026-12-05T03:12:00.000000Z", 100),
+                                      Snapshot("2026-12-05T03:12:10.000000Z", 150),
+                                      Snapshot("2026-12-05T03:12:20.000000Z", 150)};
+  // Written out of order; a second write of one time replaces it.
+  WriteRasSnapshot(txn, written[2]);
+  WriteRasSnapshot(txn, written[0]);
+  RasSnapshot stale = written[1];
+  stale.health = "critical";
+  WriteRasSnapshot(txn, stale);
+  WriteRasSnapshot(txn, written[1]);
+  RasSnapshot other_job = written[0];
+  other_job.job_id = "99";
+  WriteRasSnapshot(txn, other_job);
+  EXPECT_EQ(ReadRasSnapshots(txn, "lab", "81234", "", 100), written);
+  std::vector<RasSnapshot> newest = ReadRasSnapshots(txn, "lab", "81234", "", 2);
+  ASSERT_EQ(newest.size(), 2u);
+  EXPECT_EQ(newest[0], written[1]);
+  EXPECT_DOUBLE_EQ(newest[1].taken_at_s - newest[0].taken_at_s, 10);
+  EXPECT_EQ(ReadRasSnapshots(txn, "lab", "81234", "2026-12-05T03:12:15Z", 100).size(), 1u);
+  EXPECT_EQ(txn.exec1("SELECT count(*) FROM ras_snapshots")[0].as<int>(), 4);
+}
+
+RasWatchVerdict Verdict(bool stuck, const std::string& last) {
+  RasWatchVerdict v;
+  v.health = stuck ? "critical" : "healthy";
+  v.snapshots = 3;
+  v.first_taken_at = "2026-12-05T03:12:00.000000Z";
+  v.last_taken_at = last;
+  if (stuck) {
+    v.findings.push_back({"stuck",
+                          "critical",
+                          "0x8c41e07a2f9d3b66",
+                          "no collective advanced",
+                          "2026-12-05T03:12:10.000000Z",
+                          {RasWatchRank{1, "10.12.0.6", "gpu-a2", "1", 41201, "AllReduce 148"}},
+                          {"gpu-a2: mlx5_3 port 1 link_downed +2 at 2026-12-05T03:12:12Z"}});
+  }
+  return v;
+}
+
+TEST(RasStoreTest, AJobIsFirstStuckOnce) {
+  TestDatabase db;
+  pqxx::work txn(db.connection());
+  RasVerdictWrite w =
+      WriteRasJobVerdict(txn, "lab", "81234", Verdict(false, "2026-12-05T03:12:20Z"));
+  EXPECT_FALSE(w.first_stuck);
+  EXPECT_FALSE(w.first_stuck_at);
+  w = WriteRasJobVerdict(txn, "lab", "81234", Verdict(true, "2026-12-05T03:12:30Z"));
+  EXPECT_TRUE(w.first_stuck);
+  EXPECT_EQ(w.first_stuck_at, "2026-12-05T03:12:30.000000Z");
+  // Seen stuck again by a later watch: no new alert, the first time kept.
+  w = WriteRasJobVerdict(txn, "lab", "81234", Verdict(true, "2026-12-05T03:14:00Z"));
+  EXPECT_FALSE(w.first_stuck);
+  EXPECT_EQ(w.first_stuck_at, "2026-12-05T03:12:30.000000Z");
+  // Even after it recovered in between.
+  WriteRasJobVerdict(txn, "lab", "81234", Verdict(false, "2026-12-05T03:15:00Z"));
+  EXPECT_FALSE(
+      WriteRasJobVerdict(txn, "lab", "81234", Verdict(true, "2026-12-05T03:16:00Z")).first_stuck);
+  EXPECT_TRUE(
+      WriteRasJobVerdict(txn, "lab", "77", Verdict(true, "2026-12-05T03:16:00Z")).first_stuck)
+      << "another job is alerted on its own";
+
+  std::vector<StoredRasJobVerdict> read = ReadRasJobVerdicts(txn, "lab", 0, 10);
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[0].job_id, "77");  // same time: by job id
+  EXPECT_EQ(read[1].job_id, "81234");
+  EXPECT_EQ(read[1].verdict, Verdict(true, "2026-12-05T03:16:00Z"));
+  EXPECT_EQ(read[1].first_stuck_at, "2026-12-05T03:12:30.000000Z");
+  EXPECT_EQ(ReadRasJobVerdicts(txn, "lab", 1796526960 + 3600, 10).size(), 0u);
+}
+
+HostPorts Host(const std::string& host, int64_t link_downed, const std::string& state) {
+  HostPorts h;
+  h.host = host;
+  PortSample p;
+  p.device = "mlx5_3";
+  p.port = 1;
+  p.state = state;
+  p.counters = {{"link_downed", static_cast<uint64_t>(link_downed)}, {"symbol_error", 0}};
+  h.ports.push_back(p);
+  return h;
+}
+
+TEST(RasStoreTest, PortSamplesOfTheJobsHostsOverTheWindow) {
+  TestDatabase db;
+  pqxx::work txn(db.connection());
+  txn.exec("INSERT INTO clusters (name) VALUES ('lab')");
+  WriteHostSample(txn, "lab", Host("gpu-a2", 3, "ACTIVE"), "2026-12-05T02:00:00Z", std::nullopt,
+                  "snapshot");  // before the window: the baseline
+  WriteHostSample(txn, "lab", Host("gpu-a2", 3, "ACTIVE"), "2026-12-05T01:00:00Z", std::nullopt,
+                  "snapshot");  // older still: not read
+  WriteHostSample(txn, "lab", Host("gpu-a2", 5, "DOWN"), "2026-12-05T03:12:12Z", std::nullopt,
+                  "snapshot");
+  WriteHostSample(txn, "lab", Host("gpu-a9", 9, "ACTIVE"), "2026-12-05T03:12:12Z", std::nullopt,
+                  "snapshot");  // not the job's
+  WriteHostSample(txn, "lab", Host("gpu-a2", 8, "ACTIVE"), "2026-12-05T05:00:00Z", std::nullopt,
+                  "snapshot");  // after the window
+  std::vector<HostPortReading> r = ReadHostPortReadings(
+      txn, "lab", {"gpu-a2", "gpu-a1"}, "2026-12-05T03:12:00Z", "2026-12-05T03:13:00Z");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].sampled_at, "2026-12-05T02:00:00Z");
+  EXPECT_EQ(r[1].sampled_at, "2026-12-05T03:12:12Z");
+  EXPECT_EQ(r[1].host, "gpu-a2");
+  EXPECT_EQ(r[1].device, "mlx5_3");
+  EXPECT_EQ(r[1].state, "DOWN");
+  std::map<std::string, std::optional<int64_t>> counters(r[1].counters.begin(),
+                                                         r[1].counters.end());
+  EXPECT_EQ(counters["link_downed"], 5);
+  EXPECT_EQ(counters["symbol_error"], 0);
+  EXPECT_EQ(counters.count("port_rcv_errors"), 1u);
+  EXPECT_FALSE(counters["port_rcv_errors"]) << "not read: absent, not zero";
+}
+
+}  // namespace
+}  // namespace fabtrack::store

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""A stand-in for NCCL's RAS thread, for the `ras status` and `ras watch` tests.
+
+It speaks RAS's client protocol (NCCL src/ras/client_support.cc):
+"CLIENT PROTOCOL n" -> "SERVER PROTOCOL 2", "TIMEOUT s" -> "OK",
+"SET FORMAT json" -> "OK" (2.28.7+) or "ERROR: Unknown command ..." (older),
+then "VERBOSE STATUS" -> the report, streamed until the server closes. It
+replays one report (text and/or JSON) or a sequence of JSON reports (a job
+over time: counts advancing, then frozen, a rank dying), and misbehaves on
+request: stalls mid-reply, says nothing, sends a reply past a size cap.
+
+json_report() builds a JSON report in the image of NCCL 2.29's
+(`SET FORMAT json`): per communicator its ranks with their collective
+counts and missing ranks marked unresponsive or considered dead.
+"""
+import json
+import socket
+import threading
+
+
+def json_report(communicators, timestamp="2026-12-05 03:12:00"):
+    """communicators: [(hash, ranks, missing)] where ranks is
+    [(rank, host, pid, cuda_dev, {op: count})] and missing is
+    [(rank, host, pid, cuda_dev, "unresponsive"|"dead")]."""
+    comms = []
+    for comm_hash, ranks, missing in communicators:
+        present = []
+        for rank, host, pid, dev, counts in ranks:
+            present.append({
+                "rank": rank, "host": host, "pid": pid, "cuda_dev": dev, "nvml_dev": dev,
+                "status": {"init_state": 0, "async_error": 0, "finalize_called": False,
+                           "destroy_flag": False, "abort_flag": False},
+                "collective_counts": counts,
+            })
+        absent = []
+        for rank, host, pid, dev, how in missing:
+            absent.append({
+                "rank": rank, "host": host, "pid": pid, "cuda_dev": dev, "nvml_dev": dev,
+                "status": {"unresponsive": True, "considered_dead": how == "dead"},
+            })
+        comms.append({
+            "hash": comm_hash, "secondary_hash": "0x0:0x0",
+            "size": len(present) + len(absent), "ranks_count": len(present),
+            "missing_ranks_count": len(absent), "ranks": present, "missing_ranks": absent,
+        })
+    doc = {"nccl_version": "2.29.2", "cuda_runtime_version": 12090,
+           "cuda_driver_version": 12090, "timestamp": timestamp,
+           "communicators_count": len(comms), "communicators": comms,
+           "ras": {"collection_time_sec": 0.01, "timeouts_count": 0}}
+    return (json.dumps(doc, indent=2) + "\n").encode()
+
+
+class StandIn:
+    """One RAS thread: serves connections until stopped."""
+
+    def __init__(self, text=None, json_report=None, stall_after=None, silent=False, huge=0,
+                 sequence=None):
+        self.text, self.json_report = text, json_report
+        # A job over time: each STATUS query answered with the next JSON
+        # report of the sequence, the last one repeated.
+        self.sequence, self.served = sequence, 0
+        self.stall_after, self.silent, self.huge = stall_after, silent, huge
+        self.commands = []
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        self.sock.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self.session, args=(conn,), daemon=True).start()
+
+    def session(self, conn):
+        with conn:
+            if self.silent:
+                self.stop.wait(30)
+                return
+            fmt = "text"
+            buf = b""
+            while True:
+                data = conn.recv(4096)
+                if not data:
+                    return
+                buf += data
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    cmd = line.decode().strip()
+                    self.commands.append(cmd)
+                    low = cmd.lower()
+                    if low.startswith("client protocol "):
+                        conn.sendall(b"SERVER PROTOCOL 2\n")
+                    elif low.startswith("timeout "):
+                        conn.sendall(b"OK\n")
+                    elif low == "set format json" and (self.json_report is not None or
+                                                       self.sequence is not None):
+                        fmt = "json"
+                        conn.sendall(b"OK\n")
+                    elif low in ("status", "verbose status"):
+                        self.report(conn, fmt)
+                        return
+                    else:
+                        conn.sendall(("ERROR: Unknown command %s\n" % cmd).encode())
+
+    def report(self, conn, fmt):
+        if self.huge:
+            chunk = b"  Rank 1 -- GPU 1 managed by process 2 on node 10.0.0.1\n" * 1024
+            sent = 0
+            try:
+                while sent < self.huge and not self.stop.is_set():
+                    conn.sendall(chunk)
+                    sent += len(chunk)
+            except OSError:
+                pass
+            return
+        if self.sequence is not None:
+            body = self.sequence[min(self.served, len(self.sequence) - 1)]
+            self.served += 1
+        else:
+            body = self.json_report if fmt == "json" else self.text
+        if self.stall_after is not None:
+            conn.sendall(body[: self.stall_after])
+            self.stop.wait(30)
+            return
+        # Streamed in pieces, as RAS does (header first, the table later).
+        for i in range(0, len(body), 97):
+            conn.sendall(body[i : i + 97])
+
+    def close(self):
+        self.stop.set()
+        self.sock.close()
+
+
+def main():
+    """ras_stand_in.py frozen PORT_FILE: serves, until killed, a job whose
+    AllReduce counts are frozen with rank 2 two behind (a stuck job for
+    `ras watch`), and writes the port it listens on to PORT_FILE."""
+    import os
+    import sys
+    import time
+
+    if len(sys.argv) != 3 or sys.argv[1] != "frozen":
+        sys.exit("usage: ras_stand_in.py frozen PORT_FILE")
+    counts = [500, 500, 498, 500]
+    ranks = [(r, "10.88.0.%d" % (11 + r // 2), 7100 + r, r % 2, {"AllReduce": c})
+             for r, c in enumerate(counts)]
+    s = StandIn(sequence=[json_report([("0x7f00aa55c3e1d2b9", ranks, [])])])
+    with open(sys.argv[2] + ".tmp", "w") as f:
+        f.write("%d\n" % s.port)
+    os.replace(sys.argv[2] + ".tmp", sys.argv[2])
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
