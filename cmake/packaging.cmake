@@ -19,6 +19,10 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/nightly/fabtrack-nightly-cron.sh
                  ${PROJECT_SOURCE_DIR}/scripts/nightly/fabtrack-nightly.sbatch
         DESTINATION ${fabtrack_share_dir}/nightly)
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/nightly/lib.sh DESTINATION ${fabtrack_share_dir}/nightly)
+# Slurm hooks: the prolog/epilog node check and the RAS watchdog of a job.
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm/fabtrack-node-check.sh
+                 ${PROJECT_SOURCE_DIR}/scripts/slurm/fabtrack-ras-watchdog.sh
+        DESTINATION ${fabtrack_share_dir}/slurm)
 
 # The examples with the package's paths (/usr/bin, /usr/share/fabtrack)
 # instead of the Ansible prefix /opt/fabtrack.

@@ -38,11 +38,15 @@ files=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for want in ./usr/bin/fabtrack ./usr/share/fabtrack/schema/001_initial.sql \
   ./usr/share/fabtrack/dashboards/prometheus/fabtrack-alerts.yml \
   ./usr/share/fabtrack/nightly/fabtrack-nightly-cron.sh ./usr/share/man/man1/fabtrack.1.gz \
+  ./usr/share/fabtrack/slurm/fabtrack-node-check.sh ./usr/share/fabtrack/slurm/fabtrack-ras-watchdog.sh \
   ./usr/lib/systemd/system/fabtrack-exporter.service ./usr/lib/systemd/system/fabtrack-nightly.timer \
   ./usr/share/doc/fabtrack/examples/nightly.conf; do
   grep -qx -- "$want" <<<"$files" || fail "$want is not in the package"
 done
 dpkg-deb -x "$deb" "$work/unpacked"
+for hook in fabtrack-node-check.sh fabtrack-ras-watchdog.sh; do
+  [[ -x $work/unpacked/usr/share/fabtrack/slurm/$hook ]] || fail "the packaged $hook is not executable"
+done
 grep -q '^FABTRACK=/usr/bin/fabtrack$' "$work/unpacked/usr/share/doc/fabtrack/examples/nightly.conf" ||
   fail "the packaged nightly.conf example does not point at /usr/bin/fabtrack"
 # Every command's help made it into the man page.
