@@ -11,13 +11,13 @@
 #include "app/batch_store.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "cli/metrics_serve.h"
 #include "collector/counters/ethtool_stats.h"
 #include "collector/counters/hw_counter_selection.h"
 #include "collector/counters/metrics_http_server.h"
 #include "collector/counters/port_exposition.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/counters/verbs_ports.h"
-#include "collector/counters/web_security.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/port_sample_json.h"
@@ -147,14 +147,10 @@ void RunSnapshot(const SnapshotOptions& o) {
 
 volatile std::sig_atomic_t stop_requested = 0;
 void RequestStop(int) { stop_requested = 1; }
-volatile std::sig_atomic_t reload_requested = 0;
-void RequestReload(int) { reload_requested = 1; }
 
 struct ServeOptions {
   std::string sysfs = "/sys";
-  std::string listen = "0.0.0.0:9477";
-  std::optional<std::string> web_config_file;  // TLS and basic auth
-  std::optional<double> duration;              // stop after S seconds (tests, one-off checks)
+  MetricsServeSettings serve{"counters serve", "0.0.0.0:9477", std::nullopt, std::nullopt};
   HwCounterSelection hw_counters;
 };
 
@@ -211,71 +207,16 @@ void RunServe(const ServeOptions& o) {
   PortExposition exposition;
   HostPorts with_flow_control;
   const bool real_sysfs = o.sysfs == "/sys";
-  std::unique_ptr<MetricsHttpServer> server;
-  try {
-    server = std::make_unique<MetricsHttpServer>(o.listen, [&]() -> const std::string& {
-      return RenderScrape(
-          &exposition,
-          [&]() -> const HostPorts& {
-            if (!real_sysfs) return sampler.Sample();
-            with_flow_control = sampler.Sample();
-            AddFlowControl(&with_flow_control, std::nullopt);
-            return with_flow_control;
-          },
-          o.hw_counters, &sampler.plan());
-    });
-  } catch (const std::exception& e) {
-    std::cerr << "fabtrack counters serve: " << e.what() << "\n";
-    throw CommandExit{kExitUsage};
-  }
-  if (o.web_config_file) {
-    try {
-      WebSecurity security = LoadWebSecurity(*o.web_config_file);
-      std::cerr << "fabtrack counters serve: " << *o.web_config_file << ": " << security.summary
-                << "\n";
-      server->SetSecurity(std::move(security));
-    } catch (const std::exception& e) {
-      std::cerr << "fabtrack counters serve: " << e.what() << "\n";
-      throw CommandExit{kExitInputError};
-    }
-    server->SetLog(
-        [](const std::string& line) { std::cerr << "fabtrack counters serve: " << line << "\n"; });
-  }
-  // SIGHUP re-reads the web configuration and its certificates (rotated
-  // certificates, changed passwords); a broken one is reported and the
-  // running one kept. Without --web.config.file there is nothing to re-read,
-  // and a reload (systemd's ExecReload) must not end the exporter either.
-  auto reload = [&] {
-    reload_requested = 0;
-    if (!o.web_config_file) {
-      std::cerr << "fabtrack counters serve: SIGHUP: no --web.config.file to re-read\n";
-      return;
-    }
-    try {
-      WebSecurity security = LoadWebSecurity(*o.web_config_file);
-      std::cerr << "fabtrack counters serve: reloaded " << *o.web_config_file << ": "
-                << security.summary << "\n";
-      server->SetSecurity(std::move(security));
-    } catch (const std::exception& e) {
-      std::cerr << "fabtrack counters serve: reload refused, the previous web configuration "
-                   "stays: "
-                << e.what() << "\n";
-    }
-  };
-  std::signal(SIGINT, RequestStop);
-  std::signal(SIGTERM, RequestStop);
-  std::signal(SIGHUP, RequestReload);
-  std::cerr << "fabtrack counters serve: metrics on " << (server->tls() ? "https" : "http") << "://"
-            << o.listen << "/metrics\n";
-  const auto start = std::chrono::steady_clock::now();
-  // Asked between rounds of the server's loop and after every signal: the
-  // reload happens on the server's own thread, between connections' events.
-  server->Serve([&] {
-    if (reload_requested != 0) reload();
-    return stop_requested != 0 ||
-           (o.duration &&
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
-                *o.duration);
+  ServeMetrics(o.serve, [&]() -> const std::string& {
+    return RenderScrape(
+        &exposition,
+        [&]() -> const HostPorts& {
+          if (!real_sysfs) return sampler.Sample();
+          with_flow_control = sampler.Sample();
+          AddFlowControl(&with_flow_control, std::nullopt);
+          return with_flow_control;
+        },
+        o.hw_counters, &sampler.plan());
   });
 }
 
@@ -501,11 +442,7 @@ void SetupCounters(CLI::App& app) {
   CLI::App* serve = counters->add_subcommand(
       "serve", "Prometheus exporter: node_infiniband_* plus RoCE hw/PFC counters");
   serve->add_option("--sysfs", sv->sysfs, "sysfs root (default /sys)");
-  serve->add_option("--listen", sv->listen, "address:port (default 0.0.0.0:9477)");
-  serve->add_option("--duration", sv->duration, "stop after S seconds")->check(PositiveAmount());
-  serve->add_option("--web.config.file", sv->web_config_file,
-                    "TLS and basic auth: node_exporter's web configuration file "
-                    "(tls_server_config, basic_auth_users); re-read on SIGHUP");
+  AddMetricsServeOptions(serve, &sv->serve);
   AddHwCountersOption(serve, &sv->hw_counters);
   serve->callback([sv] { RunServe(*sv); });
 

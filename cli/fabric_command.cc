@@ -1,3 +1,5 @@
+// fabtrack fabric serve [scan's --ca ... --discovery-smps] [--listen A:P] [--max-age S]
+//                       [--web.config.file F] [--duration S]
 // fabtrack fabric scan [--ca DEV] [--port N] [--format text|json|prometheus] [--textfile DIR]
 //                      [--cluster C [--db CONNINFO]] [--timeout-ms MS] [--retries N] [--window N]
 //                      [--discovery-smps N] [--xmit-wait-per-second R]
@@ -13,6 +15,7 @@
 // infiniband_exporter's names (collector/fabric/switch_exposition.h);
 // --textfile DIR writes the same to DIR/fabtrack_fabric.prom for
 // node_exporter's textfile collector, atomically (temporary file, rename).
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -21,6 +24,7 @@
 #include "app/fabric_flow.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "cli/metrics_serve.h"
 #include "collector/fabric/switch_exposition.h"
 #include "core/atomic_file.h"
 #include "core/exit_code.h"
@@ -97,6 +101,62 @@ void RunFabricScan(FabricScanOptions& o) {
   }
 }
 
+struct FabricServeOptions {
+  fabric::ScanSettings settings;
+  // infiniband_exporter's port: its scrape configurations keep working.
+  MetricsServeSettings serve{"fabric serve", "0.0.0.0:9315", std::nullopt, std::nullopt};
+  double max_age_s = 0;  // a scan younger than this answers the scrape again
+};
+
+void RunFabricServe(const FabricServeOptions& o) {
+  // Each scrape scans the subnet (as infiniband_exporter does), unless the
+  // last good scan is younger than --max-age: on a large fabric several
+  // Prometheus servers scraping must not multiply the MADs.
+  std::string body;
+  std::optional<std::chrono::steady_clock::time_point> scanned_at;
+  std::string last_error;
+  ServeMetrics(o.serve, [&]() -> const std::string& {
+    const auto now = std::chrono::steady_clock::now();
+    if (scanned_at && std::chrono::duration<double>(now - *scanned_at).count() < o.max_age_s) {
+      return body;
+    }
+    fabric::ScanOutcome outcome = fabric::ScanSubnet(o.settings);
+    if (outcome.scan) {
+      body = fabric::RenderSwitchExposition(*outcome.scan) + fabric::RenderScanSuccess(true);
+      scanned_at = now;
+      if (!last_error.empty()) std::cerr << "fabtrack fabric serve: scanning again\n";
+      last_error.clear();
+    } else {
+      body = fabric::RenderScanSuccess(false);
+      scanned_at.reset();
+      // Once per new reason, not once per scrape.
+      if (outcome.error != last_error) {
+        std::cerr << "fabtrack fabric serve: no scan: " << outcome.error << "\n";
+      }
+      last_error = outcome.error;
+    }
+    return body;
+  });
+}
+
+void AddScanSettingsOptions(CLI::App* command, fabric::ScanSettings* s) {
+  command
+      ->add_option("--ca", s->ca, "local CA to send from (default: the first with an active port)")
+      ->check(NameValue());
+  command->add_option("--port", s->port, "its port (default: the first active)")
+      ->check(WholeNumber(0, 254));
+  command->add_option("--timeout-ms", s->policy.timeout_ms, "per MAD try (default 300)")
+      ->check(WholeNumber(1, 60000));
+  command->add_option("--retries", s->policy.retries, "tries after the first (default 2)")
+      ->check(WholeNumber(0, 20));
+  command->add_option("--window", s->policy.window, "PMA MADs in flight at once (default 64)")
+      ->check(WholeNumber(1, 4096));
+  command
+      ->add_option("--discovery-smps", s->discovery_smps,
+                   "discovery's SMPs in flight at once (default 16)")
+      ->check(WholeNumber(1, 256));
+}
+
 }  // namespace
 
 void SetupFabric(CLI::App& app) {
@@ -109,11 +169,7 @@ void SetupFabric(CLI::App& app) {
       "Discover the subnet, read every switch and HCA port's counters, name what did not "
       "answer; with --cluster store it and judge the window since the previous stored scan. "
       "Exit 0 scanned (whatever the findings), 1 no scan, 2 usage, 3 database");
-  fabric::ScanSettings& s = o->request.settings;
-  scan->add_option("--ca", s.ca, "local CA to send from (default: the first with an active port)")
-      ->check(NameValue());
-  scan->add_option("--port", s.port, "its port (default: the first active)")
-      ->check(WholeNumber(0, 254));
+  AddScanSettingsOptions(scan, &o->request.settings);
   AddFormatOption(scan, &o->format, {"text", "json", "prometheus"});
   scan->add_option("--textfile", o->textfile,
                    "also write every switch port's metrics (infiniband_exporter's names) to "
@@ -121,20 +177,26 @@ void SetupFabric(CLI::App& app) {
   scan->add_option("--cluster", o->cluster,
                    "store the scan for this cluster and judge it against its previous one")
       ->check(NameValue());
-  scan->add_option("--timeout-ms", s.policy.timeout_ms, "per MAD try (default 300)")
-      ->check(WholeNumber(1, 60000));
-  scan->add_option("--retries", s.policy.retries, "tries after the first (default 2)")
-      ->check(WholeNumber(0, 20));
-  scan->add_option("--window", s.policy.window, "PMA MADs in flight at once (default 64)")
-      ->check(WholeNumber(1, 4096));
-  scan->add_option("--discovery-smps", s.discovery_smps,
-                   "discovery's SMPs in flight at once (default 16)")
-      ->check(WholeNumber(1, 256));
   scan->add_option("--xmit-wait-per-second", o->request.thresholds.xmit_wait_per_second,
                    "PortXmitWait ticks/s on an uplink end that count as congestion (default 1000)")
       ->check(PositiveAmount());
   AddDatabaseOptions(scan, &o->request.database);
   scan->callback([o] { RunFabricScan(*o); });
+
+  auto sv = std::make_shared<FabricServeOptions>();
+  CLI::App* serve = fabric->add_subcommand(
+      "serve",
+      "Prometheus exporter of every switch port (infiniband_exporter's names, both ends of each "
+      "cable): the subnet is scanned for each scrape; fabtrack_fabric_scan_success says whether "
+      "it could be");
+  AddScanSettingsOptions(serve, &sv->settings);
+  AddMetricsServeOptions(serve, &sv->serve);
+  serve
+      ->add_option("--max-age", sv->max_age_s,
+                   "answer from the last scan while it is younger than S seconds (default 0: "
+                   "scan for every scrape)")
+      ->check(PositiveAmount());
+  serve->callback([sv] { RunFabricServe(*sv); });
 }
 
 }  // namespace fabtrack::cli

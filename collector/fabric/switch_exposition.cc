@@ -179,4 +179,12 @@ std::string RenderSwitchExposition(const FabricScan& scan) {
   return out;
 }
 
+std::string RenderScanSuccess(bool scanned) {
+  std::string out;
+  Head(&out, "fabtrack_fabric_scan_success", "1 if this scrape's subnet scan succeeded, else 0",
+       "gauge");
+  out += scanned ? "fabtrack_fabric_scan_success 1\n" : "fabtrack_fabric_scan_success 0\n";
+  return out;
+}
+
 }  // namespace fabtrack::fabric

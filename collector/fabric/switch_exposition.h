@@ -19,6 +19,11 @@ namespace fabtrack::fabric {
 
 std::string RenderSwitchExposition(const FabricScan& scan);
 
+// fabtrack_fabric_scan_success 1 or 0, which `fabric serve` adds to every
+// scrape: a subnet that cannot be scanned is an alertable 0, not a failed
+// scrape and not the last scan's counters served as if new.
+std::string RenderScanSuccess(bool scanned);
+
 // The textfile-collector file name `--textfile DIR` writes.
 inline constexpr const char* kSwitchTextfileName = "fabtrack_fabric.prom";
 

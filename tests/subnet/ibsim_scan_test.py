@@ -7,7 +7,7 @@ and checks the scan's JSON: nodes, cables with both ends, counters, and the
 findings, each naming both ends of the right cable.
 
   ibsim_scan_test.py SOURCE_DIR FABTRACK CASE
-  (CASE: small | unanswered | faults | no_subnet | prometheus)
+  (CASE: small | unanswered | faults | no_subnet | prometheus | serve)
 
 "faults" stores scans in the test database (FABTRACK_TEST_DB). Exit 77
 (ctest SKIP_RETURN_CODE) where the simulator is not installed.
@@ -248,13 +248,89 @@ def case_prometheus():
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def case_serve():
+    # `fabric serve`: each scrape scans the subnet again (a counter set between
+    # two scrapes shows in the second), --max-age answers from the last scan,
+    # a subnet that cannot be scanned is fabtrack_fabric_scan_success 0 with
+    # no switch metrics, SIGTERM ends it with exit 0.
+    import signal
+    import socket
+    import urllib.request
+
+    def free_port():
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+
+    def start(subnet, *args):
+        port = free_port()
+        proc = subprocess.Popen([FABTRACK, "fabric", "serve", "--listen", f"127.0.0.1:{port}", *args],
+                                env=subnet.env(), cwd=subnet.dir, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    return proc, port
+            except OSError:
+                if proc.poll() is not None:
+                    raise SystemExit(f"fabric serve exited {proc.returncode}: {proc.stderr.read()}")
+                time.sleep(0.1)
+        proc.kill()
+        raise SystemExit("fabric serve did not listen within 30 s")
+
+    def scrape(port):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=60) as r:
+            return r.read().decode()
+
+    def stop(proc):
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, err
+
+    with ibsim_fixture.Subnet(fat_tree(2, 2, 2)) as subnet:
+        subnet.console('PerformanceSet "leaf01"[3] PortCounters.SymbolErrorCounter=17')
+        guid = {n["description"]: n["guid"] for n in scan(subnet)["nodes"]}
+        symbol = f'infiniband_switch_port_symbol_error_total{{guid="{guid["leaf01"]}",port="3"}} '
+
+        proc, port = start(subnet)
+        first = scrape(port)
+        lint = subprocess.run(["promtool", "check", "metrics"], input=first, capture_output=True, text=True)
+        check(lint.returncode == 0, f"promtool check metrics on a scrape: {lint.stdout} {lint.stderr}")
+        check(symbol + "17\n" in first, "the first scrape has leaf01/3's symbol errors")
+        check("fabtrack_fabric_scan_success 1\n" in first, "a scanned subnet is success 1")
+        check('infiniband_switch_uplink_info{guid="%s",port="3",switch="leaf01",uplink="spine01"' % guid["leaf01"]
+              in first, "the scrape names both ends of the uplink")
+        subnet.console('PerformanceSet "leaf01"[3] PortCounters.SymbolErrorCounter=29')
+        check(symbol + "29\n" in scrape(port), "a scrape scans again: the new counter shows")
+        rc, err = stop(proc)
+        check(rc == 0, f"SIGTERM ends fabric serve with exit 0: {rc} {err}")
+
+        proc, port = start(subnet, "--max-age", "300")
+        check(symbol + "29\n" in scrape(port), "--max-age: the first scrape scans")
+        subnet.console('PerformanceSet "leaf01"[3] PortCounters.SymbolErrorCounter=41')
+        cached = scrape(port)
+        check(symbol + "29\n" in cached and "41" not in cached.split(symbol)[1][:4],
+              "--max-age: a scrape within the age answers from the last scan")
+        stop(proc)
+
+        proc, port = start(subnet, "--ca", "mlx5_nosuch")
+        bad = scrape(port)
+        scrape(port)
+        check("fabtrack_fabric_scan_success 0\n" in bad, f"no scan is success 0: {bad[-300:]}")
+        check("infiniband_switch_port" not in bad, "no switch counters without a scan")
+        rc, err = stop(proc)
+        check(rc == 0 and err.count("no scan:") == 1,
+              f"the reason is said once, not once per scrape: rc {rc} {err!r}")
+
+
 def main():
     why = ibsim_fixture.available()
     if why:
         print(f"SKIP: {why}")
         return 77
     cases = {"small": case_small, "unanswered": case_unanswered, "faults": case_faults,
-             "no_subnet": case_no_subnet, "prometheus": case_prometheus}
+             "no_subnet": case_no_subnet, "prometheus": case_prometheus, "serve": case_serve}
     cases[CASE]()
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)
