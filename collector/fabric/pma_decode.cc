@@ -131,11 +131,19 @@ std::optional<std::map<std::string, uint64_t>> DecodePortCounters(std::span<cons
 
 std::optional<std::map<std::string, uint64_t>> DecodePortCountersExtended(
     std::span<const uint8_t> mad, int port, std::string* why) {
-  std::optional<std::span<const uint8_t>> reply = ReplyData(mad, kPortCountersExtended, why);
-  if (!reply || !PortSelectMatches(*reply, port, why)) return std::nullopt;
-  std::span<const uint8_t> d = *reply;
   std::map<std::string, uint64_t> c;
-  auto put = [&c](const char* name, uint64_t value) { c.emplace_hint(c.end(), name, value); };
+  if (!DecodePortCountersExtendedInto(mad, port, &c, why)) return std::nullopt;
+  return c;
+}
+
+bool DecodePortCountersExtendedInto(std::span<const uint8_t> mad, int port,
+                                    std::map<std::string, uint64_t>* counters, std::string* why) {
+  std::optional<std::span<const uint8_t>> reply = ReplyData(mad, kPortCountersExtended, why);
+  if (!reply || !PortSelectMatches(*reply, port, why)) return false;
+  std::span<const uint8_t> d = *reply;
+  auto put = [counters](const char* name, uint64_t value) {
+    counters->insert_or_assign(name, value);
+  };
   put("multicast_rcv_packets", BigEndian(d, 64, 8));
   put("multicast_xmit_packets", BigEndian(d, 56, 8));
   put("port_rcv_data", BigEndian(d, 16, 8));
@@ -144,7 +152,7 @@ std::optional<std::map<std::string, uint64_t>> DecodePortCountersExtended(
   put("port_xmit_packets", BigEndian(d, 24, 8));
   put("unicast_rcv_packets", BigEndian(d, 48, 8));
   put("unicast_xmit_packets", BigEndian(d, 40, 8));
-  return c;
+  return true;
 }
 
 }  // namespace fabtrack::fabric
