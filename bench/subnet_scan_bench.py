@@ -19,15 +19,22 @@ in turn, so these measure what each reader costs around it: process starts,
 discovery, waiting one MAD at a time or many at once.
 
   bench/subnet_scan_bench.py [--rounds 5] [--leaves 240 --spines 16 --hosts 7]
-                             [--window 64] [--perfquery-nodes N]
+                             [--window 64] [--perfquery-nodes N] [--base OLD_FABTRACK]
+                             [--no-json]
 
 --perfquery-nodes N times the loop over N switches and N HCAs only and
 scales by the port count (said in the output); 0 (default) runs it whole.
+--base adds another fabtrack build (text output) as the reader "fabtrack-base",
+so a change is measured against the build before it in the same rounds.
+Besides the medians of each reader's times, the per-round ratios to
+fabtrack (their median and range) are printed: a loaded machine slows the
+readers of one round alike, so the ratios are steadier than the times.
 """
 
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -42,16 +49,28 @@ import ibsim_fixture  # noqa: E402
 fat_tree = __import__("ibsim-fat-tree").fat_tree
 
 
+def process_cpu_s(pid):
+    """User + system seconds a running process has used so far."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(subnet, argv_list):
-    """Seconds, or None when a reader crashed (ibqueryerrors --counters
-    segfaulted once in 5 rounds here): said, and left out of the medians."""
+    """(wall seconds, the reader's CPU seconds, ibsim's CPU seconds meanwhile),
+    or None when a reader crashed (ibqueryerrors --counters segfaulted once in
+    5 rounds here): said, and left out of the medians. On a shared machine the
+    CPU seconds are what the others' load changes least."""
     started = time.monotonic()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sim = process_cpu_s(subnet.ibsim.pid)
     for argv in argv_list:
         r = subnet.run(argv, timeout=3600)
         if r.returncode not in (0, 1):  # ibqueryerrors exits 1 when it found errors
             print(f"  {' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()[-300:]}", flush=True)
             return None
-    return time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
+    return time.monotonic() - started, cpu, process_cpu_s(subnet.ibsim.pid) - sim
 
 
 def main():
@@ -63,6 +82,8 @@ def main():
     ap.add_argument("--window", type=int, default=64)
     ap.add_argument("--perfquery-nodes", type=int, default=0)
     ap.add_argument("--fabtrack", default=os.path.join(ROOT, "build", "cli", "fabtrack"))
+    ap.add_argument("--base", help="another fabtrack build to time beside it")
+    ap.add_argument("--no-json", action="store_true", help="leave out the --format json reader")
     args = ap.parse_args()
     why = ibsim_fixture.available()
     if why:
@@ -93,26 +114,47 @@ def main():
             "perfquery": [["perfquery", "-x", "-l", str(n["lid"])] for n in pq_switches]
                          + [["perfquery", "-x", str(n["lid"]), "1"] for n in pq_cas],
         }
+        if args.base:  # next to fabtrack, so both meet the same moment of the machine
+            base = [[args.base, "fabric", "scan", "--window", str(args.window)]]
+            readers = {"fabtrack": readers.pop("fabtrack"), "fabtrack-base": base, **readers}
+        if args.no_json:
+            del readers["fabtrack-json"]
+        print(f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
         times = {name: [] for name in readers}
+        cpus = {name: [] for name in readers}
+        per_round = []
         order = list(readers)
         for r in range(1, args.rounds + 1):
             this = order if r % 2 else order[::-1]
             line = []
+            got = {}
             for name in this:
-                t = timed(subnet, readers[name])
-                if t is None:
+                measured = timed(subnet, readers[name])
+                if measured is None:
                     line.append(f"{name} crashed")
                     continue
-                t *= scale if name == "perfquery" else 1
+                t, cpu, sim = (x * (scale if name == "perfquery" else 1) for x in measured)
                 times[name].append(t)
-                line.append(f"{name} {t:.2f} s")
+                cpus[name].append((cpu, sim))
+                got[name] = t
+                line.append(f"{name} {t:.2f} s (CPU {cpu:.2f} + ibsim {sim:.2f} s)")
+            per_round.append(got)
             print(f"round {r} ({' -> '.join(this)}): " + ", ".join(line), flush=True)
+        print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print()
         for name, ts in times.items():
-            print(f"{name:14s} median {statistics.median(ts):8.2f} s  range {min(ts):.2f}-{max(ts):.2f} s")
-        f = statistics.median(times["fabtrack"])
-        for name in ("perfquery", "iqe", "iqe-counters", "fabtrack-json"):
-            print(f"{name} / fabtrack: {statistics.median(times[name]) / f:.2f}x")
+            if ts:
+                own = statistics.median(c for c, _ in cpus[name])
+                sim = statistics.median(s for _, s in cpus[name])
+                print(f"{name:14s} median {statistics.median(ts):8.2f} s  range {min(ts):.2f}-{max(ts):.2f} s"
+                      f"  CPU median {own:.2f} s + ibsim {sim:.2f} s")
+        for name in readers:
+            if name == "fabtrack":
+                continue
+            ratios = [g[name] / g["fabtrack"] for g in per_round if name in g and "fabtrack" in g]
+            if ratios:
+                print(f"{name} / fabtrack per round: median {statistics.median(ratios):.2f}x, "
+                      f"range {min(ratios):.2f}-{max(ratios):.2f}x ({len(ratios)} rounds)")
 
 
 if __name__ == "__main__":

@@ -114,7 +114,10 @@ class Progress {
 
 // Writes finished tables as JSON on its own thread, in the order they came:
 // the parse of the next table goes on meanwhile (on two cores the JSON of a
-// month of tables costs half as much as parsing them). A few tables queued at
+// month of tables costs half as much as parsing them). Tables are handed
+// over in batches and their text written in large chunks: one wakeup and
+// one write per table were a third of the JSON path's system time (a
+// repeated table's JSON is 1.6 times its input). A few batches queued at
 // most, so memory stays bounded.
 class JsonTableWriter {
  public:
@@ -134,19 +137,26 @@ class JsonTableWriter {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [this] { return queue_.size() < kMaxQueued; });
     queue_.push_back({std::move(table), first});
+    const bool batch_ready = queue_.size() >= kBatch;
     lock.unlock();
-    changed_.notify_all();
+    if (batch_ready) changed_.notify_all();
   }
 
   // Returns when every table handed over is written and flushed.
   void Drain() {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [this] { return queue_.empty() && !busy_; });
+    draining_ = true;
+    changed_.notify_all();
+    changed_.wait(lock, [this] { return queue_.empty() && !busy_ && !unwritten_; });
+    draining_ = false;
+    lock.unlock();
     std::cout.flush();
   }
 
  private:
-  static constexpr size_t kMaxQueued = 16;
+  static constexpr size_t kBatch = 8;
+  static constexpr size_t kMaxQueued = 32;
+  static constexpr size_t kWriteBytes = 1 << 20;
   struct Job {
     TestTable table;
     bool first;
@@ -154,25 +164,32 @@ class JsonTableWriter {
 
   void Run() {
     std::string text;
+    std::deque<Job> batch;
+    std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
-      Job job;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
-        if (queue_.empty()) return;
-        job = std::move(queue_.front());
-        queue_.pop_front();
-        busy_ = true;
+      changed_.wait(lock, [this] {
+        return queue_.size() >= kBatch ||
+               ((draining_ || stopping_) && (!queue_.empty() || unwritten_)) || stopping_;
+      });
+      if (stopping_ && queue_.empty() && !unwritten_) return;
+      batch.swap(queue_);
+      const bool write_all = draining_ || stopping_;
+      busy_ = true;
+      lock.unlock();
+      changed_.notify_all();  // room for the parse
+      for (const Job& job : batch) {
+        text.append(job.first ? "\n      " : ",\n      ");
+        AppendTestTableJson(job.table, 3, &text);
       }
-      changed_.notify_all();
-      text.assign(job.first ? "\n      " : ",\n      ");
-      AppendTestTableJson(job.table, 3, &text);
-      std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        busy_ = false;
+      batch.clear();
+      if (write_all || text.size() >= kWriteBytes) {
+        std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
+        text.clear();
       }
-      changed_.notify_all();
+      lock.lock();
+      busy_ = false;
+      unwritten_ = !text.empty();
+      changed_.notify_all();  // a Drain waiting
     }
   }
 
@@ -180,6 +197,8 @@ class JsonTableWriter {
   std::condition_variable changed_;
   std::deque<Job> queue_;
   bool busy_ = false;
+  bool unwritten_ = false;  // the thread holds text not yet written
+  bool draining_ = false;
   bool stopping_ = false;
   std::thread thread_;
 };

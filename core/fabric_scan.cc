@@ -38,13 +38,25 @@ FabricLink MakeLink(FabricLinkEnd one, const std::string& one_type, FabricLinkEn
   return {std::move(other), std::move(one)};
 }
 
+namespace {
+
+// Sorts unless already sorted: a scanner hands its parts over in this order,
+// and sorting thousands of ports (each with its counter map) moves them all.
+template <typename T, typename Less>
+void SortUnlessSorted(std::vector<T>& items, Less less) {
+  if (!std::is_sorted(items.begin(), items.end(), less))
+    std::sort(items.begin(), items.end(), less);
+}
+
+}  // namespace
+
 void SortFabricScan(FabricScan& scan) {
-  std::sort(scan.nodes.begin(), scan.nodes.end(),
-            [](const FabricNode& x, const FabricNode& y) { return x.guid < y.guid; });
-  std::sort(scan.ports.begin(), scan.ports.end(), [](const FabricPort& x, const FabricPort& y) {
+  SortUnlessSorted(scan.nodes,
+                   [](const FabricNode& x, const FabricNode& y) { return x.guid < y.guid; });
+  SortUnlessSorted(scan.ports, [](const FabricPort& x, const FabricPort& y) {
     return std::tie(x.node_guid, x.port) < std::tie(y.node_guid, y.port);
   });
-  std::sort(scan.links.begin(), scan.links.end(), [](const FabricLink& x, const FabricLink& y) {
+  SortUnlessSorted(scan.links, [](const FabricLink& x, const FabricLink& y) {
     return std::tie(x.a.guid, x.a.port, x.b.guid, x.b.port) <
            std::tie(y.a.guid, y.a.port, y.b.guid, y.b.port);
   });

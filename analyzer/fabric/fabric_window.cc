@@ -1,28 +1,39 @@
 #include "analyzer/fabric/fabric_window.h"
 
 #include <algorithm>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/clock.h"
 
 namespace fabtrack::fabric_analysis {
 namespace {
 
-using PortKey = std::pair<std::string, int>;
-using LinkKey = std::tuple<std::string, int, std::string, int>;
+// Views into the scans being compared, which outlive the window's making:
+// a subnet of 256 switches has thousands of ports and cables, and keys that
+// copied their GUIDs were most of the judging.
+using LinkKey = std::tuple<std::string_view, int, std::string_view, int>;
+using PortIndex = std::unordered_map<std::string_view, std::vector<const FabricPort*>>;
 
 LinkKey KeyOf(const FabricLink& l) { return {l.a.guid, l.a.port, l.b.guid, l.b.port}; }
 
-std::map<PortKey, const FabricPort*> PortIndex(const FabricScan& scan) {
-  std::map<PortKey, const FabricPort*> out;
-  for (const FabricPort& p : scan.ports) out[{p.node_guid, p.port}] = &p;
+PortIndex IndexPorts(const FabricScan& scan) {
+  PortIndex out;
+  for (const FabricPort& p : scan.ports) {
+    if (p.port < 0) continue;
+    std::vector<const FabricPort*>& of_node = out[p.node_guid];
+    if (of_node.size() <= static_cast<size_t>(p.port)) of_node.resize(p.port + 1);
+    of_node[p.port] = &p;
+  }
   return out;
 }
 
-const FabricPort* Lookup(const std::map<PortKey, const FabricPort*>& index,
-                         const FabricLinkEnd& end) {
-  auto it = index.find({end.guid, end.port});
-  return it == index.end() ? nullptr : it->second;
+const FabricPort* Lookup(const PortIndex& index, const FabricLinkEnd& end) {
+  auto it = index.find(end.guid);
+  if (it == index.end() || end.port < 0 || static_cast<size_t>(end.port) >= it->second.size())
+    return nullptr;
+  return it->second[end.port];
 }
 
 nlohmann::json EndJson(const FabricLinkEnd& end, const LinkSides& side) {
@@ -43,14 +54,19 @@ FabricWindow MakeFabricWindow(const FabricScan* previous, const FabricScan& curr
     std::optional<double> t1 = ParseIsoSeconds(current.scanned_at);
     if (t0 && t1) w.seconds = *t1 - *t0;
   }
-  auto now_ports = PortIndex(current);
-  std::map<PortKey, const FabricPort*> before_ports;
-  if (previous) before_ports = PortIndex(*previous);
-  std::map<std::string, std::string> types;  // node GUID -> type, this scan's first
+  PortIndex now_ports = IndexPorts(current);
+  PortIndex before_ports;
+  if (previous) before_ports = IndexPorts(*previous);
+  // node GUID -> type, this scan's first
+  std::unordered_map<std::string_view, std::string_view> types;
   if (previous) {
     for (const FabricNode& n : previous->nodes) types[n.guid] = n.type;
   }
   for (const FabricNode& n : current.nodes) types[n.guid] = n.type;
+  auto type_of = [&types](const std::string& guid) {
+    auto it = types.find(guid);
+    return it == types.end() ? std::string_view() : it->second;
+  };
   std::map<LinkKey, LinkWindow> links;
   auto add = [&](const FabricLink& l, bool now) {
     LinkWindow& lw = links[KeyOf(l)];
@@ -64,7 +80,7 @@ FabricWindow MakeFabricWindow(const FabricScan* previous, const FabricScan& curr
   for (auto& [key, lw] : links) {
     lw.a = {Lookup(before_ports, lw.link.a), Lookup(now_ports, lw.link.a)};
     lw.b = {Lookup(before_ports, lw.link.b), Lookup(now_ports, lw.link.b)};
-    std::string ta = types[lw.link.a.guid], tb = types[lw.link.b.guid];
+    std::string_view ta = type_of(lw.link.a.guid), tb = type_of(lw.link.b.guid);
     lw.tier = ta == "switch" && tb == "switch"     ? "switch-switch"
               : (ta == "switch" || tb == "switch") ? "switch-ca"
                                                    : "other";

@@ -105,42 +105,54 @@ std::optional<std::map<std::string, uint64_t>> DecodePortCounters(std::span<cons
   std::optional<std::span<const uint8_t>> reply = ReplyData(mad, kPortCounters, why);
   if (!reply || !PortSelectMatches(*reply, port, why)) return std::nullopt;
   std::span<const uint8_t> d = *reply;
+  // In key order, each placed at the end: a scan decodes two of these per
+  // port, and a search per key was most of the decoding.
   std::map<std::string, uint64_t> c;
-  c["symbol_error"] = BigEndian(d, 4, 2);
-  c["link_error_recovery"] = d[6];
-  c["link_downed"] = d[7];
-  c["port_rcv_errors"] = BigEndian(d, 8, 2);
-  c["port_rcv_remote_physical_errors"] = BigEndian(d, 10, 2);
-  c["port_rcv_switch_relay_errors"] = BigEndian(d, 12, 2);
-  c["port_xmit_discards"] = BigEndian(d, 14, 2);
-  c["port_xmit_constraint_errors"] = d[16];
-  c["port_rcv_constraint_errors"] = d[17];
-  c["local_link_integrity_errors"] = d[19] >> 4;
-  c["excessive_buffer_overrun_errors"] = d[19] & 0x0f;
-  c["VL15_dropped"] = BigEndian(d, 22, 2);
-  c["port_xmit_data"] = BigEndian(d, 24, 4);
-  c["port_rcv_data"] = BigEndian(d, 28, 4);
-  c["port_xmit_packets"] = BigEndian(d, 32, 4);
-  c["port_rcv_packets"] = BigEndian(d, 36, 4);
-  if (xmit_wait) c["port_xmit_wait"] = BigEndian(d, 40, 4);
+  auto put = [&c](const char* name, uint64_t value) { c.emplace_hint(c.end(), name, value); };
+  put("VL15_dropped", BigEndian(d, 22, 2));
+  put("excessive_buffer_overrun_errors", d[19] & 0x0f);
+  put("link_downed", d[7]);
+  put("link_error_recovery", d[6]);
+  put("local_link_integrity_errors", d[19] >> 4);
+  put("port_rcv_constraint_errors", d[17]);
+  put("port_rcv_data", BigEndian(d, 28, 4));
+  put("port_rcv_errors", BigEndian(d, 8, 2));
+  put("port_rcv_packets", BigEndian(d, 36, 4));
+  put("port_rcv_remote_physical_errors", BigEndian(d, 10, 2));
+  put("port_rcv_switch_relay_errors", BigEndian(d, 12, 2));
+  put("port_xmit_constraint_errors", d[16]);
+  put("port_xmit_data", BigEndian(d, 24, 4));
+  put("port_xmit_discards", BigEndian(d, 14, 2));
+  put("port_xmit_packets", BigEndian(d, 32, 4));
+  if (xmit_wait) put("port_xmit_wait", BigEndian(d, 40, 4));
+  put("symbol_error", BigEndian(d, 4, 2));
   return c;
 }
 
 std::optional<std::map<std::string, uint64_t>> DecodePortCountersExtended(
     std::span<const uint8_t> mad, int port, std::string* why) {
+  std::map<std::string, uint64_t> c;
+  if (!DecodePortCountersExtendedInto(mad, port, &c, why)) return std::nullopt;
+  return c;
+}
+
+bool DecodePortCountersExtendedInto(std::span<const uint8_t> mad, int port,
+                                    std::map<std::string, uint64_t>* counters, std::string* why) {
   std::optional<std::span<const uint8_t>> reply = ReplyData(mad, kPortCountersExtended, why);
-  if (!reply || !PortSelectMatches(*reply, port, why)) return std::nullopt;
+  if (!reply || !PortSelectMatches(*reply, port, why)) return false;
   std::span<const uint8_t> d = *reply;
-  return std::map<std::string, uint64_t>{
-      {"port_xmit_data", BigEndian(d, 8, 8)},
-      {"port_rcv_data", BigEndian(d, 16, 8)},
-      {"port_xmit_packets", BigEndian(d, 24, 8)},
-      {"port_rcv_packets", BigEndian(d, 32, 8)},
-      {"unicast_xmit_packets", BigEndian(d, 40, 8)},
-      {"unicast_rcv_packets", BigEndian(d, 48, 8)},
-      {"multicast_xmit_packets", BigEndian(d, 56, 8)},
-      {"multicast_rcv_packets", BigEndian(d, 64, 8)},
+  auto put = [counters](const char* name, uint64_t value) {
+    counters->insert_or_assign(name, value);
   };
+  put("multicast_rcv_packets", BigEndian(d, 64, 8));
+  put("multicast_xmit_packets", BigEndian(d, 56, 8));
+  put("port_rcv_data", BigEndian(d, 16, 8));
+  put("port_rcv_packets", BigEndian(d, 32, 8));
+  put("port_xmit_data", BigEndian(d, 8, 8));
+  put("port_xmit_packets", BigEndian(d, 24, 8));
+  put("unicast_rcv_packets", BigEndian(d, 48, 8));
+  put("unicast_xmit_packets", BigEndian(d, 40, 8));
+  return true;
 }
 
 }  // namespace fabtrack::fabric

@@ -59,5 +59,10 @@ std::optional<std::map<std::string, uint64_t>> DecodePortCounters(std::span<cons
                                                                   std::string* why);
 std::optional<std::map<std::string, uint64_t>> DecodePortCountersExtended(
     std::span<const uint8_t> mad, int port, std::string* why);
+// The same written into `counters` (a scan's port), replacing the legacy
+// values of the same names: no map of its own per reply. False, and
+// `counters` untouched, when the reply does not fit.
+bool DecodePortCountersExtendedInto(std::span<const uint8_t> mad, int port,
+                                    std::map<std::string, uint64_t>* counters, std::string* why);
 
 }  // namespace fabtrack::fabric

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <deque>
 #include <random>
+#include <string_view>
 #include <unordered_map>
 
 #include "collector/counters/verbs_ports.h"
@@ -89,9 +90,9 @@ const char* NodeTypeName(int type) {
   }
 }
 
-FabricPort ReadPortInfo(const ibnd_node_t* node, ibnd_port_t* p) {
+FabricPort ReadPortInfo(const ibnd_node_t* node, const std::string& node_guid, ibnd_port_t* p) {
   FabricPort out;
-  out.node_guid = GuidText(node->guid);
+  out.node_guid = node_guid;
   out.port = p->portnum;
   uint8_t* info = p->info;
   // A switch's ports share its port 0 LID; the PMA answers there.
@@ -129,8 +130,15 @@ std::optional<FabricScan> Discover(const ScanSettings& s, std::string* error) {
              (ca.empty() ? std::string() : " on " + ca) + ", or no subnet manager)";
     return std::nullopt;
   }
+  // Nodes in GUID order ("0x%016llx" sorts as the number does), each one's
+  // ports in port order: the order SortFabricScan gives, so its sorts find
+  // nothing to move on a subnet of thousands of ports.
+  std::vector<ibnd_node_t*> by_guid;
+  for (ibnd_node_t* n = fabric->nodes; n; n = n->next) by_guid.push_back(n);
+  std::sort(by_guid.begin(), by_guid.end(),
+            [](const ibnd_node_t* x, const ibnd_node_t* y) { return x->guid < y->guid; });
   FabricScan scan;
-  for (ibnd_node_t* n = fabric->nodes; n; n = n->next) {
+  for (ibnd_node_t* n : by_guid) {
     FabricNode node;
     node.guid = GuidText(n->guid);
     node.description.assign(n->nodedesc, strnlen(n->nodedesc, sizeof n->nodedesc));
@@ -139,7 +147,7 @@ std::optional<FabricScan> Discover(const ScanSettings& s, std::string* error) {
     for (int i = 0; i <= n->numports; ++i) {
       ibnd_port_t* p = n->ports[i];
       if (!p) continue;
-      FabricPort port = ReadPortInfo(n, p);
+      FabricPort port = ReadPortInfo(n, node.guid, p);
       if (!node.lid && port.lid) node.lid = port.lid;
       if (p->remoteport) {
         ibnd_port_t* r = p->remoteport;
@@ -149,15 +157,25 @@ std::optional<FabricScan> Discover(const ScanSettings& s, std::string* error) {
         FabricLinkEnd there{GuidText(r->node->guid), rdesc, r->portnum};
         FabricLink link = MakeLink(here, node.type, there, NodeTypeName(r->node->type));
         if (link.a == here) scan.links.push_back(std::move(link));
-      } else if (n->type == IB_NODE_SWITCH && i > 0 && port.phys_state == "LinkUp") {
-        scan.unanswered.push_back({node.guid, node.description, i, "discovery",
-                                   "the port is LinkUp but the node behind it did not answer"});
       }
       scan.ports.push_back(std::move(port));
     }
     if (n->type == IB_NODE_SWITCH)
       node.lid = n->smalid > 0 ? std::optional<int>(n->smalid) : std::nullopt;
     scan.nodes.push_back(std::move(node));
+  }
+  // What did not answer, in discovery's own order (as before the sort above).
+  for (ibnd_node_t* n = fabric->nodes; n; n = n->next) {
+    if (n->type != IB_NODE_SWITCH) continue;
+    for (int i = 1; i <= n->numports; ++i) {
+      ibnd_port_t* p = n->ports[i];
+      if (!p || p->remoteport) continue;
+      const int phys = static_cast<int>(mad_get_field(p->info, 0, IB_PORT_PHYS_STATE_F));
+      if (std::strcmp(PhysStateName(phys), "LinkUp") != 0) continue;
+      std::string desc(n->nodedesc, strnlen(n->nodedesc, sizeof n->nodedesc));
+      scan.unanswered.push_back({GuidText(n->guid), desc, i, "discovery",
+                                 "the port is LinkUp but the node behind it did not answer"});
+    }
   }
   ibnd_destroy_fabric(fabric);
   return scan;
@@ -184,11 +202,19 @@ class PmaWindow {
     std::vector<Reply> replies(queries.size());
     std::deque<size_t> waiting;
     for (size_t i = 0; i < queries.size(); ++i) waiting.push_back(i);
-    struct InFlight {
+    // The tries in flight in the order sent: their transaction ids are
+    // consecutive (a reply's entry is found by subtraction) and, every try
+    // having the same timeout, their deadlines ascend (the first open one is
+    // the next to expire). Answered tries stay as closed entries until they
+    // reach the front.
+    struct Try {
       size_t query;
       Clock::time_point deadline;
+      bool open;
     };
-    std::unordered_map<uint32_t, InFlight> in_flight;
+    std::deque<Try> tries;
+    uint32_t first_tid = next_tid_;
+    int open = 0;
     std::vector<uint8_t> send_buf(umad_size() + IB_MAD_SIZE), recv_buf(umad_size() + IB_MAD_SIZE);
     auto timeout = std::chrono::milliseconds(policy_.timeout_ms);
     auto give_up_or_requeue = [&](size_t q, const std::string& why) {
@@ -198,35 +224,42 @@ class PmaWindow {
         ++*retried;
       }
     };
-    while (!waiting.empty() || !in_flight.empty()) {
-      while (!waiting.empty() && static_cast<int>(in_flight.size()) < policy_.window) {
+    auto drop_closed = [&] {
+      while (!tries.empty() && !tries.front().open) {
+        tries.pop_front();
+        ++first_tid;
+      }
+    };
+    while (!waiting.empty() || open > 0) {
+      while (!waiting.empty() && open < policy_.window) {
         size_t q = waiting.front();
         waiting.pop_front();
-        uint32_t tid = next_tid_++;
-        if (!Send(queries[q], tid, send_buf)) {
+        ++replies[q].tries;
+        if (!Send(queries[q], next_tid_, send_buf)) {
           replies[q].error = std::string("umad_send: ") + std::strerror(errno);
-          ++replies[q].tries;
           continue;
         }
+        if (tries.empty()) first_tid = next_tid_;
+        ++next_tid_;
         ++*sent;
-        ++replies[q].tries;
-        in_flight[tid] = {q, Clock::now() + timeout};
+        tries.push_back({q, Clock::now() + timeout, true});
+        ++open;
       }
+      if (open == 0) continue;
       auto now = Clock::now();
-      auto next_deadline = now + timeout;
-      for (const auto& [tid, f] : in_flight) next_deadline = std::min(next_deadline, f.deadline);
       int wait_ms = static_cast<int>(
-          std::chrono::duration_cast<std::chrono::milliseconds>(next_deadline - now).count());
+          std::chrono::ceil<std::chrono::milliseconds>(tries.front().deadline - now).count());
       int length = IB_MAD_SIZE;
       int got = umad_recv(fd_, recv_buf.data(), &length, std::max(wait_ms, 0));
       if (got >= 0) {
         const uint8_t* mad = static_cast<const uint8_t*>(umad_get_mad(recv_buf.data()));
         uint32_t tid = static_cast<uint32_t>((uint32_t{mad[12]} << 24) | (uint32_t{mad[13]} << 16) |
                                              (uint32_t{mad[14]} << 8) | mad[15]);
-        auto it = in_flight.find(tid);
-        if (it != in_flight.end()) {
-          size_t q = it->second.query;
-          in_flight.erase(it);
+        size_t at = static_cast<uint32_t>(tid - first_tid);
+        if (at < tries.size() && tries[at].open) {
+          tries[at].open = false;
+          --open;
+          size_t q = tries[at].query;
           int status = umad_status(recv_buf.data());
           if (status != 0) {
             // The kernel gave the send back: timed out or failed on its side.
@@ -239,45 +272,75 @@ class PmaWindow {
             replies[q].mad = copy;
             replies[q].error.clear();
           }
+          drop_closed();
         }
       }
       now = Clock::now();
-      for (auto it = in_flight.begin(); it != in_flight.end();) {
-        if (it->second.deadline <= now) {
-          give_up_or_requeue(it->second.query, "no answer");
-          it = in_flight.erase(it);
-        } else {
-          ++it;
+      while (!tries.empty() && tries.front().deadline <= now) {
+        if (tries.front().open) {
+          tries.front().open = false;
+          --open;
+          give_up_or_requeue(tries.front().query, "no answer");
         }
+        tries.pop_front();
+        ++first_tid;
+        drop_closed();
       }
     }
     return replies;
   }
 
  private:
-  bool Send(const PmaQuery& query, uint32_t tid, std::vector<uint8_t>& buf) {
-    std::fill(buf.begin(), buf.end(), 0);
+  // The packet of an attribute, built once by libibmad; each send copies it
+  // and sets what differs (transaction id, PortSelect, destination LID):
+  // encoding every field anew was a tenth of a scan's own instructions.
+  struct Packet {
+    std::vector<uint8_t> bytes;
+    int length = -1;
+  };
+  const Packet& PacketOf(uint16_t attribute) {
+    for (auto& [attr, packet] : packets_) {
+      if (attr == attribute) return packet;
+    }
+    Packet packet;
+    packet.bytes.assign(umad_size() + IB_MAD_SIZE, 0);
     ib_rpc_t rpc{};
     rpc.mgtclass = IB_PERFORMANCE_CLASS;
     rpc.method = IB_MAD_METHOD_GET;
-    rpc.attr.id = query.attribute;
+    rpc.attr.id = attribute;
     rpc.attr.mod = 0;
     rpc.datasz = IB_PC_DATA_SZ;
     rpc.dataoffs = IB_PC_DATA_OFFS;
-    rpc.trid = tid;
+    rpc.trid = 1;  // set per send; not 0, which libibmad would replace by a random one
     uint8_t data[IB_PC_DATA_SZ] = {};
-    if (query.attribute != kClassPortInfo)
-      data[1] = static_cast<uint8_t>(query.port);  // PortSelect
     ib_portid_t dport{};
-    ib_portid_set(&dport, query.lid, 1, IB_DEFAULT_QP1_QKEY);
-    int length = mad_build_pkt(buf.data(), &rpc, &dport, nullptr, data);
-    if (length < 0) {
+    ib_portid_set(&dport, 1, 1, IB_DEFAULT_QP1_QKEY);
+    packet.length = mad_build_pkt(packet.bytes.data(), &rpc, &dport, nullptr, data);
+    packets_.emplace_back(attribute, std::move(packet));
+    return packets_.back().second;
+  }
+
+  bool Send(const PmaQuery& query, uint32_t tid, std::vector<uint8_t>& buf) {
+    const Packet& packet = PacketOf(query.attribute);
+    if (packet.length < 0) {
       errno = EINVAL;
       return false;
     }
-    return umad_send(fd_, agent_, buf.data(), length, policy_.timeout_ms, 0) == 0;
+    std::memcpy(buf.data(), packet.bytes.data(), packet.bytes.size());
+    uint8_t* mad = static_cast<uint8_t*>(umad_get_mad(buf.data()));
+    // TransactionID (MAD bytes 8..15, big-endian): the tid, upper half 0.
+    std::memset(mad + 8, 0, 4);
+    mad[12] = static_cast<uint8_t>(tid >> 24);
+    mad[13] = static_cast<uint8_t>(tid >> 16);
+    mad[14] = static_cast<uint8_t>(tid >> 8);
+    mad[15] = static_cast<uint8_t>(tid);
+    if (query.attribute != kClassPortInfo)
+      mad[IB_PC_DATA_OFFS + 1] = static_cast<uint8_t>(query.port);  // PortSelect
+    umad_set_addr(buf.data(), query.lid, 1, 0, IB_DEFAULT_QP1_QKEY);
+    return umad_send(fd_, agent_, buf.data(), packet.length, policy_.timeout_ms, 0) == 0;
   }
 
+  std::vector<std::pair<uint16_t, Packet>> packets_;
   int fd_, agent_;
   ScanPolicy policy_;
   uint32_t next_tid_;
@@ -337,14 +400,33 @@ ScanOutcome ScanSubnet(const ScanSettings& settings) {
   std::vector<PmaQuery> reads = PlanCounterReads(*scan, caps);
   std::vector<Reply> replies = window.Run(reads, &scan->mads_sent, &scan->mads_retried);
   mad_rpc_close_port(port);
-  std::map<std::pair<std::string, int>, FabricPort*> ports;
-  for (FabricPort& p : scan->ports) ports[{p.node_guid, p.port}] = &p;
+  // Each node's ports by number (the reads name them by GUID and port).
+  std::unordered_map<std::string_view, std::vector<FabricPort*>> ports;
+  for (FabricPort& p : scan->ports) {
+    std::vector<FabricPort*>& of_node = ports[p.node_guid];
+    if (of_node.size() <= static_cast<size_t>(p.port)) of_node.resize(p.port + 1);
+    of_node[p.port] = &p;
+  }
+  auto find_port = [&ports](const PmaQuery& q) -> FabricPort* {
+    auto it = ports.find(q.guid);
+    if (it == ports.end() || q.port < 0 || static_cast<size_t>(q.port) >= it->second.size())
+      return nullptr;
+    return it->second[q.port];
+  };
   for (size_t i = 0; i < reads.size(); ++i) {
     const PmaQuery& q = reads[i];
-    FabricPort* p = ports[{q.guid, q.port}];
+    FabricPort* p = find_port(q);
     std::string why = replies[i].error;
+    if (q.attribute == kPortCountersExtended && p && replies[i].mad) {
+      // Straight into the port: extended (64-bit) data counters win over the
+      // legacy 32-bit ones of the same names.
+      if (DecodePortCountersExtendedInto(*replies[i].mad, q.port, &p->counters, &why)) {
+        p->counters_64bit = true;
+        continue;
+      }
+    }
     std::optional<std::map<std::string, uint64_t>> counters;
-    if (replies[i].mad) {
+    if (replies[i].mad && why.empty()) {
       counters = q.attribute == kPortCounters
                      ? DecodePortCounters(*replies[i].mad, q.port, caps[q.guid].xmit_wait(), &why)
                      : DecodePortCountersExtended(*replies[i].mad, q.port, &why);
@@ -357,11 +439,15 @@ ScanOutcome ScanSubnet(const ScanSettings& settings) {
       continue;
     }
     if (!p) continue;
-    // Extended (64-bit) data counters win over the legacy 32-bit ones,
-    // whichever answer came first.
-    for (auto& [name, value] : *counters) {
-      if (q.attribute == kPortCounters && p->counters_64bit && p->counters.count(name)) continue;
-      p->counters[name] = value;
+    if (p->counters.empty()) {
+      p->counters = std::move(*counters);
+    } else {
+      // Extended (64-bit) data counters win over the legacy 32-bit ones,
+      // whichever answer came first.
+      for (auto& [name, value] : *counters) {
+        if (q.attribute == kPortCounters && p->counters_64bit && p->counters.count(name)) continue;
+        p->counters.insert_or_assign(name, value);
+      }
     }
     if (q.attribute == kPortCountersExtended) p->counters_64bit = true;
   }

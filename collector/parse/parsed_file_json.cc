@@ -3,7 +3,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string_view>
+#include <vector>
 
 #include "core/decimal_text.h"
 #include "core/json_optional.h"
@@ -64,6 +66,12 @@ class Writer {
       Indent();
     }
   }
+
+  // The depth of what is open now, and marking an item of the open array as
+  // written by someone else (AppendRowText): its closing bracket then goes
+  // on a line of its own.
+  int depth() const { return depth_; }
+  void NoteItemWritten() { first_.back() = false; }
 
   void Null() { out_->append("null", 4); }
   void Bool(bool v) { v ? out_->append("true", 4) : out_->append("false", 5); }
@@ -163,9 +171,199 @@ void WriteMeasurement(Writer& w, const std::optional<Measurement>& m) {
   w.EndObject();
 }
 
+// The text around a row's values when the rows array is at `depth` (its
+// items one level deeper), worked out once: the rows are most of a table, and
+// the general writer's break, indent and key (three appends per key) were
+// most of the JSON's cost. What Writer writes for the same row, byte for
+// byte (RowTextMatchesWriter in the tests).
+struct RowTexts {
+  std::string first_row, next_row;  // a row's opening up to the count's value
+  std::string ip, oop, redop, root, size_bytes, type, row_end;
+  std::string algbw, busbw, iter_cv, iter_max, iter_min, iter_p50, iter_p99, iter_end, max_error,
+      time_us, wrong, measurement_end;
+  size_t fixed_bound = 0;  // all of the above that one row can use
+
+  explicit RowTexts(int depth) {
+    auto indent = [](int d) { return std::string(static_cast<size_t>(2 * d), ' '); };
+    const std::string row = indent(depth), field = indent(depth + 1), m = indent(depth + 2),
+                      it = indent(depth + 3);
+    auto key = [](const std::string& in, const char* name) {
+      return ",\n" + in + "\"" + name + "\": ";
+    };
+    first_row = "\n" + row + "{\n" + field + "\"count\": ";
+    next_row = "," + first_row;
+    ip = key(field, "ip");
+    oop = key(field, "oop");
+    redop = key(field, "redop");
+    root = key(field, "root");
+    size_bytes = key(field, "size_bytes");
+    type = key(field, "type");
+    row_end = "\n" + row + "}";
+    algbw = "{\n" + m + "\"algbw\": ";
+    busbw = key(m, "busbw");
+    iter_cv = key(m, "iter") + "{\n" + it + "\"cv_pct\": ";
+    iter_max = key(it, "max_us");
+    iter_min = key(it, "min_us");
+    iter_p50 = key(it, "p50_us");
+    iter_p99 = key(it, "p99_us");
+    iter_end = "\n" + m + "}";
+    max_error = key(m, "max_error");
+    time_us = key(m, "time_us");
+    wrong = key(m, "wrong");
+    measurement_end = "\n" + field + "}";
+    const size_t measurement = algbw.size() + busbw.size() + iter_cv.size() + iter_max.size() +
+                               iter_min.size() + iter_p50.size() + iter_p99.size() +
+                               iter_end.size() + max_error.size() + time_us.size() + wrong.size() +
+                               measurement_end.size();
+    fixed_bound = next_row.size() + ip.size() + oop.size() + redop.size() + root.size() +
+                  size_bytes.size() + type.size() + row_end.size() + 2 * measurement;
+  }
+};
+
+const RowTexts& RowTextsAt(int depth) {
+  // One writer thread and a handful of depths: a small per-thread cache.
+  thread_local std::vector<std::unique_ptr<RowTexts>> cache;
+  if (depth < 0) depth = 0;
+  if (cache.size() <= static_cast<size_t>(depth)) cache.resize(depth + 1);
+  if (!cache[depth]) cache[depth] = std::make_unique<RowTexts>(depth);
+  return *cache[depth];
+}
+
+bool PlainString(std::string_view s) {
+  for (char c : s) {
+    if (c < 0x20 || c == '"' || c == '\\' || static_cast<unsigned char>(c) >= 0x7f) return false;
+  }
+  return true;
+}
+
+// Writes into a buffer its caller has sized (RowText's bound).
+class Cursor {
+ public:
+  explicit Cursor(char* at) : at_(at) {}
+  char* at() const { return at_; }
+  void Text(const std::string& s) {
+    std::memcpy(at_, s.data(), s.size());
+    at_ += s.size();
+  }
+  void Null() { Text4("null"); }
+  void Int(int64_t v) { at_ = std::to_chars(at_, at_ + 24, v).ptr; }
+  void Double(double v) {
+    if (!std::isfinite(v)) return Null();
+    char* start = at_;
+    at_ = FormatShortest(v, at_);
+    if (!std::memchr(start, '.', static_cast<size_t>(at_ - start)) &&
+        !std::memchr(start, 'e', static_cast<size_t>(at_ - start))) {
+      std::memcpy(at_, ".0", 2);
+      at_ += 2;
+    }
+  }
+  void OptDouble(const std::optional<double>& v) { v ? Double(*v) : Null(); }
+  void OptInt(const std::optional<int64_t>& v) { v ? Int(*v) : Null(); }
+  void OptPlainString(const std::optional<std::string>& s) {
+    if (!s) return Null();
+    *at_++ = '"';
+    std::memcpy(at_, s->data(), s->size());
+    at_ += s->size();
+    *at_++ = '"';
+  }
+
+ private:
+  void Text4(const char* four) {
+    std::memcpy(at_, four, 4);
+    at_ += 4;
+  }
+  char* at_;
+};
+
+void MeasurementText(Cursor& c, const RowTexts& t, const std::optional<Measurement>& m) {
+  if (!m) return c.Null();
+  c.Text(t.algbw);
+  c.OptDouble(m->algbw_gbps);
+  c.Text(t.busbw);
+  c.OptDouble(m->busbw_gbps);
+  if (m->iter_p99_us) {
+    c.Text(t.iter_cv);
+    c.OptDouble(m->iter_cv_pct);
+    c.Text(t.iter_max);
+    c.OptDouble(m->iter_max_us);
+    c.Text(t.iter_min);
+    c.OptDouble(m->iter_min_us);
+    c.Text(t.iter_p50);
+    c.OptDouble(m->iter_p50_us);
+    c.Text(t.iter_p99);
+    c.OptDouble(m->iter_p99_us);
+    c.Text(t.iter_end);
+  }
+  if (m->max_error) {
+    c.Text(t.max_error);
+    c.Double(*m->max_error);
+  }
+  c.Text(t.time_us);
+  c.OptDouble(m->time_us);
+  c.Text(t.wrong);
+  c.OptInt(m->wrong);
+  c.Text(t.measurement_end);
+}
+
+// One row as an item of the rows array at `depth`, appended in one piece;
+// false (nothing written) for a row whose strings need escaping or are too
+// long for the buffer: the general writer takes those.
+bool AppendRowText(const SizeRow& r, int depth, bool first, std::string* out) {
+  if ((r.type && !PlainString(*r.type)) || (r.redop && !PlainString(*r.redop))) return false;
+  const RowTexts& t = RowTextsAt(depth);
+  constexpr size_t kNumbers = 3 + 2 * 10;  // count, root, size_bytes; ten per measurement
+  constexpr size_t kNumberBound = 32;      // an int64 or a double's shortest text and ".0"
+  char buf[4096];
+  const size_t bound = t.fixed_bound + kNumbers * kNumberBound + (r.type ? r.type->size() : 0) +
+                       (r.redop ? r.redop->size() : 0) + 4;
+  if (bound > sizeof buf) return false;
+  Cursor c(buf);
+  c.Text(first ? t.first_row : t.next_row);
+  c.OptInt(r.count);
+  c.Text(t.ip);
+  MeasurementText(c, t, r.ip);
+  c.Text(t.oop);
+  MeasurementText(c, t, r.oop);
+  c.Text(t.redop);
+  c.OptPlainString(r.redop);
+  c.Text(t.root);
+  r.root ? c.Int(*r.root) : c.Null();
+  c.Text(t.size_bytes);
+  c.Int(r.size_bytes);
+  c.Text(t.type);
+  c.OptPlainString(r.type);
+  c.Text(t.row_end);
+  out->append(buf, static_cast<size_t>(c.at() - buf));
+  return true;
+}
+
+void WriteRow(Writer& w, const SizeRow& r) {
+  w.Item();
+  w.BeginObject();
+  w.Key("count");
+  w.OptInt(r.count);
+  w.Key("ip");
+  WriteMeasurement(w, r.ip);
+  w.Key("oop");
+  WriteMeasurement(w, r.oop);
+  w.Key("redop");
+  w.OptString(r.redop);
+  w.Key("root");
+  w.Optional(r.root, [&](int v) { w.Int(v); });
+  w.Key("size_bytes");
+  w.Int(r.size_bytes);
+  w.Key("type");
+  w.OptString(r.type);
+  w.EndObject();
+}
+
 }  // namespace
 
 void AppendTestTableJson(const TestTable& t, int depth, std::string* out) {
+  AppendTestTableJson(t, depth, out, /*row_text=*/true);
+}
+
+void AppendTestTableJson(const TestTable& t, int depth, std::string* out, bool row_text) {
   Writer w(out, depth);
   w.BeginObject();
   w.Key("avg_busbw");
@@ -196,24 +394,14 @@ void AppendTestTableJson(const TestTable& t, int depth, std::string* out) {
   w.Optional(t.ranks, [&](int r) { w.Int(r); });
   w.Key("rows");
   w.BeginArray();
+  bool first = true;
   for (const SizeRow& r : t.rows) {
-    w.Item();
-    w.BeginObject();
-    w.Key("count");
-    w.OptInt(r.count);
-    w.Key("ip");
-    WriteMeasurement(w, r.ip);
-    w.Key("oop");
-    WriteMeasurement(w, r.oop);
-    w.Key("redop");
-    w.OptString(r.redop);
-    w.Key("root");
-    w.Optional(r.root, [&](int v) { w.Int(v); });
-    w.Key("size_bytes");
-    w.Int(r.size_bytes);
-    w.Key("type");
-    w.OptString(r.type);
-    w.EndObject();
+    if (row_text && AppendRowText(r, w.depth(), first, out)) {
+      w.NoteItemWritten();
+    } else {
+      WriteRow(w, r);
+    }
+    first = false;
   }
   w.EndArray();
   w.EndObject();

@@ -18,6 +18,9 @@ nlohmann::json TestTableToJson(const TestTable& table);
 // The same element written straight as text (what TestTableToJson parses), laid
 // out as nlohmann's dump(2) of it nested `depth` levels deep would be.
 void AppendTestTableJson(const TestTable& table, int depth, std::string* out);
+// With `row_text` false every row goes through the general writer, not the
+// precomputed row text: the same bytes, which the tests check.
+void AppendTestTableJson(const TestTable& table, int depth, std::string* out, bool row_text);
 nlohmann::json ParsedFileToJsonWithoutTests(const ParsedFile& parsed);
 
 }  // namespace fabtrack

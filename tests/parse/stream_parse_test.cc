@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -156,6 +158,85 @@ TEST(FileParserTest, RepeatedLogKeepsCappedSamples) {
   EXPECT_EQ(many.log.hosts, once.log.hosts);
   EXPECT_EQ(many.log.net_devices.size(), once.log.net_devices.size());
   EXPECT_EQ(ParsedFileToJson(many)["dropped"]["channels"], many.log.dropped_channels);
+}
+
+// The rows written from precomputed text (the JSON path's fast way) are the
+// bytes the general writer gives, and both are nlohmann's dump(2): every
+// optional present and absent, iteration statistics, old "error" columns,
+// strings that need escaping (those take the general writer), odd doubles.
+TEST(TableJsonTest, RowTextMatchesWriter) {
+  std::mt19937_64 random(30);
+  auto chance = [&](int percent) { return static_cast<int>(random() % 100) < percent; };
+  const std::vector<double> doubles = {0.0,
+                                       -0.0,
+                                       1.0,
+                                       12.34,
+                                       0.5,
+                                       1e-7,
+                                       2e-07,
+                                       123456789012.0,
+                                       1e300,
+                                       5e-324,
+                                       3.14159,
+                                       100.0,
+                                       7.25,
+                                       std::numeric_limits<double>::infinity(),
+                                       std::numeric_limits<double>::quiet_NaN()};
+  auto some_double = [&]() -> std::optional<double> {
+    if (chance(10)) return std::nullopt;
+    if (chance(50)) return doubles[random() % doubles.size()];
+    return static_cast<double>(random() % 100000) / 100.0;
+  };
+  auto some_measurement = [&]() -> std::optional<Measurement> {
+    if (chance(15)) return std::nullopt;
+    Measurement m;
+    m.time_us = some_double();
+    m.algbw_gbps = some_double();
+    m.busbw_gbps = some_double();
+    if (chance(70)) m.wrong = static_cast<int64_t>(random() % 5) - 1;
+    if (chance(20)) m.max_error = some_double().value_or(2e-07);
+    if (chance(30)) {
+      m.iter_p99_us = some_double().value_or(1.5);
+      m.iter_min_us = some_double();
+      m.iter_max_us = some_double();
+      m.iter_p50_us = some_double();
+      m.iter_cv_pct = some_double();
+    }
+    return m;
+  };
+  const std::vector<std::string> words = {
+      "float", "sum",       "half",        "bfloat16",           "",
+      "a\"b",  "tab\there", "caf\xc3\xa9", std::string(300, 'x')};
+  for (int table = 0; table < 300; ++table) {
+    TestTable t;
+    t.collective = "all_reduce";
+    t.hosts = {"node01", "node02"};
+    t.first_line = table;
+    t.last_line = table + 40;
+    const int rows = static_cast<int>(random() % 40);
+    for (int i = 0; i < rows; ++i) {
+      SizeRow r;
+      r.size_bytes = static_cast<int64_t>(random() % (int64_t{1} << 40));
+      if (chance(90)) r.count = static_cast<int64_t>(random() % 1000000);
+      if (chance(90)) r.type = words[random() % words.size()];
+      if (chance(80)) r.redop = words[random() % words.size()];
+      if (chance(80)) r.root = static_cast<int>(random() % 9) - 1;
+      r.oop = some_measurement();
+      r.ip = some_measurement();
+      t.rows.push_back(r);
+    }
+    for (int depth : {0, 3, 7}) {
+      std::string fast, general;
+      AppendTestTableJson(t, depth, &fast, /*row_text=*/true);
+      AppendTestTableJson(t, depth, &general, /*row_text=*/false);
+      ASSERT_EQ(fast, general) << "table " << table << " depth " << depth;
+    }
+    std::string text;
+    AppendTestTableJson(t, 0, &text);
+    ASSERT_EQ(text, nlohmann::json::parse(text).dump(2, ' ', false,
+                                                     nlohmann::json::error_handler_t::replace))
+        << "table " << table;
+  }
 }
 
 }  // namespace
