@@ -17,6 +17,7 @@
 #include "core/run_figures_text.h"
 #include "store/copy_row.h"
 #include "store/locate_store.h"
+#include "store/run_cpu_window_store.h"
 #include "store/run_fabric_window_store.h"
 #include "store/topology_store.h"
 
@@ -504,6 +505,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   // The switch side of the judged runs' windows (schema 021); a row that no
   // longer reads is skipped (it names itself in the reader's problems).
   input.run_fabric_windows = ReadRunFabricWindows(txn, judged, nullptr);
+  // Each node's CPUs over the judged runs (schema 023).
+  input.run_cpu_windows = ReadRunCpuWindows(txn, judged);
   return input;
 }
 
