@@ -52,9 +52,10 @@ struct NodeCpuSample {
   LoadAverage load;
   // The node's user processes that had used CPU time, but the sampler and
   // the processes it runs under (its launcher): what else runs there. A
-  // sampler in a network namespace of its own that is not init's (a
-  // container, a node of scripts/netns-fabric.sh) counts only the processes
-  // of that namespace: they are the node; elsewhere, every process.
+  // sampler in a network namespace that is not the machine's main one (the
+  // one most processes are in: a container, a node of
+  // scripts/netns-fabric.sh) counts only the processes of that namespace:
+  // they are the node; elsewhere, every process.
   std::vector<ProcessCpu> processes;
   friend bool operator==(const NodeCpuSample&, const NodeCpuSample&) = default;
 };

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -74,12 +75,23 @@ NodeCpuReading ReadNodeCpu(const std::string& proc_root, int self_pid) {
     if (it == processes.end()) break;
     pid = it->second.ppid;
   }
+  // The machine's main network namespace is the one most processes are in
+  // (init's link cannot always be read, even by root in a container).
+  std::map<int, std::string> net_of;
+  std::map<std::string, int> members;
+  for (const auto& [pid, p] : processes) {
+    std::string net = NetNamespace(proc_root, std::to_string(pid));
+    if (net.empty()) continue;
+    ++members[net];
+    net_of[pid] = std::move(net);
+  }
   const std::string own_net = NetNamespace(proc_root, std::to_string(self_pid));
-  const std::string init_net = NetNamespace(proc_root, "1");
-  const bool own_namespace = !own_net.empty() && !init_net.empty() && own_net != init_net;
+  int largest = 0;
+  for (const auto& [net, count] : members) largest = std::max(largest, count);
+  const bool own_namespace = !own_net.empty() && members[own_net] < largest;
   for (const auto& [pid, p] : processes) {
     if (p.KernelThread() || ancestry.count(pid) || p.utime + p.stime == 0) continue;
-    if (own_namespace && NetNamespace(proc_root, std::to_string(pid)) != own_net) continue;
+    if (own_namespace && net_of[pid] != own_net) continue;
     s.processes.push_back({pid, p.start_ticks, p.comm, p.utime + p.stime});
   }
   return reading;

@@ -19,9 +19,11 @@ struct NodeCpuReading {
 // `self_pid`: the sampler, left out with the processes it runs under (its
 // parent chain: the launcher's agent, orted, srun's step). Processes whose
 // stat cannot be read (gone since the listing) are skipped. The namespace
-// rule of NodeCpuSample::processes compares proc_root/PID/ns/net links; a
-// link that cannot be read (another user's process, not root) makes the
-// whole machine the node.
+// rule of NodeCpuSample::processes compares proc_root/PID/ns/net links: the
+// sampler's own namespace is a node of its own when it is not the one most
+// of the machine's processes are in (init's link is not always readable);
+// processes whose link cannot be read (another user's, not root) belong to
+// no namespace then.
 NodeCpuReading ReadNodeCpu(const std::string& proc_root, int self_pid);
 
 }  // namespace fabtrack
