@@ -15,7 +15,9 @@
 // jitter are its effects (analyzer/problems.h SharedCauses): they fold into
 // this problem as evidence and do not raise it above a warning, since a
 // CPU-bound run says nothing about the fabric either way. Runs over RDMA
-// (the CPU is not in the data path) and runs without windows say nothing.
+// (the CPU is not in the data path), single-node runs (no fabric to blame:
+// their figures are the node's, busy or not) and runs without windows say
+// nothing.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -46,7 +48,7 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
   const auto& windows = input.input().run_cpu_windows;
   for (const RunView* run : input.judged()) {
     auto it = windows.find(run->id);
-    if (it == windows.end()) continue;
+    if (it == windows.end() || !MultiNode(*run)) continue;
     const std::string transport = CpuDrivenTransport(*run);
     if (transport.empty()) continue;
     std::vector<const NodeCpuWindow*> busy;

@@ -136,6 +136,14 @@ TEST(CpuBound, OnlyCpuDrivenTransportsAndBusyEnoughNodes) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].message.find("over NCCL's NET/Socket"), std::string::npos) << found[0].message;
 
+  // A single-node run is no fabric measurement: nothing to redirect.
+  InputBuilder one;
+  RunView& alone = one.AddRun(0, 1);
+  alone.source = "fabtrack-allreduce";
+  alone.backend = "mpi";
+  AddWindows(one, alone, "node01", 1.8);
+  EXPECT_TRUE(testing::DetectOnly("cpu_bound", one.Build(), AnalyzerConfig{}).empty());
+
   // Steal alone (a VM's host took its CPUs).
   InputBuilder stolen;
   auto stolen_runs = AddSweep(stolen, "mpi");
