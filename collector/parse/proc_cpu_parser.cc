@@ -1,6 +1,7 @@
 #include "collector/parse/proc_cpu_parser.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <vector>
 
@@ -79,7 +80,7 @@ std::optional<LoadAverage> ParseLoadavg(std::string_view text, std::string* why)
     std::string copy(s);
     char* end = nullptr;
     *out = std::strtod(copy.c_str(), &end);
-    return end && *end == '\0' && !copy.empty() && *out >= 0;
+    return end && *end == '\0' && !copy.empty() && std::isfinite(*out) && *out >= 0;
   };
   if (f.size() < 4 || slash == std::string_view::npos || !to_double(f[0], &load.load1) ||
       !to_double(f[1], &load.load5) || !to_double(f[2], &load.load15) ||
@@ -104,7 +105,11 @@ std::optional<ProcPidStat> ParseProcPidStat(std::string_view text, std::string* 
     *why = "stat:1: expected \"PID (COMM) STATE ...\"";
     return std::nullopt;
   }
+  // A command name is any 15 bytes; kept as printable ASCII (JSON wants text).
   p.comm = std::string(text.substr(open + 1, close - open - 1));
+  for (char& c : p.comm) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  }
   // Fields after the comm: field 3 (state) is rest[0], field N is rest[N-3].
   std::vector<std::string_view> rest =
       Fields(text.substr(close + 1, text.find('\n', close) - close - 1));

@@ -28,7 +28,9 @@ std::optional<LoadAverage> ParseLoadavg(std::string_view text, std::string* why)
 
 struct ProcPidStat {
   int pid = 0;
-  std::string comm;  // between the first '(' and the last ')': it may hold both
+  // Between the first '(' and the last ')' (it may hold both); bytes that are
+  // not printable ASCII read as '?'.
+  std::string comm;
   char state = '?';
   int ppid = 0;
   uint64_t flags = 0;            // PF_*: PF_KTHREAD 0x00200000 marks a kernel thread

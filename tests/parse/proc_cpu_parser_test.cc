@@ -64,6 +64,7 @@ TEST(ProcCpuParser, Loadavg) {
   EXPECT_FALSE(ParseLoadavg("3.87 2.11\n", &why));
   EXPECT_EQ(why.rfind("/proc/loadavg:1: expected", 0), 0u) << why;
   EXPECT_FALSE(ParseLoadavg("-1 2 3 1/2 5\n", &why));
+  EXPECT_FALSE(ParseLoadavg("inf 2 3 1/2 5\n", &why));
 }
 
 TEST(ProcCpuParser, PidStatWhoseCommHoldsSpacesAndParentheses) {
@@ -82,6 +83,10 @@ TEST(ProcCpuParser, PidStatWhoseCommHoldsSpacesAndParentheses) {
   ASSERT_TRUE(k) << why;
   EXPECT_TRUE(k->KernelThread());
   EXPECT_EQ(k->comm, "ksoftirqd/1");
+  std::optional<ProcPidStat> odd =
+      ParseProcPidStat("7 (w\xc3\x28k\ter) S 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 99 0 0", &why);
+  ASSERT_TRUE(odd) << why;
+  EXPECT_EQ(odd->comm, "w?(k?er");  // 0xc3 is no ASCII; 0x28 is "("
   EXPECT_FALSE(ParseProcPidStat("12 (cut) R 1 2 3", &why));
   EXPECT_FALSE(
       ParseProcPidStat("x (a) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20", &why));
