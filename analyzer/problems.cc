@@ -36,54 +36,98 @@ int StateRank(ProblemState s) {
   return 3;
 }
 
-// The cause of `effect` on the run and subject of `f`, when a finding of
-// that cause (warning or critical unless `notes`) is among `findings`.
-const std::string* CauseOf(const Finding& f, const std::vector<Finding>& findings, bool notes) {
-  if (!f.run_id) return nullptr;
+// The finding that explains `f` (a finding of a cause of f's kind on f's run,
+// and subject where the link wants it; warning or critical unless `notes`)
+// and the link, when one is among `findings`.
+struct Explanation {
+  const Finding* cause = nullptr;
+  const SharedCause* link = nullptr;
+};
+Explanation CauseOf(const Finding& f, const std::vector<Finding>& findings, bool notes) {
+  if (!f.run_id) return {};
   for (const SharedCause& link : SharedCauses()) {
     if (link.effect != f.kind) continue;
     for (const Finding& other : findings) {
-      if (other.kind == link.cause && other.run_id == f.run_id && other.subject == f.subject &&
+      if (other.kind == link.cause && other.run_id == f.run_id &&
+          (!link.same_subject || other.subject == f.subject) &&
           (notes ? other.severity == Severity::kInfo : other.severity != Severity::kInfo)) {
-        return &link.cause;
+        return {&other, &link};
       }
     }
   }
-  return nullptr;
+  return {};
+}
+
+// A pooled band verdict (analyzer/series_pool.h): the night's series behind
+// it are in its evidence, each with its own z.
+bool IsBandVerdict(const Finding& f) {
+  return f.evidence.is_object() && f.evidence.contains("pooled") && f.evidence.contains("series") &&
+         f.evidence["series"].is_array();
+}
+
+// The series that carry a band verdict: those that show the shift on their
+// own (z >= 2: the pooled rules ask the rest of the night's series for 1.5
+// together), else the one that shows it most.
+std::vector<std::string> BandCarriers(const Finding& band) {
+  constexpr double kCarrierZ = 2;
+  std::vector<std::string> carriers;
+  std::string top;
+  double top_z = -1e300;
+  for (const nlohmann::json& s : band.evidence["series"]) {
+    if (!s.is_object() || !s.contains("subject") || !s["subject"].is_string()) continue;
+    const double z = s.value("z", 0.0);
+    if (z >= kCarrierZ) carriers.push_back(s["subject"].get<std::string>());
+    if (z > top_z) {
+      top_z = z;
+      top = s["subject"].get<std::string>();
+    }
+  }
+  if (carriers.empty() && !top.empty()) carriers.push_back(top);
+  return carriers;
 }
 
 }  // namespace
 
 const std::vector<SharedCause>& SharedCauses() {
-  static const std::vector<SharedCause> links = {{"rdma_absent", "socket_fallback"}};
+  static const std::vector<SharedCause> links = [] {
+    std::vector<SharedCause> l = {{"rdma_absent", "socket_fallback"}};
+    for (const char* effect :
+         {"latency_regression", "busbw_regression", "scaling_drop", "latency_jitter"}) {
+      l.push_back({"cpu_bound", effect, /*same_subject=*/false,
+                   /*effect_severity_counts=*/false});
+    }
+    return l;
+  }();
   return links;
 }
 
 void LinkSharedCauses(std::vector<Finding>* findings) {
   // Which finding explains which, before any is changed.
-  std::vector<std::optional<std::string>> causes(findings->size());
+  std::vector<std::optional<size_t>> causes(findings->size());
+  std::vector<const SharedCause*> links(findings->size(), nullptr);
   for (size_t i = 0; i < findings->size(); ++i) {
     const Finding& f = (*findings)[i];
-    if (const std::string* cause = CauseOf(f, *findings, f.severity == Severity::kInfo)) {
-      causes[i] = *cause;
+    Explanation e = CauseOf(f, *findings, f.severity == Severity::kInfo);
+    // A cause that is itself explained is not one (no chains).
+    if (e.cause && !CauseOf(*e.cause, *findings, e.cause->severity == Severity::kInfo).cause) {
+      causes[i] = static_cast<size_t>(e.cause - findings->data());
+      links[i] = e.link;
     }
   }
   for (size_t i = 0; i < findings->size(); ++i) {
     if (!causes[i]) continue;
     Finding& f = (*findings)[i];
-    for (size_t k = 0; k < findings->size(); ++k) {
-      Finding& c = (*findings)[k];
-      if (causes[k] || c.kind != *causes[i] || c.run_id != f.run_id || c.subject != f.subject) {
-        continue;
+    Finding& c = (*findings)[*causes[i]];
+    if (f.severity == Severity::kInfo) {
+      c.evidence["explains_notes"].push_back(
+          {{"kind", f.kind}, {"message", f.message}, {"evidence", f.evidence}});
+    } else {
+      c.evidence["explains"].push_back(f.kind);
+      f.evidence["explained_by"] = c.kind;
+      if (!links[i]->effect_severity_counts && f.severity > c.severity) {
+        f.evidence["severity_before_cause"] = SeverityLabel(f.severity);
+        f.severity = c.severity;
       }
-      if (f.severity == Severity::kInfo) {
-        c.evidence["explains_notes"].push_back(
-            {{"kind", f.kind}, {"message", f.message}, {"evidence", f.evidence}});
-      } else {
-        c.evidence["explains"].push_back(f.kind);
-        f.evidence["explained_by"] = *causes[i];
-      }
-      break;
     }
   }
   // One note per cause: the explained notes live in their cause's evidence.
@@ -112,15 +156,9 @@ std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vecto
   std::map<std::pair<std::string, std::string>, Fold> folds;
   // Findings explained by another of their run (SharedCauses): folded into
   // the cause's problem after the others made it.
-  std::vector<std::pair<const Finding*, std::string>> explained;
-  for (const Finding& f : result.findings) {
-    // An info finding is a note (a one-off wobble within noise), not a
-    // thing to fix: it stays among the findings only.
-    if (f.severity == Severity::kInfo) continue;
-    if (const std::string* cause = CauseOf(f, result.findings, /*notes=*/false)) {
-      explained.push_back({&f, *cause});
-      continue;
-    }
+  std::vector<std::pair<const Finding*, const Finding*>> explained;
+  // A finding into the problem of its kind and subject.
+  auto fold_in = [&](const Finding& f) {
     auto [it, inserted] = folds.try_emplace({f.kind, f.subject});
     Problem& p = it->second.problem;
     const std::string seen = seen_at(f);
@@ -141,9 +179,52 @@ std::vector<Problem> FoldProblems(const AnalysisResult& result, const std::vecto
     }
     ++p.findings;
     it->second.nights.insert(NightOf(ParseIsoSeconds(seen).value_or(now)));
+  };
+  // Band verdicts, folded after every series' own finding made its problem.
+  std::vector<const Finding*> bands;
+  for (const Finding& f : result.findings) {
+    // An info finding is a note (a one-off wobble within noise), not a
+    // thing to fix: it stays among the findings only.
+    if (f.severity == Severity::kInfo) continue;
+    if (IsBandVerdict(f) && !CauseOf(f, result.findings, /*notes=*/false).cause) {
+      bands.push_back(&f);
+      continue;
+    }
+    if (Explanation e = CauseOf(f, result.findings, /*notes=*/false); e.cause) {
+      explained.push_back({&f, e.cause});
+      continue;
+    }
+    fold_in(f);
+  }
+  // A band verdict whose carrying series each have a problem of their own
+  // that night (a regression, jitter) is their evidence, not a fault of its
+  // own: it goes into those problems. Otherwise it is a problem.
+  for (const Finding* band : bands) {
+    const int64_t night = NightOf(ParseIsoSeconds(seen_at(*band)).value_or(now));
+    std::vector<Fold*> carriers;
+    for (const std::string& subject : BandCarriers(*band)) {
+      Fold* best = nullptr;
+      for (auto& [key, fold] : folds) {
+        if (key.second != subject || !fold.nights.count(night)) continue;
+        if (!best || Worse(fold.problem.worst, best->problem.worst)) best = &fold;
+      }
+      if (!best) {
+        carriers.clear();
+        break;
+      }
+      carriers.push_back(best);
+    }
+    if (!carriers.empty()) {
+      for (Fold* fold : carriers) {
+        fold->problem.related.push_back(*band);
+        ++fold->problem.findings;
+      }
+      continue;
+    }
+    fold_in(*band);
   }
   for (const auto& [f, cause] : explained) {
-    auto it = folds.find({cause, f->subject});
+    auto it = folds.find({cause->kind, cause->subject});
     if (it == folds.end()) continue;  // cannot happen: the cause is a problem
     Problem& p = it->second.problem;
     ++p.findings;

@@ -1,4 +1,5 @@
-// fabtrack counters snapshot|watch|metrics|serve|ethtool|verbs: the ports of this host.
+// fabtrack counters snapshot|watch|metrics|serve|ethtool|verbs: the ports of this host;
+// counters cpu: its CPUs (the sweep's CPU bracket runs it on every node).
 #include <unistd.h>
 
 #include <chrono>
@@ -15,11 +16,13 @@
 #include "collector/counters/ethtool_stats.h"
 #include "collector/counters/hw_counter_selection.h"
 #include "collector/counters/metrics_http_server.h"
+#include "collector/counters/node_cpu.h"
 #include "collector/counters/port_exposition.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/counters/verbs_ports.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
+#include "core/node_cpu.h"
 #include "core/port_sample_json.h"
 
 namespace fabtrack::cli {
@@ -147,6 +150,50 @@ void RunSnapshot(const SnapshotOptions& o) {
 
 volatile std::sig_atomic_t stop_requested = 0;
 void RequestStop(int) { stop_requested = 1; }
+
+struct CpuOptions {
+  std::string proc = "/proc";
+  std::string format = "json";
+  std::optional<std::string> host;
+  std::optional<std::string> output;
+};
+
+// One reading of this host's CPUs: JSON (core/node_cpu.h) to FILE ("{host}"
+// as in snapshot) or stdout, or a table.
+void RunCpu(const CpuOptions& o) {
+  NodeCpuReading reading = ReadNodeCpu(o.proc, static_cast<int>(getpid()));
+  if (!reading.error.empty()) {
+    std::cerr << "fabtrack counters cpu: " << reading.error << "\n";
+    throw CommandExit{kExitInputError};
+  }
+  NodeCpuSample& s = reading.sample;
+  s.host = o.host.value_or(Hostname());
+  s.taken_at = UtcNowIso();
+  if (o.output) {
+    std::string path = *o.output;
+    if (size_t at = path.find("{host}"); at != std::string::npos) path.replace(at, 6, s.host);
+    try {
+      WriteFileAtomically(path, NodeCpuSampleToJson(s).dump() + "\n");
+    } catch (const std::exception& e) {
+      std::cerr << "fabtrack counters cpu: " << e.what() << "\n";
+      throw CommandExit{kExitInputError};
+    }
+  } else if (o.format == "json") {
+    std::cout << NodeCpuSampleToJson(s).dump(2) << "\n";
+  } else {
+    std::printf("%s: %d CPUs, load %.2f %.2f %.2f (%d/%d), %zu other processes with CPU time\n",
+                s.host.c_str(), s.cpus, s.load.load1, s.load.load5, s.load.load15, s.load.runnable,
+                s.load.threads, s.processes.size());
+    std::printf(
+        "ticks: user %lld nice %lld system %lld idle %lld iowait %lld irq %lld softirq "
+        "%lld steal %lld (%lld/s)\n",
+        static_cast<long long>(s.times.user), static_cast<long long>(s.times.nice),
+        static_cast<long long>(s.times.system), static_cast<long long>(s.times.idle),
+        static_cast<long long>(s.times.iowait), static_cast<long long>(s.times.irq),
+        static_cast<long long>(s.times.softirq), static_cast<long long>(s.times.steal),
+        static_cast<long long>(s.ticks_per_second));
+  }
+}
 
 struct ServeOptions {
   std::string sysfs = "/sys";
@@ -409,6 +456,18 @@ void SetupCounters(CLI::App& app) {
   snapshot->add_flag("--store", o->store, "store the sample in the configured database");
   AddDatabaseOptions(snapshot, &o->database);
   snapshot->callback([o] { RunSnapshot(*o); });
+
+  auto c = std::make_shared<CpuOptions>();
+  CLI::App* cpu = counters->add_subcommand(
+      "cpu", "Read this host's CPUs once (/proc/stat, /proc/loadavg, other processes' CPU time)");
+  cpu->add_option("--proc", c->proc, "proc root (default /proc; tests use fake trees)");
+  AddFormatOption(cpu, &c->format, {"json", "table"});
+  cpu->add_option("--output", c->output,
+                  "write the JSON to FILE instead of stdout; {host} in FILE becomes the host name "
+                  "(one file per node in a shared directory)");
+  cpu->add_option("--host", c->host, "host name to record (default: this host's)")
+      ->check(NameValue());
+  cpu->callback([c] { RunCpu(*c); });
 
   auto w = std::make_shared<WatchOptions>();
   CLI::App* watch = counters->add_subcommand(

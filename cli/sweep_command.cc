@@ -15,6 +15,7 @@
 #include <random>
 
 #include "analyzer/ab_verdict.h"
+#include "app/cpu_bracket.h"
 #include "app/fabric_bracket.h"
 #include "app/sweep_flow.h"
 #include "app/sweep_programs.h"
@@ -45,6 +46,7 @@ struct SweepOptions {
   std::vector<std::string> harness_args;
   std::string sysfs = "/sys";
   std::string ports = "auto";
+  std::string cpu = "nodes";       // --cpu: the CPU bracket
   HwCounterSelection hw_counters;  // what the bracket's samples read
   std::string bench = "fabtrack-allreduce";
   std::optional<std::string> nccl_tests_dir;
@@ -301,6 +303,8 @@ void RunSweep(const SweepOptions& o) {
     }
     request.brackets.push_back(app::MakeFabricScanBracket(o.fabric, std::cerr));
   }
+  // Innermost: the CPUs' window is the benchmark's own, as near as it gets.
+  if (o.cpu != "off") request.brackets.push_back(app::MakeCpuBracket(std::cerr));
   ProgressPrinter printer;
   app::SweepFlow flow(std::move(request), o.database, printer, std::cerr);
 
@@ -369,6 +373,11 @@ void SetupSweep(CLI::App& app) {
                    "class/infiniband), nodes, local (this host only) or off")
       ->check(CLI::IsMember({"auto", "nodes", "local", "off"}));
   AddHwCountersOption(sweep, &o->hw_counters);
+  sweep
+      ->add_option("--cpu", o->cpu,
+                   "CPU bracketing: nodes (every node of each run samples its CPUs before and "
+                   "after it with `fabtrack counters cpu`; this host for a local sweep) or off")
+      ->check(CLI::IsMember({"nodes", "off"}));
   sweep
       ->add_option("--bench", o->bench,
                    "benchmark: fabtrack-allreduce (default) or nccl-tests (its programs in "

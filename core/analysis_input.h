@@ -14,6 +14,7 @@
 
 #include "core/host_list.h"
 #include "core/locate.h"
+#include "core/node_cpu.h"
 #include "core/node_topology.h"
 #include "core/ras_snapshot.h"
 #include "core/run_fabric_window.h"
@@ -246,6 +247,9 @@ struct AnalysisInput {
   // 022), newest first: the ras_job detector turns a stuck, dying or lagging
   // job into a problem.
   std::vector<RasJobView> ras_jobs;
+  // Each node's CPUs over the judged runs' windows (the sweep's CPU bracket,
+  // schema 023), by run id: cpu_bound names the busy nodes of a CPU-driven run.
+  std::map<int64_t, std::vector<NodeCpuWindow>> run_cpu_windows;
 
   // Summarised history (schema 015): per run, the figures detectors keep of
   // it, by key ("busbw_regression/<settings hash>" -> numbers; NaN: none),

@@ -18,6 +18,7 @@
 #include "store/copy_row.h"
 #include "store/locate_store.h"
 #include "store/ras_store.h"
+#include "store/run_cpu_window_store.h"
 #include "store/run_fabric_window_store.h"
 #include "store/topology_store.h"
 
@@ -510,6 +511,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
     input.ras_jobs.push_back(
         {std::move(v.job_id), v.judged_at, std::move(v.first_stuck_at), std::move(v.verdict)});
   }
+  // Each node's CPUs over the judged runs (schema 023).
+  input.run_cpu_windows = ReadRunCpuWindows(txn, judged);
   return input;
 }
 

@@ -88,6 +88,12 @@ std::optional<nlohmann::json> ReadRunDetail(pqxx::connection_base& connection, i
           "scanned_after, 'links', links, 'unmapped_hosts', to_jsonb(unmapped_hosts), 'leaves', "
           "fabric_window->'leaves', 'link_deltas', fabric_window->'link_deltas') "
           "FROM run_fabric_windows WHERE run_id = $1");
+  // Each node's CPUs over its window (schema 023).
+  out["cpu_windows"] =
+      one("SELECT coalesce(jsonb_agg(jsonb_build_object('host', host, 'seconds', seconds, "
+          "'cpus', cpus, 'busy_fraction', busy_fraction, 'steal_fraction', steal_fraction, "
+          "'other_cpus', other_cpus, 'load1_before', load1_before, 'load1_after', load1_after, "
+          "'top_others', top_others) ORDER BY host), '[]') FROM run_cpu_windows WHERE run_id = $1");
   return out;
 }
 

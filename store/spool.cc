@@ -79,6 +79,11 @@ std::string BatchPayload(const SpoolBatch& b) {
   if (b.fabric_window) {
     text += "\"fabric_window\":" + RunFabricWindowToJson(*b.fabric_window).dump() + ",";
   }
+  if (!b.cpu_windows.empty()) {
+    nlohmann::json windows = nlohmann::json::array();
+    for (const NodeCpuWindow& w : b.cpu_windows) windows.push_back(NodeCpuWindowToJson(w));
+    text += "\"cpu_windows\":" + windows.dump() + ",";
+  }
   text += "\"run\":";
   AppendRunRecordJson(b.run, &text);
   text += '}';
@@ -313,6 +318,14 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
       std::optional<RunFabricWindow> window = RunFabricWindowFromJson(doc["fabric_window"], &inner);
       if (!window) throw SpoolError("fabric_window." + inner);
       batch.fabric_window = std::move(*window);
+    }
+    if (doc.contains("cpu_windows")) {
+      for (const nlohmann::json& w : doc["cpu_windows"]) {
+        std::string inner;
+        std::optional<NodeCpuWindow> window = NodeCpuWindowFromJson(w, &inner);
+        if (!window) throw SpoolError("cpu_windows." + inner);
+        batch.cpu_windows.push_back(std::move(*window));
+      }
     }
     return batch;
   } catch (const std::exception& e) {

@@ -18,6 +18,7 @@
 
 #include "core/ab_comparison.h"
 #include "core/locate.h"
+#include "core/node_cpu.h"
 #include "core/port_sample.h"
 #include "core/run_fabric_window.h"
 #include "core/run_record.h"
@@ -48,6 +49,8 @@ struct SpoolBatch {
   std::optional<SpooledBracket> bracket;
   // The switch side of the same window (`sweep --fabric-scan`).
   std::optional<RunFabricWindow> fabric_window;
+  // Each node's CPUs over the same window (the sweep's CPU bracket).
+  std::vector<NodeCpuWindow> cpu_windows;
   // kHostSample
   std::string cluster, sampled_at, phase;
   HostPorts host;

@@ -7,6 +7,7 @@
 #include "store/ab_store.h"
 #include "store/locate_store.h"
 #include "store/port_writer.h"
+#include "store/run_cpu_window_store.h"
 #include "store/run_fabric_window_store.h"
 #include "store/run_writer.h"
 #include "store/snapshot_deltas.h"
@@ -40,6 +41,7 @@ AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
   applied.inserted = result.inserted;
   if (!result.inserted) return applied;
   if (batch.fabric_window) WriteRunFabricWindow(txn, result.run_id, *batch.fabric_window);
+  if (!batch.cpu_windows.empty()) WriteRunCpuWindows(txn, result.run_id, batch.cpu_windows);
   if (!batch.bracket) return applied;
   const SpooledBracket& b = *batch.bracket;
   for (const HostPorts& after : b.after) {

@@ -297,9 +297,11 @@ std::vector<PlannedRun> PlanSweep(const SweepSpec& s) {
   return runs;
 }
 
-std::vector<std::string> PlanPortSampling(const SweepSpec& s, const PlannedRun& run,
-                                          const std::string& fabtrack, const std::string& sysfs,
-                                          const std::string& out, const std::string& hw_counters) {
+namespace {
+
+// The launcher's prefix that starts one process on every node of `run`
+// (nothing for kLocal/kDirect: the command runs here).
+std::vector<std::string> OnePerNode(const SweepSpec& s, const PlannedRun& run) {
   const std::string k = std::to_string(run.nodes);
   std::vector<std::string> a;
   switch (s.launcher) {
@@ -320,9 +322,25 @@ std::vector<std::string> PlanPortSampling(const SweepSpec& s, const PlannedRun& 
       a.insert(a.end(), {"-np", k, "--map-by", "ppr:1:node"});
       break;
   }
+  return a;
+}
+
+}  // namespace
+
+std::vector<std::string> PlanPortSampling(const SweepSpec& s, const PlannedRun& run,
+                                          const std::string& fabtrack, const std::string& sysfs,
+                                          const std::string& out, const std::string& hw_counters) {
+  std::vector<std::string> a = OnePerNode(s, run);
   a.insert(a.end(), {fabtrack, "counters", "snapshot", "--format", "json", "--sysfs", sysfs,
                      "--output", out});
   if (hw_counters != "all") a.insert(a.end(), {"--hw-counters", hw_counters});
+  return a;
+}
+
+std::vector<std::string> PlanCpuSampling(const SweepSpec& s, const PlannedRun& run,
+                                         const std::string& fabtrack, const std::string& out) {
+  std::vector<std::string> a = OnePerNode(s, run);
+  a.insert(a.end(), {fabtrack, "counters", "cpu", "--output", out});
   return a;
 }
 

@@ -117,6 +117,12 @@ std::vector<std::string> PlanPortSampling(const SweepSpec& spec, const PlannedRu
                                           const std::string& out,
                                           const std::string& hw_counters = "all");
 
+// The command that reads the CPUs of every node of `run` once (the sweep's
+// CPU bracket): the same launcher, one process per node, running
+// `<fabtrack> counters cpu --output <out>` ("{host}" in `out`).
+std::vector<std::string> PlanCpuSampling(const SweepSpec& spec, const PlannedRun& run,
+                                         const std::string& fabtrack, const std::string& out);
+
 // `fabtrack locate`'s command for one round of pair probes: one rank on
 // each of `hosts` (exactly those), running `program` with `args`, through
 // the spec's launcher: srun -N n --nodelist (Slurm), mpirun -np n --host

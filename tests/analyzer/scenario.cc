@@ -51,6 +51,8 @@ const char* FaultName(Fault fault) {
       return "busbw drop, all multi-node";
     case Fault::kCoherentLatencyRise:
       return "latency rise, all multi-node";
+    case Fault::kCpuBusyNode:
+      return "CPU-busy node, socket cluster";
   }
   return "?";
 }
@@ -66,6 +68,9 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
   std::normal_distribution<double> lat_night(0, spec.latency_noise), lat_size(0, 0.01);
   std::normal_distribution<double> cv_noise(0, 0.01);
   std::uniform_real_distribution<double> unit(0, 1);
+  std::normal_distribution<double> other_work(0.2, 0.1);  // CPUs of a quiet node's daemons
+  const bool socket_cluster = spec.fault == Fault::kCpuBusyNode;
+  constexpr int kCpusPerNode = 32;
   InputBuilder b;
   b.input().cluster.fabric = "infiniband";
   b.input().cluster.rail_optimized = true;
@@ -98,6 +103,11 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
     case Fault::kPortErrors:
       s.expected_kinds = {"port_errors"};
       break;
+    case Fault::kCpuBusyNode:
+      s.expected_kinds = {"cpu_bound"};
+      b.input().cluster.fabric = "ethernet";
+      b.input().cluster.rail_optimized = false;
+      break;
     case Fault::kNone:
       break;
   }
@@ -115,7 +125,9 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
       const FaultWindow* window = nullptr;
       for (const FaultWindow& w : windows) {
         if (night >= w.first_night && night <= w.last_night &&
-            (nodes == w.nodes || (w.fault == Fault::kSocketFallback && nodes >= w.nodes) ||
+            (nodes == w.nodes ||
+             ((w.fault == Fault::kSocketFallback || w.fault == Fault::kCpuBusyNode) &&
+              nodes >= w.nodes) ||
              ((w.fault == Fault::kCoherentBusbwDrop || w.fault == Fault::kCoherentLatencyRise) &&
               nodes > 1))) {
           window = &w;
@@ -128,7 +140,31 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
       const std::string fault_host = faulty ? Host(window->host_node) : "";
       RunView& run = b.AddRun(night, nodes, slot * 600.0);
       run.source = "fabtrack-allreduce";
-      run.backend = "nccl";
+      run.backend = socket_cluster ? "mpi" : "nccl";
+      if (socket_cluster) {
+        run.network.reset();
+        run.transports.clear();
+        run.gdrdma.reset();
+        run.nccl_version.reset();
+        // Every node's CPUs over the run: daemons on a quiet node, a third
+        // of the busy node's CPUs on other work.
+        std::vector<NodeCpuWindow>& cpu = b.input().run_cpu_windows[run.id];
+        for (int n = 1; n <= nodes; ++n) {
+          NodeCpuWindow w{.host = Host(n),
+                          .seconds = 120,
+                          .cpus = kCpusPerNode,
+                          .busy_fraction = 0.3,
+                          .other_cpus = std::max(0.0, other_work(rng)),
+                          .load1_before = 1,
+                          .load1_after = 9};
+          if (faulty && Host(n) == fault_host) {
+            w.other_cpus = kCpusPerNode / 3.0;
+            w.busy_fraction = 0.6;
+            w.top_others = {{"backup-agent", w.other_cpus * w.seconds}};
+          }
+          cpu.push_back(std::move(w));
+        }
+      }
       run.ranks_per_node = kRanksPerNode;
       run.ranks = nodes * kRanksPerNode;
       const double ranks = nodes * kRanksPerNode;
@@ -152,6 +188,10 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
           case Fault::kLatencyRise:
           case Fault::kCoherentLatencyRise:
             lat_scale *= 1 + magnitude;
+            break;
+          case Fault::kCpuBusyNode:
+            lat_scale *= 1 + magnitude;
+            bw_scale *= 1 - magnitude;
             break;
           case Fault::kSocketFallback:
             bw_scale *= 0.3;
@@ -184,7 +224,7 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
       }
       // Transport evidence of every multi-node run: rank r of a node sends
       // through NIC r (rail-optimized), with GDRDMA.
-      if (nodes > 1) {
+      if (nodes > 1 && !socket_cluster) {
         for (int n = 1; n <= nodes; ++n) {
           const std::string host = Host(n);
           const bool this_host = faulty && host == fault_host;
@@ -269,15 +309,30 @@ Score Evaluate(const Scenario& scenario, int first_judged_night, const AnalyzerC
     for (const PortDeltaView& d : all.port_deltas) {
       if (judged_run(d.run_id)) input.port_deltas.push_back(d);
     }
+    for (const auto& [run_id, windows] : all.run_cpu_windows) {
+      if (judged_run(run_id)) input.run_cpu_windows[run_id] = windows;
+    }
     score.run_nights += static_cast<int>(judged.size());
     AnalysisResult result = Analyze(input, config);
     for (const Finding& f : result.findings) {
       if (f.severity == Severity::kInfo) continue;
       const bool fault_live =
           scenario.spec.fault != Fault::kNone && night >= scenario.spec.fault_night;
-      const bool explained =
-          fault_live && std::find(scenario.expected_kinds.begin(), scenario.expected_kinds.end(),
-                                  f.kind) != scenario.expected_kinds.end();
+      auto expected = [&](const std::string& kind) {
+        return std::find(scenario.expected_kinds.begin(), scenario.expected_kinds.end(), kind) !=
+               scenario.expected_kinds.end();
+      };
+      // A CPU-bound verdict must name the busy node; what a flagged cause
+      // explains (its run's regressions) is the fault's too.
+      bool explained = fault_live && expected(f.kind);
+      if (explained && f.kind == "cpu_bound") {
+        const nlohmann::json& busy = f.evidence.value("busy_hosts", nlohmann::json::array());
+        explained = std::find(busy.begin(), busy.end(), scenario.fault_host) != busy.end();
+      }
+      const bool effect = fault_live && f.evidence.contains("explained_by") &&
+                          f.evidence["explained_by"].is_string() &&
+                          expected(f.evidence["explained_by"].get<std::string>());
+      if (effect) continue;
       if (explained) {
         if (score.detected_night < 0) score.detected_night = night;
         continue;

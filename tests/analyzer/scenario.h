@@ -27,6 +27,14 @@ enum class Fault {
   // once (fault_nodes is not used), every size of the band alike.
   kCoherentBusbwDrop,    // busbw falls by `magnitude` on every multi-node run
   kCoherentLatencyRise,  // latency rises by `magnitude` on every multi-node run
+  // Issue 32 item 3: a socket cluster (MPI over TCP, every run with its
+  // nodes' CPU windows); from the fault night one node (fault_nodes, so the
+  // runs of that many nodes and more) is busy with other work, and those
+  // runs' latency rises and busbw falls by `magnitude`. Found when cpu_bound
+  // names that node; the runs' regressions and scaling drop are its effects,
+  // not the fabric's (they count as false alarms unless cpu_bound explains
+  // them).
+  kCpuBusyNode,
 };
 
 // A further fault, from `first_night` to `last_night` (inclusive), in the

@@ -247,6 +247,28 @@ TEST_F(SpoolTest, RunBatchWithFabricWindowRoundTrips) {
   EXPECT_TRUE(back->run == batch.run) << Listed(Differences(batch.run, back->run));
 }
 
+// The sweep's CPU bracket: each node's window goes through the spool whole.
+TEST_F(SpoolTest, RunBatchWithCpuWindowsRoundTrips) {
+  Spool spool(dir_.string());
+  SpoolBatch batch;
+  batch.run = RichRun();
+  batch.cpu_windows = {{.host = "node01",
+                        .seconds = 41.5,
+                        .cpus = 64,
+                        .busy_fraction = 0.37,
+                        .steal_fraction = 0.02,
+                        .other_cpus = 17.25,
+                        .load1_before = 3.5,
+                        .load1_after = 21.75,
+                        .top_others = {{"backup-agent", 612.5}, {"python3", 80}}},
+                       {.host = "node02", .seconds = 41.25, .cpus = 64}};
+  std::string why;
+  auto back = spool.Read(spool.Put(batch), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->cpu_windows, batch.cpu_windows);
+  EXPECT_TRUE(back->run == batch.run) << Listed(Differences(batch.run, back->run));
+}
+
 TEST_F(SpoolTest, RunBatchWithoutBracketRoundTrips) {
   Spool spool(dir_.string());
   SpoolBatch batch;
@@ -257,6 +279,7 @@ TEST_F(SpoolTest, RunBatchWithoutBracketRoundTrips) {
   ASSERT_TRUE(back) << why;
   EXPECT_FALSE(back->bracket);
   EXPECT_FALSE(back->fabric_window);
+  EXPECT_TRUE(back->cpu_windows.empty());
   EXPECT_TRUE(back->run == batch.run) << Listed(Differences(batch.run, back->run));
 }
 

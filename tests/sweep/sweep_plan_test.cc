@@ -133,6 +133,24 @@ TEST(PlanSweepTest, PortSamplingPassesTheHwCounterSelection) {
   EXPECT_EQ(all.back(), "/shared/out/p.{host}.json");
 }
 
+// The CPU bracket: `counters cpu` once per node through the run's launcher,
+// each node writing its own file.
+TEST(PlanSweepTest, CpuSamplingIsOneCountersCpuPerNode) {
+  const std::vector<std::string> sample = {"/opt/fabtrack/bin/fabtrack", "counters", "cpu",
+                                           "--output", "/shared/out/c.{host}.json"};
+  auto plan = [&](const SweepSpec& s, size_t i) {
+    return PlanCpuSampling(s, PlanSweep(s)[i], "/opt/fabtrack/bin/fabtrack",
+                           "/shared/out/c.{host}.json");
+  };
+  std::vector<std::string> slurm = plan(Spec(Launcher::kSlurm), 2);
+  EXPECT_TRUE(Has(slurm, {"srun", "-N", "4", "--ntasks-per-node", "1"}));
+  EXPECT_TRUE(Has(slurm, sample));
+  SweepSpec custom = Spec(Launcher::kCustom);
+  custom.custom_prefix = {"scripts/netns-fabric.sh", "mpirun", "--"};
+  EXPECT_TRUE(Has(plan(custom, 1), {"--", "-np", "2", "--map-by", "ppr:1:node"}));
+  EXPECT_EQ(plan(Spec(Launcher::kLocal), 2), sample);
+}
+
 // locate's rounds: one rank on each host of the round, exactly those.
 TEST(PlanProbeRound, OneRankOnEachHostThroughTheLauncher) {
   const std::vector<std::string> hosts = {"n1", "n2", "n5", "n6"};
