@@ -9,7 +9,7 @@
 #include "analyzer/port_window.h"
 #include "analyzer/run_facts.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::congestion_detector {
 namespace {
 
 struct Signal {
@@ -86,4 +86,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::congestion_detector

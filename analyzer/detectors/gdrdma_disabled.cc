@@ -16,7 +16,7 @@
 #include "analyzer/log_events.h"
 #include "analyzer/run_facts.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::gdrdma_disabled_detector {
 namespace {
 
 struct HostChannels {
@@ -144,4 +144,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::gdrdma_disabled_detector

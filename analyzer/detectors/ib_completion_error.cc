@@ -14,7 +14,7 @@
 #include "analyzer/log_events.h"
 #include "analyzer/run_facts.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::ib_completion_error_detector {
 namespace {
 
 struct Errors {
@@ -96,4 +96,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::ib_completion_error_detector

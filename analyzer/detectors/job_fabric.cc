@@ -20,7 +20,7 @@
 #include "analyzer/run_facts.h"
 #include "core/statistics.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::job_fabric_detector {
 namespace {
 
 struct Settings {
@@ -156,4 +156,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::job_fabric_detector

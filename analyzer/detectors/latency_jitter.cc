@@ -32,7 +32,7 @@
 #include "analyzer/run_facts.h"
 #include "core/statistics.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::latency_jitter_detector {
 namespace {
 
 struct Settings {
@@ -447,4 +447,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::latency_jitter_detector

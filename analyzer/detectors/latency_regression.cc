@@ -4,7 +4,7 @@
 // that still holds. See analyzer/series_regression.h for the tests.
 #include "analyzer/series_regression.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::latency_regression_detector {
 namespace {
 
 const SeriesRegressionSpec& Spec() {
@@ -26,4 +26,4 @@ const DetectorRegistrar kRegistered(
                                    "improvements as info)"));
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::latency_regression_detector

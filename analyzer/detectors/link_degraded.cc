@@ -10,7 +10,7 @@
 #include "analyzer/detector.h"
 #include "analyzer/port_window.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::link_degraded_detector {
 namespace {
 
 // The most common rate among `rates` (ties: the highest).
@@ -98,4 +98,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::link_degraded_detector

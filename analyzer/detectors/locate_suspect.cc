@@ -8,7 +8,7 @@
 #include "analyzer/detector.h"
 #include "analyzer/locate/locate.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::locate_suspect_detector {
 namespace {
 
 void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Finding>* findings) {
@@ -58,4 +58,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::locate_suspect_detector

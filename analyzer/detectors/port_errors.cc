@@ -9,7 +9,7 @@
 #include "analyzer/detector.h"
 #include "analyzer/port_window.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::port_errors_detector {
 namespace {
 
 // Error counters and whether one count already matters (a link that went
@@ -100,4 +100,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::port_errors_detector

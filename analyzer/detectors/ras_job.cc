@@ -9,7 +9,7 @@
 
 #include "analyzer/detector.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::ras_job_detector {
 namespace {
 
 std::string RankText(const RasWatchRank& k) {
@@ -67,4 +67,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::ras_job_detector

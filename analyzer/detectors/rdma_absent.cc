@@ -12,7 +12,7 @@
 #include "analyzer/log_events.h"
 #include "analyzer/run_facts.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::rdma_absent_detector {
 namespace {
 
 struct Cause {
@@ -111,4 +111,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::rdma_absent_detector

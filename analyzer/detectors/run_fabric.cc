@@ -9,7 +9,7 @@
 #include "analyzer/detector.h"
 #include "analyzer/fabric/fabric_window.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::run_fabric_detector {
 namespace {
 
 void Detect(const InputIndex& input, const DetectorSettings& settings,
@@ -44,4 +44,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::run_fabric_detector

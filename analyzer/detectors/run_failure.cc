@@ -19,7 +19,7 @@
 #include "analyzer/log_events.h"
 #include "analyzer/run_facts.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::run_failure_detector {
 namespace {
 
 struct Group {
@@ -148,4 +148,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::run_failure_detector

@@ -47,7 +47,7 @@
 #include "analyzer/stats/normal_tail.h"
 #include "core/statistics.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::scaling_drop_detector {
 namespace {
 
 struct Settings {
@@ -489,4 +489,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::scaling_drop_detector

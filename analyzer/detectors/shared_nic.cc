@@ -11,7 +11,7 @@
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::shared_nic_detector {
 namespace {
 
 std::string NicName(const InputIndex& input, const RunView& run, const std::string& host,
@@ -89,4 +89,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::shared_nic_detector

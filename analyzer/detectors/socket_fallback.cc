@@ -18,7 +18,7 @@
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::socket_fallback_detector {
 namespace {
 
 bool IsRdmaNetwork(const std::string& network) {
@@ -153,4 +153,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::socket_fallback_detector

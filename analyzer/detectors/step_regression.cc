@@ -30,7 +30,7 @@
 #include "analyzer/series_regression.h"
 #include "core/run_record.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::step_regression_detector {
 namespace {
 
 enum class Metric { kStep, kExposed };
@@ -141,4 +141,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::step_regression_detector

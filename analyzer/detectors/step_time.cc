@@ -24,7 +24,7 @@
 #include "analyzer/run_facts.h"
 #include "core/run_record.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::step_time_detector {
 namespace {
 
 struct Settings {
@@ -137,4 +137,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::step_time_detector

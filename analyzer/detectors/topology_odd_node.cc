@@ -8,7 +8,7 @@
 #include "analyzer/detector.h"
 #include "analyzer/topology/fleet_diff.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::topology_odd_node_detector {
 namespace {
 
 void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Finding>* findings) {
@@ -35,4 +35,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::topology_odd_node_detector
