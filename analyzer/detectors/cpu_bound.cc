@@ -26,7 +26,7 @@
 #include "analyzer/run_facts.h"
 #include "core/text.h"
 
-namespace fabtrack::analyzer {
+namespace fabtrack::analyzer::cpu_bound_detector {
 namespace {
 
 // Why the run's transport puts the CPU in the data path, or empty.
@@ -104,4 +104,4 @@ const DetectorRegistrar kRegistered({
 });
 
 }  // namespace
-}  // namespace fabtrack::analyzer
+}  // namespace fabtrack::analyzer::cpu_bound_detector
