@@ -45,6 +45,8 @@ def check(condition, what):
 # The launcher: says the run is about to start (the "before" scan is done),
 # waits for the test to inject its faults, then runs mpirun without the
 # simulator's preload (the ranks have nothing to do with the simulated subnet).
+# The wrapper holds the sweep's first launch until the faults are injected:
+# the CPU bracket (`--cpu nodes`) would be that first launch, so it is off.
 WRAPPER = """#!/bin/sh
 touch "{work}/launched"
 i=0
@@ -62,7 +64,7 @@ def sweep(subnet, work, cluster, inject):
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                FABTRACK_SPOOL_DIR=os.path.join(work, "spool"))
     argv = [FABTRACK, "sweep", "--db", os.environ["FABTRACK_TEST_DB"], "--cluster", cluster,
-            "--nodes", "1", "--ranks-per-node", "2", "--ports", "off", "--fabric-scan",
+            "--nodes", "1", "--ranks-per-node", "2", "--ports", "off", "--cpu", "off", "--fabric-scan",
             "--allreduce", ALLREDUCE, "--mpirun", os.path.join(work, "mpirun-wrapper"),
             "--", "-b", "8", "-e", "1K", "-f", "8", "-n", "3", "-w", "1"]
     proc = subprocess.Popen(argv, env=env, cwd=subnet.dir, stdout=subprocess.PIPE,
