@@ -7,24 +7,13 @@
 #include <fstream>
 #include <map>
 
+#include "app/this_process.h"
 #include "collector/counters/node_cpu.h"
 #include "core/subprocess.h"
 
 namespace fabtrack::app {
 namespace {
 namespace fs = std::filesystem;
-
-std::string ThisHost() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
-std::string SelfPath() {
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? "fabtrack" : self.string();
-}
 
 class CpuBracket : public RunBracket {
  public:
@@ -65,7 +54,7 @@ class CpuBracket : public RunBracket {
         err_ << "fabtrack sweep: CPUs " << phase << ": " << reading.error << "\n";
         return samples;
       }
-      reading.sample.host = ThisHost();
+      reading.sample.host = LocalHostname();
       samples[reading.sample.host] = std::move(reading.sample);
       return samples;
     }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "app/this_process.h"
 #include "collector/fabric/run_window.h"
 #include "core/text.h"
 
@@ -27,9 +28,7 @@ class FabricScanBracket : public RunBracket {
     std::vector<std::string> hosts = batch->run.hosts;
     if (hosts.empty()) {
       // A run that names no host ran here (a local sweep).
-      char name[256] = {};
-      gethostname(name, sizeof name - 1);
-      hosts.push_back(name);
+      hosts.push_back(LocalHostname());
     }
     RunFabricWindow window = fabric::CutRunFabricWindow(*before_, *after_, hosts);
     if (!window.unmapped_hosts.empty()) {

@@ -12,6 +12,7 @@
 
 #include "analyzer/ab_verdict.h"
 #include "app/batch_store.h"
+#include "app/this_process.h"
 #include "collector/counters/sysfs_ports.h"
 #include "collector/ingest/nccl_tests_run.h"
 #include "core/clock.h"
@@ -25,18 +26,6 @@
 namespace fabtrack::app {
 namespace {
 namespace fs = std::filesystem;
-
-std::string LocalHostname() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
-std::string SelfPath() {
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? "fabtrack" : self.string();
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
