@@ -23,6 +23,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/scripts/nightly/lib.sh DESTINATION ${fabtrac
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm/fabtrack-node-check.sh
                  ${PROJECT_SOURCE_DIR}/scripts/slurm/fabtrack-ras-watchdog.sh
         DESTINATION ${fabtrack_share_dir}/slurm)
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/slurm/hook-conf.sh DESTINATION ${fabtrack_share_dir}/slurm)
 
 # The examples with the package's paths (/usr/bin, /usr/share/fabtrack)
 # instead of the Ansible prefix /opt/fabtrack.

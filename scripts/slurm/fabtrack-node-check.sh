@@ -46,31 +46,9 @@ log() {
 
 is_yes() { [[ ${1,,} == yes || ${1,,} == true || $1 == 1 ]]; }
 
-conf=${FABTRACK_NODE_CHECK_CONF:-/etc/fabtrack/node-check.conf}
-if [[ -r $conf ]]; then
-  n=0
-  while IFS= read -r line || [[ -n $line ]]; do
-    n=$((n + 1))
-    line=${line%%#*}
-    [[ $line =~ ^[[:space:]]*$ ]] && continue
-    if [[ ! $line =~ ^[[:space:]]*([A-Z_]+)=(.*)$ ]]; then
-      log "$conf:$n: expected KEY=VALUE; ignored"
-      continue
-    fi
-    key=${BASH_REMATCH[1]}
-    value=${BASH_REMATCH[2]}
-    value=${value%"${value##*[![:space:]]}"}
-    if [[ " ${KEYS[*]} " != *" $key "* ]]; then
-      log "$conf:$n: unknown setting $key; ignored"
-      continue
-    fi
-    printf -v "$key" '%s' "$value"
-  done <"$conf"
-fi
-for key in "${KEYS[@]}"; do
-  env_key=FABTRACK_NODE_CHECK_$key
-  [[ -n ${!env_key+set} ]] && printf -v "$key" '%s' "${!env_key}"
-done
+# shellcheck source=hook-conf.sh
+. "$(dirname "$(readlink -f "$0")")/hook-conf.sh"
+read_hook_conf "${FABTRACK_NODE_CHECK_CONF:-/etc/fabtrack/node-check.conf}" FABTRACK_NODE_CHECK_
 
 args=(check node --sysfs "$SYSFS" --proc "$PROC")
 [[ -n $EXPECT_RATE ]] && args+=(--expect-rate "$EXPECT_RATE")

@@ -54,31 +54,9 @@ log() {
   return 0
 }
 
-conf=${FABTRACK_RAS_WATCHDOG_CONF:-/etc/fabtrack/ras-watchdog.conf}
-if [[ -r $conf ]]; then
-  n=0
-  while IFS= read -r line || [[ -n $line ]]; do
-    n=$((n + 1))
-    line=${line%%#*}
-    [[ $line =~ ^[[:space:]]*$ ]] && continue
-    if [[ ! $line =~ ^[[:space:]]*([A-Z_]+)=(.*)$ ]]; then
-      log "$conf:$n: expected KEY=VALUE; ignored"
-      continue
-    fi
-    key=${BASH_REMATCH[1]}
-    value=${BASH_REMATCH[2]}
-    value=${value%"${value##*[![:space:]]}"}
-    if [[ " ${KEYS[*]} " != *" $key "* ]]; then
-      log "$conf:$n: unknown setting $key; ignored"
-      continue
-    fi
-    printf -v "$key" '%s' "$value"
-  done <"$conf"
-fi
-for key in "${KEYS[@]}"; do
-  env_key=FABTRACK_RAS_WATCHDOG_$key
-  [[ -n ${!env_key+set} ]] && printf -v "$key" '%s' "${!env_key}"
-done
+# shellcheck source=hook-conf.sh
+. "$(dirname "$(readlink -f "$0")")/hook-conf.sh"
+read_hook_conf "${FABTRACK_RAS_WATCHDOG_CONF:-/etc/fabtrack/ras-watchdog.conf}" FABTRACK_RAS_WATCHDOG_
 for key in AFTER INTERVAL COUNT RAS_PORT MAX_HOURS; do
   [[ ${!key} =~ ^[0-9]+$ ]] || { log "$key=${!key}: not a whole number"; exit 2; }
 done
