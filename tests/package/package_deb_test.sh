@@ -39,6 +39,7 @@ for want in ./usr/bin/fabtrack ./usr/share/fabtrack/schema/001_initial.sql \
   ./usr/share/fabtrack/dashboards/prometheus/fabtrack-alerts.yml \
   ./usr/share/fabtrack/nightly/fabtrack-nightly-cron.sh ./usr/share/man/man1/fabtrack.1.gz \
   ./usr/share/fabtrack/slurm/fabtrack-node-check.sh ./usr/share/fabtrack/slurm/fabtrack-ras-watchdog.sh \
+  ./usr/share/fabtrack/slurm/hook-conf.sh \
   ./usr/lib/systemd/system/fabtrack-exporter.service ./usr/lib/systemd/system/fabtrack-nightly.timer \
   ./usr/share/doc/fabtrack/examples/nightly.conf; do
   grep -qx -- "$want" <<<"$files" || fail "$want is not in the package"
