@@ -188,7 +188,8 @@ fi
   mkdir -p /tmp/fabtrack-nccl && ln -sf "${fabtrack_nccl_files[0]}" /tmp/fabtrack-nccl/libnccl.so.2
   fabtrack_nccl_dir=/tmp/fabtrack-nccl
 }
-# The CUDA runtime and cuBLAS the harness was linked with (13.x): the
+# The CUDA runtime the harness was linked with and the cuBLAS its step mode
+# loads (13.x, dlopen by soname, so through this path): the
 # toolkit's when it has them, else the pip packages'.
 fabtrack_cuda_dirs=""
 for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do

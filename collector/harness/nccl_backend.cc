@@ -6,7 +6,6 @@
 // written and checked on the host and copied with cudaMemcpy, so no kernels of our own are needed.
 // Step mode computes with cuBLAS GEMMs on its own stream while the communicator's stream reduces
 // each gradient bucket once the compute stream has produced it.
-#include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -27,6 +26,7 @@
 
 #include "collector/harness/backend.h"
 #include "collector/harness/check_pattern.h"
+#include "collector/harness/cublas_library.h"
 #include "collector/harness/mpi_steps.h"
 #include "collector/harness/nccl_support.h"
 #include "collector/harness/timing_plan.h"
@@ -133,6 +133,7 @@ struct StepDevice {
   void* gradients = nullptr;
   float *a = nullptr, *b = nullptr, *c = nullptr;
   cudaStream_t compute = nullptr;
+  const CublasLibrary* cublas = nullptr;
   cublasHandle_t blas = nullptr;
   cudaEvent_t start = nullptr, backward_end = nullptr, comm_end = nullptr;
   std::vector<cudaEvent_t> ready;
@@ -146,10 +147,13 @@ struct StepDevice {
     CheckCuda(cudaMemset(a, 0, matrix), "cudaMemset");
     CheckCuda(cudaMemset(b, 0, matrix), "cudaMemset");
     CheckCuda(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking), "cudaStreamCreate");
-    if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) {
+    std::string why;
+    cublas = LoadCublas(&why);
+    if (cublas == nullptr) throw std::runtime_error("NCCL backend: step mode: " + why);
+    if (cublas->create(&blas) != CUBLAS_STATUS_SUCCESS) {
       throw std::runtime_error("NCCL backend: cublasCreate failed");
     }
-    cublasSetStream(blas, compute);
+    cublas->set_stream(blas, compute);
     for (cudaEvent_t* e : {&start, &backward_end, &comm_end}) {
       CheckCuda(cudaEventCreate(e), "cudaEventCreate");
     }
@@ -164,7 +168,7 @@ struct StepDevice {
     for (cudaEvent_t e : {start, backward_end, comm_end}) {
       if (e != nullptr) cudaEventDestroy(e);
     }
-    if (blas != nullptr) cublasDestroy(blas);
+    if (blas != nullptr) cublas->destroy(blas);
     if (compute != nullptr) cudaStreamDestroy(compute);
     for (void* p :
          {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), gradients}) {
@@ -176,8 +180,8 @@ struct StepDevice {
 
   void Gemm() {
     const float one = 1.0f, zero = 0.0f;
-    if (cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, kN, kN, kN, &one, a, kN, b, kN, &zero, c, kN) !=
-        CUBLAS_STATUS_SUCCESS) {
+    if (cublas->sgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, kN, kN, kN, &one, a, kN, b, kN, &zero, c,
+                      kN) != CUBLAS_STATUS_SUCCESS) {
       throw std::runtime_error("NCCL backend: cublasSgemm failed");
     }
   }

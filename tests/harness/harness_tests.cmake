@@ -13,6 +13,13 @@ if(FABTRACK_HAVE_MPI)
     FABTRACK_ALLREDUCE="$<TARGET_FILE:fabtrack-allreduce>"
     FABTRACK_MPIEXEC="${MPIEXEC_EXECUTABLE}")
 endif()
+# Built with the NCCL backend: step mode's cuBLAS loader (no GPU needed).
+if(TARGET fabtrack_cublas AND TARGET fabtrack-allreduce)
+  fabtrack_test(cublas_library_test harness/cublas_library_test.cc LIBS fabtrack_cublas)
+  add_dependencies(cublas_library_test fabtrack-allreduce)
+  target_compile_definitions(cublas_library_test PRIVATE
+    FABTRACK_ALLREDUCE="$<TARGET_FILE:fabtrack-allreduce>")
+endif()
 fabtrack_test(nccl_support_test harness/nccl_support_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(link_probe_test harness/link_probe_test.cc LIBS fabtrack::harness_core)
 fabtrack_test(pair_probe_test harness/pair_probe_test.cc LIBS fabtrack::harness_core)
