@@ -379,7 +379,9 @@ class GraphReader {
     if (n.type == "NET") k = n.parent;  // its NIC, or a CPU for a socket net
     std::vector<std::string> chain;
     for (; k >= 0 && t.nodes[k].type != "CPU"; k = t.nodes[k].parent) {
-      chain.push_back(t.nodes[k].id);
+      // RCCL's "DEV/.." is the GPU's own PCI function (the GPU hangs off it
+      // by a LOC link), not a switch on the way.
+      if (t.nodes[k].type != "DEV") chain.push_back(t.nodes[k].id);
     }
     p.chain.assign(chain.rbegin(), chain.rend());
     return p;
@@ -396,14 +398,48 @@ class GraphReader {
     // NETs of the tree by index, with their node.
     std::map<int64_t, int> tree_net;
     std::map<std::string, int> tree_gpu;  // by bus
+    std::vector<int> nic_nodes;           // NIC functions, to find those without a NET
+    std::map<int, bool> nic_has_net;
     for (size_t i = 0; i < tree.nodes.size(); ++i) {
       const TreeNode& n = tree.nodes[i];
       // A device is where its PCI (or NET) link leads; "+ NVL[..] - GPU/.."
       // and RCCL's "+ XGMI[..] - GPU/.." below a GPU only name a peer.
+      // Newer RCCL prints the GPU's function as "DEV/.." with the GPU under
+      // it by a LOC link ("+ PCI[12.0] - DEV/0-b000", "+ LOC[5000.0] - GPU/0-b000").
       if (n.type == "NET" && n.link == "NET") {
         if (std::optional<int64_t> v = Int(n.id, 16)) tree_net.emplace(*v, static_cast<int>(i));
-      } else if (n.type == "GPU" && n.link == "PCI") {
+        if (n.parent >= 0) nic_has_net[n.parent] = true;
+      } else if (n.type == "GPU" && (n.link == "PCI" || (n.link == "LOC" && n.parent >= 0 &&
+                                                         tree.nodes[n.parent].type == "DEV"))) {
         tree_gpu.emplace(n.id, static_cast<int>(i));
+      } else if (n.type == "NIC" && n.link == "PCI") {
+        nic_nodes.push_back(static_cast<int>(i));
+      }
+    }
+    // A print with NIC functions and no NET below any of them (a
+    // single-rank communicator, NCCL 2.19 "+ PCI[12.0] - NIC/AF000"; RCCL's
+    // socket NIC "+ PCI[1.5] - NIC/0-3000"): the NICs themselves are the
+    // nets. As many of them as the "Using" list names take its names, in
+    // bus order (NCCL lists devices as the driver probed them, in bus
+    // order); otherwise they are named by bus id and the list's names,
+    // which cannot be placed, are left out.
+    if (tree_net.empty() && !nic_nodes.empty()) {
+      std::vector<std::pair<int64_t, int>> by_bus;
+      for (int node : nic_nodes) {
+        if (nic_has_net.count(node)) continue;
+        by_bus.push_back({Int(tree.nodes[node].id, 16).value_or(0), node});
+      }
+      std::sort(by_bus.begin(), by_bus.end());
+      if (by_bus.size() == h.nets.size()) {
+        auto name = h.nets.begin();
+        for (const auto& [bus, node] : by_bus) tree_net.emplace((name++)->first, node);
+      } else {
+        h.nets.clear();
+        int64_t synthetic = int64_t{1} << 40;  // beyond any NCCL net index
+        for (const auto& [bus, node] : by_bus) {
+          h.nets[synthetic] = {BusId(tree.nodes[node].id), std::nullopt};
+          tree_net.emplace(synthetic++, node);
+        }
       }
     }
 
@@ -436,7 +472,8 @@ class GraphReader {
           double gbs = std::strtod(bw.c_str(), nullptr);
           if (gbs > 0) n.speed_mbps = static_cast<int64_t>(gbs * 8000 + 0.5);
         }
-        const TreeNode& nic = tree.nodes[net.parent >= 0 ? net.parent : it->second];
+        const TreeNode& nic =
+            net.type == "NIC" ? net : tree.nodes[net.parent >= 0 ? net.parent : it->second];
         if (nic.type == "NIC") n.bus_id = BusId(nic.id);
         const std::string& cpu = tree.nodes[net.cpu].id;
         if (std::optional<int64_t> c = Int(cpu, 16); c && *c < 1 << 20) {
@@ -528,7 +565,7 @@ class GraphReader {
         u.below_bandwidth_gbs = n.bw;
       }
       const std::string* name = nullptr;
-      bool gpu = n.type == "GPU";
+      bool gpu = n.type == "GPU" || n.type == "DEV";  // RCCL: the GPU's function
       if (gpu && gpu_name.count(n.id)) name = &gpu_name[n.id];
       if (n.type == "NIC" && nic_name.count(n.id)) name = &nic_name[n.id];
       if (!name) continue;
