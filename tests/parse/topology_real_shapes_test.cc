@@ -105,5 +105,31 @@ TEST(GraphPrintRealShapes, SeveralNicsWithoutNetAreNamedInBusOrder) {
   EXPECT_EQ(p.topology.nics[1].bus_id, "0000:c1:00.0");
 }
 
+TEST(SmiMatrixRealShapes, RetypedHeaderWithShortLabelsAndARule) {
+  // "CPU Affinity  NUMA  GPU NUMA" and a dashed rule under the header were
+  // "unexpected column label" and "row '----' is not a column" errors; a
+  // prose line before the matrix named a host "(`".
+  ParsedNodeTopology p =
+      ParseNodeTopology(Fixture("smi_retyped_short_labels.txt"), "smi_retyped_short_labels.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(p.host, "");
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
+  ASSERT_EQ(p.topology.gpus.size(), 4u);
+  EXPECT_EQ(p.topology.gpus[3].numa_node, 0);
+  ASSERT_EQ(p.topology.nics.size(), 3u);
+  EXPECT_EQ(p.topology.nics[2].name, "mlx5_bond_0");
+}
+
+TEST(SmiMatrixRealShapes, MatrixInsideASourceComment) {
+  // A matrix kept in a Javadoc/C block comment ("     * GPU0\t X ..."),
+  // as scheduler code quotes the output it parses: was "neither ... nor".
+  ParsedNodeTopology p =
+      ParseNodeTopology(Fixture("smi_in_source_comment.txt"), "smi_in_source_comment.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PHB GPU1>mlx5_0/PHB GPU2>mlx5_0/SYS GPU3>mlx5_0/SYS");
+}
+
 }  // namespace
 }  // namespace fabtrack
