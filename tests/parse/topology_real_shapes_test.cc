@@ -131,5 +131,16 @@ TEST(SmiMatrixRealShapes, MatrixInsideASourceComment) {
   EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PHB GPU1>mlx5_0/PHB GPU2>mlx5_0/SYS GPU3>mlx5_0/SYS");
 }
 
+TEST(XmlRealShapes, SkeletonWithoutClassesIsNothingToCheck) {
+  // AWS's g5.48xlarge NCCL_TOPO_FILE shape: bare <pci busid=".."/> under
+  // each <cpu>. It read as "0 GPU(s), 0 NIC(s): OK, every GPU has its own
+  // NIC"; now an error naming the <system> line (exit 3: not checked).
+  ParsedNodeTopology p = ParseNodeTopology(Fixture("nccl_xml_pci_skeleton_no_class.xml"), "s.xml");
+  EXPECT_EQ(p.format, "nccl_xml");
+  EXPECT_TRUE(p.topology.gpus.empty());
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0].substr(0, 28), "s.xml:6: no GPU and no NIC: ");
+}
+
 }  // namespace
 }  // namespace fabtrack
