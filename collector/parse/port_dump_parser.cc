@@ -876,6 +876,45 @@ void JoinPortsByLid(HostPorts* host) {
   }
 }
 
+// `perfquery -C mlx5_0 1` asks LID 1 through mlx5_0: the counters are LID
+// 1's port, another node's (a switch) when the document's other tools give
+// every port of mlx5_0 another LID ("Lid 1 port 0" beside ibstat's "Base
+// lid: 176"). Stored as mlx5_0's they would be a port this host does not
+// have; left out with a note.
+void LeaveOutOtherNodesPorts(HostPorts* host, std::vector<std::string>* notes) {
+  std::vector<PortSample>& ports = host->ports;
+  auto counters_only = [](const PortSample& p) {
+    return !p.state && !p.phys_state && !p.rate_text && !p.rate_gbps && !p.link_layer;
+  };
+  for (size_t i = 0; i < ports.size();) {
+    const PortSample& p = ports[i];
+    const std::optional<uint64_t> lid = p.lid ? Unsigned(*p.lid) : std::nullopt;
+    if (!lid || !counters_only(p) || p.device.starts_with("lid")) {
+      ++i;
+      continue;
+    }
+    std::vector<std::string> lids;
+    bool same = false;
+    for (const PortSample& q : ports) {
+      if (&q == &p || q.device != p.device || counters_only(q) || !q.lid) continue;
+      const std::optional<uint64_t> other = Unsigned(*q.lid);
+      if (!other) continue;
+      lids.push_back(*q.lid);
+      same |= other == lid;
+    }
+    if (lids.empty() || same) {
+      ++i;
+      continue;
+    }
+    std::string list;
+    for (const std::string& l : lids) list += (list.empty() ? "" : ", ") + l;
+    notes->push_back("perfquery's counters of LID " + *p.lid + " port " + std::to_string(p.port) +
+                     ", asked through " + p.device + ", are another node's: " + p.device +
+                     "'s ports have LID " + list + "; left out");
+    ports.erase(ports.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
 // One host's part of a document: its tools' sections read, their ports
 // joined (ibstat's state and perfquery's counters of one port: one sample).
 ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) {
@@ -955,6 +994,7 @@ ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) 
     keep(found);
   }
   JoinPortsByLid(&joined);
+  LeaveOutOtherNodesPorts(&joined, &out.notes);
   if (!out.formats.empty()) out.format = out.formats.front();
   out.ports = std::move(joined.ports);
   return out;
@@ -993,7 +1033,9 @@ std::optional<std::vector<ParsedPortDump>> ParsePortDumpDocument(std::string_vie
     ParsedPortDump d = ParseHost(h, context);
     if (d.ports.empty() && d.errors.empty()) {
       std::string reason = FormatNames(d) + " output with no port to store";
-      if (!d.notes.empty()) reason += ": " + d.notes.front();
+      // The last note says why nothing is left ("none of the 13 statistics
+      // ... is one fabtrack keeps"), earlier ones how a port was named.
+      if (!d.notes.empty()) reason += ": " + d.notes.back();
       if (!several) {
         *why = reason;
         return std::nullopt;

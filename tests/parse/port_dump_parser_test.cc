@@ -688,5 +688,58 @@ TEST(PortDumpSections, HtmlAroundAPasteIsNoCut) {
   EXPECT_EQ(d->ports.size(), 2u);
 }
 
+// Issue 30, round three: shapes of real public dumps the fixtures above did
+// not have (README of the fixtures: "Shapes from real samples").
+TEST(PortDumpRealShapes, CommentLinesInsideAnIbstatPortBlock) {
+  // A how-to's ibstat with a "# ..." note under each key: it was "ends
+  // without Physical state, Rate, Port GUID: the dump is cut off".
+  ParsedPortDump d = Parse("gpu-k02.ibstat-annotated.txt");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 2u);
+  EXPECT_EQ(d.ports[0].device, "mlx5_0");
+  EXPECT_EQ(d.ports[0].state, "DOWN");
+  EXPECT_EQ(d.ports[0].phys_state, "Disabled");
+  EXPECT_EQ(d.ports[0].rate_gbps, 400);
+  EXPECT_EQ(d.ports[0].link_layer, "Ethernet");
+  EXPECT_EQ(d.ports[0].node_guid, "0x58a2e10300c471e2");
+  EXPECT_EQ(d.ports[1].state, "ACTIVE");
+}
+
+TEST(PortDumpRealShapes, NodeCheckLoopTitlesAndAnotherNodesPerfquery) {
+  // A node check's `echo "========== mt4123_pciconf$i =========="` titles
+  // before mlxlink's output were read as cat-loop files ("a file of no
+  // known directory"); `perfquery -C mlx5_0 2` printed LID 2's (a switch's)
+  // port 0, stored as mlx5_0 port 0.
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(Read("gpu-m07.node-check-loop.txt"), PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->size(), 1u);
+  const ParsedPortDump& dump = d->front();
+  EXPECT_TRUE(dump.errors.empty()) << (dump.errors.empty() ? "" : dump.errors[0].message);
+  ASSERT_EQ(dump.ports.size(), 2u);
+  EXPECT_EQ(dump.ports[0].device, "mlx5_0");
+  EXPECT_EQ(dump.ports[0].port, 1);
+  EXPECT_TRUE(dump.ports[0].counters.empty());
+  EXPECT_EQ(dump.ports[1].device, "mlx5_1");
+  EXPECT_EQ(dump.ports[1].state, "DOWN");  // ibstat's, not mlxlink's "State : Active"
+  ASSERT_FALSE(dump.notes.empty());
+  EXPECT_NE(dump.notes.back().find("LID 2 port 0, asked through mlx5_0, are another node's"),
+            std::string::npos)
+      << dump.notes.back();
+}
+
+TEST(PortDumpRealShapes, EthtoolIKeysWithoutValueAreNoHosts) {
+  // `ethtool -i` before `ethtool -S`: its "firmware-version:" and
+  // "expansion-rom-version:" (empty) were two hosts' headers; the reason
+  // nothing is stored is that no statistic is one fabtrack keeps.
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(Read("ws-l12.ethtool-i-and-S.txt"), PortDumpContext{}, &why);
+  EXPECT_FALSE(d);
+  EXPECT_EQ(why.find("firmware-version"), std::string::npos) << why;
+  EXPECT_NE(why.find("none of the 13 statistics of enp5s0"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace fabtrack
