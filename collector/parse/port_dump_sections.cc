@@ -546,6 +546,13 @@ class Scanner {
       AddSysfs(*path + " " + std::string(t), l.number);
       return i;
     }
+    // `grep -H . infiniband/*/ports/*/counters/*` run in /sys/class:
+    // "infiniband/mlx5_0/ports/1/counters/port_xmit_wait:0".
+    if (t.starts_with("infiniband/") && t.find('/', 11) != std::string_view::npos &&
+        t.find_first_of(": ") != std::string_view::npos) {
+      AddSysfs("/sys/class/" + std::string(t), l.number);
+      return i;
+    }
     if (current_ && Owns(Current().format, l.text, t)) {
       Current().lines.push_back(l);
       last_owned_ = i;

@@ -741,5 +741,21 @@ TEST(PortDumpRealShapes, EthtoolIKeysWithoutValueAreNoHosts) {
   EXPECT_NE(why.find("none of the 13 statistics of enp5s0"), std::string::npos) << why;
 }
 
+TEST(PortDumpRealShapes, GrepRunInSysClassGivesPathsWithoutTheirRoot) {
+  // `grep -H . infiniband/*/...` in /sys/class: "infiniband/mlx5_0/ports/
+  // 1/counters/port_xmit_wait:4294967295", beside device/ lines. It was
+  // "not a port dump fabtrack knows".
+  ParsedPortDump d = Parse("gpu-n03.sysfs-grep-sys-class.txt");
+  EXPECT_EQ(d.format, PortDumpFormat::kSysfs);
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 2u);
+  EXPECT_EQ(d.ports[0].device, "mlx5_0");
+  EXPECT_EQ(d.ports[0].state, "ACTIVE");
+  EXPECT_EQ(d.ports[0].rate_gbps, 400);
+  EXPECT_EQ(d.ports[0].saturated, std::vector<std::string>{"port_xmit_wait"});
+  EXPECT_EQ(d.ports[1].counters.at("symbol_error"), 3u);
+  EXPECT_EQ(d.ports[1].hw_counters.at("rnr_nak_retry_err"), 0u);
+}
+
 }  // namespace
 }  // namespace fabtrack
