@@ -1,6 +1,7 @@
 #include "collector/parse/port_dump_parser.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <deque>
 #include <map>
@@ -37,9 +38,14 @@ bool KeyValue(std::string_view line, std::string_view* key, std::string_view* va
 }
 
 // A value as stored: an empty one ("Base lid:" with nothing after) is
-// absent, not "".
+// absent, not "", and so is one blanked out before posting ("Node GUID:
+// ...", "node_guid: -", "xxxx:xxxx:xxxx:xxxx"): no letter or digit but x.
 std::optional<std::string> Text(std::string_view value) {
   if (value.empty()) return std::nullopt;
+  const bool redacted = std::none_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) && c != 'x' && c != 'X';
+  });
+  if (redacted) return std::nullopt;
   return std::string(value);
 }
 

@@ -757,5 +757,18 @@ TEST(PortDumpRealShapes, GrepRunInSysClassGivesPathsWithoutTheirRoot) {
   EXPECT_EQ(d.ports[1].hw_counters.at("rnr_nak_retry_err"), 0u);
 }
 
+TEST(PortDumpRealShapes, ValuesBlankedOutBeforePostingAreAbsent) {
+  // "Node GUID: ..." (a post with the GUIDs removed) was stored as the
+  // node's GUID "...".
+  ParsedPortDump d = Parse("gpu-p21.ibstat-redacted.txt");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0].node_guid, std::nullopt);
+  EXPECT_EQ(d.ports[0].state, "DOWN");
+  EXPECT_EQ(d.ports[0].phys_state, "Polling");
+  EXPECT_EQ(d.ports[0].rate_gbps, 10);
+  EXPECT_EQ(d.ports[0].lid, "1207");
+}
+
 }  // namespace
 }  // namespace fabtrack
