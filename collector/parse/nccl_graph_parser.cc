@@ -86,6 +86,18 @@ std::optional<TopoPath> PathOf(std::string_view type) {
   return TopoPathFromName(type);
 }
 
+// "0000:0e:00.0" -> "e000", the id the print and the path lines use.
+std::string NcclIdOfBus(std::string_view bus) {
+  unsigned domain = 0, b = 0, dev = 0, fn = 0;
+  char tail = 0;
+  std::string text(bus);
+  if (sscanf(text.c_str(), "%x:%x:%x.%x%c", &domain, &b, &dev, &fn, &tail) != 4) return "";
+  char out[32];
+  snprintf(out, sizeof out, "%llx",
+           (static_cast<unsigned long long>(domain) << 20) | (b << 12) | (dev << 4) | fn);
+  return out;
+}
+
 bool IsSystemHeader(std::string_view m) {
   return m.substr(0, 13) == "=== System : " && m.find("max") != std::string_view::npos;
 }
@@ -114,6 +126,11 @@ struct Tree {
 struct HostLines {
   std::map<int64_t, std::pair<std::string, std::optional<int>>> nets;  // index -> name, port
   std::map<std::string, bool> nic_gdr;
+  // "ncclTopoPopulateNics : Filled eno1 in topo with pciPath=/sys/devices/
+  // .../0000:0e:00.0": the NIC function each net is (by print id, "e000");
+  // nets without a PCI path (bridges, veths) share NCCL's virtual NIC/0.
+  std::map<std::string, std::string> net_of_nic;
+  std::vector<std::string> pathless_nets;
   std::map<std::string, int64_t> index_of_bus;  // "87000" -> nvmlDev
   struct GpuPaths {
     std::optional<int> numa;
@@ -331,6 +348,23 @@ class GraphReader {
       }
       return;
     }
+    if (size_t at = m.find("ncclTopoPopulateNics : Filled "); at != std::string_view::npos) {
+      std::string_view rest = m.substr(at + 30);
+      std::string name(rest.substr(0, rest.find(' ')));
+      size_t path = rest.find("pciPath=");
+      if (name.empty() || path == std::string_view::npos) return;
+      std::string_view pci = rest.substr(path + 8);
+      pci = pci.substr(0, pci.find(' '));
+      std::string id = NcclIdOfBus(
+          pci.substr(pci.rfind('/') == std::string_view::npos ? 0 : pci.rfind('/') + 1));
+      if (!id.empty()) {
+        h.net_of_nic.try_emplace(id, name);
+      } else if (pci == "(null)" && std::find(h.pathless_nets.begin(), h.pathless_nets.end(),
+                                              name) == h.pathless_nets.end()) {
+        h.pathless_nets.push_back(name);
+      }
+      return;
+    }
     if (m.find("Init START") != std::string_view::npos) {
       std::vector<std::string_view> f = Fields(m);
       std::optional<int64_t> dev;
@@ -419,10 +453,12 @@ class GraphReader {
     // A print with NIC functions and no NET below any of them (a
     // single-rank communicator, NCCL 2.19 "+ PCI[12.0] - NIC/AF000"; RCCL's
     // socket NIC "+ PCI[1.5] - NIC/0-3000"): the NICs themselves are the
-    // nets. As many of them as the "Using" list names take its names, in
-    // bus order (NCCL lists devices as the driver probed them, in bus
-    // order); otherwise they are named by bus id and the list's names,
-    // which cannot be placed, are left out.
+    // nets. A NIC takes the name ncclTopoPopulateNics gave its function;
+    // the others, as many as the "Using" list names left, take those in bus
+    // order (NCCL lists devices as the driver probed them, in bus order), or
+    // else their bus ids. NCCL's virtual NIC/0 of nets without a PCI path
+    // (docker bridges, veths) counts only when it is the only one. Names of
+    // the list no NIC of the print took are left out.
     if (tree_net.empty() && !nic_nodes.empty()) {
       std::vector<std::pair<int64_t, int>> by_bus;
       for (int node : nic_nodes) {
@@ -430,17 +466,42 @@ class GraphReader {
         by_bus.push_back({Int(tree.nodes[node].id, 16).value_or(0), node});
       }
       std::sort(by_bus.begin(), by_bus.end());
-      if (by_bus.size() == h.nets.size()) {
-        auto name = h.nets.begin();
-        for (const auto& [bus, node] : by_bus) tree_net.emplace((name++)->first, node);
-      } else {
-        h.nets.clear();
-        int64_t synthetic = int64_t{1} << 40;  // beyond any NCCL net index
-        for (const auto& [bus, node] : by_bus) {
-          h.nets[synthetic] = {BusId(tree.nodes[node].id), std::nullopt};
-          tree_net.emplace(synthetic++, node);
+      if (by_bus.size() > 1 && by_bus.front().first == 0) by_bus.erase(by_bus.begin());
+      auto index_of = [&](const std::string& name) -> std::optional<int64_t> {
+        for (const auto& [index, name_port] : h.nets) {
+          if (name_port.first == name) return index;
         }
+        return std::nullopt;
+      };
+      int64_t synthetic = int64_t{1} << 40;  // beyond any NCCL net index
+      std::map<int64_t, std::pair<std::string, std::optional<int>>> placed;
+      std::vector<std::pair<int64_t, int>> unnamed;
+      for (const auto& [bus, node] : by_bus) {
+        const std::string& id = tree.nodes[node].id;
+        std::string name;
+        if (auto it = h.net_of_nic.find(id); it != h.net_of_nic.end()) name = it->second;
+        if (name.empty() && bus == 0 && !h.pathless_nets.empty()) name = h.pathless_nets.front();
+        if (name.empty()) {
+          unnamed.push_back({bus, node});
+          continue;
+        }
+        const int64_t index = index_of(name).value_or(synthetic++);
+        placed[index] = {name, h.nets.count(index) ? h.nets[index].second : std::nullopt};
+        tree_net.emplace(index, node);
       }
+      std::vector<int64_t> left;  // the list's names no NIC took
+      for (const auto& [index, name_port] : h.nets) {
+        if (!placed.count(index)) left.push_back(index);
+      }
+      const bool by_order = unnamed.size() == left.size();
+      for (size_t k = 0; k < unnamed.size(); ++k) {
+        const int64_t index = by_order ? left[k] : synthetic++;
+        placed[index] = by_order ? h.nets[index]
+                                 : std::pair<std::string, std::optional<int>>{
+                                       BusId(tree.nodes[unnamed[k].second].id), std::nullopt};
+        tree_net.emplace(index, unnamed[k].second);
+      }
+      h.nets = std::move(placed);
     }
 
     // NICs: the "Using" list, then NETs only the paths or the tree name.

@@ -142,5 +142,19 @@ TEST(XmlRealShapes, SkeletonWithoutClassesIsNothingToCheck) {
   EXPECT_EQ(p.errors[0].substr(0, 28), "s.xml:6: no GPU and no NIC: ");
 }
 
+TEST(GraphPrintRealShapes, PopulateNicsLinesNameTheNicsAndBridgesStayOut) {
+  // RCCL with socket nets on a workstation: the print's NICs have no NET;
+  // "ncclTopoPopulateNics : Filled enp7s0 ... pciPath=.../0000:07:00.0" says
+  // which function is enp7s0, docker0 and the veth (pciPath=(null)) share
+  // NCCL's virtual NIC/0-0. It was "no known path" for both GPUs and
+  // 3 NICs.
+  ParsedNodeTopology p =
+      ParseNodeTopology(Fixture("rccl_graph_socket_bridges.log"), "rccl_graph_socket_bridges.log");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU0>enp7s0/PHB GPU1>enp7s0/PIX");
+  ASSERT_EQ(p.topology.nics.size(), 1u);
+  EXPECT_EQ(p.topology.nics[0].bus_id, "0000:07:00.0");
+}
+
 }  // namespace
 }  // namespace fabtrack
