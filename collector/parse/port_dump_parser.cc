@@ -764,6 +764,10 @@ namespace {
 std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines,
                                               std::vector<PortDumpError>* errors) {
   std::map<std::string, uint64_t> values;
+  int last = 0;  // the output's last line: a malformed one there is a cut
+  for (const DumpLine& l : lines) {
+    if (!TrimBlanks(l.text).empty()) last = l.number;
+  }
   for (const DumpLine& l : lines) {
     std::string_view line = TrimBlanks(l.text);
     if (line.empty() || line == "NIC statistics:") continue;
@@ -778,6 +782,15 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
       v = Unsigned(value);
     }
     if (!v || key.empty()) {
+      // "     tx" or "     rx-8.rx_bytes:" as the last line: a name cut
+      // short or cut before its value ("garbage here" is no name).
+      const std::string_view name = colon == std::string_view::npos ? line : key;
+      if (l.number == last && (colon == std::string_view::npos || value.empty()) && !name.empty() &&
+          name.find_first_of(" \t") == std::string_view::npos) {
+        errors->push_back(
+            {l.number, "cut off: the last line, " + std::string(line) + ", is no whole statistic"});
+        continue;
+      }
       errors->push_back({l.number, "not a statistic: " + std::string(line)});
       continue;
     }

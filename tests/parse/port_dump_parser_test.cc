@@ -770,5 +770,18 @@ TEST(PortDumpRealShapes, ValuesBlankedOutBeforePostingAreAbsent) {
   EXPECT_EQ(d.ports[0].lid, "1207");
 }
 
+TEST(PortDumpRealShapes, EthtoolCutInsideANameSaysCutOff) {
+  // A paste cut at "     tx" or "     rx-8.rx_bytes:" was "not a
+  // statistic": the README promises the cut is said.
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(Read("roce-a3.ens1f0np0.ethtool.cut.txt"),
+                            PortDumpContext{.netdev = std::string("ens1f0np0")}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_FALSE(d->front().errors.empty());
+  EXPECT_EQ(d->front().errors.back().message,
+            "cut off: the last line, rx_prio3_pa, is no whole statistic");
+}
+
 }  // namespace
 }  // namespace fabtrack
