@@ -535,7 +535,9 @@ class GraphReader {
         }
         const TreeNode& nic =
             net.type == "NIC" ? net : tree.nodes[net.parent >= 0 ? net.parent : it->second];
-        if (nic.type == "NIC") n.bus_id = BusId(nic.id);
+        // NIC/0 is NCCL's virtual NIC of nets without a PCI device (soft-RoCE
+        // rxe0, bridges): no bus id (0000:00:00.0 is the host bridge).
+        if (nic.type == "NIC" && nic.id != "0") n.bus_id = BusId(nic.id);
         const std::string& cpu = tree.nodes[net.cpu].id;
         if (std::optional<int64_t> c = Int(cpu, 16); c && *c < 1 << 20) {
           n.numa_node = static_cast<int>(*c);

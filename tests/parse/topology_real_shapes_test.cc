@@ -156,5 +156,26 @@ TEST(GraphPrintRealShapes, PopulateNicsLinesNameTheNicsAndBridgesStayOut) {
   EXPECT_EQ(p.topology.nics[0].bus_id, "0000:07:00.0");
 }
 
+TEST(GraphPrintRealShapes, SoftRoceOnNcclsVirtualNicHasNoBusId) {
+  // Soft-RoCE (rxe0) hangs off NCCL's virtual "NIC/0" (PCI[5000.0]): it was
+  // given bus id 0000:00:00.0, the host bridge's.
+  const std::string text =
+      "node0:47:63 [0] NCCL INFO NET/IB : Using [0]rxe0:1/RoCE [RO]; OOB eth0:172.30.0.25<0>\n"
+      "node0:47:63 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'rxe0'\n"
+      "node0:47:63 [0] NCCL INFO === System : maxBw 0.3 totalBw 12.0 ===\n"
+      "node0:47:63 [0] NCCL INFO CPU/FFFFFFFFFFFFFFFF (1/1/1)\n"
+      "node0:47:63 [0] NCCL INFO + PCI[5000.0] - NIC/0\n"
+      "node0:47:63 [0] NCCL INFO                 + NET[0.3] - NET/0 (6216a3feff3e16f8/1/0.312500)\n"
+      "node0:47:63 [0] NCCL INFO + PCI[12.0] - GPU/80 (0)\n"
+      "node0:47:63 [0] NCCL INFO ==========================================\n";
+  ParsedNodeTopology p = ParseNodeTopology(text, "rxe.log");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU/80>rxe0/PHB");
+  ASSERT_EQ(p.topology.nics.size(), 1u);
+  EXPECT_EQ(p.topology.nics[0].bus_id, "");
+  EXPECT_EQ(p.topology.nics[0].speed_mbps, 2500);
+  EXPECT_EQ(p.topology.nics[0].gdr, false);
+}
+
 }  // namespace
 }  // namespace fabtrack
