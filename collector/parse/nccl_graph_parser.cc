@@ -126,6 +126,7 @@ struct Tree {
 struct HostLines {
   std::map<int64_t, std::pair<std::string, std::optional<int>>> nets;  // index -> name, port
   std::map<std::string, bool> nic_gdr;
+  std::map<std::string, bool> gpu_gdr;  // by bus, from "Enabled for GPU 81000 / HCA 1"
   // "ncclTopoPopulateNics : Filled eno1 in topo with pciPath=/sys/devices/
   // .../0000:0e:00.0": the NIC function each net is (by print id, "e000");
   // nets without a PCI path (bridges, veths) share NCCL's virtual NIC/0.
@@ -338,6 +339,13 @@ class GraphReader {
         }
         if (!name.empty()) h.nets[*index] = {name, port};
       }
+      return;
+    }
+    if (size_t at = m.find("GPU Direct RDMA Enabled for GPU "); at != std::string_view::npos) {
+      // "GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= 7)":
+      // the GPU can do it (a Disabled line may only mean too far).
+      std::string_view bus = m.substr(at + 32);
+      h.gpu_gdr[Lower(Id(bus.substr(0, bus.find(' '))))] = true;
       return;
     }
     if (size_t at = m.find("GPU Direct RDMA "); at != std::string_view::npos) {
@@ -566,6 +574,7 @@ class GraphReader {
       auto from_paths = h.gpus.find(bus);
       auto in_tree = tree_gpu.find(bus);
       if (from_paths != h.gpus.end()) gpu.numa_node = from_paths->second.numa;
+      if (h.gpu_gdr.count(bus)) gpu.gdr = true;
       if (in_tree != tree_gpu.end()) {
         const TreeNode& n = tree.nodes[in_tree->second];
         if (std::optional<int64_t> rank = Int(n.info); rank && *rank < 1 << 30) {

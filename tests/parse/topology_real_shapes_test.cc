@@ -177,5 +177,26 @@ TEST(GraphPrintRealShapes, SoftRoceOnNcclsVirtualNicHasNoBusId) {
   EXPECT_EQ(p.topology.nics[0].gdr, false);
 }
 
+TEST(GraphPrintRealShapes, GdrEnabledForGpuLinesSayTheGpuCan) {
+  // "GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= 7)" (a
+  // PCIe A100 with NCCL_NET_GDR_LEVEL=SYS): the GPU's gdr was left unknown.
+  const std::string text =
+      "n21:10:20 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_2:1/IB [RO]; OOB "
+      "ib0:10.1.0.21<0>\n"
+      "n21:10:20 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= 7), "
+      "read 0\n"
+      "n21:10:20 [0] NCCL INFO === System : maxBw 24.0 totalBw 24.0 ===\n"
+      "n21:10:20 [0] NCCL INFO CPU/1 (1/2/-1)\n"
+      "n21:10:20 [0] NCCL INFO + PCI[24.0] - GPU/81000 (0)\n"
+      "n21:10:20 [0] NCCL INFO + PCI[24.0] - NIC/D1000\n"
+      "n21:10:20 [0] NCCL INFO               + NET[25.0] - NET/1 (7a852d0003f6ceb8/1/25.000000)\n"
+      "n21:10:20 [0] NCCL INFO ==========================================\n";
+  ParsedNodeTopology p = ParseNodeTopology(text, "gdr.log");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  ASSERT_EQ(p.topology.gpus.size(), 1u);
+  EXPECT_EQ(p.topology.gpus[0].gdr, true);
+  EXPECT_EQ(Pairs(p.topology), "GPU/81000>mlx5_2/PHB");
+}
+
 }  // namespace
 }  // namespace fabtrack
