@@ -111,10 +111,12 @@ std::optional<Prompt> ParsePrompt(std::string_view line) {
     p.command = CommandAfter(rest.substr(at + 1));
     return p;
   }
-  if (s.front() == '$' || s.front() == '#') {
+  // "> ethtool -S enp66s0f0": a command quoted in a markdown post (or a
+  // Windows/PS2 prompt) before its output; only with a tool after it.
+  if (s.front() == '$' || s.front() == '#' || s.front() == '>') {
     if (s.size() > 1 && s[1] != ' ') return std::nullopt;
     p.command = CommandAfter(s.substr(1));
-    if (s.front() == '#' && !IsToolWord(FirstWord(p.command))) return std::nullopt;
+    if (s.front() != '$' && !IsToolWord(FirstWord(p.command))) return std::nullopt;
     return p;
   }
   // One word up to the first "$ " or "# ": user@host:cwd, /path, ~/path, host.

@@ -783,5 +783,20 @@ TEST(PortDumpRealShapes, EthtoolCutInsideANameSaysCutOff) {
             "cut off: the last line, rx_prio3_pa, is no whole statistic");
 }
 
+TEST(PortDumpRealShapes, QuotedCommandNamesTheInterface) {
+  // "> ethtool -S enp66s0f0" quoted above the fenced output in an issue:
+  // the interface was "named nowhere".
+  const std::string text =
+      "> ethtool -S ens2f0np0\n\n```\nNIC statistics:\n     rx_prio3_pause: 5\n"
+      "     tx_prio3_pause: 0\n```\n";
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(text, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->front().ports.size(), 1u);
+  EXPECT_EQ(d->front().ports[0].device, "ens2f0np0");
+  EXPECT_EQ(d->front().ports[0].ethtool.at("rx_prio3_pause"), 5u);
+}
+
 }  // namespace
 }  // namespace fabtrack
