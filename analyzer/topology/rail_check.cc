@@ -194,7 +194,10 @@ std::vector<TopologyFinding> CheckRails(const NodeTopology& t) {
   // Uplinks: a switch or bridge whose own link is narrower or slower than
   // the links below it throttles every GPU and NIC there (an x1 bridge, a
   // 2.5 GT/s link over Gen4 devices, a VM's PCI[0.2] over 48 GB/s). Judged
-  // when a GPU or a rail NIC is below it.
+  // when a GPU or a rail NIC is below it. One PCIe generation less (a Gen4
+  // root port above a Gen5 switch: 16 GT/s over 32, PCI[24] over PCI[48]) is
+  // how boards and cloud images are built (AWS's p5 topology file), not a
+  // link that trained down: speed and bandwidth count from half.
   for (const TopoUplink& u : t.uplinks) {
     std::vector<std::string> nics;
     for (const std::string& n : u.nics) {
@@ -206,11 +209,11 @@ std::vector<TopologyFinding> CheckRails(const NodeTopology& t) {
       what.push_back("x" + std::to_string(*u.link_width) + " where the links below are x" +
                      std::to_string(*u.below_width));
     }
-    if (u.link_gts && u.below_gts && *u.link_gts < *u.below_gts) {
+    if (u.link_gts && u.below_gts && *u.link_gts * 2 < *u.below_gts) {
       what.push_back(Number(*u.link_gts) + " GT/s where the links below run " +
                      Number(*u.below_gts) + " GT/s");
     }
-    if (u.bandwidth_gbs && u.below_bandwidth_gbs && *u.bandwidth_gbs < *u.below_bandwidth_gbs) {
+    if (u.bandwidth_gbs && u.below_bandwidth_gbs && *u.bandwidth_gbs * 2 < *u.below_bandwidth_gbs) {
       what.push_back(Number(*u.bandwidth_gbs) + " GB/s where the links below get " +
                      Number(*u.below_bandwidth_gbs) + " GB/s");
     }

@@ -86,6 +86,18 @@ std::optional<TopoPath> PathOf(std::string_view type) {
   return TopoPathFromName(type);
 }
 
+// "0000:0e:00.0" -> "e000", the id the print and the path lines use.
+std::string NcclIdOfBus(std::string_view bus) {
+  unsigned domain = 0, b = 0, dev = 0, fn = 0;
+  char tail = 0;
+  std::string text(bus);
+  if (sscanf(text.c_str(), "%x:%x:%x.%x%c", &domain, &b, &dev, &fn, &tail) != 4) return "";
+  char out[32];
+  snprintf(out, sizeof out, "%llx",
+           (static_cast<unsigned long long>(domain) << 20) | (b << 12) | (dev << 4) | fn);
+  return out;
+}
+
 bool IsSystemHeader(std::string_view m) {
   return m.substr(0, 13) == "=== System : " && m.find("max") != std::string_view::npos;
 }
@@ -114,6 +126,12 @@ struct Tree {
 struct HostLines {
   std::map<int64_t, std::pair<std::string, std::optional<int>>> nets;  // index -> name, port
   std::map<std::string, bool> nic_gdr;
+  std::map<std::string, bool> gpu_gdr;  // by bus, from "Enabled for GPU 81000 / HCA 1"
+  // "ncclTopoPopulateNics : Filled eno1 in topo with pciPath=/sys/devices/
+  // .../0000:0e:00.0": the NIC function each net is (by print id, "e000");
+  // nets without a PCI path (bridges, veths) share NCCL's virtual NIC/0.
+  std::map<std::string, std::string> net_of_nic;
+  std::vector<std::string> pathless_nets;
   std::map<std::string, int64_t> index_of_bus;  // "87000" -> nvmlDev
   struct GpuPaths {
     std::optional<int> numa;
@@ -323,11 +341,35 @@ class GraphReader {
       }
       return;
     }
+    if (size_t at = m.find("GPU Direct RDMA Enabled for GPU "); at != std::string_view::npos) {
+      // "GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= 7)":
+      // the GPU can do it (a Disabled line may only mean too far).
+      std::string_view bus = m.substr(at + 32);
+      h.gpu_gdr[Lower(Id(bus.substr(0, bus.find(' '))))] = true;
+      return;
+    }
     if (size_t at = m.find("GPU Direct RDMA "); at != std::string_view::npos) {
       size_t q = m.find('\'', at);
       size_t q2 = q == std::string_view::npos ? q : m.find('\'', q + 1);
       if (q2 != std::string_view::npos && m.find("for HCA", at) != std::string_view::npos) {
         h.nic_gdr[std::string(m.substr(q + 1, q2 - q - 1))] = m.substr(at + 16, 7) == "Enabled";
+      }
+      return;
+    }
+    if (size_t at = m.find("ncclTopoPopulateNics : Filled "); at != std::string_view::npos) {
+      std::string_view rest = m.substr(at + 30);
+      std::string name(rest.substr(0, rest.find(' ')));
+      size_t path = rest.find("pciPath=");
+      if (name.empty() || path == std::string_view::npos) return;
+      std::string_view pci = rest.substr(path + 8);
+      pci = pci.substr(0, pci.find(' '));
+      std::string id = NcclIdOfBus(
+          pci.substr(pci.rfind('/') == std::string_view::npos ? 0 : pci.rfind('/') + 1));
+      if (!id.empty()) {
+        h.net_of_nic.try_emplace(id, name);
+      } else if (pci == "(null)" && std::find(h.pathless_nets.begin(), h.pathless_nets.end(),
+                                              name) == h.pathless_nets.end()) {
+        h.pathless_nets.push_back(name);
       }
       return;
     }
@@ -379,7 +421,9 @@ class GraphReader {
     if (n.type == "NET") k = n.parent;  // its NIC, or a CPU for a socket net
     std::vector<std::string> chain;
     for (; k >= 0 && t.nodes[k].type != "CPU"; k = t.nodes[k].parent) {
-      chain.push_back(t.nodes[k].id);
+      // RCCL's "DEV/.." is the GPU's own PCI function (the GPU hangs off it
+      // by a LOC link), not a switch on the way.
+      if (t.nodes[k].type != "DEV") chain.push_back(t.nodes[k].id);
     }
     p.chain.assign(chain.rbegin(), chain.rend());
     return p;
@@ -396,15 +440,76 @@ class GraphReader {
     // NETs of the tree by index, with their node.
     std::map<int64_t, int> tree_net;
     std::map<std::string, int> tree_gpu;  // by bus
+    std::vector<int> nic_nodes;           // NIC functions, to find those without a NET
+    std::map<int, bool> nic_has_net;
     for (size_t i = 0; i < tree.nodes.size(); ++i) {
       const TreeNode& n = tree.nodes[i];
       // A device is where its PCI (or NET) link leads; "+ NVL[..] - GPU/.."
       // and RCCL's "+ XGMI[..] - GPU/.." below a GPU only name a peer.
+      // Newer RCCL prints the GPU's function as "DEV/.." with the GPU under
+      // it by a LOC link ("+ PCI[12.0] - DEV/0-b000", "+ LOC[5000.0] - GPU/0-b000").
       if (n.type == "NET" && n.link == "NET") {
         if (std::optional<int64_t> v = Int(n.id, 16)) tree_net.emplace(*v, static_cast<int>(i));
-      } else if (n.type == "GPU" && n.link == "PCI") {
+        if (n.parent >= 0) nic_has_net[n.parent] = true;
+      } else if (n.type == "GPU" && (n.link == "PCI" || (n.link == "LOC" && n.parent >= 0 &&
+                                                         tree.nodes[n.parent].type == "DEV"))) {
         tree_gpu.emplace(n.id, static_cast<int>(i));
+      } else if (n.type == "NIC" && n.link == "PCI") {
+        nic_nodes.push_back(static_cast<int>(i));
       }
+    }
+    // A print with NIC functions and no NET below any of them (a
+    // single-rank communicator, NCCL 2.19 "+ PCI[12.0] - NIC/AF000"; RCCL's
+    // socket NIC "+ PCI[1.5] - NIC/0-3000"): the NICs themselves are the
+    // nets. A NIC takes the name ncclTopoPopulateNics gave its function;
+    // the others, as many as the "Using" list names left, take those in bus
+    // order (NCCL lists devices as the driver probed them, in bus order), or
+    // else their bus ids. NCCL's virtual NIC/0 of nets without a PCI path
+    // (docker bridges, veths) counts only when it is the only one. Names of
+    // the list no NIC of the print took are left out.
+    if (tree_net.empty() && !nic_nodes.empty()) {
+      std::vector<std::pair<int64_t, int>> by_bus;
+      for (int node : nic_nodes) {
+        if (nic_has_net.count(node)) continue;
+        by_bus.push_back({Int(tree.nodes[node].id, 16).value_or(0), node});
+      }
+      std::sort(by_bus.begin(), by_bus.end());
+      if (by_bus.size() > 1 && by_bus.front().first == 0) by_bus.erase(by_bus.begin());
+      auto index_of = [&](const std::string& name) -> std::optional<int64_t> {
+        for (const auto& [index, name_port] : h.nets) {
+          if (name_port.first == name) return index;
+        }
+        return std::nullopt;
+      };
+      int64_t synthetic = int64_t{1} << 40;  // beyond any NCCL net index
+      std::map<int64_t, std::pair<std::string, std::optional<int>>> placed;
+      std::vector<std::pair<int64_t, int>> unnamed;
+      for (const auto& [bus, node] : by_bus) {
+        const std::string& id = tree.nodes[node].id;
+        std::string name;
+        if (auto it = h.net_of_nic.find(id); it != h.net_of_nic.end()) name = it->second;
+        if (name.empty() && bus == 0 && !h.pathless_nets.empty()) name = h.pathless_nets.front();
+        if (name.empty()) {
+          unnamed.push_back({bus, node});
+          continue;
+        }
+        const int64_t index = index_of(name).value_or(synthetic++);
+        placed[index] = {name, h.nets.count(index) ? h.nets[index].second : std::nullopt};
+        tree_net.emplace(index, node);
+      }
+      std::vector<int64_t> left;  // the list's names no NIC took
+      for (const auto& [index, name_port] : h.nets) {
+        if (!placed.count(index)) left.push_back(index);
+      }
+      const bool by_order = unnamed.size() == left.size();
+      for (size_t k = 0; k < unnamed.size(); ++k) {
+        const int64_t index = by_order ? left[k] : synthetic++;
+        placed[index] = by_order ? h.nets[index]
+                                 : std::pair<std::string, std::optional<int>>{
+                                       BusId(tree.nodes[unnamed[k].second].id), std::nullopt};
+        tree_net.emplace(index, unnamed[k].second);
+      }
+      h.nets = std::move(placed);
     }
 
     // NICs: the "Using" list, then NETs only the paths or the tree name.
@@ -436,8 +541,11 @@ class GraphReader {
           double gbs = std::strtod(bw.c_str(), nullptr);
           if (gbs > 0) n.speed_mbps = static_cast<int64_t>(gbs * 8000 + 0.5);
         }
-        const TreeNode& nic = tree.nodes[net.parent >= 0 ? net.parent : it->second];
-        if (nic.type == "NIC") n.bus_id = BusId(nic.id);
+        const TreeNode& nic =
+            net.type == "NIC" ? net : tree.nodes[net.parent >= 0 ? net.parent : it->second];
+        // NIC/0 is NCCL's virtual NIC of nets without a PCI device (soft-RoCE
+        // rxe0, bridges): no bus id (0000:00:00.0 is the host bridge).
+        if (nic.type == "NIC" && nic.id != "0") n.bus_id = BusId(nic.id);
         const std::string& cpu = tree.nodes[net.cpu].id;
         if (std::optional<int64_t> c = Int(cpu, 16); c && *c < 1 << 20) {
           n.numa_node = static_cast<int>(*c);
@@ -466,6 +574,7 @@ class GraphReader {
       auto from_paths = h.gpus.find(bus);
       auto in_tree = tree_gpu.find(bus);
       if (from_paths != h.gpus.end()) gpu.numa_node = from_paths->second.numa;
+      if (h.gpu_gdr.count(bus)) gpu.gdr = true;
       if (in_tree != tree_gpu.end()) {
         const TreeNode& n = tree.nodes[in_tree->second];
         if (std::optional<int64_t> rank = Int(n.info); rank && *rank < 1 << 30) {
@@ -528,7 +637,7 @@ class GraphReader {
         u.below_bandwidth_gbs = n.bw;
       }
       const std::string* name = nullptr;
-      bool gpu = n.type == "GPU";
+      bool gpu = n.type == "GPU" || n.type == "DEV";  // RCCL: the GPU's function
       if (gpu && gpu_name.count(n.id)) name = &gpu_name[n.id];
       if (n.type == "NIC" && nic_name.count(n.id)) name = &nic_name[n.id];
       if (!name) continue;

@@ -132,6 +132,16 @@ class XmlReader {
     }
     if (!seen_system_) Error(1, "no <system> element: not an NCCL topology dump");
     Finish();
+    // A cloud image's skeleton of bare <pci busid=".."/> (no class, no
+    // <gpu>/<net>: NCCL completes it from the machine's sysfs at run time)
+    // says nothing of the wiring; "every GPU has its own NIC" of zero GPUs
+    // would be a verdict on nothing.
+    if (seen_system_ && out_.errors.empty() && out_.topology.gpus.empty() &&
+        out_.topology.nics.empty()) {
+      Error(system_line_,
+            "no GPU and no NIC: no <gpu> or <net>, and no <pci> with a GPU or NIC class "
+            "(a skeleton NCCL fills in from the machine at run time); nothing to check");
+    }
     return std::move(out_);
   }
 
@@ -267,6 +277,7 @@ class XmlReader {
       e.pci = static_cast<int>(pcis_.size());
       pcis_.push_back(std::move(p));
     } else if (e.name == "system") {
+      if (!seen_system_) system_line_ = e.line;
       seen_system_ = true;
     } else if (e.name == "cpu") {
       cpu_index_.push_back(cpus_++);
@@ -440,6 +451,7 @@ class XmlReader {
   const std::string& file_;
   int line_ = 1;
   bool seen_system_ = false;
+  int system_line_ = 1;
   int cpus_ = 0;
   std::vector<Element> stack_;
   std::vector<int> cpu_index_;

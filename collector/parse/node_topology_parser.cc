@@ -121,14 +121,25 @@ std::vector<std::string> HeaderWords(std::string_view s) {
   return out;
 }
 
-// A matrix pasted from a commented job script: "# GPU0 GPU1 ...".
+// A matrix pasted from a commented job script ("# GPU0 GPU1 ...") or kept
+// in a source comment ("   * GPU0\tGPU1 ..." in a Javadoc block, "// GPU0").
 std::string_view WithoutCommentMark(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  if (i >= s.size() || s[i] != '#') return s;
-  ++i;
+  if (s.substr(i, 2) == "//") {
+    i += 2;
+  } else if (i < s.size() && (s[i] == '#' || s[i] == '*')) {
+    ++i;
+  } else {
+    return s;
+  }
   if (i < s.size() && s[i] == ' ') ++i;
   return s.substr(i);
+}
+
+// A rule drawn under the header when a matrix is retyped ("-----...").
+bool IsRule(const std::vector<std::string>& w) {
+  return w.size() == 1 && w[0].size() >= 3 && w[0].find_first_not_of("-=_") == std::string::npos;
 }
 
 // The header: "GPU0" first, no "X" cell (every row has one, on its diagonal).
@@ -173,15 +184,16 @@ ParsedNodeTopology ParseSmiTopoMatrix(std::string_view text, const std::string& 
   for (size_t i = 0; i < header.size(); ++i) {
     const std::string& w = header[i];
     auto next = [&](size_t k) { return i + k < header.size() ? header[i + k] : std::string(); };
+    // Retyped headers shorten the labels ("CPU Affinity   NUMA  GPU NUMA").
     if (w == "CPU" && next(1) == "Affinity") {
       extras.push_back(Extra::kCpuAffinity);
       ++i;
-    } else if (w == "NUMA" && next(1) == "Affinity") {
+    } else if (w == "NUMA") {
       extras.push_back(Extra::kNumaAffinity);
-      ++i;
-    } else if (w == "GPU" && next(1) == "NUMA" && next(2) == "ID") {
+      if (next(1) == "Affinity") ++i;
+    } else if (w == "GPU" && next(1) == "NUMA") {
       extras.push_back(Extra::kGpuNumaId);
-      i += 2;
+      i += next(2) == "ID" ? 2 : 1;
     } else if (extras.empty()) {
       devices.push_back(w);
     } else {
@@ -206,6 +218,7 @@ ParsedNodeTopology ParseSmiTopoMatrix(std::string_view text, const std::string& 
       continue;
     }
     if (w[0] == "Legend:" || w[0] == "NIC") break;
+    if (IsRule(w)) continue;
     if (!column.count(w[0])) {
       error(lines[r].number, "row '" + w[0] + "' is not a column of the header");
       continue;
@@ -370,7 +383,7 @@ std::string_view LineAt(std::string_view text, const std::vector<size_t>& starts
 // The host a label line names: "=== node-a ===", "node-a:", "# gpu-b02",
 // "2025/05/21 09:40:05 s114 nvidia-smi topo -m", "[root@gpu-b02 ~]# nvidia-smi
 // topo -m"; "" when the line does not look like one.
-std::string HostOfLabel(std::string_view line) {
+std::string HostOfLabelWord(std::string_view line) {
   std::string_view t = TrimView(line);
   if (t.empty() || t.substr(0, 3) == "```" || t.front() == '<' || t.find(" = ") != t.npos) {
     return "";
@@ -397,6 +410,18 @@ std::string HostOfLabel(std::string_view line) {
   // A legend or table line is not a label.
   if (t.rfind("NIC", 0) == 0 || t == "Legend") return "";
   return std::string(t);
+}
+
+// Only a word a host name can be (letters, digits, '.', '-', '_', starting
+// with a letter or digit): prose before a matrix ("... boxes (`nvidia-smi
+// topo -m`, tidied up):") names no host.
+std::string HostOfLabel(std::string_view line) {
+  std::string host = HostOfLabelWord(line);
+  if (host.empty() || !isalnum(static_cast<unsigned char>(host.front()))) return "";
+  for (char c : host) {
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return "";
+  }
+  return host;
 }
 
 struct Document {

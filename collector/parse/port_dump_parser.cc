@@ -1,6 +1,7 @@
 #include "collector/parse/port_dump_parser.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <deque>
 #include <map>
@@ -37,9 +38,14 @@ bool KeyValue(std::string_view line, std::string_view* key, std::string_view* va
 }
 
 // A value as stored: an empty one ("Base lid:" with nothing after) is
-// absent, not "".
+// absent, not "", and so is one blanked out before posting ("Node GUID:
+// ...", "node_guid: -", "xxxx:xxxx:xxxx:xxxx"): no letter or digit but x.
 std::optional<std::string> Text(std::string_view value) {
   if (value.empty()) return std::nullopt;
+  const bool redacted = std::none_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) && c != 'x' && c != 'X';
+  });
+  if (redacted) return std::nullopt;
   return std::string(value);
 }
 
@@ -758,6 +764,10 @@ namespace {
 std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines,
                                               std::vector<PortDumpError>* errors) {
   std::map<std::string, uint64_t> values;
+  int last = 0;  // the output's last line: a malformed one there is a cut
+  for (const DumpLine& l : lines) {
+    if (!TrimBlanks(l.text).empty()) last = l.number;
+  }
   for (const DumpLine& l : lines) {
     std::string_view line = TrimBlanks(l.text);
     if (line.empty() || line == "NIC statistics:") continue;
@@ -772,6 +782,15 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
       v = Unsigned(value);
     }
     if (!v || key.empty()) {
+      // "     tx" or "     rx-8.rx_bytes:" as the last line: a name cut
+      // short or cut before its value ("garbage here" is no name).
+      const std::string_view name = colon == std::string_view::npos ? line : key;
+      if (l.number == last && (colon == std::string_view::npos || value.empty()) && !name.empty() &&
+          name.find_first_of(" \t") == std::string_view::npos) {
+        errors->push_back(
+            {l.number, "cut off: the last line, " + std::string(line) + ", is no whole statistic"});
+        continue;
+      }
       errors->push_back({l.number, "not a statistic: " + std::string(line)});
       continue;
     }
@@ -876,6 +895,45 @@ void JoinPortsByLid(HostPorts* host) {
   }
 }
 
+// `perfquery -C mlx5_0 1` asks LID 1 through mlx5_0: the counters are LID
+// 1's port, another node's (a switch) when the document's other tools give
+// every port of mlx5_0 another LID ("Lid 1 port 0" beside ibstat's "Base
+// lid: 176"). Stored as mlx5_0's they would be a port this host does not
+// have; left out with a note.
+void LeaveOutOtherNodesPorts(HostPorts* host, std::vector<std::string>* notes) {
+  std::vector<PortSample>& ports = host->ports;
+  auto counters_only = [](const PortSample& p) {
+    return !p.state && !p.phys_state && !p.rate_text && !p.rate_gbps && !p.link_layer;
+  };
+  for (size_t i = 0; i < ports.size();) {
+    const PortSample& p = ports[i];
+    const std::optional<uint64_t> lid = p.lid ? Unsigned(*p.lid) : std::nullopt;
+    if (!lid || !counters_only(p) || p.device.starts_with("lid")) {
+      ++i;
+      continue;
+    }
+    std::vector<std::string> lids;
+    bool same = false;
+    for (const PortSample& q : ports) {
+      if (&q == &p || q.device != p.device || counters_only(q) || !q.lid) continue;
+      const std::optional<uint64_t> other = Unsigned(*q.lid);
+      if (!other) continue;
+      lids.push_back(*q.lid);
+      same |= other == lid;
+    }
+    if (lids.empty() || same) {
+      ++i;
+      continue;
+    }
+    std::string list;
+    for (const std::string& l : lids) list += (list.empty() ? "" : ", ") + l;
+    notes->push_back("perfquery's counters of LID " + *p.lid + " port " + std::to_string(p.port) +
+                     ", asked through " + p.device + ", are another node's: " + p.device +
+                     "'s ports have LID " + list + "; left out");
+    ports.erase(ports.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
 // One host's part of a document: its tools' sections read, their ports
 // joined (ibstat's state and perfquery's counters of one port: one sample).
 ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) {
@@ -955,6 +1013,7 @@ ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) 
     keep(found);
   }
   JoinPortsByLid(&joined);
+  LeaveOutOtherNodesPorts(&joined, &out.notes);
   if (!out.formats.empty()) out.format = out.formats.front();
   out.ports = std::move(joined.ports);
   return out;
@@ -993,7 +1052,9 @@ std::optional<std::vector<ParsedPortDump>> ParsePortDumpDocument(std::string_vie
     ParsedPortDump d = ParseHost(h, context);
     if (d.ports.empty() && d.errors.empty()) {
       std::string reason = FormatNames(d) + " output with no port to store";
-      if (!d.notes.empty()) reason += ": " + d.notes.front();
+      // The last note says why nothing is left ("none of the 13 statistics
+      // ... is one fabtrack keeps"), earlier ones how a port was named.
+      if (!d.notes.empty()) reason += ": " + d.notes.back();
       if (!several) {
         *why = reason;
         return std::nullopt;

@@ -111,10 +111,12 @@ std::optional<Prompt> ParsePrompt(std::string_view line) {
     p.command = CommandAfter(rest.substr(at + 1));
     return p;
   }
-  if (s.front() == '$' || s.front() == '#') {
+  // "> ethtool -S enp66s0f0": a command quoted in a markdown post (or a
+  // Windows/PS2 prompt) before its output; only with a tool after it.
+  if (s.front() == '$' || s.front() == '#' || s.front() == '>') {
     if (s.size() > 1 && s[1] != ' ') return std::nullopt;
     p.command = CommandAfter(s.substr(1));
-    if (s.front() == '#' && !IsToolWord(FirstWord(p.command))) return std::nullopt;
+    if (s.front() != '$' && !IsToolWord(FirstWord(p.command))) return std::nullopt;
     return p;
   }
   // One word up to the first "$ " or "# ": user@host:cwd, /path, ~/path, host.
@@ -251,6 +253,20 @@ std::vector<HostPart> SplitPrefixed(const std::vector<DumpLine>& lines) {
   return parts;
 }
 
+// "version: 2.3LK-NAPI", "bus-info: 0000:01:00.0", "firmware-version:": a
+// line of an unindented key/value list (`ethtool -i`), among which a
+// "firmware-version:" with its value empty is a key, not a host's header.
+bool IsKeyListLine(std::string_view raw) {
+  if (raw.empty() || raw.front() == ' ' || raw.front() == '\t') return false;
+  const size_t colon = raw.find(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  std::string_view key = raw.substr(0, colon);
+  if (key == "hca_id") return false;  // ibv_devinfo's first line
+  return std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+  });
+}
+
 // The host a line names as the start of its part, and whether the line is
 // only that marker (dropped) or also a prompt (kept).
 std::optional<std::string> HostMarker(const std::vector<DumpLine>& lines, size_t i, bool* drop) {
@@ -279,6 +295,9 @@ std::optional<std::string> HostMarker(const std::vector<DumpLine>& lines, size_t
     return std::nullopt;
   }
   if (t.ends_with(':') && IsHostName(t.substr(0, t.size() - 1))) {
+    const bool in_key_list = (i > 0 && IsKeyListLine(lines[i - 1].text)) ||
+                             (i + 1 < lines.size() && IsKeyListLine(lines[i + 1].text));
+    if (in_key_list) return std::nullopt;
     return std::string(t.substr(0, t.size() - 1));
   }
   // clush -b / dshbak: a host name between two dashed lines.
@@ -488,6 +507,13 @@ class Scanner {
         out_->errors.push_back({l.number, "cut off: the dump ends at the header of " +
                                               std::string(name) + ", before its value"});
         return i;
+      } else if (i + 1 < lines.size() && TrimBlanks(lines[i + 1].text).empty()) {
+        // A blank line under it, not a value: the title of what follows
+        // ("========== mt4123_pciconf0 ==========" and mlxlink's output in a
+        // node check's loop), or an empty file of `tail -n +1` (nothing to
+        // read either way), not a file of a cat loop.
+        End();
+        return i;
       }
       AddFileValue(name, value, number, l.number);
       return used;
@@ -522,6 +548,13 @@ class Scanner {
       AddSysfs(*path + " " + std::string(t), l.number);
       return i;
     }
+    // `grep -H . infiniband/*/ports/*/counters/*` run in /sys/class:
+    // "infiniband/mlx5_0/ports/1/counters/port_xmit_wait:0".
+    if (t.starts_with("infiniband/") && t.find('/', 11) != std::string_view::npos &&
+        t.find_first_of(": ") != std::string_view::npos) {
+      AddSysfs("/sys/class/" + std::string(t), l.number);
+      return i;
+    }
     if (current_ && Owns(Current().format, l.text, t)) {
       Current().lines.push_back(l);
       last_owned_ = i;
@@ -534,6 +567,10 @@ class Scanner {
       return i;
     }
     if (RelativeSysfsLine(t, l.number)) return i;
+    // A comment the one who saved it wrote between a tool's lines
+    // ("                # Link layer: Ethernet means RoCE"): skipped, the
+    // tool's output goes on below it.
+    if (t.starts_with("#")) return i;
     // No tool's line: a prompt's echo, another tool's output (mlxlink),
     // prose. Right after a section it may be the section cut short.
     if (current_) {

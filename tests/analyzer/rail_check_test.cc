@@ -167,6 +167,28 @@ TEST(RailCheck, AnUplinkAsFastAsItsDevicesOrAboveNoRailIsFine) {
   EXPECT_EQ(Summary(CheckRails(t)), "warning link_degraded GPU0 \n");
 }
 
+TEST(RailCheck, OneGenerationSlowerUplinkIsADesignNotADegradedLink) {
+  // AWS's p5.48xlarge NCCL_TOPO_FILE: switches at 16.0 GT/s above 32.0 GT/s
+  // GPUs (a Gen4 root port, Gen5 devices) were 8 link_degraded warnings.
+  NodeTopology t = Rails(1);
+  TopoUplink u;
+  u.upper = "CPU0";
+  u.lower = "0000:00:00.0";
+  u.link_width = 16;
+  u.below_width = 16;
+  u.link_gts = 16.0;
+  u.below_gts = 32.0;
+  u.gpus = {"GPU0"};
+  t.uplinks.push_back(u);
+  EXPECT_EQ(Summary(CheckRails(t)), "");
+  t.uplinks[0].link_gts = 8.0;  // two generations down: trained low
+  EXPECT_EQ(Summary(CheckRails(t)), "warning link_degraded GPU0 \n");
+  t.uplinks[0].link_gts.reset();
+  t.uplinks[0].bandwidth_gbs = 24.0;  // GRAPH print: PCI[24.0] over PCI[48.0]
+  t.uplinks[0].below_bandwidth_gbs = 48.0;
+  EXPECT_EQ(Summary(CheckRails(t)), "");
+}
+
 NodeTopology Rails(int n) {
   NodeTopology t;
   for (int i = 0; i < n; ++i) {

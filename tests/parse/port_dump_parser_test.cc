@@ -688,5 +688,115 @@ TEST(PortDumpSections, HtmlAroundAPasteIsNoCut) {
   EXPECT_EQ(d->ports.size(), 2u);
 }
 
+// Issue 30, round three: shapes of real public dumps the fixtures above did
+// not have (README of the fixtures: "Shapes from real samples").
+TEST(PortDumpRealShapes, CommentLinesInsideAnIbstatPortBlock) {
+  // A how-to's ibstat with a "# ..." note under each key: it was "ends
+  // without Physical state, Rate, Port GUID: the dump is cut off".
+  ParsedPortDump d = Parse("gpu-k02.ibstat-annotated.txt");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 2u);
+  EXPECT_EQ(d.ports[0].device, "mlx5_0");
+  EXPECT_EQ(d.ports[0].state, "DOWN");
+  EXPECT_EQ(d.ports[0].phys_state, "Disabled");
+  EXPECT_EQ(d.ports[0].rate_gbps, 400);
+  EXPECT_EQ(d.ports[0].link_layer, "Ethernet");
+  EXPECT_EQ(d.ports[0].node_guid, "0x58a2e10300c471e2");
+  EXPECT_EQ(d.ports[1].state, "ACTIVE");
+}
+
+TEST(PortDumpRealShapes, NodeCheckLoopTitlesAndAnotherNodesPerfquery) {
+  // A node check's `echo "========== mt4123_pciconf$i =========="` titles
+  // before mlxlink's output were read as cat-loop files ("a file of no
+  // known directory"); `perfquery -C mlx5_0 2` printed LID 2's (a switch's)
+  // port 0, stored as mlx5_0 port 0.
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(Read("gpu-m07.node-check-loop.txt"), PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->size(), 1u);
+  const ParsedPortDump& dump = d->front();
+  EXPECT_TRUE(dump.errors.empty()) << (dump.errors.empty() ? "" : dump.errors[0].message);
+  ASSERT_EQ(dump.ports.size(), 2u);
+  EXPECT_EQ(dump.ports[0].device, "mlx5_0");
+  EXPECT_EQ(dump.ports[0].port, 1);
+  EXPECT_TRUE(dump.ports[0].counters.empty());
+  EXPECT_EQ(dump.ports[1].device, "mlx5_1");
+  EXPECT_EQ(dump.ports[1].state, "DOWN");  // ibstat's, not mlxlink's "State : Active"
+  ASSERT_FALSE(dump.notes.empty());
+  EXPECT_NE(dump.notes.back().find("LID 2 port 0, asked through mlx5_0, are another node's"),
+            std::string::npos)
+      << dump.notes.back();
+}
+
+TEST(PortDumpRealShapes, EthtoolIKeysWithoutValueAreNoHosts) {
+  // `ethtool -i` before `ethtool -S`: its "firmware-version:" and
+  // "expansion-rom-version:" (empty) were two hosts' headers; the reason
+  // nothing is stored is that no statistic is one fabtrack keeps.
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(Read("ws-l12.ethtool-i-and-S.txt"), PortDumpContext{}, &why);
+  EXPECT_FALSE(d);
+  EXPECT_EQ(why.find("firmware-version"), std::string::npos) << why;
+  EXPECT_NE(why.find("none of the 13 statistics of enp5s0"), std::string::npos) << why;
+}
+
+TEST(PortDumpRealShapes, GrepRunInSysClassGivesPathsWithoutTheirRoot) {
+  // `grep -H . infiniband/*/...` in /sys/class: "infiniband/mlx5_0/ports/
+  // 1/counters/port_xmit_wait:4294967295", beside device/ lines. It was
+  // "not a port dump fabtrack knows".
+  ParsedPortDump d = Parse("gpu-n03.sysfs-grep-sys-class.txt");
+  EXPECT_EQ(d.format, PortDumpFormat::kSysfs);
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 2u);
+  EXPECT_EQ(d.ports[0].device, "mlx5_0");
+  EXPECT_EQ(d.ports[0].state, "ACTIVE");
+  EXPECT_EQ(d.ports[0].rate_gbps, 400);
+  EXPECT_EQ(d.ports[0].saturated, std::vector<std::string>{"port_xmit_wait"});
+  EXPECT_EQ(d.ports[1].counters.at("symbol_error"), 3u);
+  EXPECT_EQ(d.ports[1].hw_counters.at("rnr_nak_retry_err"), 0u);
+}
+
+TEST(PortDumpRealShapes, ValuesBlankedOutBeforePostingAreAbsent) {
+  // "Node GUID: ..." (a post with the GUIDs removed) was stored as the
+  // node's GUID "...".
+  ParsedPortDump d = Parse("gpu-p21.ibstat-redacted.txt");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0].node_guid, std::nullopt);
+  EXPECT_EQ(d.ports[0].state, "DOWN");
+  EXPECT_EQ(d.ports[0].phys_state, "Polling");
+  EXPECT_EQ(d.ports[0].rate_gbps, 10);
+  EXPECT_EQ(d.ports[0].lid, "1207");
+}
+
+TEST(PortDumpRealShapes, EthtoolCutInsideANameSaysCutOff) {
+  // A paste cut at "     tx" or "     rx-8.rx_bytes:" was "not a
+  // statistic": the README promises the cut is said.
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(Read("roce-a3.ens1f0np0.ethtool.cut.txt"),
+                            PortDumpContext{.netdev = std::string("ens1f0np0")}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_FALSE(d->front().errors.empty());
+  EXPECT_EQ(d->front().errors.back().message,
+            "cut off: the last line, rx_prio3_pa, is no whole statistic");
+}
+
+TEST(PortDumpRealShapes, QuotedCommandNamesTheInterface) {
+  // "> ethtool -S enp66s0f0" quoted above the fenced output in an issue:
+  // the interface was "named nowhere".
+  const std::string text =
+      "> ethtool -S ens2f0np0\n\n```\nNIC statistics:\n     rx_prio3_pause: 5\n"
+      "     tx_prio3_pause: 0\n```\n";
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(text, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->front().ports.size(), 1u);
+  EXPECT_EQ(d->front().ports[0].device, "ens2f0np0");
+  EXPECT_EQ(d->front().ports[0].ethtool.at("rx_prio3_pause"), 5u);
+}
+
 }  // namespace
 }  // namespace fabtrack

@@ -1,0 +1,202 @@
+// Issue 30, round three: topology files in shapes found on real public
+// samples that the earlier fixtures did not cover (fixtures in the image of
+// those samples, tests/fixtures/topology/node/README.md "Shapes from real
+// samples"): GRAPH prints whose NICs have no NET below them, RCCL's DEV/
+// nodes, matrices with shortened affinity labels or a rule under the
+// header, matrices inside a source comment, PCI skeletons without classes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "collector/parse/node_topology_parser.h"
+
+namespace fabtrack {
+namespace {
+
+std::string Fixture(const std::string& name) {
+  std::ifstream in(std::string(FABTRACK_FIXTURE_DIR) + "/topology/node/" + name, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  EXPECT_FALSE(s.str().empty()) << name;
+  return s.str();
+}
+
+std::string FirstError(const ParsedNodeTopology& p) {
+  return p.errors.empty() ? std::string() : p.errors.front();
+}
+
+// "GPU0>mlx5_0/PIX GPU1>..." for one assertion over every pairing.
+std::string Pairs(const NodeTopology& t) {
+  std::string out;
+  for (const TopoGpu& g : t.gpus) {
+    out += (out.empty() ? "" : " ") + g.name + ">" + (g.nic.empty() ? "-" : g.nic) + "/" +
+           (g.path ? TopoPathName(*g.path) : "-");
+  }
+  return out;
+}
+
+TEST(GraphPrintRealShapes, NicWithoutNetIsTheGpusNicByTheUsingListsName) {
+  // A single-rank communicator (NCCL 2.19 in a container): the print has
+  // "+ PCI[24.0] - NIC/3B000" with no NET below it. It was "GPU0 has no
+  // known path to any NIC" (critical) for a GPU and NIC on one CPU.
+  std::vector<ParsedNodeTopology> nodes =
+      ParseNodeTopologies(Fixture("graph_nic_without_net.log"), "graph_nic_without_net.log");
+  ASSERT_EQ(nodes.size(), 2u);
+  for (const ParsedNodeTopology& p : nodes) {
+    EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+    EXPECT_EQ(Pairs(p.topology), "GPU0>roce1/PHB") << p.host;
+    ASSERT_EQ(p.topology.nics.size(), 1u);
+    EXPECT_EQ(p.topology.nics[0].bus_id, "0000:3b:00.0");
+    EXPECT_EQ(p.topology.nics[0].numa_node, 0);
+  }
+  EXPECT_EQ(nodes[0].host, "c7e2a91f04bd");
+  EXPECT_EQ(nodes[1].host, "f03b5c6d8e12");
+}
+
+TEST(GraphPrintRealShapes, RcclDevNodesCarryTheGpuAndItsSocketNic) {
+  // Newer RCCL: "+ PCI[24.0] - DEV/0-23000" with the GPU under it by a LOC
+  // link, XGMI peers as DEV/.., the socket NIC as a bare "NIC/0-6000".
+  ParsedNodeTopology p = ParseNodeTopology(Fixture("rccl_graph_dev_nodes.log"), "rccl.log");
+  EXPECT_EQ(p.format, "nccl_graph");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU0>eno2/PHB GPU1>eno2/PHB");
+  ASSERT_EQ(p.topology.gpus.size(), 2u);
+  EXPECT_EQ(p.topology.gpus[1].bus_id, "0000:43:00.0");
+  EXPECT_EQ(p.topology.gpus[1].numa_node, 0);
+  // Each switch above a DEV is an uplink of that GPU.
+  ASSERT_EQ(p.topology.uplinks.size(), 2u);
+  EXPECT_EQ(p.topology.uplinks[0].gpus, std::vector<std::string>{"GPU0"});
+}
+
+TEST(GraphPrintRealShapes, DevIsTheGpusFunctionNotASwitchOnThePath) {
+  // GPU and NIC under one switch are PIX, the DEV/ level not counted.
+  const std::string text =
+      "h1:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB ib0:10.0.0.1<0>\n"
+      "h1:1:2 [0] NCCL INFO === System : maxWidth 24.0 totalWidth 24.0 ===\n"
+      "h1:1:2 [0] NCCL INFO CPU/0 (1/1/2)\n"
+      "h1:1:2 [0] NCCL INFO + PCI[24.0] - PCI/0-20000 (10b5874710b58747)\n"
+      "h1:1:2 [0] NCCL INFO               + PCI[24.0] - DEV/0-23000 (100266a1106b0101)\n"
+      "h1:1:2 [0] NCCL INFO                             + LOC[5000.0] - GPU/0-23000\n"
+      "h1:1:2 [0] NCCL INFO               + PCI[24.0] - NIC/0-24000\n"
+      "h1:1:2 [0] NCCL INFO                             + NET[25.0] - NET/0-0 (0/1/25.0)\n"
+      "h1:1:2 [0] NCCL INFO ==========================================\n";
+  ParsedNodeTopology p = ParseNodeTopology(text, "dev.log");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU/23000>mlx5_0/PIX");
+}
+
+TEST(GraphPrintRealShapes, SeveralNicsWithoutNetAreNamedInBusOrder) {
+  const std::string text =
+      "h2:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB "
+      "ib0:10.0.0.2<0>\n"
+      "h2:1:2 [0] NCCL INFO === System : maxBw 24.0 totalBw 24.0 ===\n"
+      "h2:1:2 [0] NCCL INFO CPU/0 (1/2/-1)\n"
+      "h2:1:2 [0] NCCL INFO + PCI[24.0] - NIC/C1000\n"
+      "h2:1:2 [0] NCCL INFO + PCI[24.0] - GPU/C4000 (0)\n"
+      "h2:1:2 [0] NCCL INFO + PCI[24.0] - NIC/41000\n"
+      "h2:1:2 [0] NCCL INFO ==========================================\n";
+  ParsedNodeTopology p = ParseNodeTopology(text, "two.log");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  ASSERT_EQ(p.topology.nics.size(), 2u);
+  EXPECT_EQ(p.topology.nics[0].name, "mlx5_0");
+  EXPECT_EQ(p.topology.nics[0].bus_id, "0000:41:00.0");
+  EXPECT_EQ(p.topology.nics[1].name, "mlx5_1");
+  EXPECT_EQ(p.topology.nics[1].bus_id, "0000:c1:00.0");
+}
+
+TEST(SmiMatrixRealShapes, RetypedHeaderWithShortLabelsAndARule) {
+  // "CPU Affinity  NUMA  GPU NUMA" and a dashed rule under the header were
+  // "unexpected column label" and "row '----' is not a column" errors; a
+  // prose line before the matrix named a host "(`".
+  ParsedNodeTopology p =
+      ParseNodeTopology(Fixture("smi_retyped_short_labels.txt"), "smi_retyped_short_labels.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(p.host, "");
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
+  ASSERT_EQ(p.topology.gpus.size(), 4u);
+  EXPECT_EQ(p.topology.gpus[3].numa_node, 0);
+  ASSERT_EQ(p.topology.nics.size(), 3u);
+  EXPECT_EQ(p.topology.nics[2].name, "mlx5_bond_0");
+}
+
+TEST(SmiMatrixRealShapes, MatrixInsideASourceComment) {
+  // A matrix kept in a Javadoc/C block comment ("     * GPU0\t X ..."),
+  // as scheduler code quotes the output it parses: was "neither ... nor".
+  ParsedNodeTopology p =
+      ParseNodeTopology(Fixture("smi_in_source_comment.txt"), "smi_in_source_comment.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PHB GPU1>mlx5_0/PHB GPU2>mlx5_0/SYS GPU3>mlx5_0/SYS");
+}
+
+TEST(XmlRealShapes, SkeletonWithoutClassesIsNothingToCheck) {
+  // AWS's g5.48xlarge NCCL_TOPO_FILE shape: bare <pci busid=".."/> under
+  // each <cpu>. It read as "0 GPU(s), 0 NIC(s): OK, every GPU has its own
+  // NIC"; now an error naming the <system> line (exit 3: not checked).
+  ParsedNodeTopology p = ParseNodeTopology(Fixture("nccl_xml_pci_skeleton_no_class.xml"), "s.xml");
+  EXPECT_EQ(p.format, "nccl_xml");
+  EXPECT_TRUE(p.topology.gpus.empty());
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0].substr(0, 28), "s.xml:6: no GPU and no NIC: ");
+}
+
+TEST(GraphPrintRealShapes, PopulateNicsLinesNameTheNicsAndBridgesStayOut) {
+  // RCCL with socket nets on a workstation: the print's NICs have no NET;
+  // "ncclTopoPopulateNics : Filled enp7s0 ... pciPath=.../0000:07:00.0" says
+  // which function is enp7s0, docker0 and the veth (pciPath=(null)) share
+  // NCCL's virtual NIC/0-0. It was "no known path" for both GPUs and
+  // 3 NICs.
+  ParsedNodeTopology p =
+      ParseNodeTopology(Fixture("rccl_graph_socket_bridges.log"), "rccl_graph_socket_bridges.log");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU0>enp7s0/PHB GPU1>enp7s0/PIX");
+  ASSERT_EQ(p.topology.nics.size(), 1u);
+  EXPECT_EQ(p.topology.nics[0].bus_id, "0000:07:00.0");
+}
+
+TEST(GraphPrintRealShapes, SoftRoceOnNcclsVirtualNicHasNoBusId) {
+  // Soft-RoCE (rxe0) hangs off NCCL's virtual "NIC/0" (PCI[5000.0]): it was
+  // given bus id 0000:00:00.0, the host bridge's.
+  const std::string text =
+      "node0:47:63 [0] NCCL INFO NET/IB : Using [0]rxe0:1/RoCE [RO]; OOB eth0:172.30.0.25<0>\n"
+      "node0:47:63 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'rxe0'\n"
+      "node0:47:63 [0] NCCL INFO === System : maxBw 0.3 totalBw 12.0 ===\n"
+      "node0:47:63 [0] NCCL INFO CPU/FFFFFFFFFFFFFFFF (1/1/1)\n"
+      "node0:47:63 [0] NCCL INFO + PCI[5000.0] - NIC/0\n"
+      "node0:47:63 [0] NCCL INFO                 + NET[0.3] - NET/0 (6216a3feff3e16f8/1/0.312500)\n"
+      "node0:47:63 [0] NCCL INFO + PCI[12.0] - GPU/80 (0)\n"
+      "node0:47:63 [0] NCCL INFO ==========================================\n";
+  ParsedNodeTopology p = ParseNodeTopology(text, "rxe.log");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU/80>rxe0/PHB");
+  ASSERT_EQ(p.topology.nics.size(), 1u);
+  EXPECT_EQ(p.topology.nics[0].bus_id, "");
+  EXPECT_EQ(p.topology.nics[0].speed_mbps, 2500);
+  EXPECT_EQ(p.topology.nics[0].gdr, false);
+}
+
+TEST(GraphPrintRealShapes, GdrEnabledForGpuLinesSayTheGpuCan) {
+  // "GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= 7)" (a
+  // PCIe A100 with NCCL_NET_GDR_LEVEL=SYS): the GPU's gdr was left unknown.
+  const std::string text =
+      "n21:10:20 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_2:1/IB [RO]; OOB "
+      "ib0:10.1.0.21<0>\n"
+      "n21:10:20 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= 7), "
+      "read 0\n"
+      "n21:10:20 [0] NCCL INFO === System : maxBw 24.0 totalBw 24.0 ===\n"
+      "n21:10:20 [0] NCCL INFO CPU/1 (1/2/-1)\n"
+      "n21:10:20 [0] NCCL INFO + PCI[24.0] - GPU/81000 (0)\n"
+      "n21:10:20 [0] NCCL INFO + PCI[24.0] - NIC/D1000\n"
+      "n21:10:20 [0] NCCL INFO               + NET[25.0] - NET/1 (7a852d0003f6ceb8/1/25.000000)\n"
+      "n21:10:20 [0] NCCL INFO ==========================================\n";
+  ParsedNodeTopology p = ParseNodeTopology(text, "gdr.log");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  ASSERT_EQ(p.topology.gpus.size(), 1u);
+  EXPECT_EQ(p.topology.gpus[0].gdr, true);
+  EXPECT_EQ(Pairs(p.topology), "GPU/81000>mlx5_2/PHB");
+}
+
+}  // namespace
+}  // namespace fabtrack
