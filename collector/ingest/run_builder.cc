@@ -121,6 +121,7 @@ std::vector<RunRecord> BuildRunRecords(const ParsedFile& parsed, const SourceFac
       if (run.collective) run.parameters["collective_inferred"] = "true";
     }
     run.hosts = DistinctHosts(t, parsed.log);
+    run.results.reserve(t.rows.size());
     for (const SizeRow& r : t.rows) {
       if (!run.dtype && r.type) run.dtype = r.type;
       if (!run.redop && r.redop) run.redop = r.redop;

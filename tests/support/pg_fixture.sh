@@ -10,6 +10,11 @@ case "$action" in
     # A directory left by an aborted run: stop what may still run there, start clean.
     if [[ -d "$dir" ]]; then "$fabtrack" db stop --data-dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"; fi
     "$fabtrack" db start --data-dir "$dir"
+    # A migrated database that the DB tests copy (tests/support/test_database.cc):
+    # one migration run here instead of one per test.
+    server="host=$dir/run dbname=fabtrack user=fabtrack"
+    psql "$server" -qc "CREATE DATABASE fabtrack_migrated_template"
+    "$fabtrack" db migrate --db "host=$dir/run dbname=fabtrack_migrated_template user=fabtrack" >/dev/null
     ;;
   stop)
     "$fabtrack" db stop --data-dir "$dir"
