@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analyzer/stats/baseline_z.h"
+#include "analyzer/stats/noise_model.h"
 
 namespace fabtrack::analyzer::series {
 
@@ -44,6 +45,8 @@ std::optional<Window> FitWindow(const SeriesTable& t, const ChangeSeries& c,
   if (!baseline) return std::nullopt;
   w.band = *baseline;
   w.dof = MadDof(w.band.count);
+  w.typical_within = c.typical_within_before_run[end];
+  w.floor = s.noise_floor;
   if (auto noise = c.noise_before_run[end]) {
     // The scale is at least the noise estimate: as uncertain as that at most.
     w.band.scale = std::max(w.band.scale, *noise * std::fabs(w.band.median));
@@ -77,9 +80,15 @@ int Verdict(const std::optional<RobustResult>& r) {
   return r->direction * (r->confirmed ? 2 : 1);
 }
 
-// The z of `ratio` against window w, positive when worse.
-double ZOf(const SeriesRegressionSpec& spec, const Window& w, double ratio) {
-  return stats::NormalEquivalentZ(Worse(spec, ratio - w.band.median) / w.band.scale, w.dof);
+// The z of run `run`'s `ratio` against window w, positive when worse: on the
+// window's scale with the typical within-run variance replaced by the run's
+// own (noise model: a run whose iterations scattered is judged on its own
+// spread, a steady one on the fabric's night-to-night noise).
+double ZOf(const SeriesRegressionSpec& spec, const ChangeSeries& c, const Window& w, int run,
+           double ratio) {
+  const double scale = stats::RunScale(w.band.scale, w.band.median, w.typical_within,
+                                       c.WithinOf(run, w.end), w.floor);
+  return stats::NormalEquivalentZ(Worse(spec, ratio - w.band.median) / scale, w.dof);
 }
 
 std::optional<Window> FitWindowBefore(const SeriesTable& t, const ChangeSeries& c, int i,
@@ -98,7 +107,7 @@ std::optional<RobustResult> RobustCheck(const SeriesTable& t, const ChangeSeries
       r.window = *w;
       r.ratio = *ratio;
       r.change = *ratio / r.window.band.median - 1;
-      r.z = ZOf(spec, r.window, *ratio);
+      r.z = ZOf(spec, c, r.window, i, *ratio);
       const double worse = Worse(spec, r.change);
       if (worse >= s.min_magnitude && r.z >= s.z_threshold) r.direction = 1;
       if (-worse >= s.min_magnitude && -r.z >= s.z_threshold) r.direction = -1;
@@ -126,8 +135,8 @@ std::optional<RobustResult> RobustCheck(const SeriesTable& t, const ChangeSeries
     if (previous && tonight) {
       const double m = w->band.median;
       const double change_prev = *previous / m - 1, change = *tonight / m - 1;
-      const double z_prev = ZOf(spec, *w, *previous);
-      const double z = ZOf(spec, *w, *tonight);
+      const double z_prev = ZOf(spec, c, *w, i - 1, *previous);
+      const double z = ZOf(spec, c, *w, i, *tonight);
       const double worse = std::min(Worse(spec, change_prev), Worse(spec, change));
       const double better = std::min(-Worse(spec, change_prev), -Worse(spec, change));
       // Both runs against the same median: their z's are correlated, and two
@@ -211,8 +220,9 @@ std::optional<ChangeResult> ChangeCheck(const ChangeSeries& c, stats::PrefixEDiv
     // P(Z >= d / 2) either way: 0.6% at a 5% drop on 1% noise.
     constexpr double kBackNoiseZ = 3;
     const double tonight_worse = Worse(spec, c.values[p] / it->mean_before - 1);
+    const int run = c.run_of_point[p];
     const bool back = worse > 0 && tonight_worse < 0.5 * worse &&
-                      (!noise || tonight_worse < kBackNoiseZ * *noise);
+                      (!noise || tonight_worse < kBackNoiseZ * c.RunSigma(run, run + 1, 0));
     if (back || !holds(c.values[p], 0)) continue;
     const int direction = worse > 0 ? 1 : -1;
     // Seen: the robust check flagged it within a week or so of the change

@@ -26,6 +26,11 @@ struct Window {
   // MAD's. Few (early in a series) make the z of a deviation smaller
   // (stats/baseline_z.h).
   double dof = 0;
+  // The typical within-run variance of the runs behind the scale (noise
+  // model, stats/noise_model.h): a run is judged on band.scale with this
+  // part replaced by its own within-run variance (stats::RunScale).
+  double typical_within = 0;
+  double floor = 0;  // noise_floor: no run's scale is under floor x median
 };
 
 // How much worse `change` (a relative change of the metric) is: positive when

@@ -57,7 +57,10 @@ void AddPoolPoints(const SeriesTable& t, const ChangeSeries& c, const Settings& 
     point.night = NightOf(point.run->started_at);
     point.subject = t.subject;
     point.change = Worse(spec, c.values[p] / *level - 1);
-    point.sigma = std::max(*noise, s.noise_floor);
+    // The noise model: the series' noise with the typical within-run part
+    // replaced by this run's own (a run whose iterations scattered weighs
+    // less and needs more to count).
+    point.sigma = c.RunSigma(run, run, s.noise_floor);
     point.z = stats::NormalEquivalentZ(point.change / point.sigma, c.noise_dof_before_run[run]);
     pool->push_back(std::move(point));
   }
@@ -108,11 +111,27 @@ void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, cons
     // at 2 the 5% row lost two of its 28 scenarios found within 2 nights).
     constexpr double kRestZ = 1.5;
     if (but_one[n].z < kRestZ) continue;
+    // And they must carry at least half the change a rule asks of the pool
+    // (kRestShare): a coherent shift moves every series alike, while one
+    // series' large drop next to a few small wiggles reaches a rule's
+    // magnitude only through its own weight. This matters once the noise
+    // model (stats/noise_model.h) gives a series whose runs scattered
+    // within themselves (a jitter fault) almost no weight: it no longer
+    // dilutes the pooled change, so one series' 30% rise and the others'
+    // +2% would pool past the one-night rule's 7%.
+    constexpr double kRestShare = 0.5;
+    auto carried = [&](double magnitude, size_t night) {
+      return but_one[night].z >= kRestZ && but_one[night].change >= kRestShare * magnitude;
+    };
     std::string rule;
-    if (tonight.z >= ps.z && tonight.change >= ps.first_night_magnitude) rule = "one_night";
+    if (tonight.z >= ps.z && tonight.change >= ps.first_night_magnitude &&
+        carried(ps.first_night_magnitude, n)) {
+      rule = "one_night";
+    }
     const bool have_previous = n > 0 && pooled[n - 1].series >= 2;
     if (rule.empty() && have_previous && std::min(tonight.z, pooled[n - 1].z) >= ps.confirm_z &&
-        std::min(tonight.change, pooled[n - 1].change) >= ps.min_magnitude) {
+        std::min(tonight.change, pooled[n - 1].change) >= ps.min_magnitude &&
+        carried(ps.min_magnitude, n) && carried(ps.min_magnitude, n - 1)) {
       rule = "two_nights";
     }
     stats::CusumResult cusum;
@@ -124,7 +143,7 @@ void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, cons
       }
       cusum = stats::RunCusum(x, kCusumK, h);
       if (rule.empty() && cusum.statistic >= h && tonight.z >= 1 &&
-          tonight.change >= ps.min_magnitude / 2) {
+          tonight.change >= ps.min_magnitude / 2 && carried(ps.min_magnitude / 2, n)) {
         rule = "sequential";
       }
     }

@@ -4,8 +4,10 @@
 //
 // Each multi-node series' band point (series_table.h: the median over the
 // band's sizes of value / reference) is compared with the median of its
-// `baseline_runs` points before it, in units of its own night-to-night noise
-// (floored at noise_floor; the t-corrected z of stats/baseline_z.h), and the
+// `baseline_runs` points before it, in units of its own noise for that run
+// (stats/noise_model.h: the series' night-to-night noise plus the run's own
+// within-run variance from its per-iteration spread; floored at noise_floor;
+// the t-corrected z of stats/baseline_z.h), and the
 // night's series are pooled by their noise (stats/pooled_shift.h). A fabric
 // regression moves every node count at once: four series each 2 sigma worse
 // are one 4 sigma verdict here, where series by series each fell under the
@@ -22,10 +24,10 @@
 //    h / 2 (one outlier night cannot alarm alone), tonight still z >= 1.
 //    A small shift that no single night shows adds up over nights.
 // Every rule also asks the night's series without the one of the highest z
-// to pool to z >= 1.5: one series' large drop is that series' finding, not the
-// band's. One finding per band and night, its subject the band's; the series behind
-// it (each one's change, noise and z) are its evidence, beside their own
-// per-series findings.
+// to pool to z >= 1.5 and to at least half the change the rule asks of all
+// of them: one series' large drop is that series' finding, not the band's. One finding per band and
+// night, its subject the band's; the series behind it (each one's change, noise and z) are its
+// evidence, beside their own per-series findings.
 #pragma once
 
 #include <cstdint>

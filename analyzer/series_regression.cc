@@ -26,12 +26,12 @@ std::string SettingsText(const Settings& s, const SeriesRegressionSpec& spec) {
                 "%s band=%d skip_oversubscribed=%d higher=%d band_bytes=%lld baseline=%d "
                 "min_history=%d min_magnitude=%.17g z=%.17g confirm_z=%.17g floor=%.17g "
                 "noise_runs=%d change_noise_z=%.17g unseen_change_z=%.17g hold_z=%.17g "
-                "confirm_runs=%d max_pvalue=%.17g min_segment=%d",
+                "confirm_runs=%d max_pvalue=%.17g min_segment=%d within_run_noise=%d",
                 spec.kind.c_str(), static_cast<int>(spec.band), spec.skip_oversubscribed,
                 spec.higher_is_better, static_cast<long long>(s.band_bytes), s.baseline_runs,
                 s.min_history, s.min_magnitude, s.z_threshold, s.confirm_z, s.noise_floor,
                 s.noise_runs, s.change_noise_z, s.unseen_change_z, s.hold_z, s.confirm_runs,
-                s.max_pvalue, s.min_segment);
+                s.max_pvalue, s.min_segment, s.within_run_noise);
   return text;
 }
 
@@ -51,9 +51,10 @@ std::optional<StoredSeries> StoredHead(const InputIndex& input, const SeriesTabl
   stored.cut = cut;
   for (int i = 0; i < cut; ++i) {
     const std::vector<double>* v = input.StoredSummary(*runs[i], key);
-    if (!v || v->size() != 2) throw SummaryMiss(t.subject + ": a run has no stored verdict");
+    if (!v || v->size() != 3) throw SummaryMiss(t.subject + ": a run has no stored verdict");
     stored.points.push_back((*v)[0]);
     stored.verdicts.push_back(static_cast<int8_t>((*v)[1]));
+    stored.within.push_back((*v)[2]);
   }
   const std::vector<double>* ref = input.StoredSummary(*runs[0], reference_key);
   if (!ref || ref->size() % 3 != 0) throw SummaryMiss(t.subject + ": no stored reference");
@@ -107,9 +108,10 @@ void JudgeSeries(const InputIndex& input, const SeriesTable& t, const Settings& 
   if (t.sized && input.keeps_summaries()) {
     for (int i = cut; i < static_cast<int>(runs.size()); ++i) {
       const int p = c.point_of_run[i];
+      constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
       input.Produce(*runs[i], key,
-                    {p >= 0 ? c.values[p] : std::numeric_limits<double>::quiet_NaN(),
-                     static_cast<double>(verdicts[i])});
+                    {p >= 0 ? c.values[p] : kNaN, static_cast<double>(verdicts[i]),
+                     p >= 0 ? c.within_of_point[p] : kNaN});
     }
     // Every size the series ever had: the stored ones (sizes only the
     // summarised runs had included) and those of the runs read in full.
@@ -173,6 +175,9 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
       {"unseen_change_z", 2,
        "change points the robust check did not confirm count from this many times the noise "
        "(after a level held for baseline_runs)"},
+      {"within_run_noise", 1,
+       "noise model: judge each run with its own within-run variance (per-iteration CV^2 / "
+       "iterations) in place of the history's typical one (0: off)"},
       {"max_pvalue", 0.01, "change points: largest t-test p-value accepted"},
       {"min_segment", 5, "change points: fewest runs on either side"},
       {"critical_magnitude", 0.25, "a regression at least this large is critical"},
@@ -217,8 +222,8 @@ void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& se
   for (const auto& [name, runs] : input.series()) {
     if (runs.empty() || !input.Judged(*runs.back())) continue;  // judged runs are the newest
     if (!spec.skip_oversubscribed) {
-      series::JudgeSeries(input, series::BuildTable(input, name, runs, spec, s.band_bytes), s, spec,
-                          findings, &pool);
+      series::JudgeSeries(input, series::BuildTable(input, name, runs, spec, s), s, spec, findings,
+                          &pool);
       continue;
     }
     std::vector<const RunView*> kept;
@@ -226,8 +231,8 @@ void DetectSeriesRegressions(const InputIndex& input, const DetectorSettings& se
       if (!run->oversubscribed) kept.push_back(run);
     }
     if (!kept.empty() && input.Judged(*kept.back())) {
-      series::JudgeSeries(input, series::BuildTable(input, name, kept, spec, s.band_bytes), s, spec,
-                          findings, &pool);
+      series::JudgeSeries(input, series::BuildTable(input, name, kept, spec, s), s, spec, findings,
+                          &pool);
     }
   }
   // The pool is judged with the thresholds of one test (not raised for the

@@ -16,7 +16,13 @@
 //      values give a median and a scale, the scaled MAD floored at
 //      `noise_floor` of the median and at the night-to-night noise of the
 //      last `noise_runs` runs (median absolute successive difference: a short
-//      window's MAD is too noisy a scale and makes z heavy-tailed).
+//      window's MAD is too noisy a scale and makes z heavy-tailed). The
+//      noise model (stats/noise_model.h) splits that noise: each run is
+//      judged on the scale with the typical within-run variance of the
+//      runs behind it replaced by its own (a harness run's per-iteration
+//      CV^2 over its iterations; within_run_noise = 0: off), so a night
+//      whose runs scattered within themselves does not alarm and a steady
+//      night is judged on the fabric's night-to-night noise.
 //      - one run: worse by >= min_magnitude with robust z >= z_threshold;
 //      - two runs: tonight and the run before both worse by >= min_magnitude
 //        with z >= confirm_z against the window before both;

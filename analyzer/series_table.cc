@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analyzer/run_facts.h"
+#include "analyzer/stats/noise_model.h"
 #include "analyzer/stats/normal_tail.h"
 #include "core/statistics.h"
 
@@ -33,6 +34,7 @@ Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spe
   r.confirm_runs = static_cast<int>(s["confirm_runs"]);
   r.max_pvalue = s["max_pvalue"];
   r.min_segment = std::max(2, static_cast<int>(s["min_segment"]));
+  r.within_run_noise = s["within_run_noise"] != 0;
   r.critical_magnitude = s["critical_magnitude"];
   r.first_night_magnitude = s["first_night_magnitude"];
   return r;
@@ -55,7 +57,8 @@ Settings ForSeriesFamily(Settings s, int series) {
 
 SeriesTable BuildTable(const InputIndex& input, std::string subject,
                        const std::vector<const RunView*>& runs, const SeriesRegressionSpec& spec,
-                       int64_t band_bytes) {
+                       const Settings& s) {
+  const int64_t band_bytes = s.band_bytes;
   SeriesTable t;
   t.subject = std::move(subject);
   t.runs = runs;
@@ -69,7 +72,9 @@ SeriesTable BuildTable(const InputIndex& input, std::string subject,
   t.sizes.assign(sizes.begin(), sizes.end());
   t.values.assign(runs.size() * t.sizes.size(), kNaN);
   t.bands.resize(runs.size());
+  t.within.assign(runs.size(), kNaN);
   std::vector<int> have;
+  std::vector<double> cvs;
   for (size_t i = 0; i < runs.size(); ++i) {
     have.clear();
     if (!input.HasResults(*runs[i])) continue;
@@ -97,6 +102,20 @@ SeriesTable BuildTable(const InputIndex& input, std::string subject,
         band.assign(have.begin(), have.begin() + static_cast<std::ptrdiff_t>(quarter));
       }
     }
+    // The band's within-run variance from its sizes' per-iteration spread
+    // (harness runs; stats/noise_model.h).
+    if (s.within_run_noise && runs[i]->iters && *runs[i]->iters > 0 && !band.empty()) {
+      cvs.clear();
+      for (const ResultPoint& r : input.Results(runs[i]->id)) {
+        if (!r.lat_cv || !std::isfinite(*r.lat_cv) || *r.lat_cv < 0) continue;
+        const int k = static_cast<int>(
+            std::lower_bound(t.sizes.begin(), t.sizes.end(), r.size_bytes) - t.sizes.begin());
+        if (std::binary_search(band.begin(), band.end(), k)) cvs.push_back(*r.lat_cv);
+      }
+      if (auto cv = stats::MedianInPlace(cvs)) {
+        t.within[i] = stats::WithinRunVariance(*cv, *runs[i]->iters);
+      }
+    }
   }
   return t;
 }
@@ -109,6 +128,7 @@ SeriesTable BuildRunTable(const RunSeries& series) {
   t.sizes = {0};
   t.values.assign(series.runs.size(), kNaN);
   t.bands.resize(series.runs.size());
+  t.within.assign(series.runs.size(), kNaN);
   for (size_t i = 0; i < series.runs.size() && i < series.values.size(); ++i) {
     const double v = series.values[i];
     if (!std::isfinite(v) || v <= 0) continue;
@@ -127,25 +147,34 @@ namespace {
 // points. Windows slide: a year of noise_runs costs no more than a month.
 // `differences[end]`: how many successive differences the noise at `end` is
 // the median of.
+// `typical_within_by_end[end]`: the median known within-run variance of the
+// same points (0 when none is known).
 std::vector<std::optional<double>> RelativeNoiseByEnd(const std::vector<double>& values,
+                                                      const std::vector<double>& within,
                                                       const Settings& s,
-                                                      std::vector<int>* differences_by_end) {
+                                                      std::vector<int>* differences_by_end,
+                                                      std::vector<double>* typical_within_by_end) {
   const int n = static_cast<int>(values.size());
   std::vector<std::optional<double>> out(n + 1);
   differences_by_end->assign(n + 1, 0);
+  typical_within_by_end->assign(n + 1, 0);
   stats::SortedValues window,
-      differences;  // values[begin, end), |v[j] - v[j-1]| for begin < j < end
+      differences;                   // values[begin, end), |v[j] - v[j-1]| for begin < j < end
+  stats::SortedValues known_within;  // the known within[begin, end)
   int begin = 0;
   for (int end = 0; end <= n; ++end) {
     if (end > 0) {
       window.Insert(values[end - 1]);
+      if (!std::isnan(within[end - 1])) known_within.Insert(within[end - 1]);
       if (end - 1 > begin) differences.Insert(std::fabs(values[end - 1] - values[end - 2]));
     }
     while (end - begin > s.noise_runs) {
       window.Erase(values[begin]);
+      if (!std::isnan(within[begin])) known_within.Erase(within[begin]);
       if (begin + 1 < end) differences.Erase(std::fabs(values[begin + 1] - values[begin]));
       ++begin;
     }
+    (*typical_within_by_end)[end] = known_within.Median().value_or(0);
     if (end - begin - 1 < s.min_history || differences.size() == 0) continue;
     const double level = *window.Median();
     if (!(level > 0)) continue;
@@ -206,19 +235,30 @@ ChangeSeries BuildChangeSeries(const SeriesTable& t, const Settings& s,
       c.point_of_run[r] = static_cast<int>(c.values.size());
       c.run_of_point.push_back(static_cast<int>(r));
       c.values.push_back(*point);
+      c.within_of_point.push_back(stored && static_cast<int>(r) < stored->cut ? stored->within[r]
+                                                                              : t.within[r]);
     }
   }
   std::vector<int> differences;
-  const std::vector<std::optional<double>> noise = RelativeNoiseByEnd(c.values, s, &differences);
+  std::vector<double> typical_within;
+  const std::vector<std::optional<double>> noise =
+      RelativeNoiseByEnd(c.values, c.within_of_point, s, &differences, &typical_within);
   c.noise_before_run.resize(t.runs.size() + 1);
   c.noise_dof_before_run.assign(t.runs.size() + 1, 0);
+  c.typical_within_before_run.assign(t.runs.size() + 1, 0);
   int points = 0;
   for (size_t r = 0; r <= t.runs.size(); ++r) {
     c.noise_before_run[r] = noise[points];
+    c.typical_within_before_run[r] = typical_within[points];
     if (noise[points]) c.noise_dof_before_run[r] = SuccessiveDifferenceDof(differences[points]);
     if (r < t.runs.size() && c.point_of_run[r] >= 0) ++points;
   }
   return c;
+}
+
+double ChangeSeries::RunSigma(int run, int end, double floor) const {
+  return stats::RunSigma(noise_before_run[end].value_or(0), typical_within_before_run[end],
+                         WithinOf(run, end), floor);
 }
 
 }  // namespace fabtrack::analyzer::series

@@ -4,7 +4,9 @@
 // search. Internal to the series-regression detectors.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +31,8 @@ struct Settings {
   int confirm_runs = 2;
   double max_pvalue = 0.01;
   int min_segment = 5;
+  // Judge runs with their own within-run variance (stats/noise_model.h).
+  bool within_run_noise = true;
   double critical_magnitude = 0.25;
   double first_night_magnitude = 0.15;
 };
@@ -75,13 +79,19 @@ struct SeriesTable {
   std::vector<double> values;  // runs x sizes; NaN where the run has no number
   // Per run: the indices of the sizes in its band that it has numbers for.
   std::vector<std::vector<int>> bands;
+  // Per run: the within-run variance of its band figure, relative
+  // (stats::WithinRunVariance of the band's median per-iteration CV over
+  // the run's iterations); NaN where the run has no per-iteration figures.
+  std::vector<double> within;
 
   double At(int run, int size) const { return values[run * sizes.size() + size]; }
 };
 
+// The band is s.band_bytes's; each run's within-run variance is known when
+// s.within_run_noise and the run has per-iteration figures and iterations.
 SeriesTable BuildTable(const InputIndex& input, std::string subject,
                        const std::vector<const RunView*>& runs, const SeriesRegressionSpec& spec,
-                       int64_t band_bytes);
+                       const Settings& s);
 
 // A RunSeries as a table of one column: every run with a number has it in
 // its band.
@@ -101,6 +111,23 @@ struct ChangeSeries {
   // Per entry of noise_before_run: the estimate's degrees of freedom
   // (SuccessiveDifferenceDof of the differences behind it; 0 without one).
   std::vector<double> noise_dof_before_run;
+  // The noise model (stats/noise_model.h): per point, its run's within-run
+  // variance (NaN: unknown); per entry of noise_before_run, the median
+  // within-run variance of the points behind that noise (0 when none is
+  // known), the part of it that is not night to night.
+  std::vector<double> within_of_point;
+  std::vector<double> typical_within_before_run;
+
+  // The within-run variance of run `run` judged with the noise before run
+  // `end`: its own, or the typical one when it has none.
+  double WithinOf(int run, int end) const {
+    const int p = point_of_run[run];
+    const double own = p >= 0 ? within_of_point[p] : std::numeric_limits<double>::quiet_NaN();
+    return std::isnan(own) ? typical_within_before_run[end] : own;
+  }
+  // The relative sigma of run `run`'s deviation, judged with the noise
+  // before run `end` (which must have one), never under `floor`.
+  double RunSigma(int run, int end, double floor) const;
 };
 
 // The summarised head of a series (schema 015): runs [0, cut) are stood for
@@ -110,6 +137,7 @@ struct StoredSeries {
   int cut = 0;
   std::vector<double> points;    // per run < cut; NaN: no point
   std::vector<int8_t> verdicts;  // per run < cut
+  std::vector<double> within;    // per run < cut; NaN: unknown
   std::map<int64_t, std::pair<double, int>> reference;
 };
 

@@ -63,6 +63,9 @@ struct RunView {
   // small-message latency measures the scheduler, so latency is not judged.
   bool oversubscribed = false;
   std::optional<int> max_ranks_per_machine, cpus_per_machine;
+  // Timed iterations per size (runs.iters): with a size's per-iteration CV,
+  // how steady the run's own figure is (analyzer/stats/noise_model.h).
+  std::optional<int> iters;
   // Summarised history (schema 015): false when the reader left this run's
   // result rows out because stored per-run summaries stand for them
   // (analyzer/input_index.h Summary); asking for its results is then a

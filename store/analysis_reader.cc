@@ -198,7 +198,7 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
           "network, transports, gdrdma, nccl_version, sweep_id, link_straggler_host, status, "
           "oversubscribed, max_ranks_per_machine, cpus_per_machine, oob_ok, oob_count, "
           "cuda_version, driver_version, nccl_env::text, node_facts::text, "
-          "parameters->>'net_plugin' "
+          "parameters->>'net_plugin', iters "
           "FROM runs WHERE cluster = $1 AND " +
           std::string(kNotAbSideB) + " ORDER BY started_at, id",
       query.cluster);
@@ -220,7 +220,7 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
                 &r.link_straggler_host, &r.status, OrZero{&r.oversubscribed},
                 &r.max_ranks_per_machine, &r.cpus_per_machine, &r.oob_ok, &r.oob_count,
                 &r.cuda_version, &r.driver_version, OrZero{&r.nccl_env_json},
-                OrZero{&r.node_facts_json}, &r.net_plugin);
+                OrZero{&r.node_facts_json}, &r.net_plugin, &r.iters);
     r.hosts = HostList(host_lists.at(hosts_digest));
     input.runs.push_back(std::move(r));
   }

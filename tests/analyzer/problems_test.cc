@@ -169,12 +169,27 @@ TEST(ProblemsTest, SixtyNightsWithTwoRegressionsAndThreeOneNightFaults) {
     EXPECT_EQ(p.state, e.state);
     EXPECT_EQ(p.id, FindingFingerprint(result.cluster, p.kind, p.subject));
   }
-  // The band verdict's carriers: the 2-node series and the problem-free 8- and 16-node ones.
+  // The band verdicts' carriers (z >= 2). Night 57's: the 2-node series and
+  // the problem-free 8- and 16-node ones. Since the noise model (issue 32
+  // item 2) the 4-node series' jitter runs are each judged on their own
+  // within-run spread (CV 0.9 over 20 iterations: 20%) and weigh almost
+  // nothing in the pool, where they had counted as a steady series near
+  // zero; so the 2-node series' own 30% rise adds up in the CUSUM by night
+  // 47 too: a sequential verdict whose one carrier is the 2-node series,
+  // folded into that series' problem (the problem list above is unchanged).
+  int band_verdicts = 0;
   for (const Finding& f : result.findings) {
     if (f.subject.rfind("latency at small sizes", 0) != 0) continue;
+    ++band_verdicts;
     std::vector<std::string> carriers;
     for (const nlohmann::json& s : f.evidence["series"]) {
       if (s["z"].get<double>() >= 2) carriers.push_back(s["subject"].get<std::string>());
+    }
+    if (f.run_started_at.value_or("").substr(0, 10) != NightIso(57).substr(0, 10)) {
+      ASSERT_EQ(carriers.size(), 1u) << f.message;
+      EXPECT_EQ(carriers[0].rfind("all_reduce/float/2 nodes", 0), 0u) << f.message;
+      EXPECT_EQ(f.evidence["pooled"]["rule"], "sequential") << f.message;
+      continue;
     }
     EXPECT_EQ(carriers.size(), 3u) << f.evidence["series"].dump();
     for (const Problem& p : problems) {
@@ -184,6 +199,7 @@ TEST(ProblemsTest, SixtyNightsWithTwoRegressionsAndThreeOneNightFaults) {
       }
     }
   }
+  EXPECT_EQ(band_verdicts, 2);
   EXPECT_EQ(ExitStatusOf(result), 2);
   EXPECT_EQ(VerdictLine(problems).rfind("CRITICAL: latency_regression all_reduce/float/2 nodes", 0),
             0u)

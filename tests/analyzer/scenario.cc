@@ -53,6 +53,8 @@ const char* FaultName(Fault fault) {
       return "latency rise, all multi-node";
     case Fault::kCpuBusyNode:
       return "CPU-busy node, socket cluster";
+    case Fault::kNoisyRuns:
+      return "noisy runs (within-run spread), healthy fabric";
   }
   return "?";
 }
@@ -71,6 +73,12 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
   std::normal_distribution<double> other_work(0.2, 0.1);  // CPUs of a quiet node's daemons
   const bool socket_cluster = spec.fault == Fault::kCpuBusyNode;
   constexpr int kCpusPerNode = 32;
+  // The harness times 20 iterations per size (its default). The noisy runs
+  // draw from their own generator, so that every other scenario's numbers
+  // are those it always had.
+  constexpr int kIterations = 20;
+  std::mt19937_64 noisy_rng(spec.seed * 7919 + 17);
+  std::normal_distribution<double> unit_normal(0, 1);
   InputBuilder b;
   b.input().cluster.fabric = "infiniband";
   b.input().cluster.rail_optimized = true;
@@ -103,6 +111,9 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
     case Fault::kPortErrors:
       s.expected_kinds = {"port_errors"};
       break;
+    case Fault::kNoisyRuns:
+      s.expected_kinds = {"latency_jitter"};
+      break;
     case Fault::kCpuBusyNode:
       s.expected_kinds = {"cpu_bound"};
       b.input().cluster.fabric = "ethernet";
@@ -129,17 +140,22 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
              ((w.fault == Fault::kSocketFallback || w.fault == Fault::kCpuBusyNode) &&
               nodes >= w.nodes) ||
              ((w.fault == Fault::kCoherentBusbwDrop || w.fault == Fault::kCoherentLatencyRise) &&
-              nodes > 1))) {
+              nodes > 1) ||
+             w.fault == Fault::kNoisyRuns)) {
           window = &w;
           break;
         }
       }
-      const bool faulty = window != nullptr;
+      bool faulty = window != nullptr;
+      if (faulty && window->fault == Fault::kNoisyRuns) {
+        faulty = std::uniform_real_distribution<double>(0, 1)(noisy_rng) < 0.3;
+      }
       const Fault fault = faulty ? window->fault : Fault::kNone;
       const double magnitude = faulty ? window->magnitude : 0;
       const std::string fault_host = faulty ? Host(window->host_node) : "";
       RunView& run = b.AddRun(night, nodes, slot * 600.0);
       run.source = "fabtrack-allreduce";
+      run.iters = kIterations;
       run.backend = socket_cluster ? "mpi" : "nccl";
       if (socket_cluster) {
         run.network.reset();
@@ -200,6 +216,13 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
           case Fault::kJitter:
             cv = 0.9;
             break;
+          case Fault::kNoisyRuns: {
+            cv = 0.3;
+            const double error = cv / std::sqrt(kIterations) * unit_normal(noisy_rng);
+            lat_scale *= 1 + error;
+            bw_scale /= 1 + error;
+            break;
+          }
           default:
             break;
         }
@@ -338,6 +361,7 @@ Score Evaluate(const Scenario& scenario, int first_judged_night, const AnalyzerC
         continue;
       }
       ++score.false_alarms;
+      ++score.false_alarms_by_kind[f.kind];
       if (score.false_alarm_examples.size() < 5) {
         score.false_alarm_examples.push_back("night " + std::to_string(night) + ": " + f.kind +
                                              " " + f.subject + ": " + f.message);

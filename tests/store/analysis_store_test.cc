@@ -70,9 +70,13 @@ TEST(AnalysisStore, LoadsHistoryAndJudgesTheNewestNight) {
   TestDatabase db;
   Write(db, NightRun("2026-11-29T02:00:00Z", 200, "NET/IB"));
   Write(db, NightRun("2026-11-30T01:00:00Z", 210, "NET/IB"));
-  Write(db, NightRun("2026-11-30T23:30:00Z", 150, "NET/Socket"));  // the newest night began 12:00
+  RunRecord newest = NightRun("2026-11-30T23:30:00Z", 150, "NET/Socket");
+  newest.iters = 20;  // the noise model's within-run variance: CV^2 / iterations
+  Write(db, newest);  // the newest night began 12:00
   AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
   ASSERT_EQ(input.runs.size(), 3u);
+  EXPECT_EQ(input.runs[2].iters, 20);
+  EXPECT_EQ(input.runs[0].iters, std::nullopt);
   EXPECT_EQ(input.runs[0].started_at_iso, "2026-11-29T02:00:00Z");
   EXPECT_EQ(input.runs[2].network, "Socket");
   EXPECT_EQ(input.runs[2].hosts, (std::vector<std::string>{"gpu-a01", "gpu-a02"}));
