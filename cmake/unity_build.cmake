@@ -18,3 +18,14 @@
 # gained nothing (their time is instantiation and code generation).
 option(FABTRACK_UNITY "Compile the opted-in targets' sources in unity groups" ON)
 message(STATUS "fabtrack: unity groups ${FABTRACK_UNITY}")
+
+# fabtrack_unity_group(<target> <group> <source>...): compile these sources of
+# <target> as one unity unit named <group> (when FABTRACK_UNITY is on). Call it
+# from the directory that adds the sources; several calls make several groups.
+function(fabtrack_unity_group target group)
+  if(NOT FABTRACK_UNITY)
+    return()
+  endif()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+  set_source_files_properties(${ARGN} PROPERTIES UNITY_GROUP ${group})
+endfunction()

@@ -92,7 +92,7 @@ void JudgeText(const Report& r, Verdict* v) {
 // A rank of the JSON report, present (JsonRank) or missing (JsonMissingRank):
 // both carry the same identity fields.
 template <typename JsonRankLike>
-RankRef FromJson(const JsonRankLike& k) {
+RankRef RankRefFromJson(const JsonRankLike& k) {
   RankRef r;
   r.rank = k.rank;
   r.gpu = std::to_string(k.cuda_dev);
@@ -108,7 +108,7 @@ void JudgeJson(const Report& r, Verdict* v) {
     Finding dead{Health::kCritical, "dead", c.hash, "", {}, {}};
     Finding missing{Health::kCritical, "missing", c.hash, "", {}, {}};
     for (const JsonMissingRank& m : c.missing_ranks) {
-      RankRef k = FromJson(m);
+      RankRef k = RankRefFromJson(m);
       k.state = m.considered_dead ? "considered dead" : m.unresponsive ? "unresponsive" : "missing";
       (m.considered_dead ? dead : missing).ranks.push_back(std::move(k));
     }
@@ -129,7 +129,7 @@ void JudgeJson(const Report& r, Verdict* v) {
       bool init_bad = k.init_state != 0 && k.init_state != 7;
       bool async_bad = k.async_error != 0 && k.async_error != 7;
       if (init_bad || async_bad || k.abort_flag) {
-        RankRef ref = FromJson(k);
+        RankRef ref = RankRefFromJson(k);
         ref.state = init_bad    ? "init_state " + std::to_string(k.init_state)
                     : async_bad ? "async_error " + std::to_string(k.async_error)
                                 : "aborted";
@@ -155,7 +155,7 @@ void JudgeJson(const Report& r, Verdict* v) {
         for (const auto& [kop, count] : k.collective_counts) {
           if (kop != op || count >= max) continue;
           ++n;
-          RankRef ref = FromJson(k);
+          RankRef ref = RankRefFromJson(k);
           ref.state = op + " " + std::to_string(count) + " of " + std::to_string(max);
           behind.ranks.push_back(std::move(ref));
         }
