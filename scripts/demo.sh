@@ -27,7 +27,12 @@ scripts/install-deps.sh --demo
 stage_done "install-deps --demo"
 # Tests and benchmarks are not configured here (GoogleTest is not installed);
 # scripts/test.sh turns them back on in the same build directory.
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DFABTRACK_BUILD_TESTS=OFF -DFABTRACK_BUILD_BENCH=OFF
+# Ninja for a fresh build directory (as scripts/test.sh); an existing one
+# keeps its generator.
+generator=()
+if [[ ! -f build/CMakeCache.txt ]] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
+cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DFABTRACK_BUILD_TESTS=OFF \
+  -DFABTRACK_BUILD_BENCH=OFF
 stage_done "cmake configure"
 cmake --build build -j"$(nproc)" --target fabtrack fabtrack-allreduce
 stage_done "build fabtrack fabtrack-allreduce"

@@ -14,6 +14,7 @@ set -euo pipefail
 
 build_packages=(
   build-essential cmake pkg-config git
+  ninja-build  # the generator scripts/test.sh and demo.sh use for a fresh build dir
   libpqxx-dev libpq-dev
   prometheus-cpp-dev  # tests: prometheus-cpp's serializer is the exposition oracle
   libcurl4-openssl-dev  # analyze --pushgateway (the push is plain HTTP PUT through libcurl)
@@ -48,7 +49,7 @@ runtime_packages=(
 )
 
 demo_packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ninja-build
   libpqxx-dev libpq-dev libcurl4-openssl-dev libcli11-dev nlohmann-json3-dev
   libssl-dev libyaml-dev libcrypt-dev
   libibverbs-dev
@@ -59,7 +60,7 @@ demo_packages=(
 
 # Configuring and compiling with tests and benchmarks (a subset of build_packages).
 compile_packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git ninja-build
   libpqxx-dev libpq-dev prometheus-cpp-dev libcurl4-openssl-dev libcli11-dev
   nlohmann-json3-dev libssl-dev libyaml-dev libcrypt-dev libgtest-dev googletest
   libibverbs-dev libibumad-dev libibmad-dev libibnetdisc-dev openmpi-bin libopenmpi-dev

@@ -33,7 +33,13 @@ test_deps_pid=$!
 begin configure
 # Tests and benchmarks on explicitly: scripts/demo.sh configures the same
 # build directory without them.
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DFABTRACK_BUILD_TESTS=ON -DFABTRACK_BUILD_BENCH=ON
+# A fresh build directory gets Ninja (one dependency graph for the whole
+# build: no recursive make, no cmake process per progress line); an existing
+# one keeps the generator it was made with (CMake refuses a change).
+generator=()
+if [[ ! -f $build_dir/CMakeCache.txt ]] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
+cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DFABTRACK_BUILD_TESTS=ON \
+  -DFABTRACK_BUILD_BENCH=ON
 begin build
 cmake --build "$build_dir" -j"$(nproc)"
 begin "install-wait"
