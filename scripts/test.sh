@@ -57,11 +57,12 @@ cd "$build_dir"
 # per call on a 2-core box, against ~0.06 for the interpreter itself), the
 # suite runs with the system's /usr/bin/python3, the one install-deps.sh
 # installs for.
-if [[ -x /usr/bin/python3 && $(command -v python3) != /usr/bin/python3 ]]; then
+path_python=$(command -v python3 2>/dev/null || echo none)
+if [[ -x /usr/bin/python3 && $path_python != /usr/bin/python3 ]]; then
   mkdir -p python-for-tests
   ln -sf /usr/bin/python3 python-for-tests/python3
   export PATH=$PWD/python-for-tests:$PATH
-  echo "test.sh: python3 for the tests: /usr/bin/python3 (the PATH's was $(command -v python3 2>/dev/null || echo none))"
+  echo "test.sh: python3 for the tests: /usr/bin/python3 (the PATH's is $path_python)"
 fi
 # One test per CPU: over the whole suite the CPUs are busy (vmstat during a
 # clean-clone run: ~7% idle, 43% system time), so more at once only adds
