@@ -5,31 +5,14 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include "tests/parse/node_topology_fixtures.h"
 
 namespace fabtrack {
 namespace {
 
-std::string Fixture(const std::string& name) {
-  std::ifstream in(std::string(FABTRACK_FIXTURE_DIR) + "/topology/node/" + name, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  EXPECT_FALSE(s.str().empty()) << name;
-  return s.str();
-}
-
-ParsedNodeTopology Parse(const std::string& name) { return ParseNodeTopology(Fixture(name), name); }
-
-// "GPU0>mlx5_0/PIX GPU1>..." for one assertion over every pairing.
-std::string Pairs(const NodeTopology& t) {
-  std::string out;
-  for (const TopoGpu& g : t.gpus) {
-    out += (out.empty() ? "" : " ") + g.name + ">" + (g.nic.empty() ? "-" : g.nic) + "/" +
-           (g.path ? TopoPathName(*g.path) : "-");
-  }
-  return out;
-}
+using topology_fixtures::Fixture;
+using topology_fixtures::Pairs;
+using topology_fixtures::Parse;
 
 TEST(NcclTopoXml, RailOptimizedHgxPairsEachGpuWithItsOwnNic) {
   ParsedNodeTopology p = Parse("nccl_xml_rail8.xml");

@@ -4,37 +4,16 @@
 // nvidia-smi matrices, PCI-only NCCL_TOPO_FILEs, files holding two hosts.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "collector/parse/node_topology_parser.h"
+#include "tests/parse/node_topology_fixtures.h"
 
 namespace fabtrack {
 namespace {
 
-std::string Fixture(const std::string& name) {
-  std::ifstream in(std::string(FABTRACK_FIXTURE_DIR) + "/topology/node/" + name, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  EXPECT_FALSE(s.str().empty()) << name;
-  return s.str();
-}
-
-ParsedNodeTopology Parse(const std::string& name) { return ParseNodeTopology(Fixture(name), name); }
-
-std::string FirstError(const ParsedNodeTopology& p) {
-  return p.errors.empty() ? std::string() : p.errors.front();
-}
-
-// "GPU0>mlx5_0/PIX GPU1>..." for one assertion over every pairing.
-std::string Pairs(const NodeTopology& t) {
-  std::string out;
-  for (const TopoGpu& g : t.gpus) {
-    out += (out.empty() ? "" : " ") + g.name + ">" + (g.nic.empty() ? "-" : g.nic) + "/" +
-           (g.path ? TopoPathName(*g.path) : "-");
-  }
-  return out;
-}
+using topology_fixtures::FirstError;
+using topology_fixtures::Fixture;
+using topology_fixtures::Pairs;
+using topology_fixtures::Parse;
 
 // ---- (a) the GRAPH system print ----------------------------------------
 
