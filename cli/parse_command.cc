@@ -7,13 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <iostream>
-#include <mutex>
-#include <optional>
 #include <sstream>
-#include <thread>
 
 #include "app/input_paths.h"
 #include "cli/commands.h"
@@ -112,95 +107,29 @@ class Progress {
   std::chrono::steady_clock::time_point last_{};
 };
 
-// Writes finished tables as JSON on its own thread, in the order they came:
-// the parse of the next table goes on meanwhile (on two cores the JSON of a
-// month of tables costs half as much as parsing them). Tables are handed
-// over in batches and their text written in large chunks: one wakeup and
-// one write per table were a third of the JSON path's system time (a
-// repeated table's JSON is 1.6 times its input). A few batches queued at
-// most, so memory stays bounded.
-class JsonTableWriter {
+// Appends finished tables' JSON to one buffer on the parse's own thread and
+// writes it in large pieces. A writer thread was tried (bea58f5 .. this
+// change): the tables' hand-over between threads cost more than formatting
+// them (perf stat on 128 MB of the repeated table: 4,397 context switches
+// against 157, task-clock 717 against 579 ms), and on a quiet 2-core machine
+// the JSON rate was half the text rate where formatting adds about a quarter
+// of the parse's instructions (BENCHMARKS.md, "parse").
+class JsonTableBuffer {
  public:
-  JsonTableWriter() : thread_([this] { Run(); }) {}
-  ~JsonTableWriter() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    changed_.notify_all();
-    thread_.join();
-  }
-  JsonTableWriter(const JsonTableWriter&) = delete;
-  JsonTableWriter& operator=(const JsonTableWriter&) = delete;
-
-  void Write(TestTable&& table, bool first) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [this] { return queue_.size() < kMaxQueued; });
-    queue_.push_back({std::move(table), first});
-    const bool batch_ready = queue_.size() >= kBatch;
-    lock.unlock();
-    if (batch_ready) changed_.notify_all();
+  void Add(const TestTable& table, bool first) {
+    text_.append(first ? "\n      " : ",\n      ");
+    AppendTestTableJson(table, 3, &text_);
+    if (text_.size() >= kWriteBytes) Flush();
   }
 
-  // Returns when every table handed over is written and flushed.
-  void Drain() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    draining_ = true;
-    changed_.notify_all();
-    changed_.wait(lock, [this] { return queue_.empty() && !busy_ && !unwritten_; });
-    draining_ = false;
-    lock.unlock();
-    std::cout.flush();
+  void Flush() {
+    std::cout.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+    text_.clear();
   }
 
  private:
-  static constexpr size_t kBatch = 8;
-  static constexpr size_t kMaxQueued = 32;
   static constexpr size_t kWriteBytes = 1 << 20;
-  struct Job {
-    TestTable table;
-    bool first;
-  };
-
-  void Run() {
-    std::string text;
-    std::deque<Job> batch;
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (true) {
-      changed_.wait(lock, [this] {
-        return queue_.size() >= kBatch ||
-               ((draining_ || stopping_) && (!queue_.empty() || unwritten_)) || stopping_;
-      });
-      if (stopping_ && queue_.empty() && !unwritten_) return;
-      batch.swap(queue_);
-      const bool write_all = draining_ || stopping_;
-      busy_ = true;
-      lock.unlock();
-      changed_.notify_all();  // room for the parse
-      for (const Job& job : batch) {
-        text.append(job.first ? "\n      " : ",\n      ");
-        AppendTestTableJson(job.table, 3, &text);
-      }
-      batch.clear();
-      if (write_all || text.size() >= kWriteBytes) {
-        std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
-        text.clear();
-      }
-      lock.lock();
-      busy_ = false;
-      unwritten_ = !text.empty();
-      changed_.notify_all();  // a Drain waiting
-    }
-  }
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Job> queue_;
-  bool busy_ = false;
-  bool unwritten_ = false;  // the thread holds text not yet written
-  bool draining_ = false;
-  bool stopping_ = false;
-  std::thread thread_;
+  std::string text_;
 };
 
 void RunParse(const ParseOptions& o) {
@@ -208,8 +137,7 @@ void RunParse(const ParseOptions& o) {
   bool any_unusable = !app::ExpandInputPaths(o.files, /*walk_folders=*/false, &files, std::cerr);
   bool as_json = o.format == "json";
   Progress progress(files.size());
-  std::optional<JsonTableWriter> writer;
-  if (as_json) writer.emplace();
+  JsonTableBuffer json_tables;
   if (as_json) std::cout << "[";
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string& file = files[i];
@@ -225,7 +153,7 @@ void RunParse(const ParseOptions& o) {
     }
     auto on_table = [&](TestTable&& t) {
       if (as_json) {
-        writer->Write(std::move(t), tables == 0);
+        json_tables.Add(t, tables == 0);
       } else if (table_lines.size() < kMaxTableLines) {
         table_lines.push_back(TableLine(t));
       }
@@ -235,7 +163,7 @@ void RunParse(const ParseOptions& o) {
         ParsePathStreaming(file, on_table, [&](uint64_t read) { progress.Bytes(read); });
     progress.Clear();
     if (as_json) {
-      writer->Drain();
+      json_tables.Flush();
       std::cout << (tables == 0 ? "]" : "\n    ]");
       json rest = ParsedFileToJsonWithoutTests(parsed);
       rest.erase("file");
