@@ -598,6 +598,12 @@ void ApplyHeader(PendingHeader&& h, TestTable* t) {
 
 }  // namespace
 
+// In a unity build this file is #included into the group's translation unit,
+// so GCC takes it for a header and warns that Impl (declared in the header)
+// holds types of the anonymous namespace. They are this file's own and Impl is
+// defined once, here: nothing can be defined twice.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsubobject-linkage"
 class NcclTestsTextParser::Impl {
  public:
   Impl(std::vector<ParseError>* errors, TableSink on_table)
@@ -848,6 +854,7 @@ class NcclTestsTextParser::Impl {
   int last_init_complete_line_ = 0;
   int last_header_line_ = 0;
 };
+#pragma GCC diagnostic pop
 
 NcclTestsTextParser::NcclTestsTextParser(std::vector<ParseError>* errors, TableSink on_table)
     : impl_(std::make_unique<Impl>(errors, std::move(on_table))) {}

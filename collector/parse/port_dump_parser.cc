@@ -408,13 +408,15 @@ void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
   std::optional<std::string> fw, guid, board;
   PortSample* port = nullptr;
   int width = 0;
-  std::optional<double> lane_gbps;
+  // -1 until the port's active_speed is read (a plain double: GCC 12 takes an
+  // optional<double> here for maybe-uninitialized once the lambda is inlined).
+  double lane_gbps = -1;
   bool verbose = false;
   std::vector<Block> hcas, ports;
   std::vector<std::optional<uint64_t>> said;
   std::vector<int> seen;
   auto finish_rate = [&] {
-    if (port && width > 0 && lane_gbps) port->rate_gbps = width * *lane_gbps;
+    if (port && width > 0 && lane_gbps >= 0) port->rate_gbps = width * lane_gbps;
   };
   for (const DumpLine& l : section.lines) {
     std::string_view line = TrimBlanks(l.text);
@@ -450,7 +452,7 @@ void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
       std::optional<uint64_t> n = Unsigned(value);
       port = nullptr;
       width = 0;
-      lane_gbps.reset();
+      lane_gbps = -1;
       if (!n) {
         out->Error(l.number, "bad port number");
         continue;
@@ -471,7 +473,7 @@ void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
       if (key == "port_lid") port->lid = Text(value);
       if (key == "link_layer") port->link_layer = Text(value);
       if (key == "active_width") width = static_cast<int>(Unsigned(value).value_or(0));  // "4X (2)"
-      if (key == "active_speed") lane_gbps = Number(value);  // "25.0 Gbps (32)"
+      if (key == "active_speed") lane_gbps = Number(value).value_or(-1);  // "25.0 Gbps (32)"
     }
   }
   finish_rate();
