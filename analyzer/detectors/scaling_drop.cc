@@ -16,15 +16,16 @@
 // only outside that noise band (history_mad_factor scaled MADs below the
 // median, widened for the number of node counts one sweep tests: Bonferroni):
 // the threshold is about the fabric's level, and one sweep's noise around a
-// healthy level near it is no break. Both bands judge a sweep with its own
-// within-run noise (issue 32, stats/noise_model.h): E(N) is a ratio of two
-// runs' figures, so its relative within-run variance is the sum of theirs
-// (each the band's median per-iteration CV^2 over the run's iterations), and
-// the history's spread (its scaled MAD, which holds the typical sweep's
-// within-run part) is moved from the typical sweep's to this one's
-// (stats::RunScale). A sweep whose runs scattered within themselves must then
-// fall further before its drop is a break; a sweep as steady as usual is
-// judged as before (within_run_noise = 0: off). Small-message latency (the
+// healthy level near it is no break. That noise band and the history's
+// allowed drop judge a sweep with its own within-run noise (issue 32,
+// stats/noise_model.h): E(N) is a ratio of two runs' figures, so its
+// relative within-run variance is the sum of theirs (each the band's median
+// per-iteration CV^2 over the run's iterations), and the history's spread
+// (its scaled MAD, which holds the typical sweep's within-run part) is moved
+// from the typical sweep's to this one's (stats::RunScale). A sweep whose
+// runs scattered within themselves must then fall further before its drop
+// is a break; a sweep as steady as usual is judged as before
+// (within_run_noise = 0: off). Small-message latency (the
 // per-iteration median where the harness measured it, else the mean time)
 // should grow no faster than the node count: t(N) / t(N_ref) above
 // (1 + latency_tolerance) * N / N_ref is flagged. Each of the two curves gives
