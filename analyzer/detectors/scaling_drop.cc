@@ -16,7 +16,16 @@
 // only outside that noise band (history_mad_factor scaled MADs below the
 // median, widened for the number of node counts one sweep tests: Bonferroni):
 // the threshold is about the fabric's level, and one sweep's noise around a
-// healthy level near it is no break. Small-message latency (the
+// healthy level near it is no break. That noise band and the history's
+// allowed drop judge a sweep with its own within-run noise (issue 32,
+// stats/noise_model.h): E(N) is a ratio of two runs' figures, so its
+// relative within-run variance is the sum of theirs (each the band's median
+// per-iteration CV^2 over the run's iterations), and the history's spread
+// (its scaled MAD, which holds the typical sweep's within-run part) is moved
+// from the typical sweep's to this one's (stats::RunScale). A sweep whose
+// runs scattered within themselves must then fall further before its drop
+// is a break; a sweep as steady as usual is judged as before
+// (within_run_noise = 0: off). Small-message latency (the
 // per-iteration median where the harness measured it, else the mean time)
 // should grow no faster than the node count: t(N) / t(N_ref) above
 // (1 + latency_tolerance) * N / N_ref is flagged. Each of the two curves gives
@@ -44,6 +53,7 @@
 
 #include "analyzer/detector.h"
 #include "analyzer/run_facts.h"
+#include "analyzer/stats/noise_model.h"
 #include "analyzer/stats/normal_tail.h"
 #include "core/statistics.h"
 
@@ -56,6 +66,7 @@ struct Settings {
   int min_history;
   int64_t large_min_bytes, small_max_bytes;
   double latency_tolerance, host_latency_tolerance;
+  bool within_run_noise;
 };
 
 Settings Read(const DetectorSettings& s) {
@@ -68,7 +79,8 @@ Settings Read(const DetectorSettings& s) {
           .large_min_bytes = static_cast<int64_t>(s["large_min_bytes"]),
           .small_max_bytes = static_cast<int64_t>(s["small_max_bytes"]),
           .latency_tolerance = s["latency_tolerance"],
-          .host_latency_tolerance = s["host_latency_tolerance"]};
+          .host_latency_tolerance = s["host_latency_tolerance"],
+          .within_run_noise = s["within_run_noise"] != 0};
 }
 
 std::string Fixed(double v, int digits) {
@@ -139,10 +151,39 @@ std::optional<Pair> Compare(std::span<const ResultPoint> ref, std::span<const Re
   return p;
 }
 
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The relative within-run variance of a run's band figure (the median over
+// `sizes`): stats::WithinRunVariance of the median per-iteration CV over those
+// sizes (the sizes of one run share its conditions: their errors are taken as
+// correlated, stats/noise_model.h). NaN without iterations or CVs (nccl-tests).
+double BandWithin(const RunView& run, std::span<const ResultPoint> results,
+                  const std::vector<int64_t>& sizes) {
+  if (!run.iters || *run.iters <= 0) return kNaN;
+  std::vector<double> cvs;
+  for (const ResultPoint& r : results) {
+    if (r.lat_cv && std::isfinite(*r.lat_cv) && *r.lat_cv >= 0 &&
+        std::binary_search(sizes.begin(), sizes.end(), r.size_bytes)) {
+      cvs.push_back(*r.lat_cv);
+    }
+  }
+  const std::optional<double> cv = stats::MedianInPlace(cvs);
+  return cv ? stats::WithinRunVariance(*cv, *run.iters) : kNaN;
+}
+
+// The within-run variance of E(N) = busbw(N) / busbw(N_ref) over `sizes`:
+// the sum of the two runs' (a ratio's relative errors add); NaN when either
+// is unknown.
+double PairWithin(const RunView& ref_run, std::span<const ResultPoint> ref, const RunView& run,
+                  std::span<const ResultPoint> other, const std::vector<int64_t>& sizes) {
+  return BandWithin(ref_run, ref, sizes) + BandWithin(run, other, sizes);
+}
+
 // The sweep's curves against its reference.
 struct Curve {
   int ref_nodes = 0;
   std::map<int, double> efficiency;     // N -> E(N), N_ref included (1)
+  std::map<int, double> within;         // N -> E(N)'s within-run variance (NaN: unknown)
   std::map<int, double> busbw_gbps;     // N -> busbw(N) on the sizes shared with N_ref
   std::map<int, double> latency_ratio;  // N -> t(N) / t(N_ref)
   std::map<int, double> latency_us;     // N -> t(N) on the sizes shared with N_ref
@@ -187,6 +228,8 @@ std::optional<Curve> CurveOf(const InputIndex& input, const Sweep& sweep, const 
     if (auto p = Compare(ref, other, large, &ResultPoint::busbw_gbps, true)) {
       c.efficiency[n] = p->other / p->ref;
       c.busbw_gbps[n] = p->other;
+      c.within[n] =
+          PairWithin(*sweep.by_nodes.at(c.ref_nodes), ref, *sweep.by_nodes.at(n), other, p->sizes);
     }
     // Oversubscribed runs (more ranks than CPUs on a machine) time the
     // scheduler at small sizes; their busbw at large sizes still counts.
@@ -202,9 +245,12 @@ std::optional<Curve> CurveOf(const InputIndex& input, const Sweep& sweep, const 
 
 // The efficiency curve of a sweep that is only history (what AddToPast
 // reads): each node count's E(N) is kept with its run (schema 015) under the
-// id of the reference run it was measured against, so that a summarised
+// id of the reference run it was measured against, with its within-run
+// variance ({reference id, E(N), within}; NaN: none), so that a summarised
 // history needs no result rows; a sweep whose reference changed (a run
-// joined it) reads its rows again.
+// joined it) reads its rows again. A figure kept before the within-run
+// variance was ({reference id, E(N)}) is read again where the rows are at
+// hand, else used with the variance unknown (judged as typical).
 std::optional<Curve> PastCurveOf(const InputIndex& input, const Sweep& sweep, const Settings& s) {
   const std::vector<int> multi = MultiNodeCounts(sweep);
   if (multi.size() < 2) return std::nullopt;
@@ -217,17 +263,24 @@ std::optional<Curve> PastCurveOf(const InputIndex& input, const Sweep& sweep, co
   for (int n : multi) {
     const RunView& run = *sweep.by_nodes.at(n);
     const std::vector<double>* v = input.StoredSummary(run, key);
-    if (!v || v->size() != 2 || (*v)[0] != static_cast<double>(ref_run.id)) {
+    const bool stored = v && (v->size() == 2 || v->size() == 3) &&
+                        (*v)[0] == static_cast<double>(ref_run.id) &&
+                        (v->size() == 3 || !input.HasResults(run) || !input.HasResults(ref_run));
+    if (!stored) {
       std::span<const ResultPoint> ref = input.Results(ref_run.id);
+      std::span<const ResultPoint> other = input.Results(run.id);
       if (!large) large = LargeBand(ref, s);
-      std::optional<Pair> p =
-          Compare(ref, input.Results(run.id), *large, &ResultPoint::busbw_gbps, true);
+      std::optional<Pair> p = Compare(ref, other, *large, &ResultPoint::busbw_gbps, true);
+      const double within = p ? PairWithin(ref_run, ref, run, other, p->sizes) : kNaN;
       input.Produce(run, key,
-                    {static_cast<double>(ref_run.id),
-                     p ? p->other / p->ref : std::numeric_limits<double>::quiet_NaN()});
-      if (p) c.efficiency[n] = p->other / p->ref;
+                    {static_cast<double>(ref_run.id), p ? p->other / p->ref : kNaN, within});
+      if (p) {
+        c.efficiency[n] = p->other / p->ref;
+        c.within[n] = within;
+      }
     } else if (std::isfinite((*v)[1])) {
       c.efficiency[n] = (*v)[1];
+      c.within[n] = v->size() == 3 ? (*v)[2] : kNaN;
     }
   }
   return c;
@@ -274,19 +327,32 @@ struct History {
   int count = 0;
   std::optional<double> median;
   double allowed_drop = 0;
-  // history_mad_factor scaled MADs of the earlier sweeps' E(N): how far one
-  // sweep wanders from the median by noise alone.
+  // history_mad_factor scaled MADs of the earlier sweeps' E(N), moved to this
+  // sweep's within-run noise: how far it wanders from the median by noise
+  // alone.
   double noise_band = 0;
+  // The earlier sweeps' typical (median) within-run variance of E(N) and this
+  // sweep's (the typical one when unknown): the noise model's two inputs.
+  double typical_within = 0, run_within = 0;
 };
 
 // E(N) of a family's earlier sweeps, by reference and node count, grown one
 // sweep at a time as the family's sweeps are judged oldest first: judging
 // three years of sweeps against all sweeps before each is then one insert
-// per value, not a copy and a selection of the whole past per sweep.
-using PastEfficiency = std::map<std::pair<int, int>, stats::SortedValues>;
+// per value, not a copy and a selection of the whole past per sweep. With
+// them, the within-run variances of those E(N) that have one.
+struct PastSweeps {
+  stats::SortedValues efficiency, within;
+};
+using PastEfficiency = std::map<std::pair<int, int>, PastSweeps>;
 
 void AddToPast(const Curve& curve, PastEfficiency* past) {
-  for (const auto& [n, e] : curve.efficiency) (*past)[{curve.ref_nodes, n}].Insert(e);
+  for (const auto& [n, e] : curve.efficiency) {
+    PastSweeps& p = (*past)[{curve.ref_nodes, n}];
+    p.efficiency.Insert(e);
+    auto w = curve.within.find(n);
+    if (w != curve.within.end() && std::isfinite(w->second)) p.within.Insert(w->second);
+  }
 }
 
 std::map<int, History> HistoryOf(const Curve& curve, const PastEfficiency& earlier,
@@ -301,12 +367,19 @@ std::map<int, History> HistoryOf(const Curve& curve, const PastEfficiency& earli
     History& h = by_nodes[n];
     auto it = earlier.find({curve.ref_nodes, n});
     if (it == earlier.end()) continue;
-    const stats::SortedValues& past = it->second;
+    const stats::SortedValues& past = it->second.efficiency;
     h.count = static_cast<int>(past.size());
     // stats::Baseline(past, min_history, 0), from the sorted values.
     if (h.count >= std::max(s.min_history, 1)) {
       h.median = *past.Median();
-      const double scale = past.ScaledMad().value_or(0);
+      double scale = past.ScaledMad().value_or(0);
+      if (s.within_run_noise) {
+        h.typical_within = it->second.within.Median().value_or(0);
+        auto w = curve.within.find(n);
+        h.run_within =
+            w != curve.within.end() && std::isfinite(w->second) ? w->second : h.typical_within;
+        scale = stats::RunScale(scale, *h.median, h.typical_within, h.run_within, 0);
+      }
       h.noise_band = band_z * scale;
       h.allowed_drop = std::max(s.history_margin, h.noise_band);
     }
@@ -358,6 +431,8 @@ void JudgeBusbw(const Sweep& sweep, const Curve& curve, const PastEfficiency& ea
       if (hm.median) {
         j["median"] = *hm.median;
         j["allowed_drop"] = hm.allowed_drop;
+        j["typical_within_sigma"] = std::sqrt(hm.typical_within);
+        j["within_sigma"] = std::sqrt(hm.run_within);
       }
       past[std::to_string(m)] = j;
     }
@@ -481,6 +556,10 @@ const DetectorRegistrar kRegistered({
             {"large_min_bytes", 67108864,
              "large messages: at least this many bytes (else the largest quarter of the sizes)"},
             {"small_max_bytes", 65536, "small messages: above 0 and up to this many bytes"},
+            {"within_run_noise", 1,
+             "noise model: widen the history's band by the sweep's own within-run variance "
+             "(per-iteration CV^2 / iterations of both runs) in place of the typical sweep's "
+             "(0: off)"},
             {"latency_tolerance", 1,
              "NCCL: flag small-message t(N)/t(N_ref) above (1 + this) x N/N_ref"},
             {"host_latency_tolerance", 24, "MPI backend: the same tolerance"},

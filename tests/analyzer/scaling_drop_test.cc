@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analyzer/input_index.h"
+#include "core/clock.h"
 #include "tests/analyzer/input_builder.h"
 
 namespace fabtrack::analyzer {
@@ -183,6 +186,138 @@ TEST(ScalingDrop, HistoryNeedsEnoughSweepsAndRespectsItsSpread) {
   AddSweep(wandering, 6, {{2, {1, 1}}, {4, {0.84, 2}}});
   wandering.JudgeFrom(6);
   EXPECT_TRUE(FindingsOf(wandering).empty());
+}
+
+// Issue 32's noise model: a harness sweep records each size's per-iteration
+// CV over its timed iterations. `cv` on every size of every run of the sweep
+// but the ones in `noisy` (which get `noisy_cv`).
+void SetWithinRunSpread(const std::map<int, RunView*>& sweep, InputBuilder& b, double cv,
+                        const std::set<int>& noisy = {}, double noisy_cv = 0) {
+  for (const auto& [nodes, run] : sweep) {
+    run->source = "fabtrack-allreduce";
+    run->iters = 20;
+    for (ResultPoint& r : b.input().results) {
+      if (r.run_id == run->id) r.lat_cv = noisy.contains(nodes) ? noisy_cv : cv;
+    }
+  }
+}
+
+// Ten steady sweeps (CV 3% over 20 iterations: 0.7% within-run sigma per
+// run) whose E(4) sits at 0.97 +- 0.01, then tonight's sweep at `tonight_e`
+// with the 4-node run's iterations scattered by `cv4`.
+InputBuilder HistoryThenTonight(double tonight_e, double cv4) {
+  InputBuilder b;
+  const std::vector<double> past = {0.97, 0.96, 0.98, 0.97, 0.965, 0.975, 0.97, 0.98, 0.96, 0.97};
+  for (size_t night = 0; night < past.size(); ++night) {
+    auto sweep = AddSweep(b, static_cast<int>(night), {{2, {1, 1}}, {4, {past[night], 2}}});
+    SetWithinRunSpread(sweep, b, 0.03);
+  }
+  const int tonight = static_cast<int>(past.size());
+  auto sweep = AddSweep(b, tonight, {{2, {1, 1}}, {4, {tonight_e, 2}}});
+  SetWithinRunSpread(sweep, b, 0.03, {4}, cv4);
+  b.JudgeFrom(tonight);
+  return b;
+}
+
+// A 4-node run whose iterations scattered by a CV of 30% has a mean off by
+// 30% / sqrt(20) = 6.7% (sigma) by its own spread alone: 12% below the
+// family's median is under two of its sigmas, no break of the scaling. The
+// same 12% from a run as steady as the history's is one; and a collapse to
+// 60% stands out of even the noisy run's spread.
+TEST(ScalingDrop, ADropWithinTheRunsOwnSpreadIsNoBreak) {
+  InputBuilder noisy = HistoryThenTonight(0.85, 0.3);
+  EXPECT_TRUE(FindingsOf(noisy).empty()) << FindingsOf(noisy)[0].message;
+
+  AnalyzerConfig off;  // the model off: the history's band alone (the rule before issue 32)
+  off.overrides["scaling_drop"]["within_run_noise"] = 0;
+  auto before = FindingsOf(noisy, off);
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0].nodes, 4);
+
+  InputBuilder steady = HistoryThenTonight(0.85, 0.03);
+  auto findings = FindingsOf(steady);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NEAR(findings[0].evidence["history"]["4"]["allowed_drop"].get<double>(), 0.1, 1e-12);
+
+  InputBuilder collapse = HistoryThenTonight(0.6, 0.3);
+  for (const AnalyzerConfig& config : {AnalyzerConfig{}, off}) {
+    findings = FindingsOf(collapse, config);
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].nodes, 4);
+    EXPECT_NEAR(*findings[0].value, 0.6, 1e-12);
+  }
+  // The noisy run's band: 3 sigmas of sqrt(history's spread^2 + its own
+  // within-run variance less the typical one), about 0.2 here.
+  findings = FindingsOf(collapse);
+  const nlohmann::json& h = findings[0].evidence["history"]["4"];
+  EXPECT_NEAR(h["within_sigma"].get<double>(), std::sqrt((0.09 + 0.0009) / 20), 1e-9);
+  EXPECT_NEAR(h["typical_within_sigma"].get<double>(), std::sqrt(0.0018 / 20), 1e-9);
+  EXPECT_GT(h["allowed_drop"].get<double>(), 0.19);
+  EXPECT_LT(h["allowed_drop"].get<double>(), 0.23);
+}
+
+// A summarised history (schema 015) keeps each run's E(N) with its
+// within-run variance: judging on it equals judging on the rows. Figures kept
+// before the variance was ({reference id, E(N)}) are still read, the
+// variance unknown.
+TEST(ScalingDrop, ASummarisedHistoryKeepsTheWithinRunVariance) {
+  const std::string key = SummaryKey("scaling_drop.efficiency", "large_min_bytes=67108864");
+  auto summarise = [&](InputBuilder& b, bool legacy) {
+    AnalysisInput& in = b.input();
+    std::map<int64_t, int64_t> ref_by_night;  // night -> its 2-node run's id
+    for (const RunView& run : in.runs) {
+      if (in.Judged(run)) continue;
+      if (run.nodes == 2) ref_by_night[NightOf(run.started_at)] = run.id;
+    }
+    for (RunView& run : in.runs) {
+      if (in.Judged(run)) continue;
+      const int64_t ref = ref_by_night.at(NightOf(run.started_at));
+      double ref_bw = 0, bw = 0;
+      for (const ResultPoint& r : in.results) {
+        if (r.size_bytes != 256 * kMiB) continue;
+        if (r.run_id == ref) ref_bw = *r.busbw_gbps;
+        if (r.run_id == run.id) bw = *r.busbw_gbps;
+      }
+      std::vector<double> figure = {static_cast<double>(ref), bw / ref_bw};
+      if (!legacy) figure.push_back(2 * 0.03 * 0.03 / 20);
+      in.summaries[run.id][key] = figure;
+      run.summarized = true;
+      run.results_loaded = false;
+    }
+  };
+  InputBuilder full = HistoryThenTonight(0.6, 0.3);
+  InputBuilder kept = HistoryThenTonight(0.6, 0.3);
+  summarise(kept, false);
+  auto from_rows = FindingsOf(full);
+  auto from_summaries = FindingsOf(kept);
+  ASSERT_EQ(from_rows.size(), 1u);
+  ASSERT_EQ(from_summaries.size(), 1u);
+  EXPECT_NEAR(from_summaries[0].evidence["history"]["4"]["allowed_drop"].get<double>(),
+              from_rows[0].evidence["history"]["4"]["allowed_drop"].get<double>(), 1e-9);
+
+  InputBuilder legacy = HistoryThenTonight(0.85, 0.3);
+  summarise(legacy, true);
+  EXPECT_TRUE(FindingsOf(legacy).empty());  // read, no SummaryMiss; the run's own spread counts
+}
+
+// A noisy reference run makes every node count's E(N) read low at once:
+// its within-run variance counts in every E(N) of the sweep.
+TEST(ScalingDrop, ANoisyReferenceRunWidensEveryNodeCount) {
+  InputBuilder b;
+  const std::vector<double> past = {0.97, 0.96, 0.98, 0.97, 0.965, 0.975, 0.97, 0.98, 0.96, 0.97};
+  for (size_t night = 0; night < past.size(); ++night) {
+    auto sweep = AddSweep(b, static_cast<int>(night),
+                          {{2, {1, 1}}, {4, {past[night], 2}}, {8, {past[night] - 0.02, 3}}});
+    SetWithinRunSpread(sweep, b, 0.03);
+  }
+  // The 2-node run read 14% high: both E(N) 0.12-0.13 below their medians.
+  auto sweep = AddSweep(b, 10, {{2, {1.14, 1}}, {4, {0.97, 2}}, {8, {0.95, 3}}});
+  SetWithinRunSpread(sweep, b, 0.03, {2}, 0.3);
+  b.JudgeFrom(10);
+  EXPECT_TRUE(FindingsOf(b).empty());
+  AnalyzerConfig off;
+  off.overrides["scaling_drop"]["within_run_noise"] = 0;
+  EXPECT_EQ(FindingsOf(b, off).size(), 1u);
 }
 
 TEST(ScalingDrop, FewerThanTwoMultiNodeCountsSaySomething) {
