@@ -30,5 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!all.count(name)) __builtin_trap();
     }
   }
+  std::map<std::string, uint64_t> details;
+  if (DecodePortRcvErrorDetailsInto(mad, port, &details, &why) && details.size() != 6)
+    __builtin_trap();
   return 0;
 }

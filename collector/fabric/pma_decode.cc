@@ -173,6 +173,23 @@ bool DecodePortCountersExtendedInto(std::span<const uint8_t> mad, int port,
   return true;
 }
 
+bool DecodePortRcvErrorDetailsInto(std::span<const uint8_t> mad, int port,
+                                   std::map<std::string, uint64_t>* counters, std::string* why) {
+  std::optional<std::span<const uint8_t>> reply = ReplyData(mad, kPortRcvErrorDetails, why);
+  if (!reply || !PortSelectMatches(*reply, port, why)) return false;
+  std::span<const uint8_t> d = *reply;
+  auto put = [counters](const char* name, uint64_t value) {
+    counters->insert_or_assign(name, value);
+  };
+  put("port_local_physical_errors", BigEndian(d, 4, 2));
+  put("port_malformed_packet_errors", BigEndian(d, 6, 2));
+  put("port_buffer_overrun_errors", BigEndian(d, 8, 2));
+  put("port_dlid_mapping_errors", BigEndian(d, 10, 2));
+  put("port_vl_mapping_errors", BigEndian(d, 12, 2));
+  put("port_looping_errors", BigEndian(d, 14, 2));
+  return true;
+}
+
 const std::vector<std::string>& ErrorCounterNames(bool xmit_wait) {
   static const std::vector<std::string> kErrors = {
       "VL15_dropped",

@@ -20,6 +20,7 @@ inline constexpr uint8_t kPerformanceClass = 0x04;
 inline constexpr uint16_t kClassPortInfo = 0x0001;
 inline constexpr uint16_t kPortCounters = 0x0012;
 inline constexpr uint16_t kPortCountersExtended = 0x001D;
+inline constexpr uint16_t kPortRcvErrorDetails = 0x0015;
 
 // ClassPortInfo CapabilityMask bits of the PerfMgt class (IBA 16.1.2 and
 // annex A13): which counters a PMA has.
@@ -83,6 +84,15 @@ std::optional<std::map<std::string, uint64_t>> DecodePortCountersExtended(
 bool DecodePortCountersExtendedInto(std::span<const uint8_t> mad, int port,
                                     std::map<std::string, uint64_t>* counters, std::string* why,
                                     bool additional = false, bool xmit_wait = false);
+
+// PortRcvErrorDetails (IBA 16.1.4.3, 16 bits each): what PortRcvErrors
+// counted, by cause: port_local_physical_errors, port_malformed_packet_errors,
+// port_buffer_overrun_errors, port_dlid_mapping_errors,
+// port_vl_mapping_errors, port_looping_errors, written into `counters`.
+// False, and `counters` untouched, when the reply does not fit (a PMA
+// without the attribute answers status 0x000c).
+bool DecodePortRcvErrorDetailsInto(std::span<const uint8_t> mad, int port,
+                                   std::map<std::string, uint64_t>* counters, std::string* why);
 
 // The PortCounters names that are not data or packet counters: the twelve
 // error counters, and port_xmit_wait when `xmit_wait`.

@@ -66,6 +66,11 @@ std::vector<PmaQuery> PlanCounterReads(const FabricScan& discovered,
                                        const std::set<std::string>& errors_zero = {},
                                        bool errors_only = false);
 
+// PortRcvErrorDetails of every port whose counters (as read) hold a
+// port_rcv_errors above zero: what those errors were, at no cost on a port
+// without any. Switch port 0 left out, LIDs as PlanCounterReads's.
+std::vector<PmaQuery> PlanRcvErrorDetailReads(const FabricScan& scanned);
+
 // "no answer after 3 tries (300 ms each)": the finding's words for a query
 // that ran out of retries.
 std::string NoAnswerText(const ScanPolicy& policy);

@@ -415,7 +415,6 @@ ScanOutcome ScanSubnet(const ScanSettings& settings) {
 
   std::vector<PmaQuery> reads = PlanCounterReads(*scan, caps, errors_zero, settings.errors_only);
   std::vector<Reply> replies = window.Run(reads, &scan->mads_sent, &scan->mads_retried);
-  mad_rpc_close_port(port);
   // Each node's ports by number (the reads name them by GUID and port).
   std::unordered_map<std::string_view, std::vector<FabricPort*>> ports;
   for (FabricPort& p : scan->ports) {
@@ -469,6 +468,17 @@ ScanOutcome ScanSubnet(const ScanSettings& settings) {
       }
     }
     if (q.attribute == kPortCountersExtended) p->counters_64bit = true;
+  }
+  // What the receive errors were, where a port has counted any. A PMA
+  // without PortRcvErrorDetails (an optional attribute) or one that does not
+  // answer it leaves the port as it was: its counters were read.
+  std::vector<PmaQuery> details = PlanRcvErrorDetailReads(*scan);
+  std::vector<Reply> detail_replies = window.Run(details, &scan->mads_sent, &scan->mads_retried);
+  mad_rpc_close_port(port);
+  for (size_t i = 0; i < details.size(); ++i) {
+    FabricPort* p = find_port(details[i]);
+    if (p && detail_replies[i].mad)
+      DecodePortRcvErrorDetailsInto(*detail_replies[i].mad, details[i].port, &p->counters, nullptr);
   }
   // The ports not asked PortCounters because their switch's sum said their
   // error counters are zero (a port whose other read failed stays without).

@@ -154,6 +154,18 @@ TEST(ScanPlan, OneMadPerPortWhereExtendedSaysAll) {
       1);
 }
 
+TEST(ScanPlan, ReceiveErrorDetailsOnlyWherePortRcvErrorsCounted) {
+  FabricScan s = testing::SmallFatTree(1, 1, 1);
+  EXPECT_TRUE(fabric::PlanRcvErrorDetailReads(s).empty()) << "a clean fabric: no MAD";
+  testing::PortOf(s, 0x1001, 2).counters["port_rcv_errors"] = 3;
+  testing::PortOf(s, 0x3001, 1).counters["port_rcv_errors"] = 1;
+  std::vector<fabric::PmaQuery> expected = {
+      {testing::Guid(0x1001), 2, 1, fabric::kPortRcvErrorDetails},  // at the switch's LID
+      {testing::Guid(0x3001), 1, 1, fabric::kPortRcvErrorDetails},
+  };
+  EXPECT_EQ(fabric::PlanRcvErrorDetailReads(s), expected);
+}
+
 TEST(ScanPlan, ASumIsCleanOnlyWhenEveryErrorCounterIsZero) {
   std::map<std::string, uint64_t> sum;
   for (const std::string& name : fabric::ErrorCounterNames(true)) sum[name] = 0;

@@ -75,9 +75,18 @@ def port_ends(doc):
     return [(e, types[e["guid"]]) for e in ends if not (types[e["guid"]] == "switch" and e["port"] == 0)]
 
 
+RCV_ERROR_DETAILS = {"port_local_physical_errors", "port_malformed_packet_errors", "port_buffer_overrun_errors",
+                     "port_dlid_mapping_errors", "port_vl_mapping_errors", "port_looping_errors"}
+
+
+def with_rcv_errors(doc):
+    """Ports asked PortRcvErrorDetails: those whose port_rcv_errors is not zero."""
+    return sum(1 for e, _ in port_ends(doc) if e.get("counters", {}).get("port_rcv_errors", 0) > 0)
+
+
 def pma_mads_without_sums(doc):
     """ClassPortInfo per node, PortCounters and PortCountersExtended per port."""
-    return len(doc["nodes"]) + 2 * len(port_ends(doc))
+    return len(doc["nodes"]) + 2 * len(port_ends(doc)) + with_rcv_errors(doc)
 
 
 def pma_mads_expected(doc, switches_with_errors):
@@ -87,7 +96,7 @@ def pma_mads_expected(doc, switches_with_errors):
     switches = sum(1 for n in doc["nodes"] if n["type"] == "switch")
     per_port = sum(1 if t == "switch" and e["description"] not in switches_with_errors else 2
                    for e, t in port_ends(doc))
-    return len(doc["nodes"]) + switches + per_port
+    return len(doc["nodes"]) + switches + per_port + with_rcv_errors(doc)
 
 
 def case_small():
@@ -100,7 +109,9 @@ def case_small():
                        'PerformanceSet "leaf01"[3] PortCounters.LinkDownedCounter=2',
                        'PerformanceSet "leaf01"[3] PortCounters.PortRcvErrors=5',
                        'PerformanceSet "leaf01"[3] PortCounters.PortXmitDiscards=7',
-                       'PerformanceSet "leaf01"[3] PortCounters.PortXmitWait=123456')
+                       'PerformanceSet "leaf01"[3] PortCounters.PortXmitWait=123456',
+                       'PerformanceSet "leaf01"[3] PortRcvErrorDetails.PortLocalPhysicalErrors=4',
+                       'PerformanceSet "leaf01"[3] PortRcvErrorDetails.PortMalformedPacketErrors=1')
         doc = scan(subnet)
         types = sorted(n["type"] for n in doc["nodes"])
         check(types == ["ca"] * 4 + ["switch"] * 4, f"nodes: {types}")
@@ -121,6 +132,10 @@ def case_small():
             check(c.get("port_rcv_errors") == 5, f"port_rcv_errors 5: {c}")
             check(c.get("port_xmit_discards") == 7, f"port_xmit_discards 7: {c}")
             check(c.get("port_xmit_wait") == 123456, f"port_xmit_wait 123456: {c}")
+            # What the 5 receive errors were (PortRcvErrorDetails, read
+            # because port_rcv_errors is not zero).
+            check(c.get("port_local_physical_errors") == 4 and c.get("port_malformed_packet_errors") == 1
+                  and c.get("port_looping_errors") == 0, f"receive error details: {c}")
             check(a["counters_64bit"] is True, "PortCountersExtended read (CapMask says so)")
             check(up["state"] == "Active" and up["width"] == 4, f"state/width: {up['state']} {up['width']}")
         # ibsim's switch PMAs have AllPortSelect: one PortCounters sum per
@@ -131,11 +146,14 @@ def case_small():
         check(doc["mads"]["sent"] == pma_mads_expected(doc, {"leaf01"}),
               f"PMA MADs: {doc['mads']} (expected {pma_mads_expected(doc, {'leaf01'})}, "
               f"{pma_mads_without_sums(doc)} with both per port)")
-        names = set(up["a"]["counters"]) if up else set()
+        names = set(up["a"]["counters"]) - RCV_ERROR_DETAILS if up else set()
         for link in doc["links"]:
             for end in ("a", "b"):
                 e = link[end]
-                check(set(e["counters"]) == names,
+                if (e["description"], e["port"]) != ("leaf01", 3):
+                    check(not set(e["counters"]) & RCV_ERROR_DETAILS,
+                          f"no receive error details where no receive errors: {e}")
+                check(set(e["counters"]) - RCV_ERROR_DETAILS == names,
                       f"{e['description']}/{e['port']} has {sorted(set(e['counters']) ^ names)} unlike leaf01/3")
         kinds = findings_by_kind(doc)
         degraded = kinds.get("fabric_link_degraded", [])
@@ -149,6 +167,7 @@ def case_small():
         lean = scan(subnet, "--errors-only")
         switches = sum(1 for n in lean["nodes"] if n["type"] == "switch")
         per_port = sum(1 for e, t in port_ends(lean) if t == "ca" or e["description"] == "leaf01")
+        per_port += with_rcv_errors(lean)
         check(lean["mads"]["sent"] == len(lean["nodes"]) + switches + per_port,
               f"--errors-only PMA MADs: {lean['mads']} (expected {len(lean['nodes']) + switches + per_port})")
         up = link_named(lean, ("leaf01", 3), ("spine01", 1))

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <map>
+#include <string>
 #include <vector>
 
 #ifdef FABTRACK_HAVE_IBMAD
@@ -125,6 +127,27 @@ TEST(PmaDecode, ExtendedCarriesTheErrorCountersWhereCapabilityMask2Says) {
   EXPECT_FALSE(no_wait.count("port_xmit_wait")) << "absent where CapMask has no XmitWait";
 }
 
+TEST(PmaDecode, ReceiveErrorDetails) {
+  auto m = Reply(kPortRcvErrorDetails, 4);
+  Put(m, 4, 9, 2);   // PortLocalPhysicalErrors
+  Put(m, 6, 2, 2);   // PortMalformedPacketErrors
+  Put(m, 14, 1, 2);  // PortLoopingErrors
+  std::string why;
+  std::map<std::string, uint64_t> c = {{"port_rcv_errors", 12}};
+  ASSERT_TRUE(DecodePortRcvErrorDetailsInto(m, 4, &c, &why)) << why;
+  EXPECT_EQ(c.at("port_rcv_errors"), 12u) << "left as it was";
+  EXPECT_EQ(c.at("port_local_physical_errors"), 9u);
+  EXPECT_EQ(c.at("port_malformed_packet_errors"), 2u);
+  EXPECT_EQ(c.at("port_buffer_overrun_errors"), 0u);
+  EXPECT_EQ(c.at("port_looping_errors"), 1u);
+  std::map<std::string, uint64_t> untouched;
+  EXPECT_FALSE(DecodePortRcvErrorDetailsInto(m, 5, &untouched, &why));
+  EXPECT_EQ(why, "reply for port 4, asked 5");
+  m[5] = 0x0c;  // a PMA without the attribute
+  EXPECT_FALSE(DecodePortRcvErrorDetailsInto(m, 4, &untouched, &why));
+  EXPECT_TRUE(untouched.empty());
+}
+
 TEST(PmaDecode, RepliesThatDoNotFitAreRefusedWithWhy) {
   std::string why;
   auto m = Reply(kPortCounters, 9);
@@ -218,6 +241,23 @@ TEST(PmaDecode, AgreesWithLibibmad) {
   ASSERT_TRUE(DecodePortCountersExtendedInto(e, 5, &all, &why, true, true)) << why;
   big = 0x200000000ULL;
   for (const auto& [field, name] : additional) EXPECT_EQ(all.at(name), big++) << name;
+
+  auto details = Reply(kPortRcvErrorDetails, 5);
+  data = details.data() + IB_PC_DATA_OFFS;
+  const std::pair<MAD_FIELDS, const char*> causes[] = {
+      {IB_PC_RCV_LOCAL_PHY_ERR_F, "port_local_physical_errors"},
+      {IB_PC_RCV_MALFORMED_PKT_ERR_F, "port_malformed_packet_errors"},
+      {IB_PC_RCV_BUF_OVR_ERR_F, "port_buffer_overrun_errors"},
+      {IB_PC_RCV_DLID_MAP_ERR_F, "port_dlid_mapping_errors"},
+      {IB_PC_RCV_VL_MAP_ERR_F, "port_vl_mapping_errors"},
+      {IB_PC_RCV_LOOPING_ERR_F, "port_looping_errors"},
+  };
+  value = 101;
+  for (const auto& [field, name] : causes) mad_set_field(data, 0, field, value++);
+  std::map<std::string, uint64_t> by_cause;
+  ASSERT_TRUE(DecodePortRcvErrorDetailsInto(details, 5, &by_cause, &why)) << why;
+  value = 101;
+  for (const auto& [field, name] : causes) EXPECT_EQ(by_cause.at(name), value++) << name;
 
   auto cpi = Reply(kClassPortInfo, 0);
   mad_set_field(cpi.data() + IB_PC_DATA_OFFS, 0, IB_CPI_CAPMASK_F, kCapExtendedWidth);
