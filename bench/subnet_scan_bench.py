@@ -3,10 +3,14 @@
 takes (256 switches), in one simulator, side by side, alternating order.
 
 Per round, each reader reads the subnet's counters once:
-  fabtrack   `fabtrack fabric scan` (discovery, ClassPortInfo per node, then
-             PortCounters + PortCountersExtended of every port, a window of
-             MADs in flight; text output)
+  fabtrack   `fabtrack fabric scan` (discovery, ClassPortInfo per node, an
+             AllPortSelect sum per switch, then PortCountersExtended of
+             every port and PortCounters where the sum shows errors or the
+             node has no sum, a window of MADs in flight; text output)
   fabtrack-json  the same with --format json (13 MB on 256 switches)
+  fabtrack-errors  `fabtrack fabric scan --errors-only` (ibqueryerrors'
+             reading: an AllPortSelect sum per switch, per port only where
+             it shows errors; no data counters on clean switches)
   iqe        `ibqueryerrors` (discovery, then per switch one PortCounters
              with AllPortSelect, per port only where that shows errors)
   iqe-counters  `ibqueryerrors --counters` (every port's data counters)
@@ -20,7 +24,7 @@ discovery, waiting one MAD at a time or many at once.
 
   bench/subnet_scan_bench.py [--rounds 5] [--leaves 240 --spines 16 --hosts 7]
                              [--window 64] [--perfquery-nodes N] [--base OLD_FABTRACK]
-                             [--no-json]
+                             [--no-json] [--no-errors-only]
 
 --perfquery-nodes N times the loop over N switches and N HCAs only and
 scales by the port count (said in the output); 0 (default) runs it whole.
@@ -84,6 +88,8 @@ def main():
     ap.add_argument("--fabtrack", default=os.path.join(ROOT, "build", "cli", "fabtrack"))
     ap.add_argument("--base", help="another fabtrack build to time beside it")
     ap.add_argument("--no-json", action="store_true", help="leave out the --format json reader")
+    ap.add_argument("--no-errors-only", action="store_true",
+                    help="leave out fabtrack --errors-only (a --fabtrack build without it)")
     args = ap.parse_args()
     why = ibsim_fixture.available()
     if why:
@@ -97,6 +103,15 @@ def main():
         print(f"subnet: {len(switches)} switches, {len(cas)} HCAs, {len(doc['links'])} links, "
               f"{ports} ports; fabtrack read them with {doc['mads']['sent']} MADs "
               f"({doc['mads']['retried']} retried), {len(doc['unanswered'])} unanswered")
+        mads = {"fabtrack": doc["mads"]["sent"]}
+        variants = {"fabtrack-errors": [args.fabtrack, "--errors-only"]} if not args.no_errors_only else {}
+        if args.base:
+            variants["fabtrack-base"] = [args.base]
+        for name, (binary, *extra) in variants.items():
+            other = json.loads(subnet.run([binary, "fabric", "scan", "--format", "json", *extra],
+                                          timeout=600).stdout)
+            mads[name] = other["mads"]["sent"]
+        print("PMA MADs per scan: " + ", ".join(f"{k} {v}" for k, v in mads.items()))
         pq_switches, pq_cas = switches, cas
         scale = 1.0
         if args.perfquery_nodes:
@@ -109,6 +124,7 @@ def main():
         readers = {
             "fabtrack": [[args.fabtrack, "fabric", "scan", "--window", str(args.window)]],
             "fabtrack-json": [[args.fabtrack, "fabric", "scan", "--format", "json", "--window", str(args.window)]],
+            "fabtrack-errors": [[args.fabtrack, "fabric", "scan", "--errors-only", "--window", str(args.window)]],
             "iqe": [["ibqueryerrors"]],
             "iqe-counters": [["ibqueryerrors", "--counters"]],
             "perfquery": [["perfquery", "-x", "-l", str(n["lid"])] for n in pq_switches]
@@ -119,6 +135,8 @@ def main():
             readers = {"fabtrack": readers.pop("fabtrack"), "fabtrack-base": base, **readers}
         if args.no_json:
             del readers["fabtrack-json"]
+        if args.no_errors_only:
+            del readers["fabtrack-errors"]
         print(f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
         times = {name: [] for name in readers}
         cpus = {name: [] for name in readers}

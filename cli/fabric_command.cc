@@ -2,15 +2,15 @@
 //                       [--web.config.file F] [--duration S]
 // fabtrack fabric scan [--ca DEV] [--port N] [--format text|json|prometheus] [--textfile DIR]
 //                      [--cluster C [--db CONNINFO]] [--timeout-ms MS] [--retries N] [--window N]
-//                      [--discovery-smps N] [--xmit-wait-per-second R]
+//                      [--discovery-smps N] [--errors-only] [--xmit-wait-per-second R]
 // Reads the InfiniBand subnet from the management side: discovery, then
 // every switch and HCA port's PortCounters (PortCountersExtended where the
 // PMA has it, PortXmitWait), many MADs in flight, each with a timeout and
-// retries; what did not answer is a finding. With --cluster the scan is
-// stored and judged against the cluster's previous stored scan (errors,
-// congestion, links down or flapping in between). Exit 0 scanned (whatever
-// the findings), 1 no scan (no CA, no subnet manager, built without
-// libibmad), 2 usage, 3 database.
+// retries (one PortCountersExtended per port where it holds them all; a
+// switch whose AllPortSelect sum is clean is asked no PortCounters per port); what did not answer
+// is a finding. With --cluster the scan is stored and judged against the cluster's previous stored
+// scan (errors, congestion, links down or flapping in between). Exit 0 scanned (whatever the
+// findings), 1 no scan (no CA, no subnet manager, built without libibmad), 2 usage, 3 database.
 // --format prometheus prints every switch port's counters under
 // infiniband_exporter's names (collector/fabric/switch_exposition.h);
 // --textfile DIR writes the same to DIR/fabtrack_fabric.prom for
@@ -155,6 +155,11 @@ void AddScanSettingsOptions(CLI::App* command, fabric::ScanSettings* s) {
       ->add_option("--discovery-smps", s->discovery_smps,
                    "discovery's SMPs in flight at once (default 16)")
       ->check(WholeNumber(1, 256));
+  command->add_flag("--errors-only", s->errors_only,
+                    "read as ibqueryerrors does: a switch whose AllPortSelect sum shows no error "
+                    "(and no XmitWait) is not asked per port (its ports' error counters are 0, "
+                    "their data counters absent); elsewhere one MAD per port, no data counters "
+                    "unless that MAD carries them");
 }
 
 }  // namespace

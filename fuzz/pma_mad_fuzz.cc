@@ -4,6 +4,7 @@
 // past the buffer.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 
@@ -21,5 +22,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (c->count("port_xmit_wait") != (xmit_wait ? 1u : 0u)) __builtin_trap();
   }
   (void)DecodePortCountersExtended(mad, port, &why);
+  // With the additional error counters (CapabilityMask2): every counter
+  // PortCounters has, from the one reply.
+  std::map<std::string, uint64_t> all;
+  if (DecodePortCountersExtendedInto(mad, port, &all, &why, true, xmit_wait)) {
+    for (const std::string& name : ErrorCounterNames(xmit_wait)) {
+      if (!all.count(name)) __builtin_trap();
+    }
+  }
+  std::map<std::string, uint64_t> details;
+  if (DecodePortRcvErrorDetailsInto(mad, port, &details, &why) && details.size() != 6)
+    __builtin_trap();
   return 0;
 }

@@ -96,6 +96,7 @@ std::optional<PmaCapabilities> DecodeClassPortInfo(std::span<const uint8_t> mad,
   if (!data) return std::nullopt;
   PmaCapabilities caps;
   caps.cap_mask = static_cast<uint16_t>(BigEndian(*data, 2, 2));
+  caps.cap_mask2 = static_cast<uint32_t>(BigEndian(*data, 4, 4) >> 5);
   return caps;
 }
 
@@ -137,7 +138,8 @@ std::optional<std::map<std::string, uint64_t>> DecodePortCountersExtended(
 }
 
 bool DecodePortCountersExtendedInto(std::span<const uint8_t> mad, int port,
-                                    std::map<std::string, uint64_t>* counters, std::string* why) {
+                                    std::map<std::string, uint64_t>* counters, std::string* why,
+                                    bool additional, bool xmit_wait) {
   std::optional<std::span<const uint8_t>> reply = ReplyData(mad, kPortCountersExtended, why);
   if (!reply || !PortSelectMatches(*reply, port, why)) return false;
   std::span<const uint8_t> d = *reply;
@@ -152,7 +154,63 @@ bool DecodePortCountersExtendedInto(std::span<const uint8_t> mad, int port,
   put("port_xmit_packets", BigEndian(d, 24, 8));
   put("unicast_rcv_packets", BigEndian(d, 48, 8));
   put("unicast_xmit_packets", BigEndian(d, 40, 8));
+  if (additional) {
+    // IBA 16.1.4.11, after PortMulticastRcvPkts: 64 bits each.
+    put("symbol_error", BigEndian(d, 72, 8));
+    put("link_error_recovery", BigEndian(d, 80, 8));
+    put("link_downed", BigEndian(d, 88, 8));
+    put("port_rcv_errors", BigEndian(d, 96, 8));
+    put("port_rcv_remote_physical_errors", BigEndian(d, 104, 8));
+    put("port_rcv_switch_relay_errors", BigEndian(d, 112, 8));
+    put("port_xmit_discards", BigEndian(d, 120, 8));
+    put("port_xmit_constraint_errors", BigEndian(d, 128, 8));
+    put("port_rcv_constraint_errors", BigEndian(d, 136, 8));
+    put("local_link_integrity_errors", BigEndian(d, 144, 8));
+    put("excessive_buffer_overrun_errors", BigEndian(d, 152, 8));
+    put("VL15_dropped", BigEndian(d, 160, 8));
+    if (xmit_wait) put("port_xmit_wait", BigEndian(d, 168, 8));
+  }
   return true;
+}
+
+bool DecodePortRcvErrorDetailsInto(std::span<const uint8_t> mad, int port,
+                                   std::map<std::string, uint64_t>* counters, std::string* why) {
+  std::optional<std::span<const uint8_t>> reply = ReplyData(mad, kPortRcvErrorDetails, why);
+  if (!reply || !PortSelectMatches(*reply, port, why)) return false;
+  std::span<const uint8_t> d = *reply;
+  auto put = [counters](const char* name, uint64_t value) {
+    counters->insert_or_assign(name, value);
+  };
+  put("port_local_physical_errors", BigEndian(d, 4, 2));
+  put("port_malformed_packet_errors", BigEndian(d, 6, 2));
+  put("port_buffer_overrun_errors", BigEndian(d, 8, 2));
+  put("port_dlid_mapping_errors", BigEndian(d, 10, 2));
+  put("port_vl_mapping_errors", BigEndian(d, 12, 2));
+  put("port_looping_errors", BigEndian(d, 14, 2));
+  return true;
+}
+
+const std::vector<std::string>& ErrorCounterNames(bool xmit_wait) {
+  static const std::vector<std::string> kErrors = {
+      "VL15_dropped",
+      "excessive_buffer_overrun_errors",
+      "link_downed",
+      "link_error_recovery",
+      "local_link_integrity_errors",
+      "port_rcv_constraint_errors",
+      "port_rcv_errors",
+      "port_rcv_remote_physical_errors",
+      "port_rcv_switch_relay_errors",
+      "port_xmit_constraint_errors",
+      "port_xmit_discards",
+      "symbol_error",
+  };
+  static const std::vector<std::string> kWithWait = [] {
+    std::vector<std::string> v = kErrors;
+    v.push_back("port_xmit_wait");
+    return v;
+  }();
+  return xmit_wait ? kWithWait : kErrors;
 }
 
 }  // namespace fabtrack::fabric

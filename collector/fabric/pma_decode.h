@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace fabtrack::fabric {
 
@@ -19,6 +20,7 @@ inline constexpr uint8_t kPerformanceClass = 0x04;
 inline constexpr uint16_t kClassPortInfo = 0x0001;
 inline constexpr uint16_t kPortCounters = 0x0012;
 inline constexpr uint16_t kPortCountersExtended = 0x001D;
+inline constexpr uint16_t kPortRcvErrorDetails = 0x0015;
 
 // ClassPortInfo CapabilityMask bits of the PerfMgt class (IBA 16.1.2 and
 // annex A13): which counters a PMA has.
@@ -26,14 +28,28 @@ inline constexpr uint16_t kCapAllPortSelect = 1 << 8;
 inline constexpr uint16_t kCapExtendedWidth = 1 << 9;         // PortCountersExtended, all fields
 inline constexpr uint16_t kCapExtendedWidthNoIetf = 1 << 10;  // ... without the IETF ones
 inline constexpr uint16_t kCapXmitWait = 1 << 12;             // PortCounters.PortXmitWait
+// CapabilityMask2 (the 27 bits above RespTimeValue): PortCountersExtended
+// also carries the error counters and PortXmitWait, 64 bits each
+// (IsAdditionalPortCountersExtendedSupported; perfquery and ibqueryerrors
+// test the same bit).
+inline constexpr uint32_t kCap2AdditionalExtended = 1 << 1;
 
 struct PmaCapabilities {
   uint16_t cap_mask = 0;
+  uint32_t cap_mask2 = 0;
   bool extended_counters() const {
     return cap_mask & (kCapExtendedWidth | kCapExtendedWidthNoIetf);
   }
   bool xmit_wait() const { return cap_mask & kCapXmitWait; }
+  bool all_port_select() const { return cap_mask & kCapAllPortSelect; }
+  // One PortCountersExtended per port then says all PortCounters would.
+  bool additional_extended() const {
+    return extended_counters() && (cap_mask2 & kCap2AdditionalExtended);
+  }
 };
+
+// PortSelect 0xFF with AllPortSelect: the sum over a switch's ports.
+inline constexpr int kAllPorts = 0xFF;
 
 // The fixed header every reply is checked against: a PerfMgt GetResp with
 // status 0 for the attribute asked. `why` names what did not fit
@@ -60,9 +76,26 @@ std::optional<std::map<std::string, uint64_t>> DecodePortCounters(std::span<cons
 std::optional<std::map<std::string, uint64_t>> DecodePortCountersExtended(
     std::span<const uint8_t> mad, int port, std::string* why);
 // The same written into `counters` (a scan's port), replacing the legacy
-// values of the same names: no map of its own per reply. False, and
-// `counters` untouched, when the reply does not fit.
+// values of the same names: no map of its own per reply. With `additional`
+// (the PMA's CapabilityMask2 says so) also the twelve error counters and,
+// with `xmit_wait`, port_xmit_wait, from their 64-bit fields: then this one
+// reply holds every counter PortCounters would. False, and `counters`
+// untouched, when the reply does not fit.
 bool DecodePortCountersExtendedInto(std::span<const uint8_t> mad, int port,
-                                    std::map<std::string, uint64_t>* counters, std::string* why);
+                                    std::map<std::string, uint64_t>* counters, std::string* why,
+                                    bool additional = false, bool xmit_wait = false);
+
+// PortRcvErrorDetails (IBA 16.1.4.3, 16 bits each): what PortRcvErrors
+// counted, by cause: port_local_physical_errors, port_malformed_packet_errors,
+// port_buffer_overrun_errors, port_dlid_mapping_errors,
+// port_vl_mapping_errors, port_looping_errors, written into `counters`.
+// False, and `counters` untouched, when the reply does not fit (a PMA
+// without the attribute answers status 0x000c).
+bool DecodePortRcvErrorDetailsInto(std::span<const uint8_t> mad, int port,
+                                   std::map<std::string, uint64_t>* counters, std::string* why);
+
+// The PortCounters names that are not data or packet counters: the twelve
+// error counters, and port_xmit_wait when `xmit_wait`.
+const std::vector<std::string>& ErrorCounterNames(bool xmit_wait);
 
 }  // namespace fabtrack::fabric

@@ -17,6 +17,11 @@ struct ScanSettings {
   int port = 0;    // its port; 0: the first active
   ScanPolicy policy;
   int discovery_smps = 16;  // libibnetdisc's SMPs in flight
+  // ibqueryerrors' reading (`--errors-only`): a switch whose AllPortSelect
+  // sum shows no error is asked nothing per port (its ports' error counters
+  // are zero, their data counters absent); elsewhere PortCounters per port,
+  // PortCountersExtended only where it carries the error counters too.
+  bool errors_only = false;
 };
 
 struct ScanOutcome {

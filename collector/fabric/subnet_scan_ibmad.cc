@@ -13,6 +13,7 @@
 #include <cstring>
 #include <deque>
 #include <random>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -397,9 +398,23 @@ ScanOutcome ScanSubnet(const ScanSettings& settings) {
                                 why == "no answer" ? no_answer : why});
   }
 
-  std::vector<PmaQuery> reads = PlanCounterReads(*scan, caps);
+  // Switches whose AllPortSelect sum shows no error: their ports' error
+  // counters are known to be zero, and PortCountersExtended per port reads
+  // the rest. A sum that does not answer or shows an error changes nothing:
+  // those ports are asked PortCounters as well (and say so if they do not
+  // answer either).
+  std::set<std::string> errors_zero;
+  std::vector<PmaQuery> sums = PlanAggregateReads(*scan, caps, settings.errors_only);
+  std::vector<Reply> sum_replies = window.Run(sums, &scan->mads_sent, &scan->mads_retried);
+  for (size_t i = 0; i < sums.size(); ++i) {
+    if (!sum_replies[i].mad) continue;
+    const bool xmit_wait = caps[sums[i].guid].xmit_wait();
+    auto sum = DecodePortCounters(*sum_replies[i].mad, kAllPorts, xmit_wait, nullptr);
+    if (sum && ErrorsKnownZero(*sum, xmit_wait)) errors_zero.insert(sums[i].guid);
+  }
+
+  std::vector<PmaQuery> reads = PlanCounterReads(*scan, caps, errors_zero, settings.errors_only);
   std::vector<Reply> replies = window.Run(reads, &scan->mads_sent, &scan->mads_retried);
-  mad_rpc_close_port(port);
   // Each node's ports by number (the reads name them by GUID and port).
   std::unordered_map<std::string_view, std::vector<FabricPort*>> ports;
   for (FabricPort& p : scan->ports) {
@@ -420,7 +435,10 @@ ScanOutcome ScanSubnet(const ScanSettings& settings) {
     if (q.attribute == kPortCountersExtended && p && replies[i].mad) {
       // Straight into the port: extended (64-bit) data counters win over the
       // legacy 32-bit ones of the same names.
-      if (DecodePortCountersExtendedInto(*replies[i].mad, q.port, &p->counters, &why)) {
+      const PmaCapabilities& cap = caps[q.guid];
+      const bool additional = cap.additional_extended();
+      if (DecodePortCountersExtendedInto(*replies[i].mad, q.port, &p->counters, &why, additional,
+                                         cap.xmit_wait())) {
         p->counters_64bit = true;
         continue;
       }
@@ -450,6 +468,24 @@ ScanOutcome ScanSubnet(const ScanSettings& settings) {
       }
     }
     if (q.attribute == kPortCountersExtended) p->counters_64bit = true;
+  }
+  // What the receive errors were, where a port has counted any. A PMA
+  // without PortRcvErrorDetails (an optional attribute) or one that does not
+  // answer it leaves the port as it was: its counters were read.
+  std::vector<PmaQuery> details = PlanRcvErrorDetailReads(*scan);
+  std::vector<Reply> detail_replies = window.Run(details, &scan->mads_sent, &scan->mads_retried);
+  mad_rpc_close_port(port);
+  for (size_t i = 0; i < details.size(); ++i) {
+    FabricPort* p = find_port(details[i]);
+    if (p && detail_replies[i].mad)
+      DecodePortRcvErrorDetailsInto(*detail_replies[i].mad, details[i].port, &p->counters, nullptr);
+  }
+  // The ports not asked PortCounters because their switch's sum said their
+  // error counters are zero (a port whose other read failed stays without).
+  for (FabricPort& p : scan->ports) {
+    if (p.port == 0 || p.counters_missing || !errors_zero.count(p.node_guid)) continue;
+    for (const std::string& name : ErrorCounterNames(caps[p.node_guid].xmit_wait()))
+      p.counters.try_emplace(name, 0);
   }
   SortFabricScan(*scan);
   scan->duration_s = std::chrono::duration<double>(Clock::now() - started).count();

@@ -68,6 +68,37 @@ def names_both_ends(finding, one, other):
     return ends == {one, other} and f"{one[0]}/{one[1]}" in text and f"{other[0]}/{other[1]}" in text
 
 
+def port_ends(doc):
+    """Every port of the scan (switch port 0 left out), with its node's type."""
+    types = {n["guid"]: n["type"] for n in doc["nodes"]}
+    ends = [link[e] for link in doc["links"] for e in ("a", "b")] + doc["ports_without_link"]
+    return [(e, types[e["guid"]]) for e in ends if not (types[e["guid"]] == "switch" and e["port"] == 0)]
+
+
+RCV_ERROR_DETAILS = {"port_local_physical_errors", "port_malformed_packet_errors", "port_buffer_overrun_errors",
+                     "port_dlid_mapping_errors", "port_vl_mapping_errors", "port_looping_errors"}
+
+
+def with_rcv_errors(doc):
+    """Ports asked PortRcvErrorDetails: those whose port_rcv_errors is not zero."""
+    return sum(1 for e, _ in port_ends(doc) if e.get("counters", {}).get("port_rcv_errors", 0) > 0)
+
+
+def pma_mads_without_sums(doc):
+    """ClassPortInfo per node, PortCounters and PortCountersExtended per port."""
+    return len(doc["nodes"]) + 2 * len(port_ends(doc)) + with_rcv_errors(doc)
+
+
+def pma_mads_expected(doc, switches_with_errors):
+    """ClassPortInfo per node, an AllPortSelect sum per switch, then per port
+    PortCountersExtended, and PortCounters too on an HCA or a switch whose sum
+    showed errors."""
+    switches = sum(1 for n in doc["nodes"] if n["type"] == "switch")
+    per_port = sum(1 if t == "switch" and e["description"] not in switches_with_errors else 2
+                   for e, t in port_ends(doc))
+    return len(doc["nodes"]) + switches + per_port + with_rcv_errors(doc)
+
+
 def case_small():
     # 2 leaves x 2 spines x 2 hosts; leaf02's first uplink (port 3, to
     # spine01 port 2) trained at 1x where the others run 4x.
@@ -78,7 +109,9 @@ def case_small():
                        'PerformanceSet "leaf01"[3] PortCounters.LinkDownedCounter=2',
                        'PerformanceSet "leaf01"[3] PortCounters.PortRcvErrors=5',
                        'PerformanceSet "leaf01"[3] PortCounters.PortXmitDiscards=7',
-                       'PerformanceSet "leaf01"[3] PortCounters.PortXmitWait=123456')
+                       'PerformanceSet "leaf01"[3] PortCounters.PortXmitWait=123456',
+                       'PerformanceSet "leaf01"[3] PortRcvErrorDetails.PortLocalPhysicalErrors=4',
+                       'PerformanceSet "leaf01"[3] PortRcvErrorDetails.PortMalformedPacketErrors=1')
         doc = scan(subnet)
         types = sorted(n["type"] for n in doc["nodes"])
         check(types == ["ca"] * 4 + ["switch"] * 4, f"nodes: {types}")
@@ -99,13 +132,57 @@ def case_small():
             check(c.get("port_rcv_errors") == 5, f"port_rcv_errors 5: {c}")
             check(c.get("port_xmit_discards") == 7, f"port_xmit_discards 7: {c}")
             check(c.get("port_xmit_wait") == 123456, f"port_xmit_wait 123456: {c}")
+            # What the 5 receive errors were (PortRcvErrorDetails, read
+            # because port_rcv_errors is not zero).
+            check(c.get("port_local_physical_errors") == 4 and c.get("port_malformed_packet_errors") == 1
+                  and c.get("port_looping_errors") == 0, f"receive error details: {c}")
             check(a["counters_64bit"] is True, "PortCountersExtended read (CapMask says so)")
             check(up["state"] == "Active" and up["width"] == 4, f"state/width: {up['state']} {up['width']}")
+        # ibsim's switch PMAs have AllPortSelect: one PortCounters sum per
+        # switch, and only leaf01's (where the errors are) is asked
+        # PortCounters per port; every other switch port is asked
+        # PortCountersExtended alone, an HCA port both. Every port still has
+        # the same counters as one that was asked both.
+        check(doc["mads"]["sent"] == pma_mads_expected(doc, {"leaf01"}),
+              f"PMA MADs: {doc['mads']} (expected {pma_mads_expected(doc, {'leaf01'})}, "
+              f"{pma_mads_without_sums(doc)} with both per port)")
+        names = set(up["a"]["counters"]) - RCV_ERROR_DETAILS if up else set()
+        for link in doc["links"]:
+            for end in ("a", "b"):
+                e = link[end]
+                if (e["description"], e["port"]) != ("leaf01", 3):
+                    check(not set(e["counters"]) & RCV_ERROR_DETAILS,
+                          f"no receive error details where no receive errors: {e}")
+                check(set(e["counters"]) - RCV_ERROR_DETAILS == names,
+                      f"{e['description']}/{e['port']} has {sorted(set(e['counters']) ^ names)} unlike leaf01/3")
         kinds = findings_by_kind(doc)
         degraded = kinds.get("fabric_link_degraded", [])
         check(len(degraded) == 1 and names_both_ends(degraded[0], ("leaf02", 3), ("spine01", 2)),
               f"the 1x uplink named: {degraded}")
         check(set(kinds) == {"fabric_link_degraded"}, f"nothing else on one scan: {list(kinds)}")
+        # --errors-only (ibqueryerrors' reading): per port only on leaf01,
+        # whose sum shows errors, and on the HCAs, one PortCounters each;
+        # the other switches' ports have their error counters (zero) and no
+        # data counters.
+        lean = scan(subnet, "--errors-only")
+        switches = sum(1 for n in lean["nodes"] if n["type"] == "switch")
+        per_port = sum(1 for e, t in port_ends(lean) if t == "ca" or e["description"] == "leaf01")
+        per_port += with_rcv_errors(lean)
+        check(lean["mads"]["sent"] == len(lean["nodes"]) + switches + per_port,
+              f"--errors-only PMA MADs: {lean['mads']} (expected {len(lean['nodes']) + switches + per_port})")
+        up = link_named(lean, ("leaf01", 3), ("spine01", 1))
+        a = up["a"] if up and up["a"]["description"] == "leaf01" else (up or {}).get("b", {})
+        check(a.get("counters", {}).get("symbol_error") == 17 and
+              a.get("counters", {}).get("port_xmit_wait") == 123456,
+              f"--errors-only: leaf01/3 read per port: {a}")
+        for e, t in port_ends(lean):
+            if t == "switch" and e["description"] != "leaf01" and "counters" in e:
+                c = e["counters"]
+                check(c.get("symbol_error") == 0 and c.get("port_xmit_wait") == 0 and
+                      "port_xmit_data" not in c,
+                      f"--errors-only: {e['description']}/{e['port']} errors 0, no data: {c}")
+        check([f["kind"] for f in lean["findings"]] == ["fabric_link_degraded"],
+              f"--errors-only: the same finding: {lean['findings']}")
         # Text output says the same in words.
         r = subnet.run([FABTRACK, "fabric", "scan"])
         check(r.returncode == 0 and "fabric_link_degraded" in r.stdout and "8 links" in r.stdout,
