@@ -2,10 +2,12 @@
 // node_topology_parser.h); the NCCL XML reader is nccl_topo_xml_parser.cc.
 #include "collector/parse/node_topology_parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "collector/parse/nccl_log_line.h"
 
@@ -142,11 +144,25 @@ bool IsRule(const std::vector<std::string>& w) {
   return w.size() == 1 && w[0].size() >= 3 && w[0].find_first_not_of("-=_") == std::string::npos;
 }
 
-// The header: "GPU0" first, no "X" cell (every row has one, on its diagonal).
+// A column label: "GPU3", "NIC11", or an HCA's name ("mlx5_0", "ibp26s0").
+bool IsDeviceLabel(const std::string& w) {
+  if (IsIndexed(w, "GPU") || IsIndexed(w, "NIC")) return true;
+  return !w.empty() && islower(static_cast<unsigned char>(w[0])) &&
+         std::all_of(w.begin(), w.end(), [](char c) {
+           return isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+         });
+}
+
+// The header: "GPU0" first, no "X" cell (every row has one, on its
+// diagonal), and only device labels before the affinity columns: a row
+// whose spaces were lost in a page scrape ("GPU0XNV4SYSSYS0-150N/A", split
+// into "GPU0", "XNV4SYSSYS0-150", "N/A") is none.
 bool IsHeader(const std::vector<std::string>& w) {
   if (w.empty() || w[0] != "GPU0") return false;
-  for (const std::string& s : w) {
-    if (s == "X") return false;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (w[i] == "X") return false;
+    if (w[i] == "CPU" || w[i] == "NUMA" || w[i] == "GPU") break;
+    if (!IsDeviceLabel(w[i])) return false;
   }
   return true;
 }
@@ -418,6 +434,12 @@ std::string HostOfLabelWord(std::string_view line) {
 std::string HostOfLabel(std::string_view line) {
   std::string host = HostOfLabelWord(line);
   if (host.empty() || !isalnum(static_cast<unsigned char>(host.front()))) return "";
+  // The language a blog engine prints above a code block ("TEXT", then
+  // the fenced matrix) is no node.
+  static const std::set<std::string> kCodeCaptions = {"TEXT", "PLAINTEXT", "BASH",   "SHELL",
+                                                      "SH",   "CONSOLE",   "OUTPUT", "CODE",
+                                                      "TXT",  "LOG",       "PYTHON", "TERMINAL"};
+  if (kCodeCaptions.count(host)) return "";
   for (char c : host) {
     if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return "";
   }

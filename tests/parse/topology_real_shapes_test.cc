@@ -15,6 +15,7 @@ namespace {
 using topology_fixtures::FirstError;
 using topology_fixtures::Fixture;
 using topology_fixtures::Pairs;
+using topology_fixtures::Parse;
 
 TEST(GraphPrintRealShapes, NicWithoutNetIsTheGpusNicByTheUsingListsName) {
   // A single-rank communicator (NCCL 2.19 in a container): the print has
@@ -176,6 +177,32 @@ TEST(GraphPrintRealShapes, GdrEnabledForGpuLinesSayTheGpuCan) {
   ASSERT_EQ(p.topology.gpus.size(), 1u);
   EXPECT_EQ(p.topology.gpus[0].gdr, true);
   EXPECT_EQ(Pairs(p.topology), "GPU/81000>mlx5_2/PHB");
+}
+
+TEST(SmiMatrixRealShapes, TableScrapedWithEverySpaceLostIsOneUnreadableMatrix) {
+  // A page scrape that lost every space ("GPU0XNV4SYSSYS0-150N/A"): its
+  // rows were taken for a second header, a second node "dump2" with one
+  // GPU and two NICs ("XNV4SYSSYS0-150", "N/A") that differed from the
+  // first. Now one matrix: its four GPUs, no NIC, and each row an error.
+  std::vector<ParsedNodeTopology> all =
+      ParseNodeTopologies(Fixture("smi_scraped_no_spaces.txt"), "s.txt");
+  ASSERT_EQ(all.size(), 1u);
+  const ParsedNodeTopology& p = all.front();
+  EXPECT_EQ(p.host, "");
+  EXPECT_EQ(p.topology.gpus.size(), 4u);
+  EXPECT_TRUE(p.topology.nics.empty());
+  ASSERT_FALSE(p.errors.empty());
+  EXPECT_EQ(p.errors[0], "s.txt:6: row 'GPU0XNV4SYSSYS0-150N/A' is not a column of the header");
+}
+
+TEST(SmiMatrixRealShapes, CodeBlockCaptionAboveTheMatrixNamesNoHost) {
+  // A blog engine prints the code block's language ("TEXT") above the
+  // fence: it was taken for the node's name.
+  ParsedNodeTopology p = Parse("smi_blog_code_caption.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(p.host, "");
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
 }
 
 }  // namespace
