@@ -167,6 +167,30 @@ bool IsHeader(const std::vector<std::string>& w) {
   return true;
 }
 
+// The cells of a row whose separating tab was lost in a paste ("PIXNODE",
+// "NODENODE", "NV18NV18"): split when the word is two or more cells and
+// nothing else; any other word is kept whole.
+std::vector<std::string> SplitRunTogetherCells(const std::string& w) {
+  static constexpr std::string_view kCells[] = {"NODE", "PIX", "PXB", "PHB", "SYS", "SOC", "X"};
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < w.size()) {
+    size_t len = 0;
+    if (w.compare(i, 2, "NV") == 0) {
+      len = 2;
+      while (i + len < w.size() && isdigit(static_cast<unsigned char>(w[i + len]))) ++len;
+      if (len == 2) len = 0;
+    }
+    for (std::string_view c : kCells) {
+      if (len == 0 && w.compare(i, c.size(), c) == 0) len = c.size();
+    }
+    if (len == 0) return {w};
+    out.push_back(w.substr(i, len));
+    i += len;
+  }
+  return out.size() >= 2 ? out : std::vector<std::string>{w};
+}
+
 enum class Extra { kCpuAffinity, kNumaAffinity, kGpuNumaId };
 
 }  // namespace
@@ -238,6 +262,14 @@ ParsedNodeTopology ParseSmiTopoMatrix(std::string_view text, const std::string& 
     if (!column.count(w[0])) {
       error(lines[r].number, "row '" + w[0] + "' is not a column of the header");
       continue;
+    }
+    {
+      // The facts after the cells (affinities, "N/A") never split.
+      std::vector<std::string> split{w[0]};
+      for (size_t k = 1; k < w.size(); ++k) {
+        for (std::string& cell : SplitRunTogetherCells(w[k])) split.push_back(std::move(cell));
+      }
+      w = std::move(split);
     }
     if (w.size() < devices.size() + 1) {
       error(lines[r].number, w[0] + " has " + std::to_string(w.size() - 1) + " of " +

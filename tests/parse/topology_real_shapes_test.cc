@@ -205,5 +205,18 @@ TEST(SmiMatrixRealShapes, CodeBlockCaptionAboveTheMatrixNamesNoHost) {
   EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
 }
 
+TEST(SmiMatrixRealShapes, CellsRunTogetherWhereATabWasLost) {
+  // A tab-separated paste that lost some tabs: "NIC2NIC3" in the header
+  // and "PIXNODE" / "NODEPIX" in rows. The rows' cells shifted left by
+  // one: GPU2 and GPU3 were paired by the wrong columns, with "not a PCIe
+  // path" errors for the merged cell and the affinity.
+  ParsedNodeTopology p = Parse("smi_tabs_lost_merged_cells.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_1/PIX GPU2>mlx5_2/PIX GPU3>mlx5_3/PIX");
+  ASSERT_EQ(p.topology.gpus.size(), 4u);
+  EXPECT_EQ(p.topology.gpus[3].numa_node, 1);
+}
+
 }  // namespace
 }  // namespace fabtrack
