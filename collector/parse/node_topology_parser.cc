@@ -402,6 +402,14 @@ bool IsMatrixHeaderLine(std::string_view line) {
   return IsHeader(HeaderWords(line)) || IsHeader(HeaderWords(WithoutCommentMark(line)));
 }
 
+// `rocm-smi --showtopo` prints GPU-by-GPU tables under the same kind of
+// header ("GPU0  GPU1 ..."), whose rows have a number on the diagonal
+// ("GPU0   0   52   52": weights, hops) where nvidia-smi has X.
+bool IsRocmSmiRow(std::string_view line) {
+  std::vector<std::string> w = Words(WithoutCommentMark(line));
+  return w.size() >= 2 && w[0] == "GPU0" && SmallInt(w[1]).has_value();
+}
+
 bool IsGraphLine(std::string_view raw) {
   const bool path = raw.find("NCCL INFO GPU/") != std::string_view::npos;
   const bool print = raw.find("=== System : max") != std::string_view::npos;
@@ -484,14 +492,27 @@ struct Document {
   std::string host;
 };
 
+// A matrix's header: the line, and not a rocm-smi table (the next
+// non-blank line is no rocm-smi row).
+bool IsMatrixHeaderAt(std::string_view text, const std::vector<size_t>& starts, size_t k) {
+  // As Lines() reads it: without the underline escapes of a terminal.
+  if (!IsMatrixHeaderLine(StripAnsi(LineAt(text, starts, k)))) return false;
+  for (size_t next = k + 1; next < starts.size(); ++next) {
+    std::string_view l = LineAt(text, starts, next);
+    if (!TrimView(l).empty()) return !IsRocmSmiRow(l);
+  }
+  return true;
+}
+
 // The documents of a file that holds several: each starts at a line `starts`
 // accepts; its label is the nearest non-blank line above (at most 3 back).
-std::vector<Document> SplitDocuments(std::string_view text,
-                                     const std::function<bool(std::string_view)>& starts_doc) {
+std::vector<Document> SplitDocuments(
+    std::string_view text,
+    const std::function<bool(std::string_view, const std::vector<size_t>&, size_t)>& starts_doc) {
   std::vector<size_t> starts = LineStarts(text);
   std::vector<Document> docs;
   for (size_t k = 0; k < starts.size(); ++k) {
-    if (!starts_doc(LineAt(text, starts, k))) continue;
+    if (!starts_doc(text, starts, k)) continue;
     Document d{k, starts.size(), ""};
     size_t label_line = k;
     for (size_t back = 0; back < 3 && label_line > 0; ++back) {
@@ -519,12 +540,26 @@ std::string DocumentText(std::string_view text, const Document& d) {
   return out;
 }
 
+bool RocmSmiTables(std::string_view text) {
+  std::vector<size_t> starts = LineStarts(text.substr(0, 1 << 20));
+  for (size_t k = 0; k < starts.size(); ++k) {
+    if (IsMatrixHeaderLine(StripAnsi(LineAt(text, starts, k))) &&
+        !IsMatrixHeaderAt(text, starts, k))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string SniffTopologyFormat(std::string_view text) {
   if (StartsWithSystemElement(text)) return "nccl_xml";
-  for (const Line& l : Lines(text.substr(0, 1 << 20))) {
-    if (IsMatrixHeaderLine(l.text)) return "nvidia_smi_topo";
+  {
+    std::string_view head = text.substr(0, 1 << 20);
+    std::vector<size_t> starts = LineStarts(head);
+    for (size_t k = 0; k < starts.size(); ++k) {
+      if (IsMatrixHeaderAt(head, starts, k)) return "nvidia_smi_topo";
+    }
   }
   for (const Line& l : Lines(text.substr(0, 4 << 20))) {
     if (IsGraphLine(l.text)) return "nccl_graph";
@@ -545,17 +580,22 @@ std::vector<ParsedNodeTopology> ParseNodeTopologies(std::string_view text,
   const std::string format = SniffTopologyFormat(text);
   if (format == "nccl_graph") return ParseNcclGraphHosts(text, file);
   std::vector<Document> docs;
-  if (format == "nccl_xml") docs = SplitDocuments(text, IsSystemStart);
-  if (format == "nvidia_smi_topo") docs = SplitDocuments(text, IsMatrixHeaderLine);
+  if (format == "nccl_xml") {
+    docs = SplitDocuments(text, [](std::string_view t, const std::vector<size_t>& starts,
+                                   size_t k) { return IsSystemStart(LineAt(t, starts, k)); });
+  }
+  if (format == "nvidia_smi_topo") docs = SplitDocuments(text, IsMatrixHeaderAt);
   auto parse = [&](std::string_view t) {
     return format == "nccl_xml" ? ParseNcclTopoXml(t, file) : ParseSmiTopoMatrix(t, file);
   };
   std::vector<ParsedNodeTopology> out;
   if (format.empty()) {
     ParsedNodeTopology none;
-    none.errors.push_back(file +
-                          ":1: neither an NCCL topology dump (<system>), an `nvidia-smi topo -m` "
-                          "matrix (a header of GPU0 ... columns) nor NCCL GRAPH debug lines");
+    none.errors.push_back(
+        file +
+        ":1: neither an NCCL topology dump (<system>), an `nvidia-smi topo -m` "
+        "matrix (a header of GPU0 ... columns) nor NCCL GRAPH debug lines" +
+        (RocmSmiTables(text) ? " (`rocm-smi --showtopo` tables are not read)" : ""));
     out.push_back(std::move(none));
     return out;
   }

@@ -218,5 +218,19 @@ TEST(SmiMatrixRealShapes, CellsRunTogetherWhereATabWasLost) {
   EXPECT_EQ(p.topology.gpus[3].numa_node, 1);
 }
 
+TEST(SmiMatrixRealShapes, RocmSmiTablesAreNoNvidiaSmiMatrices) {
+  // `rocm-smi --showtopo`'s weight, hops and link-type tables have the same
+  // "GPU0  GPU1 ..." header: they were read as three nodes of four GPUs and
+  // no NIC ("no_nic" critical x3). fabtrack does not read them: one error.
+  std::vector<ParsedNodeTopology> all =
+      ParseNodeTopologies(Fixture("rocm_smi_showtopo.txt"), "r.txt");
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].format, "");
+  EXPECT_TRUE(all[0].topology.gpus.empty());
+  ASSERT_EQ(all[0].errors.size(), 1u);
+  EXPECT_NE(all[0].errors[0].find("`rocm-smi --showtopo` tables are not read"), std::string::npos)
+      << all[0].errors[0];
+}
+
 }  // namespace
 }  // namespace fabtrack
