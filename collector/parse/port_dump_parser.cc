@@ -849,10 +849,13 @@ void ParseEthtool(const DumpSection& section, const PortDumpContext& c, SectionP
     } else {
       s.device = *netdev;
       s.port = 1;
-      out->notes->push_back(
+      std::string note =
           *netdev + " is tied to no HCA port" +
           (c.netdev_map.empty() ? std::string() : std::string(" in the netdev map")) +
-          ": stored as device " + *netdev + " port 1 (give --device and --port, or --netdev-map)");
+          ": stored as device " + *netdev + " port 1 (give --device and --port, or --netdev-map)";
+      // Said once however many `ethtool -S IFACE | grep ...` blocks name it.
+      if (std::find(out->notes->begin(), out->notes->end(), note) == out->notes->end())
+        out->notes->push_back(std::move(note));
     }
   } else {
     out->notes->push_back(

@@ -816,6 +816,8 @@ TEST(PortDumpRealShapes, EthtoolFilteredThroughGrepUnderItsCommand) {
   EXPECT_EQ(dump.ports[0].ethtool.at("tx_prio3_pause"), 15u);
   EXPECT_EQ(dump.ports[0].ethtool.at("rx_discards_phy"), 0u);
   EXPECT_EQ(dump.ports[0].ethtool.at("rx_out_of_buffer"), 9u);
+  // The interface tied to no HCA port is said once, not once per grep.
+  EXPECT_EQ(dump.notes.size(), 1u);
 }
 
 }  // namespace
