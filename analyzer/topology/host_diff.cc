@@ -2,6 +2,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace fabtrack {
@@ -89,8 +90,9 @@ std::vector<const TopoNic*> SameNic(
   for (const auto& [name, t] : hosts) {
     const TopoNic* match = nullptr;
     if (!first->bus_id.empty()) {
+      // The ports of a dual-port NIC share its bus id: the same port.
       for (const TopoNic& n : t->nics) {
-        if (n.bus_id == first->bus_id) match = &n;
+        if (n.bus_id == first->bus_id && (!match || n.port == first->port)) match = &n;
       }
     }
     if (!match && k < t->nics.size() && (first->bus_id.empty() || t->nics[k].bus_id.empty())) {
@@ -146,6 +148,7 @@ std::vector<std::vector<TopologyFinding>> DiffHosts(
 
   size_t most = 0;
   for (const auto& [name, t] : hosts) most = std::max(most, t->nics.size());
+  std::set<std::string> links_compared;  // bus ids: a dual-port NIC has one PCIe link
   for (size_t k = 0; k < most; ++k) {
     std::string label;
     std::vector<const TopoNic*> same = SameNic(hosts, k, &label);
@@ -158,10 +161,14 @@ std::vector<std::vector<TopologyFinding>> DiffHosts(
       return v;
     };
     d.Compare(each([](const TopoNic& n) { return n.name; }), label + " is", "", nic_names);
-    d.Compare(each([](const TopoNic& n) { return Show(n.link_width, "x"); }), label + " PCIe width",
-              "", nic_names);
-    d.Compare(each([](const TopoNic& n) { return Show(n.link_gts); }), label + " PCIe speed", "",
-              nic_names);
+    const TopoNic* first = nullptr;
+    for (const TopoNic* n : same) first = first ? first : n;
+    if (!first || first->bus_id.empty() || links_compared.insert(first->bus_id).second) {
+      d.Compare(each([](const TopoNic& n) { return Show(n.link_width, "x"); }),
+                label + " PCIe width", "", nic_names);
+      d.Compare(each([](const TopoNic& n) { return Show(n.link_gts); }), label + " PCIe speed", "",
+                nic_names);
+    }
     d.Compare(each([](const TopoNic& n) { return Show(n.speed_mbps); }), label + " port rate", "",
               nic_names);
     d.Compare(each([](const TopoNic& n) { return Show(n.numa_node); }), label + " NUMA node", "",

@@ -2,10 +2,12 @@
 // node_topology_parser.h); the NCCL XML reader is nccl_topo_xml_parser.cc.
 #include "collector/parse/node_topology_parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "collector/parse/nccl_log_line.h"
 
@@ -142,13 +144,51 @@ bool IsRule(const std::vector<std::string>& w) {
   return w.size() == 1 && w[0].size() >= 3 && w[0].find_first_not_of("-=_") == std::string::npos;
 }
 
-// The header: "GPU0" first, no "X" cell (every row has one, on its diagonal).
+// A column label: "GPU3", "NIC11", or an HCA's name ("mlx5_0", "ibp26s0").
+bool IsDeviceLabel(const std::string& w) {
+  if (IsIndexed(w, "GPU") || IsIndexed(w, "NIC")) return true;
+  return !w.empty() && islower(static_cast<unsigned char>(w[0])) &&
+         std::all_of(w.begin(), w.end(), [](char c) {
+           return isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+         });
+}
+
+// The header: "GPU0" first, no "X" cell (every row has one, on its
+// diagonal), and only device labels before the affinity columns: a row
+// whose spaces were lost in a page scrape ("GPU0XNV4SYSSYS0-150N/A", split
+// into "GPU0", "XNV4SYSSYS0-150", "N/A") is none.
 bool IsHeader(const std::vector<std::string>& w) {
   if (w.empty() || w[0] != "GPU0") return false;
-  for (const std::string& s : w) {
-    if (s == "X") return false;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (w[i] == "X") return false;
+    if (w[i] == "CPU" || w[i] == "NUMA" || w[i] == "GPU") break;
+    if (!IsDeviceLabel(w[i])) return false;
   }
   return true;
+}
+
+// The cells of a row whose separating tab was lost in a paste ("PIXNODE",
+// "NODENODE", "NV18NV18"): split when the word is two or more cells and
+// nothing else; any other word is kept whole.
+std::vector<std::string> SplitRunTogetherCells(const std::string& w) {
+  static constexpr std::string_view kCells[] = {"NODE", "PIX", "PXB", "PHB", "SYS", "SOC", "X"};
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < w.size()) {
+    size_t len = 0;
+    if (w.compare(i, 2, "NV") == 0) {
+      len = 2;
+      while (i + len < w.size() && isdigit(static_cast<unsigned char>(w[i + len]))) ++len;
+      if (len == 2) len = 0;
+    }
+    for (std::string_view c : kCells) {
+      if (len == 0 && w.compare(i, c.size(), c) == 0) len = c.size();
+    }
+    if (len == 0) return {w};
+    out.push_back(w.substr(i, len));
+    i += len;
+  }
+  return out.size() >= 2 ? out : std::vector<std::string>{w};
 }
 
 enum class Extra { kCpuAffinity, kNumaAffinity, kGpuNumaId };
@@ -222,6 +262,14 @@ ParsedNodeTopology ParseSmiTopoMatrix(std::string_view text, const std::string& 
     if (!column.count(w[0])) {
       error(lines[r].number, "row '" + w[0] + "' is not a column of the header");
       continue;
+    }
+    {
+      // The facts after the cells (affinities, "N/A") never split.
+      std::vector<std::string> split{w[0]};
+      for (size_t k = 1; k < w.size(); ++k) {
+        for (std::string& cell : SplitRunTogetherCells(w[k])) split.push_back(std::move(cell));
+      }
+      w = std::move(split);
     }
     if (w.size() < devices.size() + 1) {
       error(lines[r].number, w[0] + " has " + std::to_string(w.size() - 1) + " of " +
@@ -354,6 +402,14 @@ bool IsMatrixHeaderLine(std::string_view line) {
   return IsHeader(HeaderWords(line)) || IsHeader(HeaderWords(WithoutCommentMark(line)));
 }
 
+// `rocm-smi --showtopo` prints GPU-by-GPU tables under the same kind of
+// header ("GPU0  GPU1 ..."), whose rows have a number on the diagonal
+// ("GPU0   0   52   52": weights, hops) where nvidia-smi has X.
+bool IsRocmSmiRow(std::string_view line) {
+  std::vector<std::string> w = Words(WithoutCommentMark(line));
+  return w.size() >= 2 && w[0] == "GPU0" && SmallInt(w[1]).has_value();
+}
+
 bool IsGraphLine(std::string_view raw) {
   const bool path = raw.find("NCCL INFO GPU/") != std::string_view::npos;
   const bool print = raw.find("=== System : max") != std::string_view::npos;
@@ -418,6 +474,12 @@ std::string HostOfLabelWord(std::string_view line) {
 std::string HostOfLabel(std::string_view line) {
   std::string host = HostOfLabelWord(line);
   if (host.empty() || !isalnum(static_cast<unsigned char>(host.front()))) return "";
+  // The language a blog engine prints above a code block ("TEXT", then
+  // the fenced matrix) is no node.
+  static const std::set<std::string> kCodeCaptions = {"TEXT", "PLAINTEXT", "BASH",   "SHELL",
+                                                      "SH",   "CONSOLE",   "OUTPUT", "CODE",
+                                                      "TXT",  "LOG",       "PYTHON", "TERMINAL"};
+  if (kCodeCaptions.count(host)) return "";
   for (char c : host) {
     if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return "";
   }
@@ -430,14 +492,27 @@ struct Document {
   std::string host;
 };
 
+// A matrix's header: the line, and not a rocm-smi table (the next
+// non-blank line is no rocm-smi row).
+bool IsMatrixHeaderAt(std::string_view text, const std::vector<size_t>& starts, size_t k) {
+  // As Lines() reads it: without the underline escapes of a terminal.
+  if (!IsMatrixHeaderLine(StripAnsi(LineAt(text, starts, k)))) return false;
+  for (size_t next = k + 1; next < starts.size(); ++next) {
+    std::string_view l = LineAt(text, starts, next);
+    if (!TrimView(l).empty()) return !IsRocmSmiRow(l);
+  }
+  return true;
+}
+
 // The documents of a file that holds several: each starts at a line `starts`
 // accepts; its label is the nearest non-blank line above (at most 3 back).
-std::vector<Document> SplitDocuments(std::string_view text,
-                                     const std::function<bool(std::string_view)>& starts_doc) {
+std::vector<Document> SplitDocuments(
+    std::string_view text,
+    const std::function<bool(std::string_view, const std::vector<size_t>&, size_t)>& starts_doc) {
   std::vector<size_t> starts = LineStarts(text);
   std::vector<Document> docs;
   for (size_t k = 0; k < starts.size(); ++k) {
-    if (!starts_doc(LineAt(text, starts, k))) continue;
+    if (!starts_doc(text, starts, k)) continue;
     Document d{k, starts.size(), ""};
     size_t label_line = k;
     for (size_t back = 0; back < 3 && label_line > 0; ++back) {
@@ -465,12 +540,26 @@ std::string DocumentText(std::string_view text, const Document& d) {
   return out;
 }
 
+bool RocmSmiTables(std::string_view text) {
+  std::vector<size_t> starts = LineStarts(text.substr(0, 1 << 20));
+  for (size_t k = 0; k < starts.size(); ++k) {
+    if (IsMatrixHeaderLine(StripAnsi(LineAt(text, starts, k))) &&
+        !IsMatrixHeaderAt(text, starts, k))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string SniffTopologyFormat(std::string_view text) {
   if (StartsWithSystemElement(text)) return "nccl_xml";
-  for (const Line& l : Lines(text.substr(0, 1 << 20))) {
-    if (IsMatrixHeaderLine(l.text)) return "nvidia_smi_topo";
+  {
+    std::string_view head = text.substr(0, 1 << 20);
+    std::vector<size_t> starts = LineStarts(head);
+    for (size_t k = 0; k < starts.size(); ++k) {
+      if (IsMatrixHeaderAt(head, starts, k)) return "nvidia_smi_topo";
+    }
   }
   for (const Line& l : Lines(text.substr(0, 4 << 20))) {
     if (IsGraphLine(l.text)) return "nccl_graph";
@@ -491,17 +580,22 @@ std::vector<ParsedNodeTopology> ParseNodeTopologies(std::string_view text,
   const std::string format = SniffTopologyFormat(text);
   if (format == "nccl_graph") return ParseNcclGraphHosts(text, file);
   std::vector<Document> docs;
-  if (format == "nccl_xml") docs = SplitDocuments(text, IsSystemStart);
-  if (format == "nvidia_smi_topo") docs = SplitDocuments(text, IsMatrixHeaderLine);
+  if (format == "nccl_xml") {
+    docs = SplitDocuments(text, [](std::string_view t, const std::vector<size_t>& starts,
+                                   size_t k) { return IsSystemStart(LineAt(t, starts, k)); });
+  }
+  if (format == "nvidia_smi_topo") docs = SplitDocuments(text, IsMatrixHeaderAt);
   auto parse = [&](std::string_view t) {
     return format == "nccl_xml" ? ParseNcclTopoXml(t, file) : ParseSmiTopoMatrix(t, file);
   };
   std::vector<ParsedNodeTopology> out;
   if (format.empty()) {
     ParsedNodeTopology none;
-    none.errors.push_back(file +
-                          ":1: neither an NCCL topology dump (<system>), an `nvidia-smi topo -m` "
-                          "matrix (a header of GPU0 ... columns) nor NCCL GRAPH debug lines");
+    none.errors.push_back(
+        file +
+        ":1: neither an NCCL topology dump (<system>), an `nvidia-smi topo -m` "
+        "matrix (a header of GPU0 ... columns) nor NCCL GRAPH debug lines" +
+        (RocmSmiTables(text) ? " (`rocm-smi --showtopo` tables are not read)" : ""));
     out.push_back(std::move(none));
     return out;
   }

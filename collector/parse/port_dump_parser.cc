@@ -762,6 +762,18 @@ std::map<std::string, uint64_t> FlowControlStats(const std::map<std::string, uin
 
 namespace {
 
+// A value with a note written after it when posted: "0        <- must be
+// zero", "9147732  ← ECN working", "5  # after the storm".
+std::string_view WithoutNote(std::string_view value) {
+  const size_t gap = value.find_first_of(" \t");
+  if (gap == std::string_view::npos) return value;
+  std::string_view note = TrimBlanks(value.substr(gap));
+  for (std::string_view mark : {"<-", "\u2190", "#", "//"}) {
+    if (note.starts_with(mark)) return value.substr(0, gap);
+  }
+  return value;
+}
+
 // "name: number" lines after `ethtool -S`'s "NIC statistics:" line.
 std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines,
                                               std::vector<PortDumpError>* errors) {
@@ -773,6 +785,8 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
   for (const DumpLine& l : lines) {
     std::string_view line = TrimBlanks(l.text);
     if (line.empty() || line == "NIC statistics:") continue;
+    // Where the one who posted it left lines out ("     ...").
+    if (line == "..." || line == "\u2026") continue;
     // The value follows the last colon: per-queue names have their own
     // ("[0]: rx_bytes: 209487403324" of bnx2x, "rxq0: rx_pkts: 5" of be2net).
     const size_t colon = line.rfind(':');
@@ -780,7 +794,7 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
     std::optional<uint64_t> v;
     if (colon != std::string_view::npos) {
       key = TrimBlanks(line.substr(0, colon));
-      value = TrimBlanks(line.substr(colon + 1));
+      value = WithoutNote(TrimBlanks(line.substr(colon + 1)));
       v = Unsigned(value);
     }
     if (!v || key.empty()) {
@@ -837,10 +851,13 @@ void ParseEthtool(const DumpSection& section, const PortDumpContext& c, SectionP
     } else {
       s.device = *netdev;
       s.port = 1;
-      out->notes->push_back(
+      std::string note =
           *netdev + " is tied to no HCA port" +
           (c.netdev_map.empty() ? std::string() : std::string(" in the netdev map")) +
-          ": stored as device " + *netdev + " port 1 (give --device and --port, or --netdev-map)");
+          ": stored as device " + *netdev + " port 1 (give --device and --port, or --netdev-map)";
+      // Said once however many `ethtool -S IFACE | grep ...` blocks name it.
+      if (std::find(out->notes->begin(), out->notes->end(), note) == out->notes->end())
+        out->notes->push_back(std::move(note));
     }
   } else {
     out->notes->push_back(

@@ -382,6 +382,26 @@ std::optional<PortDumpFormat> StartsSection(std::string_view t) {
   return std::nullopt;
 }
 
+// "ethtool -S ens1f0 | grep prio", "sudo ethtool --statistics eth2".
+bool IsEthtoolStatisticsCommand(std::string_view command) {
+  if (command.starts_with("sudo ")) command.remove_prefix(5);
+  if (!command.starts_with("ethtool ")) return false;
+  command = command.substr(0, command.find('|'));
+  return command.find(" -S ") != std::string_view::npos ||
+         command.find(" --statistics ") != std::string_view::npos;
+}
+
+// "rx_prio3_pause: 2210", "[0]: rx_bytes: 5", also with a note after the
+// number ("rx_discards_phy: 0   <- must stay zero").
+bool IsEthtoolStatisticLine(std::string_view t) {
+  const size_t colon = t.find(": ");
+  if (colon == std::string_view::npos || colon == 0) return false;
+  std::string_view value = TrimBlanks(t.substr(t.rfind(':') + 1));
+  value = value.substr(0, value.find_first_of(" \t"));
+  return !value.empty() &&
+         std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 bool Indented(std::string_view raw) {
   return !raw.empty() && (raw.front() == ' ' || raw.front() == '\t');
 }
@@ -562,6 +582,15 @@ class Scanner {
     }
     if (std::optional<PortDumpFormat> format = StartsSection(t)) {
       Start(*format);
+      Current().lines.push_back(l);
+      last_owned_ = i;
+      return i;
+    }
+    // `ethtool -S IFACE | grep prio`: the filter dropped "NIC statistics:",
+    // the command kept above says what the indented "name: value" lines are.
+    if (!current_ && command_ && IsEthtoolStatisticsCommand(*command_) && Indented(l.text) &&
+        IsEthtoolStatisticLine(t)) {
+      Start(PortDumpFormat::kEthtool);
       Current().lines.push_back(l);
       last_owned_ = i;
       return i;

@@ -78,5 +78,20 @@ TEST(HostDiff, TheMajorityDecidesWhoDiffersAndCountsAreCompared) {
   EXPECT_TRUE(DiffHosts({{"n1", &a}})[0].empty());
 }
 
+TEST(HostDiff, ADualPortNicsLinkIsComparedOnce) {
+  // Two hosts' dumps posted in one issue (NCCL 2.30), each with one
+  // dual-port NIC (two <net> under one PCI device) at x16 on one host and
+  // x8 on the other: the width was said twice, both times of the second
+  // port's name (both ports were matched to the last <net> of the bus id).
+  std::vector<ParsedNodeTopology> nodes = ParseFixture("multi_host_xml_dual_port.txt");
+  ASSERT_EQ(nodes.size(), 2u);
+  std::vector<std::vector<TopologyFinding>> d = Diff(nodes);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(Messages(d[0]), "");
+  EXPECT_EQ(Messages(d[1]),
+            "host_differs lab-r02 [|mlx5_0] lab-r02: NIC at 0000:4b:00.0 PCIe width x8, lab-r01 "
+            "x16\n");
+}
+
 }  // namespace
 }  // namespace fabtrack

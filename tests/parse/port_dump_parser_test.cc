@@ -798,5 +798,27 @@ TEST(PortDumpRealShapes, QuotedCommandNamesTheInterface) {
   EXPECT_EQ(d->front().ports[0].ethtool.at("rx_prio3_pause"), 5u);
 }
 
+TEST(PortDumpRealShapes, EthtoolFilteredThroughGrepUnderItsCommand) {
+  // `ethtool -S IFACE | grep prio` as posted in guides and issues: no
+  // "NIC statistics:" line, the kept command naming the interface, a "..."
+  // where lines were left out and notes after a value ("0  <- stays zero").
+  // It was "not a port dump fabtrack knows".
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(Read("roce-c07.ethtool-grep.txt"), PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->size(), 1u);
+  const ParsedPortDump& dump = d->front();
+  EXPECT_TRUE(dump.errors.empty()) << (dump.errors.empty() ? "" : dump.errors[0].message);
+  ASSERT_EQ(dump.ports.size(), 1u);  // both greps are of one interface
+  EXPECT_EQ(dump.ports[0].device, "ens3f1np1");
+  EXPECT_EQ(dump.ports[0].ethtool.at("rx_prio3_pause"), 2210u);
+  EXPECT_EQ(dump.ports[0].ethtool.at("tx_prio3_pause"), 15u);
+  EXPECT_EQ(dump.ports[0].ethtool.at("rx_discards_phy"), 0u);
+  EXPECT_EQ(dump.ports[0].ethtool.at("rx_out_of_buffer"), 9u);
+  // The interface tied to no HCA port is said once, not once per grep.
+  EXPECT_EQ(dump.notes.size(), 1u);
+}
+
 }  // namespace
 }  // namespace fabtrack

@@ -15,6 +15,7 @@ namespace {
 using topology_fixtures::FirstError;
 using topology_fixtures::Fixture;
 using topology_fixtures::Pairs;
+using topology_fixtures::Parse;
 
 TEST(GraphPrintRealShapes, NicWithoutNetIsTheGpusNicByTheUsingListsName) {
   // A single-rank communicator (NCCL 2.19 in a container): the print has
@@ -176,6 +177,59 @@ TEST(GraphPrintRealShapes, GdrEnabledForGpuLinesSayTheGpuCan) {
   ASSERT_EQ(p.topology.gpus.size(), 1u);
   EXPECT_EQ(p.topology.gpus[0].gdr, true);
   EXPECT_EQ(Pairs(p.topology), "GPU/81000>mlx5_2/PHB");
+}
+
+TEST(SmiMatrixRealShapes, TableScrapedWithEverySpaceLostIsOneUnreadableMatrix) {
+  // A page scrape that lost every space ("GPU0XNV4SYSSYS0-150N/A"): its
+  // rows were taken for a second header, a second node "dump2" with one
+  // GPU and two NICs ("XNV4SYSSYS0-150", "N/A") that differed from the
+  // first. Now one matrix: its four GPUs, no NIC, and each row an error.
+  std::vector<ParsedNodeTopology> all =
+      ParseNodeTopologies(Fixture("smi_scraped_no_spaces.txt"), "s.txt");
+  ASSERT_EQ(all.size(), 1u);
+  const ParsedNodeTopology& p = all.front();
+  EXPECT_EQ(p.host, "");
+  EXPECT_EQ(p.topology.gpus.size(), 4u);
+  EXPECT_TRUE(p.topology.nics.empty());
+  ASSERT_FALSE(p.errors.empty());
+  EXPECT_EQ(p.errors[0], "s.txt:6: row 'GPU0XNV4SYSSYS0-150N/A' is not a column of the header");
+}
+
+TEST(SmiMatrixRealShapes, CodeBlockCaptionAboveTheMatrixNamesNoHost) {
+  // A blog engine prints the code block's language ("TEXT") above the
+  // fence: it was taken for the node's name.
+  ParsedNodeTopology p = Parse("smi_blog_code_caption.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(p.host, "");
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
+}
+
+TEST(SmiMatrixRealShapes, CellsRunTogetherWhereATabWasLost) {
+  // A tab-separated paste that lost some tabs: "NIC2NIC3" in the header
+  // and "PIXNODE" / "NODEPIX" in rows. The rows' cells shifted left by
+  // one: GPU2 and GPU3 were paired by the wrong columns, with "not a PCIe
+  // path" errors for the merged cell and the affinity.
+  ParsedNodeTopology p = Parse("smi_tabs_lost_merged_cells.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_1/PIX GPU2>mlx5_2/PIX GPU3>mlx5_3/PIX");
+  ASSERT_EQ(p.topology.gpus.size(), 4u);
+  EXPECT_EQ(p.topology.gpus[3].numa_node, 1);
+}
+
+TEST(SmiMatrixRealShapes, RocmSmiTablesAreNoNvidiaSmiMatrices) {
+  // `rocm-smi --showtopo`'s weight, hops and link-type tables have the same
+  // "GPU0  GPU1 ..." header: they were read as three nodes of four GPUs and
+  // no NIC ("no_nic" critical x3). fabtrack does not read them: one error.
+  std::vector<ParsedNodeTopology> all =
+      ParseNodeTopologies(Fixture("rocm_smi_showtopo.txt"), "r.txt");
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].format, "");
+  EXPECT_TRUE(all[0].topology.gpus.empty());
+  ASSERT_EQ(all[0].errors.size(), 1u);
+  EXPECT_NE(all[0].errors[0].find("`rocm-smi --showtopo` tables are not read"), std::string::npos)
+      << all[0].errors[0];
 }
 
 }  // namespace
