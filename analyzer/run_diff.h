@@ -4,9 +4,10 @@
 // Pure: over the run documents `fabtrack runs show` prints.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "core/json_instances.h"
 
 namespace fabtrack::analyzer {
 

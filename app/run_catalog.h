@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -13,6 +12,7 @@
 
 #include "core/database_choice.h"
 #include "core/inspector_job.h"
+#include "core/json_instances.h"
 #include "store/ab_store.h"
 #include "store/run_summary.h"
 

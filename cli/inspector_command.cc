@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "app/run_catalog.h"
@@ -15,6 +14,7 @@
 #include "cli/database_options.h"
 #include "collector/ingest/inspector_job.h"
 #include "collector/parse/inspector_parser.h"
+#include "core/json_instances.h"
 
 namespace fabtrack::cli {
 namespace {

@@ -21,7 +21,6 @@
 // file could not be used).
 #include <cstdlib>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "app/ras_watch_flow.h"
 #include "cli/commands.h"
@@ -29,6 +28,7 @@
 #include "collector/ras/ras_client.h"
 #include "collector/ras/ras_report.h"
 #include "core/interrupt.h"
+#include "core/json_instances.h"
 
 namespace fabtrack::cli {
 namespace {

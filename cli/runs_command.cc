@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "app/database_admin.h"
 #include "app/run_catalog.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "core/json_instances.h"
 #include "core/text.h"
 
 namespace fabtrack::cli {

@@ -7,11 +7,11 @@
 //           "noise", "outcome"}.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "core/ab_comparison.h"
+#include "core/json_instances.h"
 
 namespace fabtrack {
 

@@ -3,11 +3,11 @@
 // previous scan of the next one's window. Pure.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "core/fabric_scan.h"
+#include "core/json_instances.h"
 
 namespace fabtrack {
 

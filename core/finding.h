@@ -2,9 +2,10 @@
 // and the reports are all views of this.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+
+#include "core/json_instances.h"
 
 namespace fabtrack {
 

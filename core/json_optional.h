@@ -2,8 +2,9 @@
 // JSON fabtrack writes.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
+
+#include "core/json_instances.h"
 
 namespace fabtrack {
 

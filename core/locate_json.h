@@ -10,10 +10,10 @@
 // which the spool keeps when the database is away.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "core/json_instances.h"
 #include "core/locate.h"
 
 namespace fabtrack {

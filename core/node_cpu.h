@@ -8,10 +8,11 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "core/json_instances.h"
 
 namespace fabtrack {
 

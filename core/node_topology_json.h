@@ -11,10 +11,10 @@
 // NIC has "nic" and "path" null.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
 
+#include "core/json_instances.h"
 #include "core/node_topology.h"
 #include "core/topology_finding.h"
 

@@ -1,10 +1,10 @@
 // The JSON `fabtrack counters snapshot --format json` prints. Pure.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "core/json_instances.h"
 #include "core/port_sample.h"
 
 namespace fabtrack {

@@ -6,11 +6,12 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/json_instances.h"
 
 namespace fabtrack {
 

@@ -8,12 +8,12 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/fabric_scan.h"
+#include "core/json_instances.h"
 
 namespace fabtrack {
 

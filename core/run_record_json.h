@@ -3,11 +3,11 @@
 // ingest`. Versioned by "format" and "version".
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "core/json_instances.h"
 #include "core/run_record.h"
 
 namespace fabtrack {

@@ -3,11 +3,11 @@
 // itself and against the empty scan.
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "analyzer/fabric/fabric_window.h"
 #include "core/fabric_scan_json.h"
+#include "core/json_instances.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nlohmann::json doc = nlohmann::json::parse(data, data + size, nullptr, false);

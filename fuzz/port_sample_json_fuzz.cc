@@ -1,9 +1,9 @@
 // Port samples gathered from other nodes (sweep bracketing, spool).
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/json_instances.h"
 #include "core/port_sample_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

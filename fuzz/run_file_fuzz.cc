@@ -1,10 +1,10 @@
 // The harness result file (also the spool's run payload).
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
+#include "core/json_instances.h"
 #include "core/run_record_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -6,7 +6,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 #include <sstream>
 #include <type_traits>
@@ -14,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/clock.h"
+#include "core/json_instances.h"
 #include "core/run_figures_text.h"
 #include "store/copy_row.h"
 #include "store/locate_store.h"

@@ -2,9 +2,10 @@
 
 #include <charconv>
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 #include <tuple>
+
+#include "core/json_instances.h"
 
 namespace fabtrack::store {
 

@@ -1,9 +1,9 @@
 #include "store/port_writer.h"
 
 #include <array>
-#include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
+#include "core/json_instances.h"
 #include "store/copy_row.h"
 #include "store/run_writer.h"
 

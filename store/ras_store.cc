@@ -1,9 +1,9 @@
 #include "store/ras_store.h"
 
-#include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 
 #include "core/clock.h"
+#include "core/json_instances.h"
 #include "core/port_sample.h"
 #include "store/copy_row.h"
 

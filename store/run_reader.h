@@ -2,12 +2,12 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <pqxx/connection>
 #include <string>
 #include <vector>
 
+#include "core/json_instances.h"
 #include "store/run_summary.h"
 
 namespace fabtrack::store {

@@ -1,10 +1,10 @@
 #include "store/snapshot_deltas.h"
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <pqxx/pqxx>
 
 #include "core/counter_deltas.h"
+#include "core/json_instances.h"
 #include "store/copy_row.h"
 #include "store/port_writer.h"
 

@@ -9,7 +9,6 @@
 // is store/spool_replay.h.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "core/ab_comparison.h"
+#include "core/json_instances.h"
 #include "core/locate.h"
 #include "core/node_cpu.h"
 #include "core/port_sample.h"

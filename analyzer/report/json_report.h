@@ -2,9 +2,8 @@
 // field present (null where it does not apply), for scripts and alerting.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include "analyzer/analyze.h"
+#include "core/json_instances.h"
 
 namespace fabtrack::analyzer {
 

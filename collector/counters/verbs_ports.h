@@ -3,11 +3,11 @@
 // and to prove the stack is usable. No devices is a normal answer.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/json_instances.h"
 #include "core/port_sample.h"
 
 namespace fabtrack {

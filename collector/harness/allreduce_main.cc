@@ -4,7 +4,6 @@
 #include <mpi.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,7 +11,6 @@
 #include <ctime>
 #include <iostream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <random>
 
 #include "collector/counters/sysfs_ports.h"
@@ -30,6 +28,7 @@
 #include "core/bus_bandwidth.h"
 #include "core/clock.h"
 #include "core/content_hash.h"
+#include "core/json_instances.h"
 #include "core/node_facts.h"
 
 namespace fabtrack::harness {

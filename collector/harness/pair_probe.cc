@@ -1,8 +1,8 @@
 #include "collector/harness/pair_probe.h"
 
-#include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/json_instances.h"
 #include "core/text.h"
 
 namespace fabtrack::harness {

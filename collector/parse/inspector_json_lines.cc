@@ -4,7 +4,6 @@
 #include <cmath>
 #include <exception>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -15,6 +14,7 @@
 #include "collector/parse/json_non_finite.h"
 #include "core/bus_bandwidth.h"
 #include "core/clock.h"
+#include "core/json_instances.h"
 
 namespace fabtrack::inspector_internal {
 namespace {

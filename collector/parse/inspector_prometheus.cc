@@ -4,7 +4,6 @@
 #include <cmath>
 #include <exception>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -14,6 +13,7 @@
 #include "collector/parse/inspector_parser.h"
 #include "core/bus_bandwidth.h"
 #include "core/clock.h"
+#include "core/json_instances.h"
 
 namespace fabtrack::inspector_internal {
 namespace {

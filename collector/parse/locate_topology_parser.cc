@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
 
 #include "core/fabric_scan_json.h"
+#include "core/json_instances.h"
 
 namespace fabtrack {
 namespace {

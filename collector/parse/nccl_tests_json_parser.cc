@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,6 +11,7 @@
 
 #include "collector/parse/json_non_finite.h"
 #include "core/bus_bandwidth.h"
+#include "core/json_instances.h"
 
 namespace fabtrack {
 namespace {

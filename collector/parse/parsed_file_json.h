@@ -1,9 +1,9 @@
 // The JSON shape `fabtrack parse --format json` prints for one file.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/json_instances.h"
 #include "core/model.h"
 
 namespace fabtrack {

@@ -3,10 +3,10 @@
 // could not reach. NCCL 2.28.7-2.28.9 write a missing rank's "nvml_dev"
 // without the comma before "status" (fixed in 2.29); that one lost comma is
 // put back so those reports are read whole.
-#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "collector/ras/ras_report.h"
+#include "core/json_instances.h"
 
 namespace fabtrack::ras {
 namespace {

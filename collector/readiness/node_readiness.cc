@@ -32,7 +32,7 @@ CheckResult Conclude(std::string name, std::vector<Finding> findings, std::strin
     return r;
   }
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    return Severity(a.status) > Severity(b.status);
+    return StatusSeverity(a.status) > StatusSeverity(b.status);
   });
   r.status = findings.front().status;
   for (const Finding& f : findings) {
@@ -148,7 +148,7 @@ const char* StatusJsonName(CheckStatus s) {
   return "unknown";
 }
 
-int Severity(CheckStatus s) {
+int StatusSeverity(CheckStatus s) {
   switch (s) {
     case CheckStatus::kOk:
       return 0;
@@ -617,7 +617,7 @@ namespace {
 void ConcludeReport(NodeReport* r) {
   r->status = CheckStatus::kOk;
   for (const CheckResult& c : r->checks) {
-    if (Severity(c.status) > Severity(r->status)) r->status = c.status;
+    if (StatusSeverity(c.status) > StatusSeverity(r->status)) r->status = c.status;
   }
 }
 

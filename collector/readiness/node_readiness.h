@@ -8,13 +8,13 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "collector/counters/verbs_ports.h"
 #include "collector/readiness/pci_topology.h"
+#include "core/json_instances.h"
 #include "core/port_sample.h"
 
 namespace fabtrack {
@@ -25,7 +25,7 @@ const char* StatusName(CheckStatus s);      // "OK", "WARNING", ...
 const char* StatusJsonName(CheckStatus s);  // "ok", "warning", ...
 // Severity for "worst of": CRITICAL > WARNING > UNKNOWN > OK, so that one check
 // that could not tell does not hide a known problem.
-int Severity(CheckStatus s);
+int StatusSeverity(CheckStatus s);
 
 struct CheckResult {
   std::string name;  // "hca_ports", "rail", "gpudirect_rdma", "verbs", "nccl_env"

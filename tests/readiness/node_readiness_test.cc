@@ -400,7 +400,7 @@ TEST(NodeReportTest, UnknownDoesNotHideAWarning) {
   NodeReport r = EvaluateNode(f, o);
   // gpudirect_rdma could not tell (unknown); verbs disagrees (warning).
   EXPECT_EQ(r.status, CheckStatus::kWarning);
-  EXPECT_EQ(Severity(CheckStatus::kUnknown), 1);
+  EXPECT_EQ(StatusSeverity(CheckStatus::kUnknown), 1);
 }
 
 // ---- error_counters (check node --watch)
