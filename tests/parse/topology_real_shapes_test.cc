@@ -90,8 +90,7 @@ TEST(SmiMatrixRealShapes, RetypedHeaderWithShortLabelsAndARule) {
   // "CPU Affinity  NUMA  GPU NUMA" and a dashed rule under the header were
   // "unexpected column label" and "row '----' is not a column" errors; a
   // prose line before the matrix named a host "(`".
-  ParsedNodeTopology p =
-      ParseNodeTopology(Fixture("smi_retyped_short_labels.txt"), "smi_retyped_short_labels.txt");
+  ParsedNodeTopology p = Parse("smi_retyped_short_labels.txt");
   EXPECT_EQ(p.format, "nvidia_smi_topo");
   EXPECT_TRUE(p.errors.empty()) << FirstError(p);
   EXPECT_EQ(p.host, "");
@@ -105,8 +104,7 @@ TEST(SmiMatrixRealShapes, RetypedHeaderWithShortLabelsAndARule) {
 TEST(SmiMatrixRealShapes, MatrixInsideASourceComment) {
   // A matrix kept in a Javadoc/C block comment ("     * GPU0\t X ..."),
   // as scheduler code quotes the output it parses: was "neither ... nor".
-  ParsedNodeTopology p =
-      ParseNodeTopology(Fixture("smi_in_source_comment.txt"), "smi_in_source_comment.txt");
+  ParsedNodeTopology p = Parse("smi_in_source_comment.txt");
   EXPECT_EQ(p.format, "nvidia_smi_topo");
   EXPECT_TRUE(p.errors.empty()) << FirstError(p);
   EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PHB GPU1>mlx5_0/PHB GPU2>mlx5_0/SYS GPU3>mlx5_0/SYS");
@@ -129,8 +127,7 @@ TEST(GraphPrintRealShapes, PopulateNicsLinesNameTheNicsAndBridgesStayOut) {
   // which function is enp7s0, docker0 and the veth (pciPath=(null)) share
   // NCCL's virtual NIC/0-0. It was "no known path" for both GPUs and
   // 3 NICs.
-  ParsedNodeTopology p =
-      ParseNodeTopology(Fixture("rccl_graph_socket_bridges.log"), "rccl_graph_socket_bridges.log");
+  ParsedNodeTopology p = Parse("rccl_graph_socket_bridges.log");
   EXPECT_TRUE(p.errors.empty()) << FirstError(p);
   EXPECT_EQ(Pairs(p.topology), "GPU0>enp7s0/PHB GPU1>enp7s0/PIX");
   ASSERT_EQ(p.topology.nics.size(), 1u);
