@@ -184,7 +184,7 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
       {"within_run_noise", 1,
        "noise model: judge each run with its own within-run variance (per-iteration CV^2 / "
        "iterations) in place of the history's typical one (0: off)"},
-      {"max_pvalue", 0.01, "change points: largest t-test p-value accepted"},
+      {"max_pvalue", spec.max_pvalue, "change points: largest t-test p-value accepted"},
       {"min_segment", 5, "change points: fewest runs on either side"},
       {"critical_magnitude", 0.25, "a regression at least this large is critical"},
       {"first_night_magnitude", spec.first_night_magnitude,
@@ -202,7 +202,7 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
             {"pooled_confirm_z", 2.5, "pooled: z each of two nights in a row must reach"},
             {"pooled_min_magnitude", 0.02,
              "pooled: smallest change (all series together) flagged over two nights"},
-            {"pooled_cusum_arl", 2000,
+            {"pooled_cusum_arl", spec.pooled_cusum_arl,
              "pooled: average nights between false alarms of the sequential (CUSUM) rule (0: "
              "off)"},
         });

@@ -120,6 +120,9 @@ struct SeriesRegressionSpec {
   double z_threshold = 3.5;
   double confirm_z = 2;
   double noise_floor = 0.01;
+  double max_pvalue = 0.01;
+  // The pooled verdict's sequential rule (series_pool.h); 0: off.
+  double pooled_cusum_arl = 2000;
   // An unconfirmed drop at least this large is a warning on its first night
   // (busbw and latency: issue 16); 0 keeps one-night drops info until
   // confirmed (step mode, whose exposed time swings widely by nature).
