@@ -91,8 +91,8 @@ std::vector<std::string> BandCarriers(const Finding& band) {
 const std::vector<SharedCause>& SharedCauses() {
   static const std::vector<SharedCause> links = [] {
     std::vector<SharedCause> l = {{"rdma_absent", "socket_fallback"}};
-    for (const char* effect :
-         {"latency_regression", "busbw_regression", "scaling_drop", "latency_jitter"}) {
+    for (const char* effect : {"latency_regression", "busbw_regression", "midsize_busbw_regression",
+                               "scaling_drop", "latency_jitter"}) {
       l.push_back({"cpu_bound", effect, /*same_subject=*/false,
                    /*effect_severity_counts=*/false});
     }

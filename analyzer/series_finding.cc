@@ -136,12 +136,30 @@ std::string Number(double v) {
 std::string BandLabel(const SeriesRegressionSpec& spec, const SeriesTable& t,
                       const std::vector<int>& band, int64_t band_bytes) {
   if (!t.sized) return spec.metric_label;
+  // The medium band names the sizes the run had in it ("busbw at 128 KiB–32
+  // MiB"): its bounds are exclusive and a run always has sizes inside them.
+  if (spec.band == SeriesRegressionSpec::Band::kMedium) {
+    return spec.metric_label + " at " + FormatBytes(t.sizes[band.front()]) + "–" +
+           FormatBytes(t.sizes[band.back()]);
+  }
   const bool largest = spec.band == SeriesRegressionSpec::Band::kLargest;
   const bool in_band =
       largest ? t.sizes[band.front()] >= band_bytes : t.sizes[band.back()] <= band_bytes;
   if (in_band) return spec.metric_label + (largest ? " at ≥" : " at ≤") + FormatBytes(band_bytes);
   return spec.metric_label + " at its " + (largest ? "largest" : "smallest") + " sizes (" +
          FormatBytes(t.sizes[band.front()]) + "–" + FormatBytes(t.sizes[band.back()]) + ")";
+}
+
+std::string BandRule(const SeriesRegressionSpec& spec, const Settings& s) {
+  switch (spec.band) {
+    case SeriesRegressionSpec::Band::kLargest:
+      return "sizes >= " + FormatBytes(s.band_bytes) + ", else the largest 25%";
+    case SeriesRegressionSpec::Band::kSmallest:
+      return "sizes <= " + FormatBytes(s.band_bytes) + ", else the smallest 25%";
+    case SeriesRegressionSpec::Band::kMedium:
+      return FormatBytes(s.band_bytes) + " < sizes < " + FormatBytes(s.band_upper_bytes);
+  }
+  return "";
 }
 
 }  // namespace
@@ -227,12 +245,9 @@ Finding MakeFinding(const SeriesTable& t, const ChangeSeries& c, int i, int dire
       {"change", shown_change},
   };
   if (t.sized) {
-    evidence["band"] = {
-        {"min_bytes", t.sizes[band.front()]},
-        {"max_bytes", t.sizes[band.back()]},
-        {"rule", spec.band == SeriesRegressionSpec::Band::kLargest
-                     ? "sizes >= " + FormatBytes(s.band_bytes) + ", else the largest 25%"
-                     : "sizes <= " + FormatBytes(s.band_bytes) + ", else the smallest 25%"}};
+    evidence["band"] = {{"min_bytes", t.sizes[band.front()]},
+                        {"max_bytes", t.sizes[band.back()]},
+                        {"rule", BandRule(spec, s)}};
     evidence["sizes"] = std::move(sizes);
   }
   if (robust) {

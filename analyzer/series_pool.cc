@@ -39,8 +39,9 @@ PoolSettings ReadPoolSettings(const DetectorSettings& s) {
   return p;
 }
 
-void AddPoolPoints(const SeriesTable& t, const ChangeSeries& c, const Settings& s,
-                   const SeriesRegressionSpec& spec, std::vector<PoolPoint>* pool) {
+void AddPoolPoints(const InputIndex& input, const SeriesTable& t, const ChangeSeries& c,
+                   const Settings& s, const SeriesRegressionSpec& spec,
+                   std::vector<PoolPoint>* pool) {
   if (!t.sized || t.runs.empty() || t.runs.back()->nodes.value_or(1) <= 1) return;
   std::vector<double> before;
   for (size_t p = static_cast<size_t>(s.min_history); p < c.values.size(); ++p) {
@@ -62,6 +63,13 @@ void AddPoolPoints(const SeriesTable& t, const ChangeSeries& c, const Settings& 
     // less and needs more to count).
     point.sigma = c.RunSigma(run, run, s.noise_floor);
     point.z = stats::NormalEquivalentZ(point.change / point.sigma, c.noise_dof_before_run[run]);
+    if (input.Judged(*point.run)) {
+      for (int k : t.bands[run]) {
+        if (!(c.reference[k] > 0)) continue;
+        point.sizes.emplace_back(t.sizes[k],
+                                 Worse(spec, t.At(run, k) / c.reference[k] / *level - 1));
+      }
+    }
     pool->push_back(std::move(point));
   }
 }
@@ -91,10 +99,10 @@ void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, cons
     but_one.push_back(stats::PoolShifts(shifts));
   }
   const double h = ps.cusum_arl > 1 ? stats::CusumThreshold(kCusumK, ps.cusum_arl) : 0;
-  const bool largest = spec.band == SeriesRegressionSpec::Band::kLargest;
-  const std::string subject = spec.metric_label +
-                              (largest ? " at large sizes" : " at small sizes") +
-                              ", all multi-node series";
+  const char* band_name = spec.band == SeriesRegressionSpec::Band::kLargest    ? " at large sizes"
+                          : spec.band == SeriesRegressionSpec::Band::kSmallest ? " at small sizes"
+                                                                               : " at medium sizes";
+  const std::string subject = spec.metric_label + band_name + ", all multi-node series";
   for (size_t n = 0; n < keys.size(); ++n) {
     const std::map<std::string, const PoolPoint*>& series = nights[keys[n]];
     bool judged = false;
@@ -155,8 +163,8 @@ void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, cons
     char head[256];
     std::snprintf(head, sizeof head, " on %d multi-node series together (pooled z %.1f",
                   tonight.series, tonight.z);
-    f.message = spec.metric_label + (largest ? " at large sizes " : " at small sizes ") +
-                (spec.higher_is_better ? "fell " : "rose ") + PercentText(tonight.change) + head;
+    f.message = spec.metric_label + band_name + (spec.higher_is_better ? " fell " : " rose ") +
+                PercentText(tonight.change) + head;
     if (rule == "two_nights") {
       char two[64];
       std::snprintf(two, sizeof two, "; two nights in a row: z %.1f, %.1f", pooled[n - 1].z,
@@ -175,11 +183,16 @@ void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, cons
       std::snprintf(part, sizeof part, " %d nodes %s%s (z %.1f);", p->run->nodes.value_or(0),
                     p->change >= 0 ? "+" : "-", PercentText(p->change).c_str(), p->z);
       f.message += part;
+      nlohmann::json sizes = nlohmann::json::array();
+      for (const auto& [size, change] : p->sizes) {
+        sizes.push_back({{"size_bytes", size}, {"change", change}});
+      }
       per_series.push_back({{"subject", name},
                             {"run_id", p->run->id},
                             {"change", p->change},
                             {"noise", p->sigma},
-                            {"z", p->z}});
+                            {"z", p->z},
+                            {"sizes", std::move(sizes)}});
     }
     f.message.pop_back();
     nlohmann::json evidence = {

@@ -26,12 +26,14 @@
 // Every rule also asks the night's series without the one of the highest z
 // to pool to z >= 1.5 and to at least half the change the rule asks of all
 // of them: one series' large drop is that series' finding, not the band's. One finding per band and
-// night, its subject the band's; the series behind it (each one's change, noise and z) are its
-// evidence, beside their own per-series findings.
+// night, its subject the band's; the series behind it (each one's change, noise and z, and the
+// change of each size of its band) are its evidence, beside their own per-series findings (which
+// a shift too small for one series alone does not raise: the sizes are then only here).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/series_table.h"
@@ -56,12 +58,17 @@ struct PoolPoint {
   double change = 0;  // relative, positive when worse
   double sigma = 0;   // relative noise
   double z = 0;
+  // Judged runs only: per size of the run's band, its change against the
+  // same level (value / the size's reference / the series' level - 1,
+  // positive when worse): the sizes behind the series' part of the verdict.
+  std::vector<std::pair<int64_t, double>> sizes;
 };
 
 // The pool points of a multi-node series (none for a single-node one or a
-// run series).
-void AddPoolPoints(const SeriesTable& t, const ChangeSeries& c, const Settings& s,
-                   const SeriesRegressionSpec& spec, std::vector<PoolPoint>* pool);
+// run series); those of judged runs carry their sizes.
+void AddPoolPoints(const InputIndex& input, const SeriesTable& t, const ChangeSeries& c,
+                   const Settings& s, const SeriesRegressionSpec& spec,
+                   std::vector<PoolPoint>* pool);
 
 // The pooled findings of the judged nights.
 void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, const Settings& s,

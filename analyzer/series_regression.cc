@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analyzer/series_checks.h"
@@ -32,6 +33,11 @@ std::string SettingsText(const Settings& s, const SeriesRegressionSpec& spec) {
                 s.min_history, s.min_magnitude, s.z_threshold, s.confirm_z, s.noise_floor,
                 s.noise_runs, s.change_noise_z, s.unseen_change_z, s.hold_z, s.confirm_runs,
                 s.max_pvalue, s.min_segment, s.within_run_noise);
+  // The medium band's upper bound, appended only there: the other bands'
+  // stored figures keep their keys.
+  if (spec.band == SeriesRegressionSpec::Band::kMedium) {
+    return text + (" band_upper_bytes=" + std::to_string(s.band_upper_bytes));
+  }
   return text;
 }
 
@@ -83,7 +89,7 @@ void JudgeSeries(const InputIndex& input, const SeriesTable& t, const Settings& 
       t.sized ? StoredHead(input, t, s, key, reference_key) : std::nullopt;
   const int cut = stored ? stored->cut : 0;
   const ChangeSeries c = BuildChangeSeries(t, s, stored ? &*stored : nullptr);
-  if (pool) AddPoolPoints(t, c, s, spec, pool);
+  if (pool) AddPoolPoints(input, t, c, s, spec, pool);
   stats::EDivisiveOptions options;
   options.max_pvalue = s.max_pvalue;
   options.min_magnitude = s.min_magnitude;
@@ -178,7 +184,7 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
       {"within_run_noise", 1,
        "noise model: judge each run with its own within-run variance (per-iteration CV^2 / "
        "iterations) in place of the history's typical one (0: off)"},
-      {"max_pvalue", 0.01, "change points: largest t-test p-value accepted"},
+      {"max_pvalue", spec.max_pvalue, "change points: largest t-test p-value accepted"},
       {"min_segment", 5, "change points: fewest runs on either side"},
       {"critical_magnitude", 0.25, "a regression at least this large is critical"},
       {"first_night_magnitude", spec.first_night_magnitude,
@@ -196,16 +202,30 @@ std::vector<Param> SeriesRegressionParams(const SeriesRegressionSpec& spec) {
             {"pooled_confirm_z", 2.5, "pooled: z each of two nights in a row must reach"},
             {"pooled_min_magnitude", 0.02,
              "pooled: smallest change (all series together) flagged over two nights"},
-            {"pooled_cusum_arl", 2000,
+            {"pooled_cusum_arl", spec.pooled_cusum_arl,
              "pooled: average nights between false alarms of the sequential (CUSUM) rule (0: "
              "off)"},
         });
-    const bool largest = spec.band == SeriesRegressionSpec::Band::kLargest;
-    params.insert(
-        params.begin(),
-        {spec.band_key, spec.band_bytes,
-         largest ? "band: sizes >= this many bytes (a run with none: its largest 25% of sizes)"
-                 : "band: sizes <= this many bytes, > 0 (a run with none: its smallest 25%)"});
+    switch (spec.band) {
+      case SeriesRegressionSpec::Band::kLargest:
+        params.insert(params.begin(), {spec.band_key, spec.band_bytes,
+                                       "band: sizes >= this many bytes (a run with none: its "
+                                       "largest 25% of sizes)"});
+        break;
+      case SeriesRegressionSpec::Band::kSmallest:
+        params.insert(params.begin(), {spec.band_key, spec.band_bytes,
+                                       "band: sizes <= this many bytes, > 0 (a run with none: its "
+                                       "smallest 25%)"});
+        break;
+      case SeriesRegressionSpec::Band::kMedium:
+        params.insert(params.begin(),
+                      {{spec.band_key, spec.band_bytes,
+                        "band: sizes > this many bytes (latency_regression's max_size_bytes)"},
+                       {spec.band_upper_key, spec.band_upper_bytes,
+                        "band: sizes < this many bytes (busbw_regression's min_size_bytes); a "
+                        "run with no size between the two has no point"}});
+        break;
+    }
   }
   return params;
 }

@@ -7,7 +7,9 @@
 // run lacks is skipped, and one odd size does not move it. busbw uses the
 // large-message band (sizes >= min_size_bytes; a run with none uses its
 // largest 25% of sizes), latency the small one (0 < size <= max_size_bytes;
-// else the smallest 25%).
+// else the smallest 25%), midsize_busbw_regression the medium one between
+// them (above_size_bytes < size < below_size_bytes; a run with none has no
+// point there: its sizes are the other bands').
 //
 // Every run of a judged series gets a robust verdict, oldest first (history
 // runs too, so that nightly and full analyses agree):
@@ -90,6 +92,9 @@ struct SeriesRegressionSpec {
   enum class Band {
     kLargest,   // sizes >= the band bound (busbw)
     kSmallest,  // 0 < sizes <= the band bound (latency)
+    // The band bound < sizes < band_upper_bytes (mid-size busbw); a run with
+    // no size there has no point (the other bands judge its sizes).
+    kMedium,
   };
   std::string kind;          // "busbw_regression"
   std::string metric_label;  // "busbw", used in messages
@@ -99,18 +104,25 @@ struct SeriesRegressionSpec {
   bool higher_is_better = true;
   Band band = Band::kLargest;
   // The setting holding the band bound: "min_size_bytes". Empty for run
-  // series, which have no sizes (and then no such setting).
+  // series, which have no sizes (and then no such setting). kMedium: the
+  // lower bound, sizes above it.
   std::string band_key;
+  // kMedium only: the setting holding the upper bound, sizes below it.
+  std::string band_upper_key;
   // Leave out runs with more ranks than CPUs on a machine (RunView::oversubscribed):
   // their small-message latency is the scheduler's.
   bool skip_oversubscribed = false;
 
   // Defaults of the settings that differ by metric (SeriesRegressionParams).
   double band_bytes = 0;
+  double band_upper_bytes = 0;  // kMedium only
   double min_magnitude = 0.05;
   double z_threshold = 3.5;
   double confirm_z = 2;
   double noise_floor = 0.01;
+  double max_pvalue = 0.01;
+  // The pooled verdict's sequential rule (series_pool.h); 0: off.
+  double pooled_cusum_arl = 2000;
   // An unconfirmed drop at least this large is a warning on its first night
   // (busbw and latency: issue 16); 0 keeps one-night drops info until
   // confirmed (step mode, whose exposed time swings widely by nature).

@@ -21,6 +21,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 Settings ReadSettings(const DetectorSettings& s, const SeriesRegressionSpec& spec) {
   Settings r;
   if (!spec.band_key.empty()) r.band_bytes = static_cast<int64_t>(s[spec.band_key]);
+  if (!spec.band_upper_key.empty()) {
+    r.band_upper_bytes = static_cast<int64_t>(s[spec.band_upper_key]);
+  }
   r.baseline_runs = std::max(1, static_cast<int>(s["baseline_runs"]));
   r.min_history = std::max(2, static_cast<int>(s["min_history"]));
   r.min_magnitude = s["min_magnitude"];
@@ -55,10 +58,21 @@ Settings ForSeriesFamily(Settings s, int series) {
   return s;
 }
 
+bool InBand(const SeriesRegressionSpec& spec, const Settings& s, int64_t size_bytes) {
+  switch (spec.band) {
+    case SeriesRegressionSpec::Band::kLargest:
+      return size_bytes >= s.band_bytes;
+    case SeriesRegressionSpec::Band::kSmallest:
+      return size_bytes <= s.band_bytes;
+    case SeriesRegressionSpec::Band::kMedium:
+      return size_bytes > s.band_bytes && size_bytes < s.band_upper_bytes;
+  }
+  return false;
+}
+
 SeriesTable BuildTable(const InputIndex& input, std::string subject,
                        const std::vector<const RunView*>& runs, const SeriesRegressionSpec& spec,
                        const Settings& s) {
-  const int64_t band_bytes = s.band_bytes;
   SeriesTable t;
   t.subject = std::move(subject);
   t.runs = runs;
@@ -89,12 +103,11 @@ SeriesTable BuildTable(const InputIndex& input, std::string subject,
     std::sort(have.begin(), have.end());
     std::vector<int>& band = t.bands[i];
     for (int k : have) {
-      const bool in = spec.band == SeriesRegressionSpec::Band::kLargest ? t.sizes[k] >= band_bytes
-                                                                        : t.sizes[k] <= band_bytes;
-      if (in) band.push_back(k);
+      if (InBand(spec, s, t.sizes[k])) band.push_back(k);
     }
-    if (band.empty() && !have.empty()) {
-      // No size in the band: the run's largest (smallest) quarter of sizes.
+    // No size in the band: the run's largest (smallest) quarter of sizes; the
+    // medium band has no such stand-in (its neighbours judge those sizes).
+    if (band.empty() && !have.empty() && spec.band != SeriesRegressionSpec::Band::kMedium) {
       const size_t quarter = std::max<size_t>(1, (have.size() + 3) / 4);
       if (spec.band == SeriesRegressionSpec::Band::kLargest) {
         band.assign(have.end() - static_cast<std::ptrdiff_t>(quarter), have.end());

@@ -18,6 +18,7 @@ namespace fabtrack::analyzer::series {
 
 struct Settings {
   int64_t band_bytes = 0;
+  int64_t band_upper_bytes = 0;  // Band::kMedium only
   int baseline_runs = 14;
   int min_history = 5;
   double min_magnitude = 0.05;
@@ -86,6 +87,10 @@ struct SeriesTable {
 
   double At(int run, int size) const { return values[run * sizes.size() + size]; }
 };
+
+// Whether a message size is in spec's band with s's bounds (0 < size for the
+// small band is the caller's: sizes <= 0 carry no number).
+bool InBand(const SeriesRegressionSpec& spec, const Settings& s, int64_t size_bytes);
 
 // The band is s.band_bytes's; each run's within-run variance is known when
 // s.within_run_noise and the run has per-iteration figures and iterations.

@@ -17,7 +17,8 @@ std::vector<int64_t> RunsNeedingResults(const AnalysisInput& input, const Analyz
   // after the cut fits windows of baseline_runs runs before it and before
   // the run before it; port findings compare with the newest 14.
   int window = 15;
-  for (const char* detector : {"busbw_regression", "latency_regression"}) {
+  for (const char* detector :
+       {"busbw_regression", "latency_regression", "midsize_busbw_regression"}) {
     if (!config.Enabled(detector)) continue;
     window = std::max(window, static_cast<int>(config.SettingsFor(detector)["baseline_runs"]) + 1);
   }
@@ -39,8 +40,9 @@ std::vector<int64_t> RunsNeedingResults(const AnalysisInput& input, const Analyz
     std::stable_sort(runs.begin(), runs.end(), [](const RunView* a, const RunView* b) {
       return a->started_at != b->started_at ? a->started_at < b->started_at : a->id < b->id;
     });
-    // Newest summarised runs, counting the ones latency_regression keeps
-    // (oversubscribed runs are left out of its series).
+    // Newest summarised runs, counting the ones latency_regression and
+    // midsize_busbw_regression keep (oversubscribed runs are left out of
+    // their series).
     int all = 0, kept = 0;
     for (auto it = runs.rbegin(); it != runs.rend() && (all < window || kept < window); ++it) {
       if (!(*it)->summarized) continue;

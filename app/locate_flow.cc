@@ -172,7 +172,8 @@ LocateReport RunLocateFlow(const LocateRequest& r, std::ostream& log) {
 
 const std::vector<std::string>& DefaultLocateTriggers() {
   static const std::vector<std::string> kinds = {"scaling_drop", "busbw_regression",
-                                                 "latency_regression", "latency_jitter"};
+                                                 "midsize_busbw_regression", "latency_regression",
+                                                 "latency_jitter"};
   return kinds;
 }
 

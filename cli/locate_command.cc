@@ -322,7 +322,8 @@ void SetupLocate(CLI::App& app) {
       ->transform(OperatorTimeValue(since));
   cmd->add_option("--flagged-by", o->flagged_by,
                   "finding kinds that flag a run (default "
-                  "scaling_drop,busbw_regression,latency_regression,latency_jitter)");
+                  "scaling_drop,busbw_regression,midsize_busbw_regression,latency_regression,"
+                  "latency_jitter)");
   AddDatabaseOptions(cmd, &o->database);
   cmd->callback([o] { RunLocate(*o); });
 }

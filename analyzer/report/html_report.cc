@@ -87,7 +87,10 @@ std::map<std::string, std::vector<ChangePoint>> ChangePoints(const InputIndex& i
                                                              const AnalysisResult& result) {
   std::map<std::string, std::vector<ChangePoint>> out;
   for (const Finding& f : result.findings) {
-    if (f.kind != "busbw_regression" && f.kind != "latency_regression") continue;
+    if (f.kind != "busbw_regression" && f.kind != "latency_regression" &&
+        f.kind != "midsize_busbw_regression") {
+      continue;
+    }
     const RunView* run = ChangePointRun(input, f);
     if (run == nullptr) continue;
     out[f.subject].push_back({run->started_at, "change " + run->started_at_iso.substr(5, 5)});

@@ -62,6 +62,10 @@ int main(int argc, char** argv) {
       {Fault::kCoherentLatencyRise, 0.03},
       {Fault::kCoherentLatencyRise, 0.05},
       {Fault::kCoherentLatencyRise, 0.10},
+      // Medium sizes only (128 KiB .. 32 MiB), every multi-node count.
+      {Fault::kCoherentMidBusbwDrop, 0.03},
+      {Fault::kCoherentMidBusbwDrop, 0.05},
+      {Fault::kCoherentMidBusbwDrop, 0.10},
       // Issue 32 item 3: one node busy with other work on a socket cluster
       // (MPI over TCP), its runs slower by the magnitude: found when
       // cpu_bound names it; a regression it does not explain is a false alarm.

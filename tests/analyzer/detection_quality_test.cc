@@ -60,7 +60,9 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair{Fault::kJitter, 0.0}, std::pair{Fault::kPortErrors, 0.0},
                       // Issue 32: pooled over the night's multi-node series.
                       std::pair{Fault::kCoherentLatencyRise, 0.05},
-                      std::pair{Fault::kCoherentBusbwDrop, 0.05}));
+                      std::pair{Fault::kCoherentBusbwDrop, 0.05},
+                      // A shift at the medium sizes only (midsize_busbw_regression).
+                      std::pair{Fault::kCoherentMidBusbwDrop, 0.05}));
 
 // Issue 32: a 10% latency rise on every multi-node count is a warning on its
 // first night (the pooled one-night rule), not two nights later.

@@ -51,6 +51,8 @@ const char* FaultName(Fault fault) {
       return "busbw drop, all multi-node";
     case Fault::kCoherentLatencyRise:
       return "latency rise, all multi-node";
+    case Fault::kCoherentMidBusbwDrop:
+      return "medium-size busbw drop, all multi-node";
     case Fault::kCpuBusyNode:
       return "CPU-busy node, socket cluster";
     case Fault::kNoisyRuns:
@@ -87,14 +89,21 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
     case Fault::kBusbwDrop:
     case Fault::kCoherentBusbwDrop:
       s.expected_kinds = {"busbw_regression", "scaling_drop"};
+      // At 32 MiB on 8 nodes 80% of the time is size / bandwidth.
+      s.effect_kinds = {"midsize_busbw_regression"};
       break;
     case Fault::kLatencyRise:
     case Fault::kCoherentLatencyRise:
       s.expected_kinds = {"latency_regression", "scaling_drop"};
+      // At 128 KiB .. 2 MiB on 8 nodes most of the time is the latency.
+      s.effect_kinds = {"midsize_busbw_regression"};
+      break;
+    case Fault::kCoherentMidBusbwDrop:
+      s.expected_kinds = {"midsize_busbw_regression"};
       break;
     case Fault::kSocketFallback:
       s.expected_kinds = {"socket_fallback", "busbw_regression", "latency_regression",
-                          "scaling_drop"};
+                          "midsize_busbw_regression", "scaling_drop"};
       break;
     case Fault::kGdrdmaLost:
       s.expected_kinds = {"gdrdma_disabled"};
@@ -139,7 +148,8 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
             (nodes == w.nodes ||
              ((w.fault == Fault::kSocketFallback || w.fault == Fault::kCpuBusyNode) &&
               nodes >= w.nodes) ||
-             ((w.fault == Fault::kCoherentBusbwDrop || w.fault == Fault::kCoherentLatencyRise) &&
+             ((w.fault == Fault::kCoherentBusbwDrop || w.fault == Fault::kCoherentLatencyRise ||
+               w.fault == Fault::kCoherentMidBusbwDrop) &&
               nodes > 1) ||
              w.fault == Fault::kNoisyRuns)) {
           window = &w;
@@ -234,6 +244,10 @@ Scenario MakeScenario(const ScenarioSpec& spec) {
                    static_cast<double>(size) / (algbw * 1e3) * (1 + bw_size(rng));
         if (fault == Fault::kScalingCollapse && faulty && size < (int64_t{64} << 20)) {
           t = latency * lat_scale + static_cast<double>(size) / (peak / factor * 1e3);
+        }
+        if (fault == Fault::kCoherentMidBusbwDrop && faulty && size > (int64_t{64} << 10) &&
+            size < (int64_t{64} << 20)) {
+          t /= 1 - magnitude;  // busbw = size x factor / t falls by `magnitude`
         }
         ResultPoint& r = b.AddResult(run, size, t, static_cast<double>(size) / t / 1e3 * factor);
         const double run_cv = std::max(0.005, cv + cv_noise(rng));
@@ -355,7 +369,10 @@ Score Evaluate(const Scenario& scenario, int first_judged_night, const AnalyzerC
       const bool effect = fault_live && f.evidence.contains("explained_by") &&
                           f.evidence["explained_by"].is_string() &&
                           expected(f.evidence["explained_by"].get<std::string>());
-      if (effect) continue;
+      const bool band_effect =
+          fault_live && std::find(scenario.effect_kinds.begin(), scenario.effect_kinds.end(),
+                                  f.kind) != scenario.effect_kinds.end();
+      if (effect || band_effect) continue;
       if (explained) {
         if (score.detected_night < 0) score.detected_night = night;
         continue;

@@ -28,6 +28,11 @@ enum class Fault {
   // once (fault_nodes is not used), every size of the band alike.
   kCoherentBusbwDrop,    // busbw falls by `magnitude` on every multi-node run
   kCoherentLatencyRise,  // latency rises by `magnitude` on every multi-node run
+  // busbw falls by `magnitude` at the medium sizes only (64 KiB < size < 64
+  // MiB: 128 KiB .. 32 MiB here), on every multi-node run: the shape of an
+  // NCCL protocol or algorithm fault at the LL128 sizes (a tuning change,
+  // LL128 lost); the small and large sizes are untouched.
+  kCoherentMidBusbwDrop,
   // Issue 32 item 3: a socket cluster (MPI over TCP, every run with its
   // nodes' CPU windows); from the fault night one node (fault_nodes, so the
   // runs of that many nodes and more) is busy with other work, and those
@@ -72,7 +77,12 @@ struct Scenario {
   AnalysisInput input;  // every night, judge_from unset
   ScenarioSpec spec;
   std::vector<std::string> expected_kinds;  // detectors that should flag the fault
-  std::string fault_host;                   // the host a host-level fault is on
+  // Detectors that see the fault's effect on a band it also moves without
+  // being meant to find it: their findings while the fault lasts are neither
+  // a detection nor a false alarm (a latency rise lowers medium-size busbw:
+  // time = latency + size / bandwidth).
+  std::vector<std::string> effect_kinds;
+  std::string fault_host;  // the host a host-level fault is on
 };
 
 Scenario MakeScenario(const ScenarioSpec& spec);
