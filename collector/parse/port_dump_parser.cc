@@ -25,15 +25,29 @@ std::vector<std::string_view> Lines(std::string_view text) {
   return lines;
 }
 
+// A value of one or more words without the note a how-to or book writes
+// after it ("Active   # logical state ...", "7   # from the subnet manager"):
+// no tool's value holds a '#' at its start or after a blank, so one there
+// begins a note.
+std::string_view ValueBeforeNote(std::string_view value) {
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value[i] == '#' && (i == 0 || value[i - 1] == ' ' || value[i - 1] == '\t')) {
+      return TrimBlanks(value.substr(0, i));
+    }
+  }
+  return value;
+}
+
 // "key: value" (ibstat, ibstatus, ibv_devinfo) or perfquery's
-// "Key:.......value": the key and the value, trimmed; false without a colon.
+// "Key:.......value": the key and the value, trimmed and without a note;
+// false without a colon.
 bool KeyValue(std::string_view line, std::string_view* key, std::string_view* value) {
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return false;
   *key = TrimBlanks(line.substr(0, colon));
   std::string_view v = line.substr(colon + 1);
   while (!v.empty() && v.front() == '.') v.remove_prefix(1);
-  *value = TrimBlanks(v);
+  *value = ValueBeforeNote(TrimBlanks(v));
   return true;
 }
 

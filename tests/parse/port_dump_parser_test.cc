@@ -820,5 +820,28 @@ TEST(PortDumpRealShapes, EthtoolFilteredThroughGrepUnderItsCommand) {
   EXPECT_EQ(dump.notes.size(), 1u);
 }
 
+TEST(PortDumpRealShapes, NotesAfterValuesAreNoPartOfThem) {
+  // A book's annotated ibstat and perfquery ("State: Active   # logical
+  // state ...", "Base lid: 7   # from the subnet manager"): the notes were
+  // stored in the state, physical state, LID and node GUID.
+  ParsedPortDump d = Parse("lab-r04.ibstat-perfquery-annotated.md");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  const PortSample& p = d.ports[0];
+  EXPECT_EQ(p.device, "mlx5_2");
+  EXPECT_EQ(p.state, "ACTIVE");
+  EXPECT_EQ(p.state_code, 4);
+  EXPECT_EQ(p.phys_state, "LinkUp");
+  EXPECT_EQ(p.rate_gbps, 200);
+  EXPECT_EQ(p.lid, "7");
+  EXPECT_EQ(p.link_layer, "InfiniBand");
+  EXPECT_EQ(p.node_guid, "0x1c34da0300a1b2c4");
+  EXPECT_EQ(p.fw_version, "20.35.2000");
+  // perfquery of LID 7 port 1 joins the port; its notes are no part of the numbers.
+  EXPECT_EQ(p.counters.at("symbol_error"), 3u);
+  EXPECT_EQ(p.counters.at("port_xmit_discards"), 12u);
+  EXPECT_EQ(p.counters.at("port_xmit_data"), 52011840u);
+}
+
 }  // namespace
 }  // namespace fabtrack
