@@ -184,12 +184,13 @@ struct Block {
   std::set<std::string, std::less<>> keys;
 };
 
-// Blocks of one kind in one section: each must have `required`, and the last
-// one (where a cut dump ends) every key the earlier ones all had. The line
-// named is the block's last, or the line that broke the section when the
-// last block is the one that ends there.
+// Blocks of one kind in one section: each must have `required` and one of
+// `one_of` (when given), and the last one (where a cut dump ends) every key
+// the earlier ones all had. The line named is the block's last, or the line
+// that broke the section when the last block is the one that ends there.
 void CheckBlocks(const std::vector<Block>& blocks, const std::vector<std::string_view>& required,
-                 const char* tool, const DumpSection& section, SectionPorts* out) {
+                 const char* tool, const DumpSection& section, SectionPorts* out,
+                 const std::vector<std::string_view>& one_of = {}) {
   std::optional<std::set<std::string, std::less<>>> common;
   for (size_t b = 0; b < blocks.size(); ++b) {
     const Block& block = blocks[b];
@@ -197,6 +198,13 @@ void CheckBlocks(const std::vector<Block>& blocks, const std::vector<std::string
     std::vector<std::string> missing;
     for (std::string_view k : required) {
       if (!block.keys.contains(k)) missing.emplace_back(k);
+    }
+    if (!one_of.empty() && std::none_of(one_of.begin(), one_of.end(), [&](std::string_view k) {
+          return block.keys.contains(k);
+        })) {
+      std::string either;
+      for (std::string_view k : one_of) either += (either.empty() ? "" : " or ") + std::string(k);
+      missing.push_back(either);
     }
     if (last && common && blocks.size() > 1) {
       for (const std::string& k : *common) {
@@ -276,7 +284,10 @@ void ParseIbstat(const DumpSection& section, SectionPorts* out) {
       if (key == "Link layer") port->link_layer = Text(value);
     }
   }
-  CheckBlocks(ports, {"State", "Physical state", "Rate", "Port GUID"}, "ibstat", section, out);
+  // A block ends with its Port GUID (older ibstat) or Link layer: one holding
+  // either was not cut, even when a how-to left lines out above it.
+  CheckBlocks(ports, {"State", "Physical state", "Rate"}, "ibstat", section, out,
+              {"Port GUID", "Link layer"});
   for (size_t c = 0; c < cas.size(); ++c) {
     const uint64_t want = said[c].value_or(1);
     if (static_cast<uint64_t>(seen[c]) >= want) continue;

@@ -843,5 +843,34 @@ TEST(PortDumpRealShapes, NotesAfterValuesAreNoPartOfThem) {
   EXPECT_EQ(p.counters.at("port_xmit_data"), 52011840u);
 }
 
+TEST(PortDumpRealShapes, AnAbridgedIbstatEndingAtLinkLayerIsNoCut) {
+  // A book's ibstat with the Port GUID and capability mask left out, ending
+  // at "Link layer" (the last line of a port block) inside its code fence:
+  // it was "ends without Port GUID: the dump is cut off", nothing stored.
+  ParsedPortDump d = Parse("lab-r05.ibstat-abridged.md");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0].device, "mlx5_1");
+  EXPECT_EQ(d.ports[0].state, "ACTIVE");
+  EXPECT_EQ(d.ports[0].phys_state, "LinkUp");
+  EXPECT_EQ(d.ports[0].rate_gbps, 100);
+  EXPECT_EQ(d.ports[0].lid, "0");
+  EXPECT_EQ(d.ports[0].link_layer, "Ethernet");
+}
+
+TEST(PortDumpRealShapes, AnIbstatBlockCutAfterItsRateIsStillCut) {
+  // The other side of the rule above: a block that stops after Rate, with
+  // neither Port GUID nor Link layer, is a cut dump.
+  const std::string text =
+      "CA 'mlx5_4'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n"
+      "\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n"
+      "\t\tBase lid: 31\n";
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(text, std::nullopt, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_NE(d->errors.back().message.find("cut off"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fabtrack
