@@ -468,6 +468,18 @@ std::string HostOfLabelWord(std::string_view line) {
   return std::string(t);
 }
 
+// A shell's own prompt where no host is set ("sh-5.1#", "bash-4.4$", the
+// default \s-\v): the shell and its version, not a node.
+bool IsShellVersionPrompt(std::string_view word) {
+  static const std::set<std::string, std::less<>> kShells = {"sh",   "bash", "zsh",  "ksh",
+                                                             "dash", "ash",  "tcsh", "csh"};
+  size_t dash = word.find('-');
+  if (dash == std::string_view::npos || !kShells.count(word.substr(0, dash))) return false;
+  std::string_view version = word.substr(dash + 1);
+  return !version.empty() && isdigit(static_cast<unsigned char>(version.front())) &&
+         version.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
 // Only a word a host name can be (letters, digits, '.', '-', '_', starting
 // with a letter or digit): prose before a matrix ("... boxes (`nvidia-smi
 // topo -m`, tidied up):") names no host.
@@ -480,6 +492,7 @@ std::string HostOfLabel(std::string_view line) {
                                                       "SH",   "CONSOLE",   "OUTPUT", "CODE",
                                                       "TXT",  "LOG",       "PYTHON", "TERMINAL"};
   if (kCodeCaptions.count(host)) return "";
+  if (IsShellVersionPrompt(host)) return "";
   for (char c : host) {
     if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return "";
   }

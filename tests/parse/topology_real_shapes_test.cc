@@ -202,6 +202,25 @@ TEST(SmiMatrixRealShapes, CodeBlockCaptionAboveTheMatrixNamesNoHost) {
   EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
 }
 
+TEST(SmiMatrixRealShapes, AShellsOwnPromptNamesNoHost) {
+  // "sh-5.1# nvidia-smi topo -mp" in a container without a host name in its
+  // prompt: the shell and its version were printed as the node's name.
+  ParsedNodeTopology p = Parse("smi_shell_version_prompt.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(p.host, "");
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_2/PIX GPU1>mlx5_5/PIX");
+  for (const char* prompt : {"sh-5.1# ", "zsh-5.9% ", "bash-5.2$ "}) {
+    std::string text = Fixture("smi_shell_version_prompt.txt");
+    text.replace(text.find("bash-4.4$ "), 10, prompt);
+    EXPECT_EQ(ParseNodeTopology(text, "pod.txt").host, "") << prompt;
+  }
+  // A host whose name merely starts like a shell keeps it.
+  std::string text = Fixture("smi_shell_version_prompt.txt");
+  text.replace(text.find("bash-4.4$ "), 10, "[root@sh-gpu07 ~]# ");
+  EXPECT_EQ(ParseNodeTopology(text, "pod.txt").host, "sh-gpu07");
+}
+
 TEST(SmiMatrixRealShapes, CellsRunTogetherWhereATabWasLost) {
   // A tab-separated paste that lost some tabs: "NIC2NIC3" in the header
   // and "PIXNODE" / "NODEPIX" in rows. The rows' cells shifted left by
