@@ -563,6 +563,13 @@ class Scanner {
       SetCwd(TrimBlanks(t.substr(3)), false);
       return i;
     }
+    // A loop kept without its prompt ("for i in *; do printf ... "$i"
+    // "$(<$i)"; done" under a `cd` line): what it prints follows.
+    if (t.starts_with("for ") && t.find("; do ") != std::string_view::npos) {
+      End();
+      last_command_ = std::string(t);
+      return i;
+    }
     if (std::optional<std::string> path = std::exchange(cat_path_, std::nullopt);
         path && path->find("/infiniband/") != std::string::npos && !StartsSection(t)) {
       AddSysfs(*path + " " + std::string(t), l.number);
@@ -596,6 +603,7 @@ class Scanner {
       return i;
     }
     if (RelativeSysfsLine(t, l.number)) return i;
+    if (RelativeLoopLine(t, l.number)) return i;
     // A comment the one who saved it wrote between a tool's lines
     // ("                # Link layer: Ethernet means RoCE"): skipped, the
     // tool's output goes on below it.
@@ -687,6 +695,33 @@ class Scanner {
     std::optional<std::string> path = Resolve(name);
     if (!path) return false;
     AddSysfs(*path + ":" + std::string(t.substr(colon + 1)), number);
+    return true;
+  }
+
+  // `for f in *; do echo "$f $(cat $f)"; done` (or printf "%-20s %s") run in
+  // a port's directory: "NAME VALUE", the name relative to it. Only a number
+  // (or "N/A ...") is a value, so prose after the loop ends it; a name with
+  // no value is taken only as the dump's last line, where the sysfs reader
+  // says it is cut off.
+  bool RelativeLoopLine(std::string_view t, int number) {
+    if (FirstWord(last_command_) != "for") return false;
+    const size_t gap = t.find_first_of(" \t");
+    std::string_view name = t.substr(0, gap);
+    std::string_view value = gap == std::string_view::npos ? "" : TrimBlanks(t.substr(gap));
+    const bool file_name = std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/' || c == '.' ||
+             c == '-';
+    });
+    const bool a_value = value.empty() ? number >= out_->last_line
+                                       : std::isdigit(static_cast<unsigned char>(value.front())) ||
+                                             value.starts_with("N/A");
+    if (!file_name || name.starts_with("/") || !a_value) {
+      last_command_.clear();  // the loop's output ended
+      return false;
+    }
+    std::optional<std::string> path = Resolve(name);
+    if (!path) return false;
+    AddSysfs(*path + " " + std::string(value), number);
     return true;
   }
 

@@ -872,5 +872,43 @@ TEST(PortDumpRealShapes, AnIbstatBlockCutAfterItsRateIsStillCut) {
   EXPECT_NE(d->errors.back().message.find("cut off"), std::string::npos);
 }
 
+TEST(PortDumpRealShapes, LoopOfNameAndValueInTheDirectoryACdLineSet) {
+  // `cd .../hw_counters` then `for i in *; do printf "%-20.20s  %s\n" "$i"
+  // "$(<$i)"; done` (a PR thread's dump of a port's counters): the names
+  // are relative to the cd line's directory. It was "not a port dump
+  // fabtrack knows".
+  ParsedPortDump d = Parse("gpu-q09.sysfs-cd-loop.txt");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  const PortSample& p = d.ports[0];
+  EXPECT_EQ(p.device, "mlx5_3");
+  EXPECT_EQ(p.port, 1);
+  EXPECT_EQ(p.counters.size(), 17u);
+  EXPECT_EQ(p.counters.at("link_downed"), 2u);
+  EXPECT_EQ(p.counters.at("port_xmit_discards"), 311u);
+  EXPECT_EQ(p.counters.at("port_xmit_data"), 8123400012u);
+  EXPECT_EQ(p.xmit_bytes, 8123400012ull * 4);
+  EXPECT_EQ(p.saturated, std::vector<std::string>{"port_xmit_wait"});
+}
+
+TEST(PortDumpRealShapes, ALoopCutAtANameIsCutOff) {
+  // The same loop's output ending at a name with no value: cut, nothing
+  // stored; prose after a whole loop is no counter.
+  std::string text = Read("gpu-q09.sysfs-cd-loop.txt");
+  text = text.substr(0, text.find("symbol_error")) + "symbol_error\n";
+  std::string why;
+  std::optional<ParsedPortDump> cut = ParsePortDump(text, std::nullopt, &why);
+  ASSERT_TRUE(cut) << why;
+  ASSERT_FALSE(cut->errors.empty());
+  EXPECT_NE(cut->errors.back().message.find("cut off"), std::string::npos)
+      << cut->errors.back().message;
+  std::optional<ParsedPortDump> prose =
+      ParsePortDump(Read("gpu-q09.sysfs-cd-loop.txt") + "\nThe discards grew by 311 overnight.\n",
+                    std::nullopt, &why);
+  ASSERT_TRUE(prose) << why;
+  EXPECT_TRUE(prose->errors.empty()) << prose->errors.front().message;
+  EXPECT_EQ(prose->ports.at(0).counters.size(), 17u);
+}
+
 }  // namespace
 }  // namespace fabtrack
