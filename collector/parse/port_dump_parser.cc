@@ -208,7 +208,9 @@ void CheckBlocks(const std::vector<Block>& blocks, const std::vector<std::string
     }
     if (last && common && blocks.size() > 1) {
       for (const std::string& k : *common) {
-        if (!block.keys.contains(k) &&
+        // An end line already named as "Port GUID or Link layer" is not named again.
+        const bool named_as_end = std::find(one_of.begin(), one_of.end(), k) != one_of.end();
+        if (!block.keys.contains(k) && !named_as_end &&
             std::find(missing.begin(), missing.end(), k) == missing.end()) {
           missing.push_back(k);
         }

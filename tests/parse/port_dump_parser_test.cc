@@ -870,6 +870,17 @@ TEST(PortDumpRealShapes, AnIbstatBlockCutAfterItsRateIsStillCut) {
   ASSERT_TRUE(d) << why;
   ASSERT_FALSE(d->errors.empty());
   EXPECT_NE(d->errors.back().message.find("cut off"), std::string::npos);
+  // The end lines are named once, as either of them.
+  const std::string two =
+      "CA 'mlx5_4'\n\tNumber of ports: 2\n\tPort 1:\n\t\tState: Active\n"
+      "\t\tPhysical state: LinkUp\n\t\tRate: 400\n\t\tPort GUID: 0x1\n"
+      "\t\tLink layer: InfiniBand\n\tPort 2:\n\t\tState: Down\n";
+  d = ParsePortDump(two, std::nullopt, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_EQ(d->errors.front().message,
+            "ibstat block of mlx5_4 port 2 (from line 9) ends without Physical state, Rate, Port "
+            "GUID or Link layer: the dump is cut off");
 }
 
 TEST(PortDumpRealShapes, LoopOfNameAndValueInTheDirectoryACdLineSet) {
