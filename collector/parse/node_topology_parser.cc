@@ -258,6 +258,8 @@ ParsedNodeTopology ParseSmiTopoMatrix(std::string_view text, const std::string& 
       continue;
     }
     if (w[0] == "Legend:" || w[0] == "NIC") break;
+    // The code fence that closes a matrix pasted without its legend.
+    if (w[0].starts_with("```") || w[0].starts_with("~~~")) break;
     if (IsRule(w)) continue;
     if (!column.count(w[0])) {
       error(lines[r].number, "row '" + w[0] + "' is not a column of the header");

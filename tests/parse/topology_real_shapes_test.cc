@@ -221,6 +221,19 @@ TEST(SmiMatrixRealShapes, AShellsOwnPromptNamesNoHost) {
   EXPECT_EQ(ParseNodeTopology(text, "pod.txt").host, "sh-gpu07");
 }
 
+TEST(SmiMatrixRealShapes, ACodeFenceRightAfterTheRowsEndsTheMatrix) {
+  // An issue's matrix pasted without its legend, the closing ``` on the line
+  // after the last row: it was an error, "row '```' is not a column of the
+  // header".
+  ParsedNodeTopology p = Parse("smi_fence_right_after_rows.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_0/PHB GPU2>mlx5_1/PIX GPU3>mlx5_1/PHB");
+  std::string tilde = Fixture("smi_fence_right_after_rows.txt");
+  tilde.replace(tilde.rfind("```"), 3, "~~~");
+  EXPECT_TRUE(ParseNodeTopology(tilde, "tilde.txt").errors.empty());
+}
+
 TEST(SmiMatrixRealShapes, CellsRunTogetherWhereATabWasLost) {
   // A tab-separated paste that lost some tabs: "NIC2NIC3" in the header
   // and "PIXNODE" / "NODEPIX" in rows. The rows' cells shifted left by
