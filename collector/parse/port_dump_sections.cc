@@ -444,6 +444,10 @@ bool Owns(PortDumpFormat format, std::string_view raw, std::string_view t) {
     }
     case PortDumpFormat::kPerfquery:
       if (IsPerfqueryHeader(t) || t.starts_with("#")) return true;
+      // The header's end on a line of its own where a mail client wrapped it
+      // ("# Port extended counters: Lid 21 port 1 (CapMask: 0x1600 CapMask2:"
+      // then "0x0000000)").
+      if (t.ends_with(")") && t.find_first_of(": ") == std::string_view::npos) return true;
       return StrictKey(t, &key, &value) && std::all_of(key.begin(), key.end(), [](char c) {
                return std::isalnum(static_cast<unsigned char>(c));
              });

@@ -921,5 +921,28 @@ TEST(PortDumpRealShapes, ALoopCutAtANameIsCutOff) {
   EXPECT_EQ(prose->ports.at(0).counters.size(), 17u);
 }
 
+TEST(PortDumpRealShapes, PerfqueryHeaderWrappedByAMailClient) {
+  // A perfquery -x pasted through e-mail, its header broken after
+  // "CapMask2:" and the rest ("0x0000002)") on a line of its own: it was
+  // "ends without PortRcvPkts: the dump is cut off" at that line.
+  ParsedPortDump d = Parse("gpu-d05.perfquery-x.mail-wrapped.txt", "mlx5_1");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0].device, "mlx5_1");
+  EXPECT_EQ(d.ports[0].lid, "377");
+  EXPECT_EQ(d.ports[0].counters.at("port_xmit_data"), 88120419377u);
+  EXPECT_EQ(d.ports[0].counters.at("symbol_error"), 17u);
+  EXPECT_EQ(d.ports[0].counters.at("port_xmit_wait"), 90211u);
+  // Cut after its error counters, the same paste is still cut off, at its end.
+  std::string text = Read("gpu-d05.perfquery-x.mail-wrapped.txt");
+  text = text.substr(0, text.find("VL15Dropped"));
+  std::string why;
+  std::optional<ParsedPortDump> cut = ParsePortDump(text, std::string("mlx5_1"), &why);
+  ASSERT_TRUE(cut) << why;
+  ASSERT_FALSE(cut->errors.empty());
+  EXPECT_EQ(cut->errors.front().line, 26);
+  EXPECT_NE(cut->errors.front().message.find("PortXmitWait"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fabtrack
