@@ -810,8 +810,9 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
     if (!TrimBlanks(l.text).empty()) last = l.number;
   }
   for (const DumpLine& l : lines) {
-    std::string_view line = TrimBlanks(l.text);
-    if (line.empty() || line == "NIC statistics:") continue;
+    // A "# ..." note after the value may hold colons of its own.
+    std::string_view line = ValueBeforeNote(TrimBlanks(l.text));
+    if (line.empty() || IsNicStatisticsLine(line)) continue;
     // Where the one who posted it left lines out ("     ...").
     if (line == "..." || line == "\u2026") continue;
     // The value follows the last colon: per-queue names have their own
@@ -1141,7 +1142,7 @@ std::optional<std::map<std::string, uint64_t>> ParseEthtoolStatistics(
   for (std::string_view line : Lines(text)) {
     ++number;
     if (!found) {
-      found = TrimBlanks(line) == "NIC statistics:";  // lines before it: the command, banners
+      found = IsNicStatisticsLine(TrimBlanks(line));  // lines before it: the command, banners
       continue;
     }
     lines.push_back({number, line});

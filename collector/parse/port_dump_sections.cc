@@ -377,7 +377,7 @@ std::optional<PortDumpFormat> StartsSection(std::string_view t) {
   if (t.starts_with("Infiniband device '")) return PortDumpFormat::kIbstatus;
   if (IsPerfqueryHeader(t)) return PortDumpFormat::kPerfquery;
   if (t.starts_with("hca_id:")) return PortDumpFormat::kIbvDevinfo;
-  if (t == "NIC statistics:") return PortDumpFormat::kEthtool;
+  if (IsNicStatisticsLine(t)) return PortDumpFormat::kEthtool;
   if (IsSysfsLine(t)) return PortDumpFormat::kSysfs;
   return std::nullopt;
 }
@@ -741,6 +741,12 @@ class Scanner {
 };
 
 }  // namespace
+
+bool IsNicStatisticsLine(std::string_view trimmed) {
+  if (!trimmed.starts_with("NIC statistics:")) return false;
+  std::string_view rest = TrimBlanks(trimmed.substr(15));
+  return rest.empty() || rest.starts_with("#");
+}
 
 std::vector<HostSections> SplitPortDumpDocument(std::string_view text,
                                                 const PortDumpContext& context,

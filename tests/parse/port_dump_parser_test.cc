@@ -944,5 +944,23 @@ TEST(PortDumpRealShapes, PerfqueryHeaderWrappedByAMailClient) {
   EXPECT_NE(cut->errors.front().message.find("PortXmitWait"), std::string::npos);
 }
 
+TEST(PortDumpRealShapes, EthtoolHeaderWithANoteAfterIt) {
+  // A how-to's annotated `ethtool -S` ("NIC statistics:   # statistics of
+  // ...", a note after every value): it was "not a port dump fabtrack
+  // knows".
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(Read("roce-a4.ens2f0np0.ethtool-annotated.md"),
+                            PortDumpContext{.netdev = std::string("ens2f0np0")}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->size(), 1u);
+  const ParsedPortDump& dump = d->front();
+  EXPECT_TRUE(dump.errors.empty()) << (dump.errors.empty() ? "" : dump.errors[0].message);
+  ASSERT_EQ(dump.ports.size(), 1u);
+  EXPECT_EQ(dump.ports[0].ethtool.at("rx_prio3_pause"), 5120u);
+  EXPECT_EQ(dump.ports[0].ethtool.at("rx_discards_phy"), 14u);
+  EXPECT_EQ(dump.ports[0].ethtool.at("link_down_events_phy"), 1u);
+}
+
 }  // namespace
 }  // namespace fabtrack
