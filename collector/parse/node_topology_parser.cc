@@ -579,12 +579,19 @@ std::string SniffTopologyFormat(std::string_view text) {
   for (const Line& l : Lines(text.substr(0, 4 << 20))) {
     if (IsGraphLine(l.text)) return "nccl_graph";
   }
-  // Dumps posted one after the other, each after a line naming its host.
+  // Dumps posted one after the other, each after a line naming its host,
+  // or one after a sentence: a <system> line with its end, or with a <cpu>
+  // or <pci> on the next line (a dump cut before </system>, which the XML
+  // reader says), is one; prose naming the element inline is none.
   std::vector<size_t> starts = LineStarts(text);
   for (size_t k = 0; k < starts.size(); ++k) {
-    if (IsSystemStart(LineAt(text, starts, k)) &&
-        text.find("</system>", starts[k]) != std::string_view::npos) {
-      return "nccl_xml";
+    if (!IsSystemStart(LineAt(text, starts, k))) continue;
+    if (text.find("</system>", starts[k]) != std::string_view::npos) return "nccl_xml";
+    for (size_t next = k + 1; next < starts.size(); ++next) {
+      std::string_view t = TrimView(LineAt(text, starts, next));
+      if (t.empty()) continue;
+      if (t.starts_with("<cpu") || t.starts_with("<pci")) return "nccl_xml";
+      break;
     }
   }
   return "";

@@ -121,6 +121,26 @@ TEST(XmlRealShapes, SkeletonWithoutClassesIsNothingToCheck) {
   EXPECT_EQ(p.errors[0].substr(0, 28), "s.xml:6: no GPU and no NIC: ");
 }
 
+TEST(XmlRealShapes, ADumpCutAfterProseSaysWhatItReadAndWhereItStops) {
+  // An issue's NCCL_TOPO_DUMP_FILE pasted after a sentence and a ```xml
+  // fence, cut before </system>: it was "neither an NCCL topology dump
+  // (<system>), ... nor NCCL GRAPH debug lines", nothing read.
+  std::vector<ParsedNodeTopology> docs =
+      ParseNodeTopologies(Fixture("xml_after_prose_cut.md"), "xml_after_prose_cut.md");
+  ASSERT_EQ(docs.size(), 1u);
+  const ParsedNodeTopology& p = docs[0];
+  EXPECT_EQ(p.format, "nccl_xml");
+  ASSERT_EQ(p.topology.gpus.size(), 1u);
+  EXPECT_EQ(p.topology.gpus[0].bus_id, "0000:9c:00.0");
+  ASSERT_FALSE(p.errors.empty());
+  EXPECT_NE(p.errors[0].find("truncated"), std::string::npos) << p.errors[0];
+  // Prose that names the element inline is still no dump.
+  EXPECT_EQ(
+      SniffTopologyFormat("Set NCCL_TOPO_FILE to a file starting with\n<system version=\"1\">\n"
+                          "and nothing else.\n"),
+      "");
+}
+
 TEST(GraphPrintRealShapes, PopulateNicsLinesNameTheNicsAndBridgesStayOut) {
   // RCCL with socket nets on a workstation: the print's NICs have no NET;
   // "ncclTopoPopulateNics : Filled enp7s0 ... pciPath=.../0000:07:00.0" says
