@@ -32,7 +32,9 @@ std::optional<std::string> NetdevFromFileName(const std::string& path,
   for (size_t at = name.find('.'); at != std::string::npos;) {
     size_t next = name.find('.', at + 1);
     std::string w = name.substr(at + 1, next == std::string::npos ? next : next - at - 1);
-    if (!w.empty() && w != "txt" && w != "log" && w != "out" && w != "ethtool" &&
+    // Extensions and tool words are no interface: "gpu-a.md", the notes
+    // pasted from a how-to, names none.
+    if (!w.empty() && w != "txt" && w != "log" && w != "out" && w != "md" && w != "ethtool" &&
         w != "ethtool-S" && w != "ethtool_S" && w != "stats") {
       words.push_back(w);
     }

@@ -258,6 +258,8 @@ ParsedNodeTopology ParseSmiTopoMatrix(std::string_view text, const std::string& 
       continue;
     }
     if (w[0] == "Legend:" || w[0] == "NIC") break;
+    // The code fence that closes a matrix pasted without its legend.
+    if (w[0].starts_with("```") || w[0].starts_with("~~~")) break;
     if (IsRule(w)) continue;
     if (!column.count(w[0])) {
       error(lines[r].number, "row '" + w[0] + "' is not a column of the header");
@@ -468,6 +470,18 @@ std::string HostOfLabelWord(std::string_view line) {
   return std::string(t);
 }
 
+// A shell's own prompt where no host is set ("sh-5.1#", "bash-4.4$", the
+// default \s-\v): the shell and its version, not a node.
+bool IsShellVersionPrompt(std::string_view word) {
+  static const std::set<std::string, std::less<>> kShells = {"sh",   "bash", "zsh",  "ksh",
+                                                             "dash", "ash",  "tcsh", "csh"};
+  size_t dash = word.find('-');
+  if (dash == std::string_view::npos || !kShells.count(word.substr(0, dash))) return false;
+  std::string_view version = word.substr(dash + 1);
+  return !version.empty() && isdigit(static_cast<unsigned char>(version.front())) &&
+         version.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
 // Only a word a host name can be (letters, digits, '.', '-', '_', starting
 // with a letter or digit): prose before a matrix ("... boxes (`nvidia-smi
 // topo -m`, tidied up):") names no host.
@@ -480,6 +494,7 @@ std::string HostOfLabel(std::string_view line) {
                                                       "SH",   "CONSOLE",   "OUTPUT", "CODE",
                                                       "TXT",  "LOG",       "PYTHON", "TERMINAL"};
   if (kCodeCaptions.count(host)) return "";
+  if (IsShellVersionPrompt(host)) return "";
   for (char c : host) {
     if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return "";
   }
@@ -564,12 +579,19 @@ std::string SniffTopologyFormat(std::string_view text) {
   for (const Line& l : Lines(text.substr(0, 4 << 20))) {
     if (IsGraphLine(l.text)) return "nccl_graph";
   }
-  // Dumps posted one after the other, each after a line naming its host.
+  // Dumps posted one after the other, each after a line naming its host,
+  // or one after a sentence: a <system> line with its end, or with a <cpu>
+  // or <pci> on the next line (a dump cut before </system>, which the XML
+  // reader says), is one; prose naming the element inline is none.
   std::vector<size_t> starts = LineStarts(text);
   for (size_t k = 0; k < starts.size(); ++k) {
-    if (IsSystemStart(LineAt(text, starts, k)) &&
-        text.find("</system>", starts[k]) != std::string_view::npos) {
-      return "nccl_xml";
+    if (!IsSystemStart(LineAt(text, starts, k))) continue;
+    if (text.find("</system>", starts[k]) != std::string_view::npos) return "nccl_xml";
+    for (size_t next = k + 1; next < starts.size(); ++next) {
+      std::string_view t = TrimView(LineAt(text, starts, next));
+      if (t.empty()) continue;
+      if (t.starts_with("<cpu") || t.starts_with("<pci")) return "nccl_xml";
+      break;
     }
   }
   return "";

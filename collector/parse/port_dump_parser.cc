@@ -25,15 +25,29 @@ std::vector<std::string_view> Lines(std::string_view text) {
   return lines;
 }
 
+// A value of one or more words without the note a how-to or book writes
+// after it ("Active   # logical state ...", "7   # from the subnet manager"):
+// no tool's value holds a '#' at its start or after a blank, so one there
+// begins a note.
+std::string_view ValueBeforeNote(std::string_view value) {
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value[i] == '#' && (i == 0 || value[i - 1] == ' ' || value[i - 1] == '\t')) {
+      return TrimBlanks(value.substr(0, i));
+    }
+  }
+  return value;
+}
+
 // "key: value" (ibstat, ibstatus, ibv_devinfo) or perfquery's
-// "Key:.......value": the key and the value, trimmed; false without a colon.
+// "Key:.......value": the key and the value, trimmed and without a note;
+// false without a colon.
 bool KeyValue(std::string_view line, std::string_view* key, std::string_view* value) {
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return false;
   *key = TrimBlanks(line.substr(0, colon));
   std::string_view v = line.substr(colon + 1);
   while (!v.empty() && v.front() == '.') v.remove_prefix(1);
-  *value = TrimBlanks(v);
+  *value = ValueBeforeNote(TrimBlanks(v));
   return true;
 }
 
@@ -170,12 +184,13 @@ struct Block {
   std::set<std::string, std::less<>> keys;
 };
 
-// Blocks of one kind in one section: each must have `required`, and the last
-// one (where a cut dump ends) every key the earlier ones all had. The line
-// named is the block's last, or the line that broke the section when the
-// last block is the one that ends there.
+// Blocks of one kind in one section: each must have `required` and one of
+// `one_of` (when given), and the last one (where a cut dump ends) every key
+// the earlier ones all had. The line named is the block's last, or the line
+// that broke the section when the last block is the one that ends there.
 void CheckBlocks(const std::vector<Block>& blocks, const std::vector<std::string_view>& required,
-                 const char* tool, const DumpSection& section, SectionPorts* out) {
+                 const char* tool, const DumpSection& section, SectionPorts* out,
+                 const std::vector<std::string_view>& one_of = {}) {
   std::optional<std::set<std::string, std::less<>>> common;
   for (size_t b = 0; b < blocks.size(); ++b) {
     const Block& block = blocks[b];
@@ -184,9 +199,18 @@ void CheckBlocks(const std::vector<Block>& blocks, const std::vector<std::string
     for (std::string_view k : required) {
       if (!block.keys.contains(k)) missing.emplace_back(k);
     }
+    if (!one_of.empty() && std::none_of(one_of.begin(), one_of.end(), [&](std::string_view k) {
+          return block.keys.contains(k);
+        })) {
+      std::string either;
+      for (std::string_view k : one_of) either += (either.empty() ? "" : " or ") + std::string(k);
+      missing.push_back(either);
+    }
     if (last && common && blocks.size() > 1) {
       for (const std::string& k : *common) {
-        if (!block.keys.contains(k) &&
+        // An end line already named as "Port GUID or Link layer" is not named again.
+        const bool named_as_end = std::find(one_of.begin(), one_of.end(), k) != one_of.end();
+        if (!block.keys.contains(k) && !named_as_end &&
             std::find(missing.begin(), missing.end(), k) == missing.end()) {
           missing.push_back(k);
         }
@@ -262,7 +286,10 @@ void ParseIbstat(const DumpSection& section, SectionPorts* out) {
       if (key == "Link layer") port->link_layer = Text(value);
     }
   }
-  CheckBlocks(ports, {"State", "Physical state", "Rate", "Port GUID"}, "ibstat", section, out);
+  // A block ends with its Port GUID (older ibstat) or Link layer: one holding
+  // either was not cut, even when a how-to left lines out above it.
+  CheckBlocks(ports, {"State", "Physical state", "Rate"}, "ibstat", section, out,
+              {"Port GUID", "Link layer"});
   for (size_t c = 0; c < cas.size(); ++c) {
     const uint64_t want = said[c].value_or(1);
     if (static_cast<uint64_t>(seen[c]) >= want) continue;
@@ -783,8 +810,9 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
     if (!TrimBlanks(l.text).empty()) last = l.number;
   }
   for (const DumpLine& l : lines) {
-    std::string_view line = TrimBlanks(l.text);
-    if (line.empty() || line == "NIC statistics:") continue;
+    // A "# ..." note after the value may hold colons of its own.
+    std::string_view line = ValueBeforeNote(TrimBlanks(l.text));
+    if (line.empty() || IsNicStatisticsLine(line)) continue;
     // Where the one who posted it left lines out ("     ...").
     if (line == "..." || line == "\u2026") continue;
     // The value follows the last colon: per-queue names have their own
@@ -1114,7 +1142,7 @@ std::optional<std::map<std::string, uint64_t>> ParseEthtoolStatistics(
   for (std::string_view line : Lines(text)) {
     ++number;
     if (!found) {
-      found = TrimBlanks(line) == "NIC statistics:";  // lines before it: the command, banners
+      found = IsNicStatisticsLine(TrimBlanks(line));  // lines before it: the command, banners
       continue;
     }
     lines.push_back({number, line});

@@ -377,7 +377,7 @@ std::optional<PortDumpFormat> StartsSection(std::string_view t) {
   if (t.starts_with("Infiniband device '")) return PortDumpFormat::kIbstatus;
   if (IsPerfqueryHeader(t)) return PortDumpFormat::kPerfquery;
   if (t.starts_with("hca_id:")) return PortDumpFormat::kIbvDevinfo;
-  if (t == "NIC statistics:") return PortDumpFormat::kEthtool;
+  if (IsNicStatisticsLine(t)) return PortDumpFormat::kEthtool;
   if (IsSysfsLine(t)) return PortDumpFormat::kSysfs;
   return std::nullopt;
 }
@@ -444,6 +444,10 @@ bool Owns(PortDumpFormat format, std::string_view raw, std::string_view t) {
     }
     case PortDumpFormat::kPerfquery:
       if (IsPerfqueryHeader(t) || t.starts_with("#")) return true;
+      // The header's end on a line of its own where a mail client wrapped it
+      // ("# Port extended counters: Lid 21 port 1 (CapMask: 0x1600 CapMask2:"
+      // then "0x0000000)").
+      if (t.ends_with(")") && t.find_first_of(": ") == std::string_view::npos) return true;
       return StrictKey(t, &key, &value) && std::all_of(key.begin(), key.end(), [](char c) {
                return std::isalnum(static_cast<unsigned char>(c));
              });
@@ -563,6 +567,13 @@ class Scanner {
       SetCwd(TrimBlanks(t.substr(3)), false);
       return i;
     }
+    // A loop kept without its prompt ("for i in *; do printf ... "$i"
+    // "$(<$i)"; done" under a `cd` line): what it prints follows.
+    if (t.starts_with("for ") && t.find("; do ") != std::string_view::npos) {
+      End();
+      last_command_ = std::string(t);
+      return i;
+    }
     if (std::optional<std::string> path = std::exchange(cat_path_, std::nullopt);
         path && path->find("/infiniband/") != std::string::npos && !StartsSection(t)) {
       AddSysfs(*path + " " + std::string(t), l.number);
@@ -596,6 +607,7 @@ class Scanner {
       return i;
     }
     if (RelativeSysfsLine(t, l.number)) return i;
+    if (RelativeLoopLine(t, l.number)) return i;
     // A comment the one who saved it wrote between a tool's lines
     // ("                # Link layer: Ethernet means RoCE"): skipped, the
     // tool's output goes on below it.
@@ -690,6 +702,33 @@ class Scanner {
     return true;
   }
 
+  // `for f in *; do echo "$f $(cat $f)"; done` (or printf "%-20s %s") run in
+  // a port's directory: "NAME VALUE", the name relative to it. Only a number
+  // (or "N/A ...") is a value, so prose after the loop ends it; a name with
+  // no value is taken only as the dump's last line, where the sysfs reader
+  // says it is cut off.
+  bool RelativeLoopLine(std::string_view t, int number) {
+    if (FirstWord(last_command_) != "for") return false;
+    const size_t gap = t.find_first_of(" \t");
+    std::string_view name = t.substr(0, gap);
+    std::string_view value = gap == std::string_view::npos ? "" : TrimBlanks(t.substr(gap));
+    const bool file_name = std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/' || c == '.' ||
+             c == '-';
+    });
+    const bool a_value = value.empty() ? number >= out_->last_line
+                                       : std::isdigit(static_cast<unsigned char>(value.front())) ||
+                                             value.starts_with("N/A");
+    if (!file_name || name.starts_with("/") || !a_value) {
+      last_command_.clear();  // the loop's output ended
+      return false;
+    }
+    std::optional<std::string> path = Resolve(name);
+    if (!path) return false;
+    AddSysfs(*path + " " + std::string(value), number);
+    return true;
+  }
+
   const PortDumpContext& context_;
   std::deque<std::string>* made_;
   HostSections* out_;
@@ -702,6 +741,12 @@ class Scanner {
 };
 
 }  // namespace
+
+bool IsNicStatisticsLine(std::string_view trimmed) {
+  if (!trimmed.starts_with("NIC statistics:")) return false;
+  std::string_view rest = TrimBlanks(trimmed.substr(15));
+  return rest.empty() || rest.starts_with("#");
+}
 
 std::vector<HostSections> SplitPortDumpDocument(std::string_view text,
                                                 const PortDumpContext& context,

@@ -54,4 +54,8 @@ std::vector<HostSections> SplitPortDumpDocument(std::string_view text,
 // "gpu-a.ibstat.txt", "/tmp/dumps/gpu-a.txt" -> "gpu-a".
 std::string HostOfFileName(std::string_view path);
 
+// `ethtool -S`'s first line, "NIC statistics:", also with a note after it as
+// a how-to writes one ("NIC statistics:   # the netdev's counters").
+bool IsNicStatisticsLine(std::string_view trimmed);
+
 }  // namespace fabtrack

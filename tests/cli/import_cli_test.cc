@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -507,6 +508,22 @@ TEST(ImportCli, EthtoolAfterBannersAndSysfsAfterComments) {
   EXPECT_EQ(db.Scalar("SELECT s.ethtool->>'rx_prio3_pause' FROM port_counter_samples s JOIN ports "
                       "p ON p.id = s.port_id WHERE p.device = 'mlx5_1'"),
             "2987");
+}
+
+TEST(ImportCli, AMarkdownFilesExtensionIsNoInterface) {
+  // Notes pasted from a how-to, saved as HOST.md: the ethtool -S in them was
+  // stored as interface "md".
+  const std::string dir = ::testing::TempDir() + "/import_md";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(Dump("roce-a4.ens2f0np0.ethtool-annotated.md"), dir + "/roce-a4.md",
+                             std::filesystem::copy_options::overwrite_existing);
+  CommandOutput r = Import(dir + "/roce-a4.md");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.find(" md "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("names no interface"), std::string::npos) << r.err;
+  r = Import(dir + "/roce-a4.md --netdev ens2f0np0");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"rx_prio3_pause\": 5120"), std::string::npos) << r.out;
 }
 
 }  // namespace

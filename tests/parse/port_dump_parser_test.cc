@@ -820,5 +820,147 @@ TEST(PortDumpRealShapes, EthtoolFilteredThroughGrepUnderItsCommand) {
   EXPECT_EQ(dump.notes.size(), 1u);
 }
 
+TEST(PortDumpRealShapes, NotesAfterValuesAreNoPartOfThem) {
+  // A book's annotated ibstat and perfquery ("State: Active   # logical
+  // state ...", "Base lid: 7   # from the subnet manager"): the notes were
+  // stored in the state, physical state, LID and node GUID.
+  ParsedPortDump d = Parse("lab-r04.ibstat-perfquery-annotated.md");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  const PortSample& p = d.ports[0];
+  EXPECT_EQ(p.device, "mlx5_2");
+  EXPECT_EQ(p.state, "ACTIVE");
+  EXPECT_EQ(p.state_code, 4);
+  EXPECT_EQ(p.phys_state, "LinkUp");
+  EXPECT_EQ(p.rate_gbps, 200);
+  EXPECT_EQ(p.lid, "7");
+  EXPECT_EQ(p.link_layer, "InfiniBand");
+  EXPECT_EQ(p.node_guid, "0x1c34da0300a1b2c4");
+  EXPECT_EQ(p.fw_version, "20.35.2000");
+  // perfquery of LID 7 port 1 joins the port; its notes are no part of the numbers.
+  EXPECT_EQ(p.counters.at("symbol_error"), 3u);
+  EXPECT_EQ(p.counters.at("port_xmit_discards"), 12u);
+  EXPECT_EQ(p.counters.at("port_xmit_data"), 52011840u);
+}
+
+TEST(PortDumpRealShapes, AnAbridgedIbstatEndingAtLinkLayerIsNoCut) {
+  // A book's ibstat with the Port GUID and capability mask left out, ending
+  // at "Link layer" (the last line of a port block) inside its code fence:
+  // it was "ends without Port GUID: the dump is cut off", nothing stored.
+  ParsedPortDump d = Parse("lab-r05.ibstat-abridged.md");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0].device, "mlx5_1");
+  EXPECT_EQ(d.ports[0].state, "ACTIVE");
+  EXPECT_EQ(d.ports[0].phys_state, "LinkUp");
+  EXPECT_EQ(d.ports[0].rate_gbps, 100);
+  EXPECT_EQ(d.ports[0].lid, "0");
+  EXPECT_EQ(d.ports[0].link_layer, "Ethernet");
+}
+
+TEST(PortDumpRealShapes, AnIbstatBlockCutAfterItsRateIsStillCut) {
+  // The other side of the rule above: a block that stops after Rate, with
+  // neither Port GUID nor Link layer, is a cut dump.
+  const std::string text =
+      "CA 'mlx5_4'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n"
+      "\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n"
+      "\t\tBase lid: 31\n";
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(text, std::nullopt, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_NE(d->errors.back().message.find("cut off"), std::string::npos);
+  // The end lines are named once, as either of them.
+  const std::string two =
+      "CA 'mlx5_4'\n\tNumber of ports: 2\n\tPort 1:\n\t\tState: Active\n"
+      "\t\tPhysical state: LinkUp\n\t\tRate: 400\n\t\tPort GUID: 0x1\n"
+      "\t\tLink layer: InfiniBand\n\tPort 2:\n\t\tState: Down\n";
+  d = ParsePortDump(two, std::nullopt, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_FALSE(d->errors.empty());
+  EXPECT_EQ(d->errors.front().message,
+            "ibstat block of mlx5_4 port 2 (from line 9) ends without Physical state, Rate, Port "
+            "GUID or Link layer: the dump is cut off");
+}
+
+TEST(PortDumpRealShapes, LoopOfNameAndValueInTheDirectoryACdLineSet) {
+  // `cd .../hw_counters` then `for i in *; do printf "%-20.20s  %s\n" "$i"
+  // "$(<$i)"; done` (a PR thread's dump of a port's counters): the names
+  // are relative to the cd line's directory. It was "not a port dump
+  // fabtrack knows".
+  ParsedPortDump d = Parse("gpu-q09.sysfs-cd-loop.txt");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  const PortSample& p = d.ports[0];
+  EXPECT_EQ(p.device, "mlx5_3");
+  EXPECT_EQ(p.port, 1);
+  EXPECT_EQ(p.counters.size(), 17u);
+  EXPECT_EQ(p.counters.at("link_downed"), 2u);
+  EXPECT_EQ(p.counters.at("port_xmit_discards"), 311u);
+  EXPECT_EQ(p.counters.at("port_xmit_data"), 8123400012u);
+  EXPECT_EQ(p.xmit_bytes, 8123400012ull * 4);
+  EXPECT_EQ(p.saturated, std::vector<std::string>{"port_xmit_wait"});
+}
+
+TEST(PortDumpRealShapes, ALoopCutAtANameIsCutOff) {
+  // The same loop's output ending at a name with no value: cut, nothing
+  // stored; prose after a whole loop is no counter.
+  std::string text = Read("gpu-q09.sysfs-cd-loop.txt");
+  text = text.substr(0, text.find("symbol_error")) + "symbol_error\n";
+  std::string why;
+  std::optional<ParsedPortDump> cut = ParsePortDump(text, std::nullopt, &why);
+  ASSERT_TRUE(cut) << why;
+  ASSERT_FALSE(cut->errors.empty());
+  EXPECT_NE(cut->errors.back().message.find("cut off"), std::string::npos)
+      << cut->errors.back().message;
+  std::optional<ParsedPortDump> prose =
+      ParsePortDump(Read("gpu-q09.sysfs-cd-loop.txt") + "\nThe discards grew by 311 overnight.\n",
+                    std::nullopt, &why);
+  ASSERT_TRUE(prose) << why;
+  EXPECT_TRUE(prose->errors.empty()) << prose->errors.front().message;
+  EXPECT_EQ(prose->ports.at(0).counters.size(), 17u);
+}
+
+TEST(PortDumpRealShapes, PerfqueryHeaderWrappedByAMailClient) {
+  // A perfquery -x pasted through e-mail, its header broken after
+  // "CapMask2:" and the rest ("0x0000002)") on a line of its own: it was
+  // "ends without PortRcvPkts: the dump is cut off" at that line.
+  ParsedPortDump d = Parse("gpu-d05.perfquery-x.mail-wrapped.txt", "mlx5_1");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0].device, "mlx5_1");
+  EXPECT_EQ(d.ports[0].lid, "377");
+  EXPECT_EQ(d.ports[0].counters.at("port_xmit_data"), 88120419377u);
+  EXPECT_EQ(d.ports[0].counters.at("symbol_error"), 17u);
+  EXPECT_EQ(d.ports[0].counters.at("port_xmit_wait"), 90211u);
+  // Cut after its error counters, the same paste is still cut off, at its end.
+  std::string text = Read("gpu-d05.perfquery-x.mail-wrapped.txt");
+  text = text.substr(0, text.find("VL15Dropped"));
+  std::string why;
+  std::optional<ParsedPortDump> cut = ParsePortDump(text, std::string("mlx5_1"), &why);
+  ASSERT_TRUE(cut) << why;
+  ASSERT_FALSE(cut->errors.empty());
+  EXPECT_EQ(cut->errors.front().line, 26);
+  EXPECT_NE(cut->errors.front().message.find("PortXmitWait"), std::string::npos);
+}
+
+TEST(PortDumpRealShapes, EthtoolHeaderWithANoteAfterIt) {
+  // A how-to's annotated `ethtool -S` ("NIC statistics:   # statistics of
+  // ...", a note after every value): it was "not a port dump fabtrack
+  // knows".
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(Read("roce-a4.ens2f0np0.ethtool-annotated.md"),
+                            PortDumpContext{.netdev = std::string("ens2f0np0")}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->size(), 1u);
+  const ParsedPortDump& dump = d->front();
+  EXPECT_TRUE(dump.errors.empty()) << (dump.errors.empty() ? "" : dump.errors[0].message);
+  ASSERT_EQ(dump.ports.size(), 1u);
+  EXPECT_EQ(dump.ports[0].ethtool.at("rx_prio3_pause"), 5120u);
+  EXPECT_EQ(dump.ports[0].ethtool.at("rx_discards_phy"), 14u);
+  EXPECT_EQ(dump.ports[0].ethtool.at("link_down_events_phy"), 1u);
+}
+
 }  // namespace
 }  // namespace fabtrack

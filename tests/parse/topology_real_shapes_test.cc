@@ -121,6 +121,26 @@ TEST(XmlRealShapes, SkeletonWithoutClassesIsNothingToCheck) {
   EXPECT_EQ(p.errors[0].substr(0, 28), "s.xml:6: no GPU and no NIC: ");
 }
 
+TEST(XmlRealShapes, ADumpCutAfterProseSaysWhatItReadAndWhereItStops) {
+  // An issue's NCCL_TOPO_DUMP_FILE pasted after a sentence and a ```xml
+  // fence, cut before </system>: it was "neither an NCCL topology dump
+  // (<system>), ... nor NCCL GRAPH debug lines", nothing read.
+  std::vector<ParsedNodeTopology> docs =
+      ParseNodeTopologies(Fixture("xml_after_prose_cut.md"), "xml_after_prose_cut.md");
+  ASSERT_EQ(docs.size(), 1u);
+  const ParsedNodeTopology& p = docs[0];
+  EXPECT_EQ(p.format, "nccl_xml");
+  ASSERT_EQ(p.topology.gpus.size(), 1u);
+  EXPECT_EQ(p.topology.gpus[0].bus_id, "0000:9c:00.0");
+  ASSERT_FALSE(p.errors.empty());
+  EXPECT_NE(p.errors[0].find("truncated"), std::string::npos) << p.errors[0];
+  // Prose that names the element inline is still no dump.
+  EXPECT_EQ(
+      SniffTopologyFormat("Set NCCL_TOPO_FILE to a file starting with\n<system version=\"1\">\n"
+                          "and nothing else.\n"),
+      "");
+}
+
 TEST(GraphPrintRealShapes, PopulateNicsLinesNameTheNicsAndBridgesStayOut) {
   // RCCL with socket nets on a workstation: the print's NICs have no NET;
   // "ncclTopoPopulateNics : Filled enp7s0 ... pciPath=.../0000:07:00.0" says
@@ -200,6 +220,38 @@ TEST(SmiMatrixRealShapes, CodeBlockCaptionAboveTheMatrixNamesNoHost) {
   EXPECT_TRUE(p.errors.empty()) << FirstError(p);
   EXPECT_EQ(p.host, "");
   EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
+}
+
+TEST(SmiMatrixRealShapes, AShellsOwnPromptNamesNoHost) {
+  // "sh-5.1# nvidia-smi topo -mp" in a container without a host name in its
+  // prompt: the shell and its version were printed as the node's name.
+  ParsedNodeTopology p = Parse("smi_shell_version_prompt.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(p.host, "");
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_2/PIX GPU1>mlx5_5/PIX");
+  for (const char* prompt : {"sh-5.1# ", "zsh-5.9% ", "bash-5.2$ "}) {
+    std::string text = Fixture("smi_shell_version_prompt.txt");
+    text.replace(text.find("bash-4.4$ "), 10, prompt);
+    EXPECT_EQ(ParseNodeTopology(text, "pod.txt").host, "") << prompt;
+  }
+  // A host whose name merely starts like a shell keeps it.
+  std::string text = Fixture("smi_shell_version_prompt.txt");
+  text.replace(text.find("bash-4.4$ "), 10, "[root@sh-gpu07 ~]# ");
+  EXPECT_EQ(ParseNodeTopology(text, "pod.txt").host, "sh-gpu07");
+}
+
+TEST(SmiMatrixRealShapes, ACodeFenceRightAfterTheRowsEndsTheMatrix) {
+  // An issue's matrix pasted without its legend, the closing ``` on the line
+  // after the last row: it was an error, "row '```' is not a column of the
+  // header".
+  ParsedNodeTopology p = Parse("smi_fence_right_after_rows.txt");
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PIX GPU1>mlx5_0/PHB GPU2>mlx5_1/PIX GPU3>mlx5_1/PHB");
+  std::string tilde = Fixture("smi_fence_right_after_rows.txt");
+  tilde.replace(tilde.rfind("```"), 3, "~~~");
+  EXPECT_TRUE(ParseNodeTopology(tilde, "tilde.txt").errors.empty());
 }
 
 TEST(SmiMatrixRealShapes, CellsRunTogetherWhereATabWasLost) {
