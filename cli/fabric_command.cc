@@ -2,7 +2,8 @@
 //                       [--web.config.file F] [--duration S]
 // fabtrack fabric scan [--ca DEV] [--port N] [--format text|json|prometheus] [--textfile DIR]
 //                      [--cluster C [--db CONNINFO]] [--timeout-ms MS] [--retries N] [--window N]
-//                      [--discovery-smps N] [--errors-only] [--xmit-wait-per-second R]
+//                      [--discovery-smps N] [--discovery smp|ibnetdisc] [--errors-only]
+//                      [--xmit-wait-per-second R]
 // Reads the InfiniBand subnet from the management side: discovery, then
 // every switch and HCA port's PortCounters (PortCountersExtended where the
 // PMA has it, PortXmitWait), many MADs in flight, each with a timeout and
@@ -155,6 +156,14 @@ void AddScanSettingsOptions(CLI::App* command, fabric::ScanSettings* s) {
       ->add_option("--discovery-smps", s->discovery_smps,
                    "discovery's SMPs in flight at once (default 16)")
       ->check(WholeNumber(1, 256));
+  static const std::map<std::string, fabric::DiscoveryEngine> kEngines = {
+      {"smp", fabric::DiscoveryEngine::kSmpWalk},
+      {"ibnetdisc", fabric::DiscoveryEngine::kLibibnetdisc}};
+  command
+      ->add_option("--discovery", s->discovery,
+                   "who discovers the subnet: smp (fabtrack's walk of directed-route SMPs, "
+                   "default) or ibnetdisc (libibnetdisc, as ibnetdiscover does)")
+      ->transform(CLI::CheckedTransformer(kEngines));
   command->add_flag("--errors-only", s->errors_only,
                     "read as ibqueryerrors does: a switch whose AllPortSelect sum shows no error "
                     "(and no XmitWait) is not asked per port (its ports' error counters are 0, "
