@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace fabtrack::fabric {
 namespace {
@@ -133,6 +134,11 @@ FabricScan SmpWalk::Result(const std::function<FabricPort(const PortInfoAnswer&)
   std::vector<std::string> guids(nodes_.size());
   for (size_t i = 0; i < nodes_.size(); ++i) guids[i] = GuidText(nodes_[i].info.node_guid);
   FabricScan scan;
+  size_t ports = 0;
+  for (const Node& n : nodes_) ports += n.ports.size();
+  scan.nodes.reserve(nodes_.size());
+  scan.ports.reserve(ports);
+  scan.links.reserve(ports / 2);
   for (int i : order) {
     const Node& n = nodes_[i];
     const bool is_switch = n.info.type == kNodeTypeSwitch;
@@ -153,11 +159,19 @@ FabricScan SmpWalk::Result(const std::function<FabricPort(const PortInfoAnswer&)
       port.lid = lid > 0 ? std::optional<int>(lid) : std::nullopt;
       if (!node.lid && port.lid) node.lid = port.lid;
       if (p.remote_node >= 0) {
+        // Each cable once, from its `a` end (MakeLink's order: a switch
+        // before anything else, else the lower GUID:port; the GUID texts
+        // sort as the numbers do), built only there.
         const Node& r = nodes_[p.remote_node];
-        FabricLinkEnd here{node.guid, node.description, static_cast<int>(pn)};
-        FabricLinkEnd there{guids[p.remote_node], r.description, p.remote_port};
-        FabricLink link = MakeLink(here, node.type, there, NodeTypeName(r.info.type));
-        if (link.a == here) scan.links.push_back(std::move(link));
+        const bool there_switch = r.info.type == kNodeTypeSwitch;
+        const bool here_first = is_switch != there_switch
+                                    ? is_switch
+                                    : std::pair(n.info.node_guid, static_cast<int>(pn)) <
+                                          std::pair(r.info.node_guid, p.remote_port);
+        if (here_first) {
+          scan.links.push_back({{node.guid, node.description, static_cast<int>(pn)},
+                                {guids[p.remote_node], r.description, p.remote_port}});
+        }
       } else if (is_switch && pn > 0 && p.info && p.info->phys_state == kPhysLinkUp) {
         scan.unanswered.push_back({node.guid, node.description, static_cast<int>(pn), "discovery",
                                    "the port is LinkUp but the node behind it did not answer"});

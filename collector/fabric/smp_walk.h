@@ -13,6 +13,8 @@
 // libibnetdisc; SwitchInfo, which the scan does not use, is not asked.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -49,12 +51,32 @@ struct PortInfoAnswer {
   int speed_ext_active = 0;
 };
 
+// A directed route: the port out of each hop, held inline (a walk of a
+// large subnet keeps tens of thousands of requests).
+class DrPath {
+ public:
+  size_t size() const { return size_; }
+  const uint8_t* begin() const { return ports_.data(); }
+  const uint8_t* end() const { return ports_.data() + size_; }
+  // A route at kMaxHops takes no more (the walk checks first).
+  void push_back(uint8_t port) {
+    if (size_ < kMaxHops) ports_[size_++] = port;
+  }
+  friend bool operator==(const DrPath& x, const DrPath& y) {
+    return std::equal(x.begin(), x.end(), y.begin(), y.end());
+  }
+
+ private:
+  std::array<uint8_t, kMaxHops> ports_{};
+  uint8_t size_ = 0;
+};
+
 struct SmpRequest {
   enum Kind { kNodeInfo, kNodeDescription, kPortInfo };
   Kind kind = kNodeInfo;
-  std::vector<uint8_t> path;  // directed route: the ports out of each hop
-  int node = -1;              // the walk's node asked (NodeDescription, PortInfo)
-  int port = 0;               // PortInfo's port (the attribute modifier)
+  DrPath path;    // directed route: the ports out of each hop
+  int node = -1;  // the walk's node asked (NodeDescription, PortInfo)
+  int port = 0;   // PortInfo's port (the attribute modifier)
   // NodeInfo: the node and port it was sent out of (-1: the local node).
   int from_node = -1, from_port = 0;
 
@@ -95,7 +117,7 @@ class SmpWalk {
   struct Node {
     NodeInfoAnswer info;
     std::string description;
-    std::vector<uint8_t> path;
+    DrPath path;
     std::vector<Port> ports;  // 0..NumPorts
   };
   Port* PortOf(int node, int port);
