@@ -31,8 +31,9 @@ scales by the port count (said in the output); 0 (default) runs it whole.
 --base adds another fabtrack build (text output) as the reader "fabtrack-base",
 so a change is measured against the build before it in the same rounds.
 Besides the medians of each reader's times, the per-round ratios to
-fabtrack (their median and range) are printed: a loaded machine slows the
-readers of one round alike, so the ratios are steadier than the times.
+fabtrack (their median and range) are printed, of the wall clock and of the
+CPU seconds (the reader's own and ibsim's meanwhile): a loaded machine slows
+the readers of one round alike, so the ratios are steadier than the times.
 """
 
 import argparse
@@ -141,6 +142,7 @@ def main():
         times = {name: [] for name in readers}
         cpus = {name: [] for name in readers}
         per_round = []
+        cpu_round = []  # per round, each reader's CPU seconds with ibsim's meanwhile
         order = list(readers)
         for r in range(1, args.rounds + 1):
             this = order if r % 2 else order[::-1]
@@ -157,6 +159,7 @@ def main():
                 got[name] = t
                 line.append(f"{name} {t:.2f} s (CPU {cpu:.2f} + ibsim {sim:.2f} s)")
             per_round.append(got)
+            cpu_round.append({name: sum(cpus[name][-1]) for name in got})
             print(f"round {r} ({' -> '.join(this)}): " + ", ".join(line), flush=True)
         print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print()
@@ -173,6 +176,11 @@ def main():
             if ratios:
                 print(f"{name} / fabtrack per round: median {statistics.median(ratios):.2f}x, "
                       f"range {min(ratios):.2f}-{max(ratios):.2f}x ({len(ratios)} rounds)")
+            cpu_ratios = [c[name] / c["fabtrack"] for c in cpu_round if name in c and "fabtrack" in c]
+            if cpu_ratios:
+                print(f"{name} / fabtrack CPU (own + ibsim) per round: median "
+                      f"{statistics.median(cpu_ratios):.2f}x, range {min(cpu_ratios):.2f}-"
+                      f"{max(cpu_ratios):.2f}x")
 
 
 if __name__ == "__main__":

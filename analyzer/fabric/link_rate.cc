@@ -3,6 +3,7 @@
 // 1x or DDR uplink among 4x EDR ones is named. Needs no previous scan.
 #include <map>
 #include <sstream>
+#include <string>
 
 #include "analyzer/fabric/fabric_window.h"
 
@@ -19,9 +20,8 @@ std::optional<double> Rate(const LinkWindow& lw) {
 std::string RateText(const LinkWindow& lw) {
   const FabricPort* p = lw.a.now ? lw.a.now : lw.b.now;
   if (!p) return "?";
-  std::ostringstream s;
-  s << p->width.value_or(0) << "x" << p->speed.value_or("?");
-  return s.str();
+  // Called for every cable: no ostringstream per call.
+  return std::to_string(p->width.value_or(0)) + "x" + p->speed.value_or("?");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "collector/fabric/pma_decode.h"
 
 #include <cstdio>
+#include <iterator>
+#include <string>
+#include <vector>
 
 namespace fabtrack::fabric {
 namespace {
@@ -143,32 +146,40 @@ bool DecodePortCountersExtendedInto(std::span<const uint8_t> mad, int port,
   std::optional<std::span<const uint8_t>> reply = ReplyData(mad, kPortCountersExtended, why);
   if (!reply || !PortSelectMatches(*reply, port, why)) return false;
   std::span<const uint8_t> d = *reply;
-  auto put = [counters](const char* name, uint64_t value) {
-    counters->insert_or_assign(name, value);
+  // Names made once (most are longer than a short string holds) and put in
+  // key order after a hint: into an empty map (most ports) each insert lands
+  // at the hint. 64 bits each.
+  struct Field {
+    std::string name;
+    size_t offset;
   };
-  put("multicast_rcv_packets", BigEndian(d, 64, 8));
-  put("multicast_xmit_packets", BigEndian(d, 56, 8));
-  put("port_rcv_data", BigEndian(d, 16, 8));
-  put("port_rcv_packets", BigEndian(d, 32, 8));
-  put("port_xmit_data", BigEndian(d, 8, 8));
-  put("port_xmit_packets", BigEndian(d, 24, 8));
-  put("unicast_rcv_packets", BigEndian(d, 48, 8));
-  put("unicast_xmit_packets", BigEndian(d, 40, 8));
+  static const std::vector<Field> kData = {
+      {"multicast_rcv_packets", 64}, {"multicast_xmit_packets", 56}, {"port_rcv_data", 16},
+      {"port_rcv_packets", 32},      {"port_xmit_data", 8},          {"port_xmit_packets", 24},
+      {"unicast_rcv_packets", 48},   {"unicast_xmit_packets", 40}};
+  // IBA 16.1.4.11, after PortMulticastRcvPkts (offset 72 on).
+  static const std::vector<Field> kAdditional = {{"VL15_dropped", 160},
+                                                 {"excessive_buffer_overrun_errors", 152},
+                                                 {"link_downed", 88},
+                                                 {"link_error_recovery", 80},
+                                                 {"local_link_integrity_errors", 144},
+                                                 {"port_rcv_constraint_errors", 136},
+                                                 {"port_rcv_errors", 96},
+                                                 {"port_rcv_remote_physical_errors", 104},
+                                                 {"port_rcv_switch_relay_errors", 112},
+                                                 {"port_xmit_constraint_errors", 128},
+                                                 {"port_xmit_discards", 120},
+                                                 {"symbol_error", 72}};
+  static const Field kXmitWait{"port_xmit_wait", 168};
+  auto put = [&](const std::vector<Field>& fields) {
+    auto hint = counters->end();
+    for (const Field& f : fields)
+      hint = std::next(counters->insert_or_assign(hint, f.name, BigEndian(d, f.offset, 8)));
+  };
+  put(kData);
   if (additional) {
-    // IBA 16.1.4.11, after PortMulticastRcvPkts: 64 bits each.
-    put("symbol_error", BigEndian(d, 72, 8));
-    put("link_error_recovery", BigEndian(d, 80, 8));
-    put("link_downed", BigEndian(d, 88, 8));
-    put("port_rcv_errors", BigEndian(d, 96, 8));
-    put("port_rcv_remote_physical_errors", BigEndian(d, 104, 8));
-    put("port_rcv_switch_relay_errors", BigEndian(d, 112, 8));
-    put("port_xmit_discards", BigEndian(d, 120, 8));
-    put("port_xmit_constraint_errors", BigEndian(d, 128, 8));
-    put("port_rcv_constraint_errors", BigEndian(d, 136, 8));
-    put("local_link_integrity_errors", BigEndian(d, 144, 8));
-    put("excessive_buffer_overrun_errors", BigEndian(d, 152, 8));
-    put("VL15_dropped", BigEndian(d, 160, 8));
-    if (xmit_wait) put("port_xmit_wait", BigEndian(d, 168, 8));
+    put(kAdditional);
+    if (xmit_wait) counters->insert_or_assign(kXmitWait.name, BigEndian(d, kXmitWait.offset, 8));
   }
   return true;
 }

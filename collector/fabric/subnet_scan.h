@@ -12,11 +12,16 @@
 
 namespace fabtrack::fabric {
 
+// Who discovers the subnet: fabtrack's own walk of directed-route SMPs
+// (smp_walk.h: fewer SMPs, its own timeouts) or libibnetdisc's.
+enum class DiscoveryEngine { kSmpWalk, kLibibnetdisc };
+
 struct ScanSettings {
   std::string ca;  // local CA ("mlx5_0"); empty: the first one with an active port
   int port = 0;    // its port; 0: the first active
   ScanPolicy policy;
-  int discovery_smps = 16;  // libibnetdisc's SMPs in flight
+  int discovery_smps = 16;  // discovery's SMPs in flight
+  DiscoveryEngine discovery = DiscoveryEngine::kSmpWalk;
   // ibqueryerrors' reading (`--errors-only`): a switch whose AllPortSelect
   // sum shows no error is asked nothing per port (its ports' error counters
   // are zero, their data counters absent); elsewhere PortCounters per port,

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "collector/counters/verbs_ports.h"
+#include "collector/fabric/smp_walk.h"
 #include "collector/fabric/subnet_scan.h"
 #include "core/clock.h"
 
@@ -180,6 +181,200 @@ std::optional<FabricScan> Discover(const ScanSettings& s, std::string* error) {
   }
   ibnd_destroy_fabric(fabric);
   return scan;
+}
+
+FabricPort PortFromInfo(const PortInfoAnswer& info) {
+  FabricPort out;
+  out.state = PortStateName(info.state);
+  out.phys_state = PhysStateName(info.phys_state);
+  if (info.state >= 2) {  // width and speed mean something on a trained link only
+    out.width = ActiveLanes(info.width_active);
+    auto speed = LaneSpeed(info.speed_active, info.speed_ext_active);
+    if (speed) {
+      out.speed = speed->first;
+      if (out.width) out.rate_gbps = *out.width * speed->second;
+    }
+  }
+  return out;
+}
+
+uint32_t TidOf(const uint8_t* mad) {
+  return static_cast<uint32_t>((uint32_t{mad[12]} << 24) | (uint32_t{mad[13]} << 16) |
+                               (uint32_t{mad[14]} << 8) | mad[15]);
+}
+
+// Discovery with directed-route SMPs (smp_walk.cc says what is asked),
+// `settings.discovery_smps` in flight at once through the umad port the PMA
+// reads use, each with its own deadline and retries like those. What the
+// walk has not reached when an SMP runs out of tries stays unreached: a
+// LinkUp switch port without a far end is named in `unanswered`.
+std::optional<FabricScan> DiscoverBySmps(ibmad_port* port, const ScanSettings& s, int64_t* sent,
+                                         int64_t* retried, std::string* error) {
+  const int fd = mad_rpc_portid(port);
+  const int agent = mad_rpc_class_agent(port, IB_SMI_DIRECT_CLASS);
+  if (agent < 0) {
+    *error = "cannot register the directed-route SMP agent";
+    return std::nullopt;
+  }
+  SmpWalk walk;
+  std::vector<SmpRequest> requests{walk.Start()};
+  std::vector<int> tries_of{0};
+  std::deque<size_t> waiting{0};
+  struct Try {
+    size_t request;
+    Clock::time_point deadline;
+    bool open;
+  };
+  std::deque<Try> tries;
+  uint32_t next_tid = std::random_device{}();
+  uint32_t first_tid = next_tid;
+  int open = 0;
+  bool local_answered = false;
+  const int window = std::max(1, s.discovery_smps);
+  const auto timeout = std::chrono::milliseconds(s.policy.timeout_ms);
+  std::vector<uint8_t> send_buf(umad_size() + IB_MAD_SIZE), recv_buf(umad_size() + IB_MAD_SIZE);
+  std::vector<SmpRequest> next;
+  auto send = [&](size_t r, uint32_t tid) {
+    const SmpRequest& q = requests[r];
+    ib_rpc_t rpc{};
+    rpc.mgtclass = IB_SMI_DIRECT_CLASS;
+    rpc.method = IB_MAD_METHOD_GET;
+    rpc.attr.id = q.kind == SmpRequest::kNodeInfo          ? IB_ATTR_NODE_INFO
+                  : q.kind == SmpRequest::kNodeDescription ? IB_ATTR_NODE_DESC
+                                                           : IB_ATTR_PORT_INFO;
+    rpc.attr.mod = q.kind == SmpRequest::kPortInfo ? static_cast<unsigned>(q.port) : 0;
+    rpc.datasz = IB_SMP_DATA_SIZE;
+    rpc.dataoffs = IB_SMP_DATA_OFFS;
+    rpc.timeout = s.policy.timeout_ms;
+    rpc.trid = tid ? tid : 1;  // 0 would be replaced by a random one
+    ib_portid_t dport{};
+    dport.drpath.cnt = static_cast<int>(q.path.size());
+    std::copy(q.path.begin(), q.path.end(), dport.drpath.p + 1);
+    std::fill(send_buf.begin(), send_buf.end(), 0);
+    int length = mad_build_pkt(send_buf.data(), &rpc, &dport, nullptr, nullptr);
+    if (length < 0) return false;
+    return umad_send(fd, agent, send_buf.data(), length, s.policy.timeout_ms, 0) == 0;
+  };
+  auto give_up_or_requeue = [&](size_t r) {
+    if (tries_of[r] <= s.policy.retries) {
+      waiting.push_front(r);
+      ++*retried;
+    } else {
+      walk.NoAnswer(requests[r]);
+    }
+  };
+  auto add_next = [&] {
+    for (SmpRequest& q : next) {
+      requests.push_back(std::move(q));
+      tries_of.push_back(0);
+      waiting.push_back(requests.size() - 1);
+    }
+    next.clear();
+  };
+  auto drop_closed = [&] {
+    while (!tries.empty() && !tries.front().open) {
+      tries.pop_front();
+      ++first_tid;
+    }
+  };
+  while (!waiting.empty() || open > 0) {
+    while (!waiting.empty() && open < window) {
+      size_t r = waiting.front();
+      waiting.pop_front();
+      ++tries_of[r];
+      uint32_t tid = next_tid ? next_tid : ++next_tid;
+      if (!send(r, tid)) {
+        walk.NoAnswer(requests[r]);
+        continue;
+      }
+      if (tries.empty()) first_tid = tid;
+      // Consecutive ids, so a reply's try is found by subtraction (0 is
+      // skipped above; a gap is a closed entry).
+      while (tries.size() < static_cast<uint32_t>(tid - first_tid))
+        tries.push_back({r, Clock::now(), false});
+      next_tid = tid + 1;
+      ++*sent;
+      tries.push_back({r, Clock::now() + timeout, true});
+      ++open;
+    }
+    if (open == 0) continue;
+    auto now = Clock::now();
+    int wait_ms = 0;
+    for (const Try& t : tries) {
+      if (!t.open) continue;
+      wait_ms =
+          static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(t.deadline - now).count());
+      break;
+    }
+    int length = IB_MAD_SIZE;
+    int got = umad_recv(fd, recv_buf.data(), &length, std::max(wait_ms, 0));
+    if (got >= 0) {
+      uint8_t* mad = static_cast<uint8_t*>(umad_get_mad(recv_buf.data()));
+      size_t at = static_cast<uint32_t>(TidOf(mad) - first_tid);
+      if (at < tries.size() && tries[at].open) {
+        tries[at].open = false;
+        --open;
+        const size_t r = tries[at].request;
+        const int status = umad_status(recv_buf.data());
+        if (status != 0 || length < IB_MAD_SIZE) {
+          give_up_or_requeue(r);
+        } else if (mad_get_field(mad, 0, IB_DRSMP_STATUS_F) != 0) {
+          walk.NoAnswer(requests[r]);  // answered, but with an error: asking again would too
+        } else {
+          uint8_t* data = mad + IB_SMP_DATA_OFFS;
+          const SmpRequest& q = requests[r];
+          switch (q.kind) {
+            case SmpRequest::kNodeInfo: {
+              NodeInfoAnswer a;
+              a.type = static_cast<int>(mad_get_field(data, 0, IB_NODE_TYPE_F));
+              a.ports = static_cast<int>(mad_get_field(data, 0, IB_NODE_NPORTS_F));
+              a.node_guid = mad_get_field64(data, 0, IB_NODE_GUID_F);
+              a.local_port = static_cast<int>(mad_get_field(data, 0, IB_NODE_LOCAL_PORT_F));
+              if (q.from_node < 0) local_answered = true;
+              walk.OnNodeInfo(q, a, &next);
+              break;
+            }
+            case SmpRequest::kNodeDescription:
+              walk.OnNodeDescription(
+                  q, std::string(reinterpret_cast<const char*>(data), IB_SMP_DATA_SIZE));
+              break;
+            case SmpRequest::kPortInfo: {
+              PortInfoAnswer a;
+              a.lid = static_cast<int>(mad_get_field(data, 0, IB_PORT_LID_F));
+              a.state = static_cast<int>(mad_get_field(data, 0, IB_PORT_STATE_F));
+              a.phys_state = static_cast<int>(mad_get_field(data, 0, IB_PORT_PHYS_STATE_F));
+              a.width_active =
+                  static_cast<int>(mad_get_field(data, 0, IB_PORT_LINK_WIDTH_ACTIVE_F));
+              a.speed_active =
+                  static_cast<int>(mad_get_field(data, 0, IB_PORT_LINK_SPEED_ACTIVE_F));
+              a.speed_ext_active =
+                  static_cast<int>(mad_get_field(data, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F));
+              walk.OnPortInfo(q, a, &next);
+              break;
+            }
+          }
+          add_next();
+        }
+        drop_closed();
+      }
+    }
+    now = Clock::now();
+    while (!tries.empty() && tries.front().deadline <= now) {
+      if (tries.front().open) {
+        tries.front().open = false;
+        --open;
+        give_up_or_requeue(tries.front().request);
+      }
+      tries.pop_front();
+      ++first_tid;
+      drop_closed();
+    }
+  }
+  if (!local_answered) {
+    *error = "subnet discovery failed (the local port's NodeInfo got no answer)";
+    return std::nullopt;
+  }
+  return walk.Result(PortFromInfo);
 }
 
 struct Reply {
@@ -360,23 +555,45 @@ ScanOutcome ScanSubnet(const ScanSettings& settings) {
   auto started = Clock::now();
   ScanOutcome out;
   std::string error;
-  std::optional<FabricScan> scan = Discover(settings, &error);
-  if (!scan) {
-    out.error = error;
-    return out;
+  std::string ca = settings.ca;
+  const std::string no_port = "subnet discovery failed (no active InfiniBand port" +
+                              (ca.empty() ? std::string() : " on " + ca) +
+                              ", or no subnet manager)";
+  // One umad port for discovery's SMPs and the PMA reads (libibnetdisc, when
+  // asked for, opens its own).
+  int classes[] = {IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS};
+  std::optional<FabricScan> scan;
+  ibmad_port* port = nullptr;
+  if (settings.discovery == DiscoveryEngine::kLibibnetdisc) {
+    scan = Discover(settings, &error);
+    if (!scan) {
+      out.error = error;
+      return out;
+    }
+    port = mad_rpc_open_port(ca.empty() ? nullptr : ca.data(), settings.port, classes + 1, 1);
+    if (!port) {
+      out.error = "cannot open the MAD port of " + (ca.empty() ? std::string("the first CA") : ca);
+      return out;
+    }
+  } else {
+    port = mad_rpc_open_port(ca.empty() ? nullptr : ca.data(), settings.port, classes, 2);
+    if (!port) {
+      out.error = no_port;
+      return out;
+    }
+    int64_t smps = 0, smps_retried = 0;
+    scan = DiscoverBySmps(port, settings, &smps, &smps_retried, &error);
+    if (!scan) {
+      mad_rpc_close_port(port);
+      out.error = error.empty() ? no_port : error;
+      return out;
+    }
   }
   scan->discovery_s = std::chrono::duration<double>(Clock::now() - started).count();
-  std::string ca = settings.ca;
   umad_port_t local{};
   if (umad_get_port(ca.empty() ? nullptr : ca.c_str(), settings.port, &local) == 0) {
     scan->source = std::string(local.ca_name) + "/" + std::to_string(local.portnum);
     umad_release_port(&local);
-  }
-  int classes[] = {IB_PERFORMANCE_CLASS};
-  ibmad_port* port = mad_rpc_open_port(ca.empty() ? nullptr : ca.data(), settings.port, classes, 1);
-  if (!port) {
-    out.error = "cannot open the MAD port of " + (ca.empty() ? std::string("the first CA") : ca);
-    return out;
   }
   PmaWindow window(port, settings.policy);
   std::string no_answer = NoAnswerText(settings.policy);

@@ -7,7 +7,7 @@ and checks the scan's JSON: nodes, cables with both ends, counters, and the
 findings, each naming both ends of the right cable.
 
   ibsim_scan_test.py SOURCE_DIR FABTRACK CASE
-  (CASE: small | unanswered | faults | no_subnet | prometheus | serve)
+  (CASE: small | unanswered | faults | no_subnet | prometheus | serve | discovery)
 
 "faults" stores scans in the test database (FABTRACK_TEST_DB). Exit 77
 (ctest SKIP_RETURN_CODE) where the simulator is not installed.
@@ -15,6 +15,7 @@ findings, each naming both ends of the right cable.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -401,13 +402,90 @@ def case_serve():
               f"the reason is said once, not once per scrape: rc {rc} {err!r}")
 
 
+IBNETDISCOVER_NODE = re.compile(r'^(Switch|Ca|Rt)\s+\d+\s+"[SHR]-([0-9a-f]+)".*?#\s+"(.*?)"')
+IBNETDISCOVER_LINK = re.compile(r'^\[(\d+)\](?:\([0-9a-f]+\))?\s+"[SHR]-([0-9a-f]+)"\[(\d+)\]')
+
+
+def ibnetdiscover_subnet(text):
+    """ibnetdiscover's output as ({guid: (type, description)}, {cable}),
+    a cable a frozenset of two (guid, port) ends: the independent oracle
+    of what discovery must find."""
+    kinds = {"Switch": "switch", "Ca": "ca", "Rt": "router"}
+    nodes, cables, node = {}, set(), None
+    for line in text.splitlines():
+        m = IBNETDISCOVER_NODE.match(line)
+        if m:
+            node = f"0x{int(m.group(2), 16):016x}"
+            nodes[node] = (kinds[m.group(1)], m.group(3))
+            continue
+        m = IBNETDISCOVER_LINK.match(line)
+        if m and node:
+            cables.add(frozenset({(node, int(m.group(1))), (f"0x{int(m.group(2), 16):016x}", int(m.group(3)))}))
+    return nodes, cables
+
+
+def without_readings(doc):
+    """A scan's JSON without what changes from one scan to the next (times,
+    counters: data counters advance with each scan's own MADs, MAD counts)."""
+    if isinstance(doc, dict):
+        return {k: without_readings(v) for k, v in doc.items()
+                if k not in ("counters", "scanned_at", "duration_s", "discovery_s", "mads")}
+    if isinstance(doc, list):
+        return [without_readings(v) for v in doc]
+    return doc
+
+
+def case_discovery():
+    # fabtrack's own discovery (directed-route SMPs) against ibnetdiscover
+    # (libibnetdisc) on a fat tree with two cables between each leaf and
+    # spine and one uplink trained at 1x: the same nodes, descriptions and
+    # cables; and the whole scan the same as with `--discovery ibnetdisc`.
+    net = fat_tree(4, 3, 2, uplinks=2, degrade={("leaf02", 1): "w=1"})
+    with ibsim_fixture.Subnet(net) as subnet:
+        r = subnet.run(["ibnetdiscover"])
+        check(r.returncode == 0, f"ibnetdiscover: {r.returncode} {r.stderr[-500:]}")
+        want_nodes, want_cables = ibnetdiscover_subnet(r.stdout)
+        check(len(want_nodes) == 4 + 3 + 8 and len(want_cables) == 4 * 3 * 2 + 8,
+              f"ibnetdiscover parsed: {len(want_nodes)} nodes, {len(want_cables)} cables")
+        doc = scan(subnet)
+        got_nodes = {n["guid"]: (n["type"], n["description"]) for n in doc["nodes"]}
+        got_cables = {frozenset({(l["a"]["guid"], l["a"]["port"]), (l["b"]["guid"], l["b"]["port"])})
+                      for l in doc["links"]}
+        check(got_nodes == want_nodes,
+              f"nodes as ibnetdiscover's: {set(got_nodes.items()) ^ set(want_nodes.items())}")
+        check(got_cables == want_cables and len(doc["links"]) == len(want_cables),
+              f"cables as ibnetdiscover's: {got_cables ^ want_cables}")
+        check(doc["unanswered"] == [], f"nothing unanswered: {doc['unanswered']}")
+        old = scan(subnet, "--discovery", "ibnetdisc")
+        check(without_readings(doc) == without_readings(old),
+              "the scan equals libibnetdisc's apart from times and counters")
+        check(doc["mads"]["sent"] == old["mads"]["sent"], f"same PMA MADs: {doc['mads']} {old['mads']}")
+        # spine02 answers no NodeInfo (attribute 0x11 dropped): its
+        # neighbours' LinkUp ports are named, the rest is found, the scan
+        # ends (libibnetdisc under libumad2sim, which has no send timeouts,
+        # would wait for ever).
+        subnet.console('Error "spine02" 100 0x11')
+        started = time.monotonic()
+        lost = scan(subnet, "--timeout-ms", "200", "--retries", "1")
+        check(time.monotonic() - started < 30, "a switch that does not answer is no hang")
+        named = sorted((u["description"], u["port"]) for u in lost["unanswered"] if u["what"] == "discovery")
+        want = sorted((f"leaf{l:02d}", 2 + 2 + k) for l in range(1, 5) for k in (1, 2))
+        check(named == want, f"the leaves' uplinks to spine02 named: {named} (want {want})")
+        check(len(lost["nodes"]) == len(want_nodes) - 1 and
+              all(n["description"] != "spine02" for n in lost["nodes"]),
+              f"everything but spine02 found: {len(lost['nodes'])} nodes")
+        f = [x for x in lost["findings"] if x["kind"] == "fabric_unanswered"]
+        check(f and all(x["severity"] == "critical" for x in f), f"unanswered findings: {f}")
+
+
 def main():
     why = ibsim_fixture.available()
     if why:
         print(f"SKIP: {why}")
         return 77
     cases = {"small": case_small, "unanswered": case_unanswered, "faults": case_faults,
-             "no_subnet": case_no_subnet, "prometheus": case_prometheus, "serve": case_serve}
+             "no_subnet": case_no_subnet, "prometheus": case_prometheus, "serve": case_serve,
+             "discovery": case_discovery}
     cases[CASE]()
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)

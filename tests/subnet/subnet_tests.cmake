@@ -7,11 +7,13 @@ if(FABTRACK_HAVE_IBMAD)
   target_compile_definitions(pma_decode_test PRIVATE FABTRACK_HAVE_IBMAD)
   target_link_libraries(pma_decode_test PRIVATE ${IBMAD_LIBRARY})
 endif()
+# The discovery walk over directed-route SMPs on subnets held in memory.
+fabtrack_test(subnet_smp_walk_test subnet/smp_walk_test.cc LIBS fabtrack::fabric_plan)
 fabtrack_test(subnet_scan_json_test subnet/fabric_scan_json_test.cc LIBS fabtrack::fabric_plan)
 fabtrack_test(subnet_detectors_test subnet/fabric_detectors_test.cc LIBS fabtrack_analyzer_core)
 
 if(FABTRACK_HAVE_IBMAD)
-  foreach(case small unanswered no_subnet prometheus serve)
+  foreach(case small unanswered no_subnet prometheus serve discovery)
     add_test(NAME ibsim_scan_${case}
       COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/subnet/ibsim_scan_test.py ${PROJECT_SOURCE_DIR}
               $<TARGET_FILE:fabtrack> ${case})
