@@ -7,12 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <iostream>
-#include <mutex>
 #include <sstream>
-#include <thread>
 
 #include "app/input_paths.h"
 #include "cli/commands.h"
@@ -111,125 +107,29 @@ class Progress {
   std::chrono::steady_clock::time_point last_{};
 };
 
-// Formats finished tables as JSON and writes them, on a second thread once a
-// file has more than one batch of them. History: a writer thread handed each
-// table over (49109fc, bea58f5: batches of 8) cost more in hand-overs than
-// the formatting it moved (perf stat on 128 MB of the repeated table: 4,397
-// context switches against 157); formatting on the parse's thread (a8b4537)
-// made the table's JSON twice as fast but the month's slower, since there the
-// second core had formatted a third of the input for free (BENCHMARKS.md,
-// "parse"). So tables are collected here without a lock and handed over in
-// batches of about 250 KB of JSON: a few thousand hand-overs per GB, at most
-// kMaxQueued batches waiting (bounded memory). Larger batches (4096 rows)
-// cost a sixth more CPU: the tables in flight no longer fit in the caches
-// (perf stat, 128 MB of the repeated table: twice the page faults). A file
-// with fewer tables than one batch never starts the thread.
-class JsonTableWriter {
+// Appends finished tables' JSON to one buffer on the parse's own thread and
+// writes it in large pieces. A writer thread was tried (bea58f5 .. this
+// change): the tables' hand-over between threads cost more than formatting
+// them (perf stat on 128 MB of the repeated table: 4,397 context switches
+// against 157, task-clock 717 against 579 ms), and on a quiet 2-core machine
+// the JSON rate was half the text rate where formatting adds about a quarter
+// of the parse's instructions (BENCHMARKS.md, "parse").
+class JsonTableBuffer {
  public:
-  JsonTableWriter() = default;
-  JsonTableWriter(const JsonTableWriter&) = delete;
-  JsonTableWriter& operator=(const JsonTableWriter&) = delete;
-  ~JsonTableWriter() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    changed_.notify_all();
-    thread_.join();
+  void Add(const TestTable& table, bool first) {
+    text_.append(first ? "\n      " : ",\n      ");
+    AppendTestTableJson(table, 3, &text_);
+    if (text_.size() >= kWriteBytes) Flush();
   }
 
-  void Add(TestTable&& table, bool first) {
-    batch_rows_ += table.rows.size() + 1;
-    batch_.push_back({std::move(table), first});
-    if (batch_rows_ >= kBatchRows) HandOver();
-  }
-
-  // Returns when every table added so far is written to std::cout.
   void Flush() {
-    if (!thread_.joinable()) {
-      std::string text;
-      Format(batch_, &text);
-      batch_.clear();
-      batch_rows_ = 0;
-      std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
-      return;
-    }
-    if (!batch_.empty()) HandOver();
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [this] { return queue_.empty() && !busy_; });
+    std::cout.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+    text_.clear();
   }
 
  private:
-  // Rows (plus one per table) per hand-over: about 250 KB of JSON at ~250
-  // bytes per row.
-  static constexpr size_t kBatchRows = 1024;
-  static constexpr size_t kMaxQueued = 2;
-  struct Job {
-    TestTable table;
-    bool first;
-  };
-  using Batch = std::vector<Job>;
-
-  static void Format(const Batch& batch, std::string* text) {
-    for (const Job& job : batch) {
-      text->append(job.first ? "\n      " : ",\n      ");
-      AppendTestTableJson(job.table, 3, text);
-    }
-  }
-
-  void HandOver() {
-    if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
-    Batch next;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [this] { return queue_.size() < kMaxQueued; });
-      queue_.push_back(std::move(batch_));
-      if (!formatted_.empty()) {
-        next = std::move(formatted_.front());
-        formatted_.pop_front();
-      }
-    }
-    changed_.notify_all();
-    // The tables are freed here, on the thread that allocated them, and the
-    // batch's storage is reused: freeing them on the writer cost a fifth
-    // more CPU (glibc's arenas; the batch vector mmapped and unmapped anew
-    // each time).
-    next.clear();
-    batch_ = std::move(next);
-    batch_rows_ = 0;
-  }
-
-  void Run() {
-    std::string text;
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (true) {
-      changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
-      if (queue_.empty()) return;
-      Batch batch = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
-      lock.unlock();
-      changed_.notify_all();  // room for the parse
-      Format(batch, &text);
-      std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
-      text.clear();
-      lock.lock();
-      formatted_.push_back(std::move(batch));
-      busy_ = false;
-      changed_.notify_all();  // a Flush waiting
-    }
-  }
-
-  Batch batch_;  // the parse thread's, not yet handed over
-  size_t batch_rows_ = 0;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Batch> queue_;
-  std::deque<Batch> formatted_;  // written, back for the parse to free and reuse
-  bool busy_ = false;
-  bool stopping_ = false;
-  std::thread thread_;
+  static constexpr size_t kWriteBytes = 1 << 20;
+  std::string text_;
 };
 
 void RunParse(const ParseOptions& o) {
@@ -237,7 +137,7 @@ void RunParse(const ParseOptions& o) {
   bool any_unusable = !app::ExpandInputPaths(o.files, /*walk_folders=*/false, &files, std::cerr);
   bool as_json = o.format == "json";
   Progress progress(files.size());
-  JsonTableWriter json_tables;
+  JsonTableBuffer json_tables;
   if (as_json) std::cout << "[";
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string& file = files[i];
@@ -253,7 +153,7 @@ void RunParse(const ParseOptions& o) {
     }
     auto on_table = [&](TestTable&& t) {
       if (as_json) {
-        json_tables.Add(std::move(t), tables == 0);
+        json_tables.Add(t, tables == 0);
       } else if (table_lines.size() < kMaxTableLines) {
         table_lines.push_back(TableLine(t));
       }

@@ -39,11 +39,10 @@ check "glob without match is named" 'grep -q "runs/\*.nothing: no file matches" 
 "$fabtrack" parse --format text "$work/runs/c.log" "$work/runs" >"$work/out" 2>"$work/err"
 check "files and folders mix in argument order" \
   '[[ "$(grep -c "c.log:" "$work/out")" == 2 && "$(head -1 "$work/out" | cut -d: -f1 | xargs basename)" == c.log ]]'
-# Tables are formatted on a second thread in batches of ~1024 rows once a
-# file has more than one batch: 3000 tables in each of two large files, with
-# a three-table file between them (formatted on the parse's thread), come out
-# complete, in input order, each file's tests closed before its log facts
-# (several batches per file, more than the writer's queue holds).
+# Many tables per file, each file's tests streamed as they are finished: 3000
+# tables in each of two large files, with a three-table file between them,
+# come out complete, in input order, each file's tests closed before its log
+# facts (many 1 MB writes per file).
 python3 -c 'import sys; open(sys.argv[2], "w").write(open(sys.argv[1]).read() * 1000)' \
   "$fx/nccl_tests/t12_three_tables_one_file.txt" "$work/many-1.txt"
 cp "$work/many-1.txt" "$work/many-3.txt"
