@@ -5,7 +5,6 @@
 #include <utility>
 
 namespace fabtrack::fabric {
-namespace {
 
 std::string GuidText(uint64_t guid) {
   char buf[24];
@@ -25,8 +24,6 @@ const char* NodeTypeName(int type) {
       return "unknown";
   }
 }
-
-}  // namespace
 
 SmpWalk::Port* SmpWalk::PortOf(int node, int port) {
   if (node < 0 || static_cast<size_t>(node) >= nodes_.size()) return nullptr;

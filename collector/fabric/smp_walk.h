@@ -30,6 +30,11 @@ namespace fabtrack::fabric {
 inline constexpr int kNodeTypeCa = 1;
 inline constexpr int kNodeTypeSwitch = 2;
 inline constexpr int kNodeTypeRouter = 3;
+// "0x0002c90300a1b2c3": a GUID as the scan's JSON and ibnetdiscover print it.
+std::string GuidText(uint64_t guid);
+// "switch", "ca", "router" or "unknown" for a NodeInfo node type (the same
+// codes libibnetdisc's nodes carry).
+const char* NodeTypeName(int type);
 // PortInfo PortPhysicalState LinkUp.
 inline constexpr int kPhysLinkUp = 5;
 // The longest directed route IBTA allows (hops after the first, 0, entry).

@@ -27,12 +27,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using Mad = std::array<uint8_t, kMadSize>;
-
-std::string GuidText(uint64_t guid) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
-  return buf;
-}
+// libibnetdisc's node types are NodeInfo's codes, named by smp_walk's
+// NodeTypeName for both discovery paths.
+static_assert(IB_NODE_CA == kNodeTypeCa && IB_NODE_SWITCH == kNodeTypeSwitch &&
+              IB_NODE_ROUTER == kNodeTypeRouter);
 
 const char* PortStateName(int state) {
   static const char* kNames[] = {"NoChange", "Down", "Init", "Armed", "Active"};
@@ -76,19 +74,6 @@ std::optional<std::pair<std::string, double>> LaneSpeed(int active, int ext_acti
       return std::pair<std::string, double>{"QDR", 10};
     default:
       return std::nullopt;
-  }
-}
-
-const char* NodeTypeName(int type) {
-  switch (type) {
-    case IB_NODE_SWITCH:
-      return "switch";
-    case IB_NODE_CA:
-      return "ca";
-    case IB_NODE_ROUTER:
-      return "router";
-    default:
-      return "unknown";
   }
 }
 
