@@ -412,6 +412,24 @@ bool IsRocmSmiRow(std::string_view line) {
   return w.size() >= 2 && w[0] == "GPU0" && SmallInt(w[1]).has_value();
 }
 
+// `nvidia-smi topo -p2p r|w|rw|a|...` prints a GPU-by-GPU table under the
+// same header whose cells say whether peer access works ("OK", "GNS": GPU
+// not supported, "CNS", "TNS", "NS", "DR", "U"), not the path: a row with
+// only such cells and X belongs to no topology.
+bool IsP2pStatusRow(std::string_view line) {
+  static const std::set<std::string, std::less<>> kStatus = {"OK", "CNS", "GNS", "TNS",
+                                                             "NS", "DR",  "U"};
+  std::vector<std::string> w = Words(WithoutCommentMark(line));
+  if (w.size() < 2 || !IsIndexed(w[0], "GPU")) return false;
+  bool status = false;
+  for (size_t k = 1; k < w.size(); ++k) {
+    if (w[k] == "X") continue;
+    if (!kStatus.count(w[k])) return false;
+    status = true;
+  }
+  return status;
+}
+
 bool IsGraphLine(std::string_view raw) {
   const bool path = raw.find("NCCL INFO GPU/") != std::string_view::npos;
   const bool print = raw.find("=== System : max") != std::string_view::npos;
@@ -514,7 +532,7 @@ bool IsMatrixHeaderAt(std::string_view text, const std::vector<size_t>& starts, 
   if (!IsMatrixHeaderLine(StripAnsi(LineAt(text, starts, k)))) return false;
   for (size_t next = k + 1; next < starts.size(); ++next) {
     std::string_view l = LineAt(text, starts, next);
-    if (!TrimView(l).empty()) return !IsRocmSmiRow(l);
+    if (!TrimView(l).empty()) return !IsRocmSmiRow(l) && !IsP2pStatusRow(l);
   }
   return true;
 }
@@ -558,11 +576,46 @@ std::string DocumentText(std::string_view text, const Document& d) {
 bool RocmSmiTables(std::string_view text) {
   std::vector<size_t> starts = LineStarts(text.substr(0, 1 << 20));
   for (size_t k = 0; k < starts.size(); ++k) {
-    if (IsMatrixHeaderLine(StripAnsi(LineAt(text, starts, k))) &&
-        !IsMatrixHeaderAt(text, starts, k))
-      return true;
+    if (!IsMatrixHeaderLine(StripAnsi(LineAt(text, starts, k)))) continue;
+    for (size_t next = k + 1; next < starts.size(); ++next) {
+      std::string_view l = LineAt(text, starts, next);
+      if (TrimView(l).empty()) continue;
+      if (IsRocmSmiRow(l)) return true;
+      break;
+    }
   }
   return false;
+}
+
+// The part of a dump or print posted without its start (an excerpt that
+// begins inside the tree): "" when the text holds none, else what it is and
+// the line it starts on. Nothing is read from it: without the <system>
+// element or the "=== System" line the tree has no root to hang it on.
+std::string CutOffStart(std::string_view text, const std::string& file) {
+  std::vector<size_t> starts = LineStarts(text.substr(0, 1 << 20));
+  for (size_t k = 0; k < starts.size(); ++k) {
+    std::string_view raw = LineAt(text, starts, k);
+    std::string_view t = TrimView(raw);
+    const std::string at = file + ":" + std::to_string(k + 1) + ": ";
+    if (t.starts_with("<pci busid=") || t.starts_with("<gpu dev=") || t.starts_with("<nic>") ||
+        t.starts_with("<net name=")) {
+      return at +
+             "part of an NCCL topology dump without its <system> start (the first element "
+             "here is a <" +
+             std::string(t.substr(1, t.find_first_of(" >") - 1)) +
+             ">): the start is cut off, nothing to check";
+    }
+    if (std::optional<NcclLogLine> line = SplitNcclLogLine(raw)) {
+      std::string_view m = TrimView(line->message);
+      const bool tree = m.starts_with("+ ") && m.find("] - ") != std::string_view::npos;
+      if (tree) {
+        return at +
+               "part of an NCCL GRAPH print without its \"=== System : ...\" line: the start "
+               "is cut off, nothing to check";
+      }
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -613,6 +666,11 @@ std::vector<ParsedNodeTopology> ParseNodeTopologies(std::string_view text,
   std::vector<ParsedNodeTopology> out;
   if (format.empty()) {
     ParsedNodeTopology none;
+    if (std::string cut = CutOffStart(text, file); !cut.empty()) {
+      none.errors.push_back(std::move(cut));
+      out.push_back(std::move(none));
+      return out;
+    }
     none.errors.push_back(
         file +
         ":1: neither an NCCL topology dump (<system>), an `nvidia-smi topo -m` "

@@ -281,5 +281,71 @@ TEST(SmiMatrixRealShapes, RocmSmiTablesAreNoNvidiaSmiMatrices) {
       << all[0].errors[0];
 }
 
+TEST(SmiMatrixRealShapes, APeerAccessTableAfterTheMatrixIsNoSecondNode) {
+  // A benchmark issue's details blocks: the matrix, then `nvidia-smi topo
+  // -p2p rw` under the same kind of header ("GPU0 X CNS"). The peer-access
+  // table was read as a second node "dump2" with two GPUs and no NIC, and
+  // a host_differs warning for its unknown NUMA nodes.
+  std::vector<ParsedNodeTopology> all =
+      ParseNodeTopologies(Fixture("smi_then_p2p_matrix.md"), "bench.md");
+  ASSERT_EQ(all.size(), 1u);
+  const ParsedNodeTopology& p = all.front();
+  EXPECT_EQ(p.format, "nvidia_smi_topo");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(p.host, "");
+  ASSERT_EQ(p.topology.gpus.size(), 2u);
+  EXPECT_EQ(p.topology.gpus[1].numa_node, 0);
+  EXPECT_TRUE(p.topology.nics.empty());
+  // The peer-access table alone is no topology.
+  std::string text = Fixture("smi_then_p2p_matrix.md");
+  text.erase(0, text.find("<details><summary>Peer"));
+  std::vector<ParsedNodeTopology> p2p = ParseNodeTopologies(text, "p2p.md");
+  ASSERT_EQ(p2p.size(), 1u);
+  EXPECT_EQ(p2p[0].format, "");
+  EXPECT_TRUE(p2p[0].topology.gpus.empty());
+}
+
+TEST(CutOffStartRealShapes, AnXmlExcerptStartingInsideTheTreeSaysSo) {
+  // An issue's excerpt of a dump that starts at a GPU's <pci> (the <system>
+  // and <cpu> above it left out): it was "neither an NCCL topology dump
+  // (<system>) ... nor NCCL GRAPH debug lines", which it is.
+  const std::string text =
+      "```\n"
+      "        <pci busid=\"0000:1a:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" "
+      "link_width=\"16\">\n"
+      "          <gpu dev=\"0\" sm=\"80\" rank=\"0\" gdr=\"1\"/>\n"
+      "        </pci>\n"
+      "      </pci>\n";
+  std::vector<ParsedNodeTopology> all = ParseNodeTopologies(text, "cut.md");
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_TRUE(all[0].topology.gpus.empty());
+  ASSERT_EQ(all[0].errors.size(), 1u);
+  EXPECT_EQ(all[0].errors[0],
+            "cut.md:2: part of an NCCL topology dump without its <system> start (the first "
+            "element here is a <pci>): the start is cut off, nothing to check");
+}
+
+TEST(CutOffStartRealShapes, AGraphPrintExcerptWithoutItsSystemLineSaysSo) {
+  // The tree of a GRAPH print from its middle (an issue quoting the NICs of
+  // CPU/1): NCCL lines, but no "=== System" line to start a tree from.
+  const std::string text =
+      "h20-n04:3811:3902 [1] NCCL INFO + PCI[48.0] - PCI/A1000 (1000c0301000100b)\n"
+      "h20-n04:3811:3902 [1] NCCL INFO               + PCI[48.0] - NIC/A3000\n"
+      "h20-n04:3811:3902 [1] NCCL INFO                             + NET[50.0] - NET/6 "
+      "(77aa1f0003bd70c4/1/50.000000)\n"
+      "h20-n04:3811:3902 [1] NCCL INFO + SYS[10.0] - CPU/0\n";
+  std::vector<ParsedNodeTopology> all = ParseNodeTopologies(text, "g.log");
+  ASSERT_EQ(all.size(), 1u);
+  ASSERT_EQ(all[0].errors.size(), 1u);
+  EXPECT_EQ(all[0].errors[0],
+            "g.log:1: part of an NCCL GRAPH print without its \"=== System : ...\" line: the "
+            "start is cut off, nothing to check");
+  // Prose and other logs keep the general message.
+  std::vector<ParsedNodeTopology> prose =
+      ParseNodeTopologies("n1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n", "b.log");
+  ASSERT_EQ(prose.size(), 1u);
+  EXPECT_NE(prose[0].errors[0].find("neither an NCCL topology dump"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fabtrack
