@@ -154,8 +154,16 @@ std::vector<TopologyFinding> CheckRails(const NodeTopology& t) {
                     "PCIe link " + Number(v) + " GT/s, peers " + Number(ref) + " GT/s");
       },
       out);
+  // A NIC NCCL lists with no PCI device (a socket net's docker bridge or
+  // veth, whose "speed" is a default, not a line rate) is no peer of a
+  // physical NIC's port rate.
+  std::vector<const TopoNic*> rate_peers;
+  for (const TopoNic* n : rails) {
+    if (!n->bus_id.empty()) rate_peers.push_back(n);
+  }
+  if (rate_peers.empty()) rate_peers = rails;
   BelowPeers<TopoNic, int64_t>(
-      rails, [](const TopoNic& n) { return n.speed_mbps; },
+      rate_peers, [](const TopoNic& n) { return n.speed_mbps; },
       [&](const TopoNic& n, int64_t v, int64_t ref) {
         return link(n.name, n.name, gpus_on(n),
                     "port rate " + std::to_string(v / 1000) + " Gb/s, peers " +

@@ -239,5 +239,25 @@ TEST(RailCheck, UnknownRatesAndGdrSayNothing) {
   EXPECT_TRUE(CheckRails(NodeTopology{}).empty());
 }
 
+TEST(RailCheck, VirtualNicsOfTheSocketNetAreNoPortRatePeers) {
+  // NCCL's socket net lists docker bridges and veths in a bare <nic> (no
+  // PCI device, speed 10000 by default): the host's one physical 25G NIC
+  // was "port rate 25 Gb/s, peers ..." below them, or with a 1G NIC as in
+  // the real dump, a link_degraded warning against virtual interfaces.
+  std::vector<TopologyFinding> f = CheckFixture("nccl_xml_socket_virtual_nics.xml");
+  for (const TopologyFinding& x : f) EXPECT_NE(x.kind, "link_degraded") << x.message;
+  std::ifstream in(
+      std::string(FABTRACK_FIXTURE_DIR) + "/topology/node/nccl_xml_socket_virtual_nics.xml",
+      std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  text.replace(text.find("speed=\"25000\""), 13, "speed=\"1000\" ");
+  ParsedNodeTopology p = ParseNodeTopology(text, "one_gig.xml");
+  for (const TopologyFinding& x : CheckRails(p.topology)) {
+    EXPECT_NE(x.kind, "link_degraded") << x.message;
+  }
+}
+
 }  // namespace
 }  // namespace fabtrack
