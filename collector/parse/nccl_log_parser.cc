@@ -789,6 +789,14 @@ class NcclLogParser::Impl {
   NcclLogInfo Finish() {
     if (holding_) Replay();
     if (!info.network) info.network = assigned_plugin_ ? assigned_plugin_ : initialized_plugin_;
+    // NCCL before 2.12 printed no "Using network" line: it tried IB, and
+    // only when IB found no device did it open the socket net ("NET/IB : No
+    // device found." then "NET/Socket : Using [0]ens3:..."). That pair, with
+    // no plugin loaded, is the socket net.
+    if (!info.network && info.ib_no_device && !info.socket_interfaces.empty() &&
+        (!info.net_plugin || *info.net_plugin == "internal")) {
+      info.network = "Socket";
+    }
     if (info.networks.empty() && info.network) info.networks.push_back(*info.network);
     return std::move(info);
   }

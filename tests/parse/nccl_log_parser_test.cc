@@ -1064,5 +1064,31 @@ TEST(NcclLogLineTest, PlainShapeAndItsEdgesSplitLikeTheGeneralReading) {
   }
 }
 
+TEST(NcclLogParserTest, NoIbDeviceThenTheSocketNetIsTheSocketNetworkBefore212) {
+  // NCCL before 2.12 printed no "Using network" line: "NET/IB : No device
+  // found." then "NET/Socket : Using [0]enp5s0:..." is how it said it fell
+  // back to sockets. The network was left unknown.
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("socket_no_ib_device_nccl2.5.log"), &errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(got.nccl_version, "2.5.6");
+  EXPECT_EQ(got.network, "Socket");
+  EXPECT_EQ(got.networks, std::vector<std::string>{"Socket"});
+  EXPECT_TRUE(got.ib_no_device);
+  // IB found, or no socket interface listed: no network is inferred.
+  const std::string ib =
+      "n1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n"
+      "n1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n";
+  EXPECT_EQ(ParseText(ib, &errors).network, std::nullopt);
+  const std::string no_socket = "n1:1:1 [0] NCCL INFO NET/IB : No device found.\n";
+  EXPECT_EQ(ParseText(no_socket, &errors).network, std::nullopt);
+  // A plugin that loaded carries the traffic, whatever IB said.
+  const std::string plugin =
+      "n1:1:1 [0] NCCL INFO NET/Plugin : Loaded net plugin AWS Libfabric (v5)\n"
+      "n1:1:1 [0] NCCL INFO NET/IB : No device found.\n"
+      "n1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n";
+  EXPECT_EQ(ParseText(plugin, &errors).network, std::nullopt);
+}
+
 }  // namespace
 }  // namespace fabtrack
