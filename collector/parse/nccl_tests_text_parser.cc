@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -557,6 +558,9 @@ struct Stream {
   std::optional<size_t> open;  // table receiving rows
   std::optional<size_t> last;  // most recent table of this stream
   Layout layout;
+  // A whole row seen before this stream's first table: a table is opened
+  // when the next line is another (OpenHeaderlessTable).
+  std::optional<CleanLine> headerless_first;
 };
 
 void AddDevice(std::vector<RankDevice>* devices, RankDevice d) {
@@ -628,7 +632,11 @@ class NcclTestsTextParser::Impl {
     // Rows first: most lines of a long output are rows, and no other line
     // kind starts with a digit.
     if (!hashed && IsDigit(text.front())) {
-      if (!st.open) return;  // not inside a table: not ours
+      // Not inside a table: not ours, unless this stream has had no table
+      // and the line is a whole row of today's layout (an excerpt that
+      // starts inside the table, its column header left out).
+      if (!st.open && (st.last || !OpenHeaderlessTable(&st, line))) return;
+      st.headerless_first.reset();
       TestTable& t = At(*st.open);
       RowResult r =
           ParseRow(line, st.layout, !t.collective || *t.collective == "hypercube", &scratch_);
@@ -640,6 +648,7 @@ class NcclTestsTextParser::Impl {
       t.last_line = line.number;
       return;
     }
+    st.headerless_first.reset();
     if (StartsWith(body, "nccl-tests version")) {
       StartHeaderBlock(&st);
       Touch(&st, line.number);
@@ -802,6 +811,54 @@ class NcclTestsTextParser::Impl {
     tables_.push_back(std::move(t));
     st->pending = PendingHeader{};
     Release();
+  }
+
+  // Rows pasted without their column header: opened as a table of the
+  // layout nccl-tests prints since 2.x (13 values: size count type redop root
+  // time algbw busbw #wrong, time algbw busbw #wrong) when two lines in a row
+  // are whole rows of it, with a data type nccl-tests knows and growing
+  // sizes; one stray number line opens nothing. Said as an error: the
+  // table's start is cut off. Returns whether `line` is now to be read as a
+  // row of the open table.
+  bool OpenHeaderlessTable(Stream* st, const CleanLine& line) {
+    static const Layout* kLayout = [] {
+      std::vector<std::string> unknown;
+      return new Layout(*ParseColumnHeader(
+          "size count type redop root time algbw busbw #wrong time algbw busbw #wrong", &unknown));
+    }();
+    static const std::set<std::string_view> kTypes = {
+        "int8",  "uint8",  "int32",    "uint32", "int64",  "uint64",   "half",
+        "float", "double", "bfloat16", "f8e4m3", "f8e5m2", "fp8_e4m3", "fp8_e5m2"};
+    auto size_of_row = [&](const CleanLine& l) -> std::optional<int64_t> {
+      std::vector<std::string_view> tokens = Tokens(l.text);
+      if (tokens.size() != kLayout->columns.size() || !kTypes.count(tokens[2])) {
+        return std::nullopt;
+      }
+      RowResult r = ParseRow(l, *kLayout, true, &scratch_);
+      if (!r.row) return std::nullopt;
+      return r.row->size_bytes;
+    };
+    std::optional<int64_t> size = size_of_row(line);
+    if (!size) {
+      st->headerless_first.reset();
+      return false;
+    }
+    std::optional<int64_t> first_size =
+        st->headerless_first ? size_of_row(*st->headerless_first) : std::nullopt;
+    if (!first_size || *first_size >= *size) {
+      st->headerless_first = line;
+      return false;
+    }
+    CleanLine first = std::move(*st->headerless_first);
+    st->headerless_first.reset();
+    OpenTable(st, *kLayout, first.number);
+    Error(first.number,
+          "table rows without their column header (from this line): the start of the table is "
+          "cut off");
+    TestTable& t = At(*st->open);
+    t.rows.push_back(std::move(*ParseRow(first, *kLayout, true, &scratch_).row));
+    t.last_line = first.number;
+    return true;
   }
 
   // A new header block begins: what was pending belonged to a run that died

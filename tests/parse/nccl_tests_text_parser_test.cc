@@ -723,5 +723,34 @@ TEST(NcclTestsTextParser, LastNightCutOffInInitFollowsTheFinishedTables) {
   EXPECT_EQ(p.tables[1].ranks, 1);
 }
 
+TEST(NcclTestsTextParser, RowsWithoutTheirColumnHeaderAreAnIncompleteTable) {
+  // A pull request's excerpt that starts inside the table, every line behind
+  // Open MPI's "[1,0]<stdout>:" tag: the rows were dropped ("no nccl-tests
+  // table or NCCL log lines found").
+  Parsed p = ParseFixture("t21_rows_without_header_tagged.txt");
+  ASSERT_EQ(p.tables.size(), 1u);
+  const TestTable& t = p.tables[0];
+  ASSERT_EQ(t.rows.size(), 5u);
+  EXPECT_EQ(t.rows[0].size_bytes, 512);
+  EXPECT_EQ(t.rows[4].size_bytes, 8192);
+  EXPECT_EQ(t.rows[4].type, "float");
+  EXPECT_FALSE(t.complete);
+  EXPECT_FALSE(t.collective.has_value());
+  EXPECT_EQ(t.first_line, 1);
+  EXPECT_EQ(t.last_line, 5);
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0].line, 1);
+  EXPECT_NE(p.errors[0].message.find("without their column header"), std::string::npos);
+  // A number line that is no whole row of that layout opens nothing.
+  for (const char* text :
+       {"2026 12 06 05 40 11 node-3 ok\n",
+        "  1   1073741824  268435456  float  sum  8142.6  131.87  230.77  2e-07  "
+        "8141.2  131.89  230.81  2e-07\n"}) {
+    Parsed q = ParseText(text);
+    EXPECT_TRUE(q.tables.empty()) << text;
+    EXPECT_TRUE(q.errors.empty()) << text;
+  }
+}
+
 }  // namespace
 }  // namespace fabtrack
