@@ -828,9 +828,18 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
     if (!v || key.empty()) {
       // "     tx" or "     rx-8.rx_bytes:" as the last line: a name cut
       // short or cut before its value ("garbage here" is no name).
-      const std::string_view name = colon == std::string_view::npos ? line : key;
-      if (l.number == last && (colon == std::string_view::npos || value.empty()) && !name.empty() &&
-          name.find_first_of(" \t") == std::string_view::npos) {
+      // Per-queue names count: "[2]: rx_mcast_packet" and "rxq0: rx_bytes:"
+      // are a name cut short, each part between colons one word.
+      // A bad value ("rx_bytes: 12x") is no cut: its part starts with a digit.
+      bool name_like = true;
+      for (std::string_view rest = line; name_like && !rest.empty();) {
+        const size_t c = rest.find(':');
+        const std::string_view part = TrimBlanks(rest.substr(0, c));
+        name_like = !part.empty() && part.find_first_of(" \t") == std::string_view::npos &&
+                    !(part.front() >= '0' && part.front() <= '9');
+        rest = c == std::string_view::npos ? std::string_view() : TrimBlanks(rest.substr(c + 1));
+      }
+      if (l.number == last && name_like) {
         errors->push_back(
             {l.number, "cut off: the last line, " + std::string(line) + ", is no whole statistic"});
         continue;

@@ -783,6 +783,24 @@ TEST(PortDumpRealShapes, EthtoolCutInsideANameSaysCutOff) {
             "cut off: the last line, rx_prio3_pa, is no whole statistic");
 }
 
+TEST(PortDumpRealShapes, EthtoolCutInsideAPerQueueNameSaysCutOff) {
+  // bnx2x and be2net print per-queue names with a colon of their own; a
+  // paste cut at "[3]: rx_ucast_pack" or "rxq1: rx_bytes:" was "not a
+  // statistic".
+  const std::string head =
+      "$ ethtool -S eth2\nNIC statistics:\n     [0]: rx_bytes: 88120334\n"
+      "     rxq0: rx_pkts: 41200\n     rx_discards_phy: 3\n";
+  for (const char* last : {"     [3]: rx_ucast_pack", "     rxq1: rx_bytes:"}) {
+    std::string why;
+    std::optional<std::vector<ParsedPortDump>> d =
+        ParsePortDumpDocument(head + last, PortDumpContext{.netdev = std::string("eth2")}, &why);
+    ASSERT_TRUE(d) << why;
+    ASSERT_FALSE(d->front().errors.empty()) << last;
+    EXPECT_EQ(d->front().errors.back().message,
+              "cut off: the last line, " + std::string(last).substr(5) + ", is no whole statistic");
+  }
+}
+
 TEST(PortDumpRealShapes, QuotedCommandNamesTheInterface) {
   // "> ethtool -S enp66s0f0" quoted above the fenced output in an issue:
   // the interface was "named nowhere".
