@@ -31,7 +31,7 @@ bool Has(const std::string& text, const std::string& part) {
 // takes one, before PostgreSQL sees the value.
 TEST(TypedInputCli, TimesThatDoNotExistAreUsageErrorsNamingOptionAndValue) {
   TestDatabase db;
-  for (const std::string& at : {"2026-02-30", "0000-01-01", "2026-13-01T00:00:00Z"}) {
+  for (const std::string at : {"2026-02-30", "0000-01-01", "2026-13-01T00:00:00Z"}) {
     SCOPED_TRACE(at);
     CommandOutput r = Fabtrack("ingest --cluster lab --at " + at + " " + kRun, db);
     EXPECT_EQ(r.exit_code, 2) << r.err;
