@@ -718,12 +718,11 @@ bool SaysWhatNcclCouldNotUse(std::string_view m) {
 std::optional<LogMessage> TestFailureLine(const CleanLine& clean) {
   const std::string& text = clean.text;
   // Every other line of a long output passes here: all four forms have
-  // "failure" or "NCCL error". Searched by their rare letters ('a' of
-  // "ailure", 'N'), which a table row ("8192 2048 float sum -1 ...") lacks,
-  // so one memchr each rejects most lines before the finds below.
+  // "failure" or "NCCL error". Searched by letters a table row ("8192 2048
+  // float sum -1 ...") lacks: the 'r' of "ailure" and the 'N', so one memchr
+  // each rejects a row (string_view::find stops at every 'a' of "float").
   const std::string_view view(text);
-  if (view.find("ailure") == std::string_view::npos &&
-      view.find("NCCL error") == std::string_view::npos) {
+  if (!ContainsAt(view, "ailure", 4) && !ContainsAt(view, "NCCL error", 0)) {
     return std::nullopt;
   }
   size_t at = text.find("Test NCCL failure");

@@ -1,5 +1,9 @@
 #include "collector/parse/nccl_tests_text_parser.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -39,11 +43,62 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+#if defined(__SSE2__)
+// Bit i set when byte i of the 16 at `p` is a blank (IsSpace).
+uint32_t BlankMask16(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i blank = _mm_or_si128(
+      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))),
+      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
+  return static_cast<uint32_t>(_mm_movemask_epi8(blank));
+}
+#endif
+
+// A row is mostly the blanks nccl-tests pads its columns with: 16 bytes are
+// classified at once and tokens found from the mask's edges (a byte at a
+// time this was an eighth of a table's parse).
 void TokensInto(std::string_view s, std::vector<std::string_view>* tokens) {
   std::vector<std::string_view>& out = *tokens;
   out.clear();
-  const char* p = s.data();
-  const char* const end = p + s.size();
+  const char* const data = s.data();
+  const size_t size = s.size();
+#if defined(__SSE2__)
+  size_t start = 0;  // of the token being read, when in_token
+  bool in_token = false;
+  for (size_t block = 0; block < size; block += 16) {
+    uint32_t blank;
+    if (size - block >= 16) {
+      blank = BlankMask16(data + block);
+    } else {
+      // The tail, padded with blanks (never read past the end).
+      char tail[16];
+      std::memset(tail, ' ', sizeof tail);
+      std::memcpy(tail, data + block, size - block);
+      blank = BlankMask16(tail);
+    }
+    const uint32_t word = ~blank & 0xFFFFu;  // bytes of tokens
+    uint32_t from = 0;                       // bits below are handled
+    while (from < 16) {
+      const uint32_t above = 0xFFFFu << from;
+      if (!in_token) {
+        const uint32_t starts = word & above;
+        if (starts == 0) break;
+        from = static_cast<uint32_t>(__builtin_ctz(starts));
+        start = block + from;
+        in_token = true;
+      } else {
+        const uint32_t ends = blank & above;
+        if (ends == 0) break;
+        from = static_cast<uint32_t>(__builtin_ctz(ends));
+        out.emplace_back(data + start, block + from - start);
+        in_token = false;
+      }
+    }
+  }
+  if (in_token) out.emplace_back(data + start, size - start);
+#else
+  const char* p = data;
+  const char* const end = p + size;
   while (true) {
     while (p != end && IsSpace(*p)) ++p;
     if (p == end) return;
@@ -51,6 +106,7 @@ void TokensInto(std::string_view s, std::vector<std::string_view>* tokens) {
     while (p != end && !IsSpace(*p)) ++p;
     out.emplace_back(start, static_cast<size_t>(p - start));
   }
+#endif
 }
 
 std::vector<std::string_view> Tokens(std::string_view s) {
@@ -85,7 +141,22 @@ std::optional<T> ToNumber(std::string_view s) {
   return v;
 }
 
-std::optional<int64_t> ToInt64(std::string_view s) { return ToNumber<int64_t>(s); }
+std::optional<int64_t> ToInt64(std::string_view s) {
+  // Up to 18 digits cannot overflow: the sizes and counts of every row are
+  // read here without from_chars; longer numbers and the rest go to it.
+  std::string_view digits = s;
+  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (negative) digits.remove_prefix(1);
+  if (digits.empty() || digits.size() > 18) return ToNumber<int64_t>(s);
+  int64_t v = 0;
+  for (char c : digits) {
+    const unsigned d = static_cast<unsigned char>(c) - static_cast<unsigned>('0');
+    if (d > 9) return std::nullopt;
+    v = v * 10 + static_cast<int64_t>(d);
+  }
+  return negative ? -v : v;
+}
 
 std::optional<int> ToInt(std::string_view s) {
   auto v = ToInt64(s);
@@ -335,11 +406,6 @@ std::optional<std::string> CollectiveFromCommand(std::string_view text) {
 // ---------------------------------------------------------------------------
 // Rows.
 
-struct RowResult {
-  std::optional<SizeRow> row;
-  std::string error;  // set when row is nullopt
-};
-
 // Two numbers printed without a separating blank ("1234.5612.34") when a
 // producer or a renderer lost the padding: split after the first decimal
 // point, preferring the two decimals nccl-tests prints when they fit.
@@ -368,9 +434,10 @@ Measurement* Half(SizeRow* row, int half) {
 }
 
 // `op_may_be_blank`: the table is hypercube's, or of a collective not named.
-RowResult ParseRow(const CleanLine& line, const Layout& layout, bool op_may_be_blank,
-                   std::vector<std::string_view>* scratch) {
-  RowResult r;
+// Fills `row` (default-constructed: the table's own new row, so a row is not
+// moved on its way in) or says why not in `error` and returns false.
+bool ParseRow(const CleanLine& line, const Layout& layout, bool op_may_be_blank,
+              std::vector<std::string_view>* scratch, SizeRow* out, std::string* error) {
   TokensInto(line.text, scratch);
   std::vector<std::string_view>& toks = *scratch;
   // Count the value slots the layout needs (a timestamp takes two tokens).
@@ -406,20 +473,20 @@ RowResult ParseRow(const CleanLine& line, const Layout& layout, bool op_may_be_b
     if (blank_redop != SIZE_MAX) toks.insert(toks.begin() + blank_redop, std::string_view());
   }
 
-  SizeRow row;
+  SizeRow& row = *out;
   row.line = line.number;
   size_t ti = 0;
   for (const Column& c : layout.columns) {
     if (ti >= toks.size()) {
       if (c.kind == Col::kTimestamp) break;  // timestamps are optional decoration
-      r.error = "row ends before column '" + c.name + "' (" + std::to_string(toks.size()) + " of " +
-                std::to_string(min_needed) + " values; line cut short?)";
-      return r;
+      *error = "row ends before column '" + c.name + "' (" + std::to_string(toks.size()) + " of " +
+               std::to_string(min_needed) + " values; line cut short?)";
+      return false;
     }
     std::string_view v = toks[ti++];
     auto bad = [&](std::string_view what) {
-      r.error = "column '" + c.name + "': " + std::string(what) + " '" + std::string(v) + "'";
-      return r;
+      *error = "column '" + c.name + "': " + std::string(what) + " '" + std::string(v) + "'";
+      return false;
     };
     // A measurement value: number, nullopt for N/A and non-finite values.
     auto measure = [&](std::optional<double>* out, double scale) -> bool {
@@ -515,12 +582,11 @@ RowResult ParseRow(const CleanLine& line, const Layout& layout, bool op_may_be_b
     }
   }
   if (ti < toks.size()) {
-    r.error = std::to_string(toks.size() - ti) + " value(s) more than the " +
-              std::to_string(layout.columns.size()) + " columns of the header";
-    return r;
+    *error = std::to_string(toks.size() - ti) + " value(s) more than the " +
+             std::to_string(layout.columns.size()) + " columns of the header";
+    return false;
   }
-  r.row = std::move(row);
-  return r;
+  return true;
 }
 
 // ---------------------------------------------------------------------------
@@ -561,6 +627,9 @@ struct Stream {
   // A whole row seen before this stream's first table: a table is opened
   // when the next line is another (OpenHeaderlessTable).
   std::optional<CleanLine> headerless_first;
+  // Rows of this stream's last complete table: room a new table reserves, so
+  // a month of the same table does not grow each one's rows step by step.
+  size_t rows_hint = 0;
 };
 
 void AddDevice(std::vector<RankDevice>* devices, RankDevice d) {
@@ -638,13 +707,14 @@ class NcclTestsTextParser::Impl {
       if (!st.open && (st.last || !OpenHeaderlessTable(&st, line))) return;
       st.headerless_first.reset();
       TestTable& t = At(*st.open);
-      RowResult r =
-          ParseRow(line, st.layout, !t.collective || *t.collective == "hypercube", &scratch_);
-      if (!r.row) {
-        Error(line.number, r.error);
+      const bool op_may_be_blank = !t.collective || *t.collective == "hypercube";
+      SizeRow& row = t.rows.emplace_back();
+      std::string error;
+      if (!ParseRow(line, st.layout, op_may_be_blank, &scratch_, &row, &error)) {
+        t.rows.pop_back();
+        Error(line.number, std::move(error));
         return;
       }
-      t.rows.push_back(std::move(*r.row));
       t.last_line = line.number;
       return;
     }
@@ -726,12 +796,22 @@ class NcclTestsTextParser::Impl {
       }
       if (std::isfinite(*bw)) t.avg_busbw = bw;
       t.complete = true;
+      st.rows_hint = std::min<size_t>(t.rows.size(), 4096);
       t.last_line = line.number;
       st.open.reset();
       return;
     }
     std::vector<std::string> unknown;
-    if (auto layout = ParseColumnHeader(body, &unknown)) {
+    std::optional<Layout> layout;
+    if (!last_header_.empty() && body == last_header_) {
+      layout = last_layout_;
+      unknown = last_unknown_;
+    } else if ((layout = ParseColumnHeader(body, &unknown))) {
+      last_header_.assign(body);
+      last_layout_ = *layout;
+      last_unknown_ = unknown;
+    }
+    if (layout) {
       for (const auto& u : unknown) {
         Error(line.number, "unknown column '" + u + "' in the column header (skipped)");
       }
@@ -834,9 +914,10 @@ class NcclTestsTextParser::Impl {
       if (tokens.size() != kLayout->columns.size() || !kTypes.count(tokens[2])) {
         return std::nullopt;
       }
-      RowResult r = ParseRow(l, *kLayout, true, &scratch_);
-      if (!r.row) return std::nullopt;
-      return r.row->size_bytes;
+      SizeRow row;
+      std::string error;
+      if (!ParseRow(l, *kLayout, true, &scratch_, &row, &error)) return std::nullopt;
+      return row.size_bytes;
     };
     std::optional<int64_t> size = size_of_row(line);
     if (!size) {
@@ -856,7 +937,8 @@ class NcclTestsTextParser::Impl {
           "table rows without their column header (from this line): the start of the table is "
           "cut off");
     TestTable& t = At(*st->open);
-    t.rows.push_back(std::move(*ParseRow(first, *kLayout, true, &scratch_).row));
+    std::string error;  // none: size_of_row read this line as a whole row
+    ParseRow(first, *kLayout, true, &scratch_, &t.rows.emplace_back(), &error);
     t.last_line = first.number;
     return true;
   }
@@ -887,6 +969,7 @@ class NcclTestsTextParser::Impl {
       }
     }
     TestTable t;
+    t.rows.reserve(st->rows_hint);
     const int first_line = st->pending.first_line;
     ApplyHeader(std::move(st->pending), &t);
     t.first_line = first_line != 0 ? first_line : line;
@@ -905,6 +988,12 @@ class NcclTestsTextParser::Impl {
   std::deque<TestTable> tables_;
   size_t base_ = 0;
   std::vector<std::string_view> scratch_;  // a row's tokens, reused
+  // The last column header read and what it gave: a month of nightly tables
+  // repeats one header, and reading it (tokens, a map lookup and a string per
+  // column) cost as much as several of a short table's rows.
+  std::string last_header_;
+  Layout last_layout_;
+  std::vector<std::string> last_unknown_;
   // Line numbers of the last NCCL log line and of the last one saying "Init
   // COMPLETE" (CloseCutOffHeader).
   int last_nccl_line_ = 0;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <ostream>
@@ -749,6 +750,57 @@ TEST(NcclTestsTextParser, RowsWithoutTheirColumnHeaderAreAnIncompleteTable) {
     Parsed q = ParseText(text);
     EXPECT_TRUE(q.tables.empty()) << text;
     EXPECT_TRUE(q.errors.empty()) << text;
+  }
+}
+
+// Rows are split into tokens 16 bytes at a time: whatever the padding (runs
+// of blanks and tabs of every length, tokens across every block boundary, a
+// line ending at a boundary, a CR before the newline), each row reads as the
+// same values as with the usual padding.
+TEST(NcclTestsTextParser, RowsReadTheSameWhateverTheirPadding) {
+  const std::string header =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n";
+  const std::vector<std::vector<std::string>> rows = {
+      {"1024", "256", "float", "sum", "-1", "37.89", "0.03", "0.05", "0", "35.31", "0.03", "0.05",
+       "0"},
+      {"8589934592", "2147483648", "bfloat16", "sum", "-1", "123456.78", "69581.12", "130464.60",
+       "N/A", "1.5", "7", "100000", "1e+06"},
+  };
+  auto text_of = [&](const std::vector<std::string>& pads) {
+    std::string text = header;
+    size_t pad = 0;
+    for (const auto& row : rows) {
+      for (const std::string& value : row) text += pads[pad++ % pads.size()] + value;
+      text += pads[pad++ % pads.size()].substr(0, 1) == "\t" ? "\r\n" : "\n";
+    }
+    return text + "# Avg bus bandwidth    : 12.5\n";
+  };
+  const Parsed want = ParseText(text_of({" "}));
+  ASSERT_EQ(want.tables.size(), 1u);
+  ASSERT_EQ(want.tables[0].rows.size(), rows.size());
+  ASSERT_TRUE(want.errors.empty());
+  EXPECT_EQ(want.tables[0].rows[1].size_bytes, 8589934592);
+  EXPECT_EQ(want.tables[0].rows[1].ip->wrong, 1000000);
+  for (size_t width = 1; width <= 40; ++width) {
+    for (const char* blank : {" ", "\t", " \t"}) {
+      std::vector<std::string> pads;
+      for (size_t i = 0; i < 7; ++i) {
+        std::string pad;
+        for (size_t j = 0; j < (width * (i + 1)) % 23 + 1; ++j)
+          pad += blank[j % std::strlen(blank)];
+        pads.push_back(pad);
+      }
+      const Parsed got = ParseText(text_of(pads));
+      ASSERT_EQ(got.tables.size(), 1u) << width;
+      EXPECT_TRUE(got.errors.empty()) << width;
+      ASSERT_EQ(got.tables[0].rows.size(), rows.size()) << width;
+      for (size_t r = 0; r < rows.size(); ++r) {
+        SizeRow a = got.tables[0].rows[r], b = want.tables[0].rows[r];
+        a.line = b.line = 0;
+        EXPECT_EQ(a, b) << "width " << width << " row " << r;
+      }
+    }
   }
 }
 
