@@ -87,8 +87,9 @@ void ReadColumns(const pqxx::row& row, int first, Fields... fields) {
 
 // A port counter delta a detector may need: saturated, or moved and not a
 // traffic counter (bytes, packets: they move in every run and no detector
-// reads them). The same text as migration 010's partial index predicate,
-// which the planner matches literally.
+// reads them). The same text as the partial index predicate of migrations
+// 010 and 024 (run_port_deltas_moved_rows), which the planner matches
+// literally.
 constexpr const char* kMovedPortDelta =
     "(saturated OR (delta IS DISTINCT FROM 0 AND counter <> ALL ('{port_xmit_data,"
     "port_rcv_data,port_xmit_packets,port_rcv_packets,unicast_xmit_packets,unicast_rcv_packets,"
@@ -190,16 +191,15 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   // first run of each digest is found on the small columns and only its list
   // is read (DISTINCT ON sorted every run's row with its list pointer: 70 ms
   // for three years of a 4096-node cluster, 22 ms this way).
+  // The start's ISO text is formatted here from its epoch (to_char per row
+  // was half of this query's server time on three years of a 4096-node
+  // cluster; the same text: whole seconds, truncated, UTC).
   pqxx::result runs = txn.exec_params(
-      std::string("SELECT id, extract(epoch FROM started_at)::float8, to_char(started_at AT TIME "
-                  "ZONE 'UTC', ") +
-          kIso +
-          "), source, backend, collective, dtype, nodes, ranks, ranks_per_node, hosts_digest, "
-          "network, transports, gdrdma, nccl_version, sweep_id, link_straggler_host, status, "
-          "oversubscribed, max_ranks_per_machine, cpus_per_machine, oob_ok, oob_count, "
-          "cuda_version, driver_version, nccl_env::text, node_facts::text, "
-          "parameters->>'net_plugin', iters "
-          "FROM runs WHERE cluster = $1 AND " +
+      "SELECT id, extract(epoch FROM started_at)::float8, source, backend, collective, dtype, "
+      "nodes, ranks, ranks_per_node, hosts_digest, network, transports, gdrdma, nccl_version, "
+      "sweep_id, link_straggler_host, status, oversubscribed, max_ranks_per_machine, "
+      "cpus_per_machine, oob_ok, oob_count, cuda_version, driver_version, nccl_env::text, "
+      "node_facts::text, parameters->>'net_plugin', iters FROM runs WHERE cluster = $1 AND " +
           std::string(kNotAbSideB) + " ORDER BY started_at, id",
       query.cluster);
   std::unordered_map<std::string, std::shared_ptr<const HostList::Hosts>> host_lists;
@@ -214,13 +214,13 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   for (const pqxx::row& row : runs) {
     RunView r;
     std::string hosts_digest;
-    ReadColumns(row, 0, &r.id, &r.started_at, &r.started_at_iso, &r.source, &r.backend,
-                &r.collective, &r.dtype, &r.nodes, &r.ranks, &r.ranks_per_node, &hosts_digest,
-                &r.network, &r.transports, &r.gdrdma, &r.nccl_version, &r.sweep_id,
-                &r.link_straggler_host, &r.status, OrZero{&r.oversubscribed},
-                &r.max_ranks_per_machine, &r.cpus_per_machine, &r.oob_ok, &r.oob_count,
-                &r.cuda_version, &r.driver_version, OrZero{&r.nccl_env_json},
+    ReadColumns(row, 0, &r.id, &r.started_at, &r.source, &r.backend, &r.collective, &r.dtype,
+                &r.nodes, &r.ranks, &r.ranks_per_node, &hosts_digest, &r.network, &r.transports,
+                &r.gdrdma, &r.nccl_version, &r.sweep_id, &r.link_straggler_host, &r.status,
+                OrZero{&r.oversubscribed}, &r.max_ranks_per_machine, &r.cpus_per_machine, &r.oob_ok,
+                &r.oob_count, &r.cuda_version, &r.driver_version, OrZero{&r.nccl_env_json},
                 OrZero{&r.node_facts_json}, &r.net_plugin, &r.iters);
+    r.started_at_iso = IsoFromSeconds(r.started_at, IsoStyle::kSeconds);
     r.hosts = HostList(host_lists.at(hosts_digest));
     input.runs.push_back(std::move(r));
   }
@@ -432,9 +432,11 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   // has ~10^5 of them): only moved, unknown or saturated ones are loaded.
   // Nor do the traffic counters (bytes and packets, which move in every run:
   // 7 of every port's 9 moved counters on a healthy night), unless saturated.
-  // The condition is spelled as the partial index run_port_deltas_moved's
-  // (migration 010), so that a night of 4096 nodes x 8 HCAs reads its ~3%
-  // of rows through it rather than scanning the night.
+  // The condition is spelled as the partial index run_port_deltas_moved_rows'
+  // (migration 024; 010's before it), so that a night of 4096 nodes x 8 HCAs
+  // reads its ~3% of rows through it rather than scanning the night, and the
+  // columns read here are the ones that index keeps (an index-only scan:
+  // keep them in step).
   read_port_rows(
       std::string("SELECT d.run_id, d.port_id, d.counter, d.delta, d.per_second, "
                   "d.saturated FROM run_port_deltas d WHERE d.run_id = ANY($1::bigint[]) "

@@ -50,7 +50,9 @@ void Detect(const InputIndex& input, const DetectorSettings& settings,
     const PortKey& port = window.port;
     const auto& counters = window.counters;
     std::vector<std::string> moved, saturated;
-    nlohmann::json evidence = nlohmann::json::object();
+    // Null until a counter is added (then an object): most windows have
+    // none, and an empty object per port costs an allocation each.
+    nlohmann::json evidence;
     int64_t total = 0;
     bool is_critical = false;
     for (const ErrorCounter& c : kErrorCounters) {

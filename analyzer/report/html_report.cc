@@ -23,6 +23,8 @@ constexpr const char* kTonight = "#d62728";
 constexpr const char* kMedian = "#1f77b4";
 constexpr const char* kBand = "#1f77b4";
 constexpr const char* kP99 = "#ff7f0e";
+// The trend's medium-message busbw beside the large band's (kMedian).
+constexpr const char* kMediumBusbw = "#2ca02c";
 // The training step: compute, the communication the GPUs wait on, the ideal.
 constexpr const char* kCompute = "#2ca02c";
 constexpr const char* kExposed = "#d62728";
@@ -67,6 +69,15 @@ std::optional<double> LargeBusbw(const InputIndex& input, int64_t run_id) {
                     &ResultPoint::busbw_gbps);
 }
 
+// Medium-message band busbw of one run: the sizes between the latency band
+// and the large band, both exclusive (midsize_busbw_regression's default
+// band, 64 KiB < size < 64 MiB); nullopt when the run measured none there
+// (no stand-in: the neighbouring bands' sizes are theirs).
+std::optional<double> MediumBusbw(const InputIndex& input, int64_t run_id) {
+  return BandMedian(input.Results(run_id), kLatencyHeadlineMaxBytes + 1, kBusbwHeadlineMinBytes - 1,
+                    &ResultPoint::busbw_gbps);
+}
+
 struct ChangePoint {
   double at = 0;
   std::string label;
@@ -87,13 +98,23 @@ std::map<std::string, std::vector<ChangePoint>> ChangePoints(const InputIndex& i
                                                              const AnalysisResult& result) {
   std::map<std::string, std::vector<ChangePoint>> out;
   for (const Finding& f : result.findings) {
-    if (f.kind != "busbw_regression" && f.kind != "latency_regression" &&
-        f.kind != "midsize_busbw_regression") {
-      continue;
-    }
+    // The marker names the band whose change it is: the trend draws the
+    // large and the medium band on one chart.
+    const char* band = f.kind == "busbw_regression"           ? "large"
+                       : f.kind == "midsize_busbw_regression" ? "medium"
+                       : f.kind == "latency_regression"       ? "latency"
+                                                              : nullptr;
+    if (band == nullptr) continue;
     const RunView* run = ChangePointRun(input, f);
     if (run == nullptr) continue;
-    out[f.subject].push_back({run->started_at, "change " + run->started_at_iso.substr(5, 5)});
+    ChangePoint cp{run->started_at,
+                   std::string(band) + " change " + run->started_at_iso.substr(5, 5)};
+    // Findings of one band and series may share a change point: one marker.
+    std::vector<ChangePoint>& marks = out[f.subject];
+    if (std::none_of(marks.begin(), marks.end(),
+                     [&](const ChangePoint& m) { return m.at == cp.at && m.label == cp.label; })) {
+      marks.push_back(std::move(cp));
+    }
   }
   return out;
 }
@@ -432,26 +453,39 @@ void BusbwCurves(std::ostringstream& h, const InputIndex& input,
   NoChart(h, charts, kNoMeasurements);
 }
 
+// Per series judged tonight, its busbw night by night in the large band
+// (>= 64 MiB: busbw_regression's) and the medium band (64 KiB .. 64 MiB:
+// midsize_busbw_regression's), each its own line, with the regressions'
+// change points marked and labelled by band.
 void Trends(std::ostringstream& h, const InputIndex& input,
             const std::vector<const RunView*>& tonight,
             const std::map<std::string, std::vector<ChangePoint>>& change_points) {
-  h << "<h2>Trend: large-message busbw per night, change points marked</h2><div class=\"charts\">";
+  h << "<h2>Trend: busbw per night, large (≥ 64 MiB) and medium (64 KiB – 64 MiB) messages, "
+       "change points marked</h2>"
+       "<div class=\"charts\">";
+  constexpr size_t kMaxNights = 400;
   size_t charts = 0;
   for (const RunView* run : tonight) {
     if (charts++ == kMaxCharts) break;
     const std::string name = SeriesName(*run);
-    LineChart c = Chart(name, "night (UTC)", "busbw, large messages (GB/s)");
+    LineChart c = Chart(name, "night (UTC)", "busbw (GB/s)");
     c.x_is_time = true;
-    ChartSeries s{"busbw", kMedian, {}, false};
+    ChartSeries large{"large messages", kMedian, {}, false};
+    ChartSeries medium{"medium messages", kMediumBusbw, {}, false};
     for (const RunView* r : SeriesRuns(input, name)) {
-      if (auto v = LargeBusbw(input, r->id)) s.points.push_back({r->started_at, *v});
+      if (auto v = LargeBusbw(input, r->id)) large.points.push_back({r->started_at, *v});
+      if (auto v = MediumBusbw(input, r->id)) medium.points.push_back({r->started_at, *v});
     }
-    if (s.points.empty()) {
+    if (large.points.empty() && medium.points.empty()) {
       --charts;
       continue;
     }
-    if (s.points.size() > 400) s.points.erase(s.points.begin(), s.points.end() - 400);
-    c.series.push_back(std::move(s));
+    for (ChartSeries* s : {&large, &medium}) {
+      if (s->points.size() > kMaxNights) {
+        s->points.erase(s->points.begin(), s->points.end() - kMaxNights);
+      }
+      if (!s->points.empty()) c.series.push_back(std::move(*s));
+    }
     if (auto it = change_points.find(name); it != change_points.end()) {
       for (const ChangePoint& cp : it->second) c.markers.push_back({cp.at, cp.label});
     }

@@ -4,9 +4,9 @@
 // words, rounds, seconds), what the network costs the simulated training step (step
 // mode: step time split into compute and exposed communication per node
 // count, lost GPU-hours; only when step runs were judged), tonight's busbw
-// curve against the history band per node count, each series' trend with its
-// change points, the scaling-efficiency curve, latency percentiles, and a
-// port health table. Pure.
+// curve against the history band per node count, each series' busbw trend in
+// the large and medium bands with its change points, the scaling-efficiency curve, latency
+// percentiles, and a port health table. Pure.
 #pragma once
 
 #include <string>

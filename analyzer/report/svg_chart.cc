@@ -13,6 +13,8 @@ namespace fabtrack::analyzer {
 namespace {
 
 constexpr int kLeft = 64, kRight = 16, kTop = 28, kBottom = 44;
+// About the width of a marker label ("medium change 11-28" at 10 px).
+constexpr double kMarkerLabelWidth = 100;
 
 std::string Num(double v) {
   char buf[32];
@@ -176,11 +178,16 @@ std::string RenderSvg(const LineChart& c) {
       svg << Num(px(b.x[i])) << ',' << Num(py(b.lower[i])) << ' ';
     svg << "\"><title>" << EscapeXml(b.name) << "</title></polygon>";
   }
-  for (const ChartMarker& m : c.markers) {
+  for (size_t i = 0; i < c.markers.size(); ++i) {
+    const ChartMarker& m = c.markers[i];
     const double x = px(m.x);
+    // Labels of markers that stand close together (two bands changing on
+    // one night) stack instead of printing over each other.
+    int below = 0;
+    for (size_t j = 0; j < i; ++j) below += std::abs(px(c.markers[j].x) - x) < kMarkerLabelWidth;
     svg << "<line class=\"marker\" x1=\"" << Num(x) << "\" x2=\"" << Num(x) << "\" y1=\"" << kTop
         << "\" y2=\"" << kTop + ph << "\"/><text class=\"mlabel\" x=\"" << Num(x + 3) << "\" y=\""
-        << kTop + 10 << "\">" << EscapeXml(m.label) << "</text>";
+        << kTop + 10 + 11 * below << "\">" << EscapeXml(m.label) << "</text>";
   }
   for (const ChartSeries& s : c.series) {
     if (s.points.empty()) continue;

@@ -5,9 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 #include "analyzer/report/svg_chart.h"
 #include "analyzer/run_facts.h"
@@ -163,6 +167,131 @@ TEST(HtmlReport, ChangePointIsMarkedOnTheTrend) {
   const std::string html = RenderHtmlReport(index, result);
   EXPECT_EQ(Count(html, "class=\"marker\""), 1u);
   EXPECT_NE(html.find("change " + index.runs()[2].started_at_iso.substr(5, 5)), std::string::npos);
+}
+
+// The trend section's chart: from its heading to the end of its first SVG.
+std::string TrendSvg(const std::string& html) {
+  const size_t section = html.find("<h2>Trend:");
+  if (section == std::string::npos) return "";
+  const size_t end = html.find("</svg>", section);
+  return end == std::string::npos ? "" : html.substr(section, end - section);
+}
+
+// The (x, y) pixels of the line titled `name` in `svg`.
+std::vector<std::pair<double, double>> LinePixels(const std::string& svg, const std::string& name) {
+  std::vector<std::pair<double, double>> out;
+  const std::regex line("<polyline[^>]* points=\"([^\"]*)\"><title>([^<]*)</title>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), line); it != std::sregex_iterator();
+       ++it) {
+    if ((*it)[2] != name) continue;
+    std::istringstream points((*it)[1].str());
+    double x, y;
+    char comma;
+    while (points >> x >> comma >> y) out.push_back({x, y});
+  }
+  return out;
+}
+
+// Issue 32: the trend draws the medium band (64 KiB < size < 64 MiB,
+// midsize_busbw_regression's) beside the large one, each its own line, and
+// both bands' change points, labelled by band. The medium line's heights are
+// checked against the band medians of the data, on the large line's scale.
+TEST(HtmlReport, TrendDrawsTheMediumBandWithItsChangePoints) {
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  testing::InputBuilder b;
+  std::vector<double> medium, large;  // expected, per night
+  for (int night = 0; night < 7; ++night) {
+    RunView& r = b.AddRun(night, 2);
+    const double drop = night >= 4 ? 0.8 : 1.0;  // both bands fall on night 4
+    const double gib = 200 * drop - night;
+    b.AddResult(r, 8 << 10, 20, 0.5);   // latency band: in neither line
+    b.AddResult(r, 64 << 10, 25, 1.5);  // 64 KiB: the latency band's bound, not medium
+    if (night == 5) {                   // a run without medium sizes has no medium point
+      b.AddResult(r, 1024 * kMiB, 6000, gib);
+      large.push_back(gib);
+      continue;
+    }
+    // Three medium sizes whose median is a different size from night to night.
+    std::vector<double> mid = {(40 + 7 * night) * drop, (60 - 2 * night) * drop,
+                               (55 + night) * drop};
+    b.AddResult(r, 1 * kMiB, 30, mid[0]);
+    b.AddResult(r, 4 * kMiB, 90, mid[1]);
+    b.AddResult(r, 16 * kMiB, 300, mid[2]);
+    b.AddResult(r, 64 * kMiB, 900, 190 * drop);  // 64 MiB: the large band's bound, large
+    b.AddResult(r, 1024 * kMiB, 6000, gib);
+    std::sort(mid.begin(), mid.end());
+    medium.push_back(mid[1]);
+    large.push_back((190 * drop + gib) / 2);
+  }
+  b.JudgeFrom(6);
+  InputIndex index(b.Build());
+  const RunView& changed = index.runs()[4];
+  AnalysisResult result;
+  result.cluster = "c";
+  for (const char* kind : {"busbw_regression", "midsize_busbw_regression"}) {
+    Finding f;
+    f.kind = kind;
+    f.subject = SeriesName(changed);
+    f.evidence = {{"change_point", {{"run_id", changed.id}, {"p_value", 0.001}}}};
+    result.findings.push_back(f);
+    result.findings.push_back(f);  // a second finding at the same change: one marker
+  }
+  const std::string svg = TrendSvg(RenderHtmlReport(index, result));
+  ASSERT_FALSE(svg.empty());
+
+  const auto large_px = LinePixels(svg, "large messages");
+  const auto medium_px = LinePixels(svg, "medium messages");
+  ASSERT_EQ(large_px.size(), 7u) << svg;
+  ASSERT_EQ(medium_px.size(), 6u) << svg;  // night 5 measured no medium size
+  // The x axis' baseline: heights above it are proportional to the values.
+  std::smatch frame;
+  ASSERT_TRUE(
+      std::regex_search(svg, frame, std::regex("y1=\"([0-9.]+)\" y2=\"\\1\" class=\"frame\"")));
+  const double base = std::stod(frame[1]);
+  const double px_per_gbps = (base - large_px[0].second) / large[0];
+  for (size_t i = 0; i < large.size(); ++i) {
+    EXPECT_NEAR((base - large_px[i].second) / px_per_gbps, large[i], 0.01 * large[i]) << i;
+  }
+  for (size_t i = 0, night = 0; i < medium.size(); ++i, ++night) {
+    if (night == 5) ++night;
+    EXPECT_NEAR(medium_px[i].first, large_px[night].first, 0.11) << "night " << night;
+    EXPECT_NEAR((base - medium_px[i].second) / px_per_gbps, medium[i], 0.01 * medium[i])
+        << "night " << night;
+  }
+  // A legend entry per line.
+  EXPECT_EQ(Count(svg, ">large messages</text>"), 1u);
+  EXPECT_EQ(Count(svg, ">medium messages</text>"), 1u);
+
+  // Both bands' change points on night 4: a marker each at that night's x,
+  // labelled by band, the labels stacked rather than printed over each other.
+  const std::string day = changed.started_at_iso.substr(5, 5);
+  EXPECT_EQ(Count(svg, "class=\"marker\""), 2u) << svg;
+  std::vector<std::string> label_ys;
+  for (const std::string& label : {"large change " + day, "medium change " + day}) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        svg, m,
+        std::regex("<text class=\"mlabel\" x=\"([0-9.]+)\" y=\"([0-9.]+)\">" + label + "<")))
+        << label << "\n"
+        << svg;
+    EXPECT_NEAR(std::stod(m[1]) - 3, large_px[4].first, 0.11) << label;
+    label_ys.push_back(m[2]);
+  }
+  EXPECT_NE(label_ys[0], label_ys[1]);
+}
+
+// Issue 33 item 4 with two lines: a trend of a single night labels its day
+// once.
+TEST(HtmlReport, ASingleNightTrendWithBothBandsLabelsItsDayOnce) {
+  testing::InputBuilder b;
+  RunView& r = b.AddRun(0, 2);
+  b.AddResult(r, 1 << 20, 30, 40);
+  b.AddResult(r, int64_t{1} << 30, 6000, 200);
+  InputIndex index(b.Build());
+  const std::string svg = TrendSvg(RenderHtmlReport(index, Analyze(index, AnalyzerConfig{})));
+  ASSERT_EQ(LinePixels(svg, "medium messages").size(), 1u) << svg;
+  ASSERT_EQ(LinePixels(svg, "large messages").size(), 1u) << svg;
+  EXPECT_EQ(Count(svg, ">" + index.runs()[0].started_at_iso.substr(5, 5) + "<"), 1u) << svg;
 }
 
 TEST(HtmlReport, StepChangePointIsMarkedOnTheStepTrend) {
