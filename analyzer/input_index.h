@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <typeindex>
 #include <unordered_map>
 #include <vector>
 
@@ -89,6 +91,17 @@ class InputIndex {
   // runs carry no usable numbers).
   const std::map<std::string, std::vector<const RunView*>>& series() const { return series_; }
 
+  // A structure derived from the input that several detectors read (the
+  // judged port windows: congestion and port_errors), built by `build()` on
+  // the first call and kept for the analysis, one per type T. Detectors run
+  // one after another on one thread; the index outlives them.
+  template <typename T, typename Build>
+  const T& Derived(Build build) const {
+    std::shared_ptr<void>& slot = derived_[std::type_index(typeid(T))];
+    if (!slot) slot = std::make_shared<T>(build());
+    return *static_cast<const T*>(slot.get());
+  }
+
  private:
   template <typename T>
   using ByRun = std::unordered_map<int64_t, std::span<const T>>;
@@ -108,6 +121,7 @@ class InputIndex {
   bool summarized_ = false;
   bool keep_summaries_ = true;
   mutable RunSummaries produced_;
+  mutable std::unordered_map<std::type_index, std::shared_ptr<void>> derived_;
 };
 
 }  // namespace fabtrack::analyzer

@@ -27,7 +27,14 @@ Finding PortFinding(const RunView& run, const PortKey& port, Severity severity) 
   return f;
 }
 
-std::vector<PortWindow> JudgedPortWindows(const InputIndex& input) {
+namespace {
+
+// The type under which the index keeps the windows (InputIndex::Derived).
+struct JudgedWindows {
+  std::vector<PortWindow> windows;
+};
+
+std::vector<PortWindow> BuildJudgedPortWindows(const InputIndex& input) {
   std::vector<PortWindow> out;
   for (const RunView* run : input.judged()) {
     for (auto& [port, counters] : DeltasByPort(input, run->id)) {
@@ -44,6 +51,13 @@ std::vector<PortWindow> JudgedPortWindows(const InputIndex& input) {
     out.back().counters[s.delta.counter] = &s.delta;
   }
   return out;
+}
+
+}  // namespace
+
+const std::vector<PortWindow>& JudgedPortWindows(const InputIndex& input) {
+  return input.Derived<JudgedWindows>([&] { return JudgedWindows{BuildJudgedPortWindows(input)}; })
+      .windows;
 }
 
 Finding PortFinding(const PortWindow& window, Severity severity) {

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "analyzer/input_index.h"
+#include "analyzer/port_window.h"
 #include "tests/analyzer/input_builder.h"
 
 namespace fabtrack::analyzer {
@@ -160,6 +162,20 @@ TEST(PortErrors, WindowsBetweenSnapshotsAreJudgedWithoutARun) {
   ASSERT_EQ(congestion.size(), 1u);
   EXPECT_EQ(congestion[0].subject, "gpu-d04:mlx5_2/1");
   EXPECT_DOUBLE_EQ(*congestion[0].value, 1e7);
+}
+
+// congestion and port_errors read the same windows (a 4096-node night:
+// 32,768 of them): built once per analysis, the second call gets the first
+// call's windows.
+TEST(PortWindows, BuiltOncePerAnalysis) {
+  InputBuilder b;
+  CleanRun(b);
+  InputIndex index(b.Build());
+  const std::vector<PortWindow>& first = JudgedPortWindows(index);
+  ASSERT_EQ(first.size(), 8u);  // 2 nodes x 4 HCAs, port 1
+  EXPECT_EQ(first[0].port.Subject(), "node01:mlx5_0/1");
+  EXPECT_EQ(first[0].counters.size(), 5u);
+  EXPECT_EQ(&JudgedPortWindows(index), &first);
 }
 
 }  // namespace
