@@ -8,6 +8,10 @@
 set -euo pipefail
 src=$1 build=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# The suite pins the embedded server's user for the other tests (see
+# tests/support/suite_environment.cmake); this test checks the installed
+# package's own choice, its fabtrack user.
+unset FABTRACK_PG_USER
 [[ $(id -u) -eq 0 ]] || fail "needs root (apt install)"
 if dpkg -s fabtrack >/dev/null 2>&1; then fail "a fabtrack package is already installed here"; fi
 user_before=0
