@@ -54,9 +54,11 @@ std::optional<int64_t> Int(std::string_view s, int base = 10) {
   return v;
 }
 
-// "0-87000" -> "87000" (the system id prefix of multi-node NVLink builds).
+// "0-87000" -> "87000" (the system id prefix of multi-node NVLink builds);
+// "0-0-87000" -> "87000": prints quoted with two prefixes exist too, the
+// local id is always the last part.
 std::string_view Id(std::string_view id) {
-  size_t dash = id.find('-');
+  size_t dash = id.rfind('-');
   return dash == std::string_view::npos ? id : id.substr(dash + 1);
 }
 

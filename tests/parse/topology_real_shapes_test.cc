@@ -86,6 +86,31 @@ TEST(GraphPrintRealShapes, SeveralNicsWithoutNetAreNamedInBusOrder) {
   EXPECT_EQ(p.topology.nics[1].bus_id, "0000:c1:00.0");
 }
 
+TEST(GraphPrintRealShapes, ThreePartIdsAreReadByTheirLastPart) {
+  // Round seven: a rank-0 print quoted in public notes names its nodes with
+  // two prefixes ("GPU/0-0-47000", "NIC/0-0-43000", "NET/0-0-0"). The GPU
+  // was read as "0-47000" and the NIC dropped: "no NIC" (critical) for a
+  // GPU and a NIC under one switch.
+  const std::string text =
+      "gx-07:881:881 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB bond0:10.4.0.7<0>\n"
+      "gx-07:881:881 [0] NCCL INFO === System : maxBw 240.0 totalBw 240.0 ===\n"
+      "gx-07:881:881 [0] NCCL INFO CPU/0-0 (1/2/0)\n"
+      "gx-07:881:881 [0] NCCL INFO + PCI[24.0] - PCI/0-0-18000\n"
+      "gx-07:881:881 [0] NCCL INFO               + PCI[24.0] - GPU/0-0-1a000 (0)\n"
+      "gx-07:881:881 [0] NCCL INFO                             + NVL[240.0] - NVS/0-0-0\n"
+      "gx-07:881:881 [0] NCCL INFO               + PCI[24.0] - NIC/0-0-1c000\n"
+      "gx-07:881:881 [0] NCCL INFO                             + NET[25.0] - NET/0-0-0 "
+      "(0/5e1c/1/25.000000)\n"
+      "gx-07:881:881 [0] NCCL INFO ==========================================\n";
+  ParsedNodeTopology p = ParseNodeTopology(text, "three.log");
+  EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(p.topology), "GPU/1a000>mlx5_0/PIX");
+  ASSERT_EQ(p.topology.nics.size(), 1u);
+  EXPECT_EQ(p.topology.nics[0].bus_id, "0000:1c:00.0");
+  ASSERT_EQ(p.topology.gpus.size(), 1u);
+  EXPECT_EQ(p.topology.gpus[0].bus_id, "0000:1a:00.0");
+}
+
 TEST(SmiMatrixRealShapes, RetypedHeaderWithShortLabelsAndARule) {
   // "CPU Affinity  NUMA  GPU NUMA" and a dashed rule under the header were
   // "unexpected column label" and "row '----' is not a column" errors; a
