@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <regex>
 #include <set>
+
+#include "core/pattern.h"
 
 namespace fabtrack::store {
 namespace {
@@ -85,8 +86,8 @@ std::string RedactKeyValues(std::string_view s) {
 
 std::string RedactUri(std::string s) {
   // scheme://user:password@host -> scheme://user:***@host
-  static const std::regex userinfo(R"(^(postgres(?:ql)?://[^:/@?]*):[^@/?]*@)");
-  s = std::regex_replace(s, userinfo, "$1:***@");
+  static const Pattern userinfo(R"(^(postgres(?:ql)?://[^:/@?]*):[^@/?]*@)");
+  s = userinfo.ReplaceAll(s, "$1:***@");
   const size_t query = s.find('?');
   if (query == std::string::npos) return s;
   std::string out = s.substr(0, query);
@@ -129,11 +130,11 @@ std::string RedactConninfo(std::string_view conninfo) {
 }
 
 bool ConninfoHasPassword(std::string_view conninfo) {
-  static const std::regex password(R"((^|[\s?&])password\s*=)");
+  static const Pattern password(R"((^|[\s?&])password\s*=)");
   const std::string text(conninfo);
-  if (std::regex_search(text, password)) return true;
-  static const std::regex userinfo(R"(^postgres(?:ql)?://[^:/@?]*:[^@/?]*@)");
-  return IsUri(conninfo) && std::regex_search(text, userinfo);
+  if (password.Search(text)) return true;
+  static const Pattern userinfo(R"(^postgres(?:ql)?://[^:/@?]*:[^@/?]*@)");
+  return IsUri(conninfo) && userinfo.Search(text);
 }
 
 }  // namespace fabtrack::store
