@@ -11,10 +11,6 @@
 namespace fabtrack::store {
 namespace {
 
-bool IsUri(std::string_view s) {
-  return s.starts_with("postgresql://") || s.starts_with("postgres://");
-}
-
 // The keywords this libpq knows whose values may be shown: all but those it
 // marks secret ("*": password, sslpassword).
 const std::set<std::string, std::less<>>& ShowableKeywords() {
@@ -112,6 +108,10 @@ std::string RedactUri(std::string s) {
 
 }  // namespace
 
+bool IsConninfoUri(std::string_view conninfo) {
+  return conninfo.starts_with("postgresql://") || conninfo.starts_with("postgres://");
+}
+
 std::optional<std::string> ConninfoParseError(const std::string& conninfo) {
   char* error = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(conninfo.c_str(), &error);
@@ -126,7 +126,7 @@ std::optional<std::string> ConninfoParseError(const std::string& conninfo) {
 }
 
 std::string RedactConninfo(std::string_view conninfo) {
-  return IsUri(conninfo) ? RedactUri(std::string(conninfo)) : RedactKeyValues(conninfo);
+  return IsConninfoUri(conninfo) ? RedactUri(std::string(conninfo)) : RedactKeyValues(conninfo);
 }
 
 bool ConninfoHasPassword(std::string_view conninfo) {
@@ -134,7 +134,7 @@ bool ConninfoHasPassword(std::string_view conninfo) {
   const std::string text(conninfo);
   if (password.Search(text)) return true;
   static const Pattern userinfo(R"(^postgres(?:ql)?://[^:/@?]*:[^@/?]*@)");
-  return IsUri(conninfo) && userinfo.Search(text);
+  return IsConninfoUri(conninfo) && userinfo.Search(text);
 }
 
 }  // namespace fabtrack::store
