@@ -11,9 +11,7 @@ struct Pattern::Compiled {
 
 namespace {
 
-void CopyGroups(const std::cmatch& m, PatternMatch* match,
-                std::vector<std::optional<std::string>>* groups) {
-  if (match == nullptr) return;
+void CopyGroups(const std::cmatch& m, std::vector<std::optional<std::string>>* groups) {
   groups->clear();
   groups->reserve(m.size());
   for (const std::csub_match& sub : m) {
@@ -42,7 +40,7 @@ bool Pattern::Matches(std::string_view text, PatternMatch* match) const {
   if (!std::regex_match(text.data(), text.data() + text.size(), m, compiled_->regex)) {
     return false;
   }
-  CopyGroups(m, match, match != nullptr ? &match->groups_ : nullptr);
+  if (match != nullptr) CopyGroups(m, &match->groups_);
   return true;
 }
 
@@ -51,7 +49,7 @@ bool Pattern::Search(std::string_view text, PatternMatch* match) const {
   if (!std::regex_search(text.data(), text.data() + text.size(), m, compiled_->regex)) {
     return false;
   }
-  CopyGroups(m, match, match != nullptr ? &match->groups_ : nullptr);
+  if (match != nullptr) CopyGroups(m, &match->groups_);
   return true;
 }
 
