@@ -1,7 +1,8 @@
 #include "analyzer/log_events.h"
 
 #include <cctype>
-#include <regex>
+
+#include "core/pattern.h"
 
 namespace fabtrack::analyzer {
 namespace {
@@ -40,9 +41,9 @@ constexpr WcStatus kWcStatuses[] = {
     {"IBV_WC_TM_RNDV_INCOMPLETE", "tag matching rendezvous incomplete"},
 };
 
-std::optional<int> IntOf(const std::ssub_match& m) {
-  if (!m.matched) return std::nullopt;
-  return std::stoi(m.str());
+std::optional<int> IntOf(const PatternMatch& m, size_t group) {
+  if (!m.matched(group)) return std::nullopt;
+  return std::stoi(m.str(group));
 }
 
 // The text up to its first number or quote, trimmed of separators: lines of
@@ -91,32 +92,32 @@ LogEventReading ReadLogEvent(const LogEventView& event) {
   //     vendor err 129 (Recv) localGid ... remoteGids ... hca mlx5_0
   //   NET/IB : Got completion from peer 10.1.1.2<55438> with status=12 opcode=0 len=0
   //     vendor err 129 (Send) ... hca mlx5_3
-  static const std::regex kCompletion(
+  static const Pattern kCompletion(
       R"(Got completion(?: from peer (\S+))? with (?:error |status=)(?:IBV_WC_\w+\()?(\d+)\)?)");
-  static const std::regex kOpcode(R"(opcode[ =](?:IBV_WC_\w+\()?(\d+))");
-  static const std::regex kVendor(R"(vendor[ _]err[ =]?(\d+))");
-  static const std::regex kHca(R"(\b(?:hca|dev(?:ice)?) '?([A-Za-z][\w.-]*))");
-  static const std::regex kGdrHca(R"(NET/IB ?: GPU Direct RDMA Disabled for HCA (\d+) '([^']+)')");
-  static const std::regex kPlugin(
+  static const Pattern kOpcode(R"(opcode[ =](?:IBV_WC_\w+\()?(\d+))");
+  static const Pattern kVendor(R"(vendor[ _]err[ =]?(\d+))");
+  static const Pattern kHca(R"(\b(?:hca|dev(?:ice)?) '?([A-Za-z][\w.-]*))");
+  static const Pattern kGdrHca(R"(NET/IB ?: GPU Direct RDMA Disabled for HCA (\d+) '([^']+)')");
+  static const Pattern kPlugin(
       R"(NET/Plugin ?: (?:Plugin load .* returned [1-9]|Failed to find ncclNet|Load of .* failed|dlopen.*failed|Could not load))",
-      std::regex::icase);
+      Pattern::Case::kInsensitive);
   LogEventReading r;
   const std::string& text = event.text;
-  std::smatch m;
+  PatternMatch m;
   // nccl-tests' failure line quotes NCCL's last error (often the completion
   // error WARN line printed just before it): it is the test's failure, not a
   // second completion error.
   const bool test_failure = event.level == "test" ||
                             text.find("Test NCCL failure") != std::string::npos ||
                             text.find("Test CUDA failure") != std::string::npos;
-  if (!test_failure && std::regex_search(text, m, kCompletion)) {
+  if (!test_failure && kCompletion.Search(text, &m)) {
     r.kind = LogEventKind::kIbCompletionError;
     r.group = "NET/IB : Got completion with error";
-    if (m[1].matched) r.peer = m[1].str();
-    r.wc_status = IntOf(m[2]);
-    if (std::regex_search(text, m, kOpcode)) r.opcode = IntOf(m[1]);
-    if (std::regex_search(text, m, kVendor)) r.vendor_err = IntOf(m[1]);
-    if (std::regex_search(text, m, kHca)) r.device = m[1].str();
+    if (m.matched(1)) r.peer = m.str(1);
+    r.wc_status = IntOf(m, 2);
+    if (kOpcode.Search(text, &m)) r.opcode = IntOf(m, 1);
+    if (kVendor.Search(text, &m)) r.vendor_err = IntOf(m, 1);
+    if (kHca.Search(text, &m)) r.device = m.str(1);
     return r;
   }
   if (test_failure) {
@@ -135,14 +136,14 @@ LogEventReading ReadLogEvent(const LogEventView& event) {
     r.group = "Failed to open libibverbs";
     return r;
   }
-  if (std::regex_search(text, m, kGdrHca)) {
+  if (kGdrHca.Search(text, &m)) {
     r.kind = LogEventKind::kGdrDisabledHca;
     r.group = "NET/IB : GPU Direct RDMA Disabled for HCA";
-    r.hca_index = IntOf(m[1]);
-    r.device = m[2].str();
+    r.hca_index = IntOf(m, 1);
+    r.device = m.str(2);
     return r;
   }
-  if (std::regex_search(text, kPlugin)) {
+  if (kPlugin.Search(text)) {
     r.kind = LogEventKind::kNetPluginFailed;
     r.group = "NET/Plugin load failed";
     return r;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/this_process.h"
 #include "cli/commands.h"
 #include "cli/port_dump_files.h"
 #include "collector/counters/sysfs_ports.h"
@@ -36,12 +37,6 @@ struct CheckNodeOptions {
   // to judge instead of this machine's ports; a later set of them.
   std::vector<std::string> ports_from, ports_after;
 };
-
-std::string Hostname() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
 
 Environment ProcessEnvironment() {
   Environment env;
@@ -115,7 +110,7 @@ void RunCheckNode(const CheckNodeOptions& o) {
     CheckPortDumps(o);
     return;
   }
-  const std::string host = Hostname();
+  const std::string host = app::LocalHostname();
   for (const auto& [what, path] :
        {std::pair<const char*, const std::string&>{"sysfs", o.node.sysfs_root},
         {"proc", o.node.proc_root}}) {

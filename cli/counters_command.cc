@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "app/batch_store.h"
+#include "app/this_process.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
 #include "cli/metrics_serve.h"
@@ -39,12 +40,6 @@ struct SnapshotOptions {
   bool store = false;
   DatabaseOptions database;
 };
-
-std::string Hostname() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
 
 void PrintTable(const HostPorts& host) {
   std::printf("%-10s %4s  %-10s  %-8s  %-9s  %8s  %14s  %14s  %s\n", "device", "port", "link",
@@ -98,7 +93,7 @@ void RunSnapshot(const SnapshotOptions& o) {
   WarnMissingHwCounters("counters snapshot", o.sysfs, o.hw_counters);
   const std::string sampled_at = UtcNowIso();
   HostPorts host = ReadSysfsPorts(o.sysfs, o.hw_counters);
-  host.host = o.host.value_or(Hostname());
+  host.host = o.host.value_or(app::LocalHostname());
   host.kernel_release = KernelRelease();
   // The netdevs of a fake tree (--sysfs elsewhere) are not this host's.
   if (ReadsFlowControl(o.sysfs, o.ethtool_dumps)) AddFlowControl(&host, o.ethtool_dumps);
@@ -167,7 +162,7 @@ void RunCpu(const CpuOptions& o) {
     throw CommandExit{kExitInputError};
   }
   NodeCpuSample& s = reading.sample;
-  s.host = o.host.value_or(Hostname());
+  s.host = o.host.value_or(app::LocalHostname());
   s.taken_at = UtcNowIso();
   if (o.output) {
     std::string path = *o.output;
@@ -323,7 +318,7 @@ void RunWatch(const WatchOptions& o) {
   app::BatchStore database(o.database, std::cerr);
   std::signal(SIGINT, RequestStop);
   std::signal(SIGTERM, RequestStop);
-  const std::string host = o.host.value_or(Hostname());
+  const std::string host = o.host.value_or(app::LocalHostname());
   std::vector<std::pair<std::string, HostPorts>> pending;
   size_t stored = 0, spooled = 0;
   auto flush = [&] {

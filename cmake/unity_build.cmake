@@ -12,10 +12,11 @@
 # file that clashes with one in its group fails in the build of whoever adds
 # it, not first in CI. -DFABTRACK_UNITY=OFF compiles every file alone.
 
-# Precompiled headers were measured and left out: with GCC 12, loading a
-# precompiled standard library + nlohmann/json (100 MB) cost small units
-# ~3 CPU-s more than parsing what they include, and the json-heavy units
-# gained nothing (their time is instantiation and code generation).
+# Precompiled headers were measured and left out, twice: with GCC 12, loading
+# a precompiled standard library + nlohmann/json (100 MB) cost small units
+# ~1.5-3 CPU-s more than parsing what they include, and saved the unity units
+# ~1 CPU-s each (their time is instantiation and code generation): about
+# even, with the header's own 10 CPU-s (BENCHMARKS.md, round six).
 option(FABTRACK_UNITY "Compile the opted-in targets' sources in unity groups" ON)
 message(STATUS "fabtrack: unity groups ${FABTRACK_UNITY}")
 

@@ -4,7 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <regex>
+
+#include "core/pattern.h"
 
 namespace fabtrack {
 
@@ -131,22 +132,22 @@ std::string IsoFromSeconds(double seconds, IsoStyle style) {
 }
 
 std::optional<std::string> NormalizeTimestamp(const std::string& text) {
-  static const std::regex iso(
+  static const Pattern iso(
       R"(^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, iso)) return std::nullopt;
-  int month = std::stoi(m[2]), day = std::stoi(m[3]);
+  PatternMatch m;
+  if (!iso.Matches(text, &m)) return std::nullopt;
+  int month = std::stoi(m.str(2)), day = std::stoi(m.str(3));
   if (month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
-  if (m[4].matched && (std::stoi(m[4]) > 23 || std::stoi(m[5]) > 59)) return std::nullopt;
-  if (m[6].matched && std::stoi(m[6]) > 60) return std::nullopt;
-  std::string out = m[1].str() + "-" + m[2].str() + "-" + m[3].str() + "T" +
-                    (m[4].matched ? m[4].str() + ":" + m[5].str() : "00:00") + ":" +
-                    (m[6].matched ? m[6].str() : "00") + (m[7].matched ? m[7].str() : "");
+  if (m.matched(4) && (std::stoi(m.str(4)) > 23 || std::stoi(m.str(5)) > 59)) return std::nullopt;
+  if (m.matched(6) && std::stoi(m.str(6)) > 60) return std::nullopt;
+  std::string out = m.str(1) + "-" + m.str(2) + "-" + m.str(3) + "T" +
+                    (m.matched(4) ? m.str(4) + ":" + m.str(5) : "00:00") + ":" +
+                    (m.matched(6) ? m.str(6) : "00") + (m.matched(7) ? m.str(7) : "");
   // A timestamp without zone is taken as UTC, so results do not depend on
   // the ingesting machine's TZ.
   // Offsets as RFC 3339 writes them (+05:30), whatever the hand typed (+0530, +05).
-  const std::string zone = m[8].str();
-  if (!m[8].matched) {
+  const std::string zone = m.str(8);
+  if (!m.matched(8)) {
     out += "Z";
   } else if (zone == "Z" || zone.size() == 6) {
     out += zone;

@@ -32,3 +32,16 @@ extern template class nlohmann::detail::lexer<nlohmann::json,
                                               fabtrack::json_instances::StreamInput>;
 extern template class nlohmann::detail::parser<nlohmann::json,
                                                fabtrack::json_instances::StreamInput>;
+// basic_json's own members that were compiled out of line in most units
+// (their machine code, summed over the objects of a fresh build, counted
+// 20-26 copies each): the value's destructor, the copy and initializer-list
+// constructors, operator[], push_back and dump. Round six in BENCHMARKS.md.
+extern template void nlohmann::json::json_value::destroy(nlohmann::detail::value_t);
+extern template nlohmann::json::basic_json(nlohmann::json::initializer_list_t, bool,
+                                           nlohmann::detail::value_t);
+extern template nlohmann::json::basic_json(const nlohmann::json&);
+extern template nlohmann::json& nlohmann::json::operator[](std::string);
+extern template void nlohmann::json::push_back(nlohmann::json::initializer_list_t);
+extern template void nlohmann::json::push_back(nlohmann::json&&);
+extern template std::string nlohmann::json::dump(int, char, bool,
+                                                 nlohmann::detail::error_handler_t) const;

@@ -3,16 +3,14 @@
 #include <cstdlib>
 #include <pqxx/pqxx>
 
+#include "store/conninfo.h"
+
 namespace fabtrack::store {
 namespace {
 
 // Variables that make libpq pick a server on its own.
 constexpr const char* kLibpqTargetVars[] = {"PGHOST",     "PGHOSTADDR", "PGPORT",
                                             "PGDATABASE", "PGSERVICE",  "PGUSER"};
-
-bool IsUri(std::string_view s) {
-  return s.starts_with("postgresql://") || s.starts_with("postgres://");
-}
 
 }  // namespace
 
@@ -34,7 +32,7 @@ std::unique_ptr<pqxx::connection> Connect(const std::string& conninfo) {
   const char* env_timeout = std::getenv("PGCONNECT_TIMEOUT");
   if (full.find("connect_timeout") == std::string::npos &&
       (env_timeout == nullptr || *env_timeout == '\0')) {
-    if (IsUri(full)) {
+    if (IsConninfoUri(full)) {
       full += (full.find('?') == std::string::npos ? "?" : "&");
       full += "connect_timeout=" + std::to_string(kDefaultConnectTimeoutSeconds);
     } else {
@@ -43,7 +41,7 @@ std::unique_ptr<pqxx::connection> Connect(const std::string& conninfo) {
     }
   }
   if (full.find("application_name") == std::string::npos) {
-    if (IsUri(full)) {
+    if (IsConninfoUri(full)) {
       full += (full.find('?') == std::string::npos ? "?" : "&");
       full += "application_name=fabtrack";
     } else {

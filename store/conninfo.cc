@@ -4,15 +4,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <regex>
 #include <set>
+
+#include "core/pattern.h"
 
 namespace fabtrack::store {
 namespace {
-
-bool IsUri(std::string_view s) {
-  return s.starts_with("postgresql://") || s.starts_with("postgres://");
-}
 
 // The keywords this libpq knows whose values may be shown: all but those it
 // marks secret ("*": password, sslpassword).
@@ -85,8 +82,8 @@ std::string RedactKeyValues(std::string_view s) {
 
 std::string RedactUri(std::string s) {
   // scheme://user:password@host -> scheme://user:***@host
-  static const std::regex userinfo(R"(^(postgres(?:ql)?://[^:/@?]*):[^@/?]*@)");
-  s = std::regex_replace(s, userinfo, "$1:***@");
+  static const Pattern userinfo(R"(^(postgres(?:ql)?://[^:/@?]*):[^@/?]*@)");
+  s = userinfo.ReplaceAll(s, "$1:***@");
   const size_t query = s.find('?');
   if (query == std::string::npos) return s;
   std::string out = s.substr(0, query);
@@ -111,6 +108,10 @@ std::string RedactUri(std::string s) {
 
 }  // namespace
 
+bool IsConninfoUri(std::string_view conninfo) {
+  return conninfo.starts_with("postgresql://") || conninfo.starts_with("postgres://");
+}
+
 std::optional<std::string> ConninfoParseError(const std::string& conninfo) {
   char* error = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(conninfo.c_str(), &error);
@@ -125,15 +126,15 @@ std::optional<std::string> ConninfoParseError(const std::string& conninfo) {
 }
 
 std::string RedactConninfo(std::string_view conninfo) {
-  return IsUri(conninfo) ? RedactUri(std::string(conninfo)) : RedactKeyValues(conninfo);
+  return IsConninfoUri(conninfo) ? RedactUri(std::string(conninfo)) : RedactKeyValues(conninfo);
 }
 
 bool ConninfoHasPassword(std::string_view conninfo) {
-  static const std::regex password(R"((^|[\s?&])password\s*=)");
+  static const Pattern password(R"((^|[\s?&])password\s*=)");
   const std::string text(conninfo);
-  if (std::regex_search(text, password)) return true;
-  static const std::regex userinfo(R"(^postgres(?:ql)?://[^:/@?]*:[^@/?]*@)");
-  return IsUri(conninfo) && std::regex_search(text, userinfo);
+  if (password.Search(text)) return true;
+  static const Pattern userinfo(R"(^postgres(?:ql)?://[^:/@?]*:[^@/?]*@)");
+  return IsConninfoUri(conninfo) && userinfo.Search(text);
 }
 
 }  // namespace fabtrack::store

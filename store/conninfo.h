@@ -11,6 +11,9 @@
 
 namespace fabtrack::store {
 
+// Whether `conninfo` is a URI (postgresql:// or postgres://), not key=value.
+bool IsConninfoUri(std::string_view conninfo);
+
 // libpq's own parser (PQconninfoParse) on `conninfo` (key=value or URI):
 // nullopt when it parses, else libpq's reason ("invalid connection option
 // \"hostt\""), which names keywords, never values. "" is libpq's

@@ -3,10 +3,10 @@
 // could not reach. NCCL 2.28.7-2.28.9 write a missing rank's "nvml_dev"
 // without the comma before "status" (fixed in 2.29); that one lost comma is
 // put back so those reports are read whole.
-#include <regex>
 
 #include "collector/ras/ras_report.h"
 #include "core/json_instances.h"
+#include "core/pattern.h"
 
 namespace fabtrack::ras {
 namespace {
@@ -26,8 +26,8 @@ size_t LineOf(std::string_view text, size_t at) {
 // and `"status"` with no comma. Only that pair is touched, so no other
 // invalid JSON is made valid by accident.
 std::string RestoreLostComma(std::string_view text) {
-  static const std::regex kLost(R"(("nvml_dev": *-?\d+)(\s*\n\s*"status"))");
-  return std::regex_replace(std::string(text), kLost, "$1,$2");
+  static const Pattern kLost(R"(("nvml_dev": *-?\d+)(\s*\n\s*"status"))");
+  return kLost.ReplaceAll(text, "$1,$2");
 }
 
 template <typename T>

@@ -4,11 +4,12 @@
 // "Warnings" sections of blocks. Line-oriented: each line is recognised on
 // its own words, so that reordered or added lines of later releases do not
 // derail what follows.
+#include <algorithm>
 #include <charconv>
-#include <regex>
 #include <sstream>
 
 #include "collector/ras/ras_report.h"
+#include "core/pattern.h"
 
 namespace fabtrack::ras {
 namespace {
@@ -44,12 +45,12 @@ std::vector<std::string> Words(std::string_view s) {
 // "GPU 1 managed by process 4242 on node 10.1.0.7" or "[process information
 // not found]" (the part after " -- ").
 void ReadRankOwner(std::string_view owner, RankRef* r) {
-  static const std::regex kOwner(R"(GPU (.+) managed by process (\d+) on node (\S+))");
-  std::match_results<std::string_view::const_iterator> m;
-  if (std::regex_match(owner.begin(), owner.end(), m, kOwner)) {
-    r->gpu = m[1].str();
-    r->pid = ToInt(m[2].str());
-    r->node = m[3].str();
+  static const Pattern kOwner(R"(GPU (.+) managed by process (\d+) on node (\S+))");
+  PatternMatch m;
+  if (kOwner.Matches(owner, &m)) {
+    r->gpu = m.str(1);
+    r->pid = ToInt(m.str(2));
+    r->node = m.str(3);
   }
 }
 
@@ -82,22 +83,22 @@ struct LineParser {
   // A rank line inside a block: a member of the current group, a missing
   // rank, or a group of one ("Rank 3 has status INIT -- ...").
   void RankLine(std::string_view body) {
-    static const std::regex kRank(R"(Rank (\d+)(?: (.*?))? -- (.*))");
-    std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_match(body.begin(), body.end(), m, kRank)) {
+    static const Pattern kRank(R"(Rank (\d+)(?: (.*?))? -- (.*))");
+    PatternMatch m;
+    if (!kRank.Matches(body, &m)) {
       issue->details.emplace_back(body);
       return;
     }
     RankRef r;
-    r.rank = ToSmallInt(m[1].str());
-    r.state = m[2].str();
-    std::string owner = m[3].str();
+    r.rank = ToSmallInt(m.str(1));
+    r.state = m.str(2);
+    std::string owner = m.str(3);
     ReadRankOwner(owner, &r);
     if (!r.state.empty()) {
       RankGroup g{aspect, 1, r.state, std::nullopt, {}};
-      static const std::regex kOp(R"(has launched up to operation (\d+))");
-      std::smatch om;
-      if (std::regex_match(r.state, om, kOp)) g.operation = ToInt(om[1].str());
+      static const Pattern kOp(R"(has launched up to operation (\d+))");
+      PatternMatch om;
+      if (kOp.Matches(r.state, &om)) g.operation = ToInt(om.str(1));
       if (r.state == "has not launched any operations") g.operation = 0;
       // "has status INIT" -> "status INIT", as the groups say it.
       if (StartsWith(g.value, "has ")) g.value = g.value.substr(4);
@@ -112,45 +113,47 @@ struct LineParser {
   }
 
   void BlockLine(std::string_view body) {
-    static const std::regex kCount(
+    static const Pattern kCount(
         R"((?:Missing communicator data from|Encountered) (\d+) .*|(\d+) job process(?:es)? (?:is|are) considered dead.*)");
-    static const std::regex kProcess(R"(Process (\d+) on node (\S+) managing GPUs? (.+))");
-    static const std::regex kGroup(
+    static const Pattern kProcess(R"(Process (\d+) on node (\S+) managing GPUs? (.+))");
+    static const Pattern kGroup(
         R"((\d+) ranks (?:have (launched up to operation (\d+)|not launched any operations|status \S+)|reported (.+)))");
-    static const std::regex kMissing(R"(The missing ranks?: ([\d, ]+))");
-    static const std::regex kDifferent(R"(Communicator ranks have different (.+))");
-    static const std::regex kErrorsOn(R"((Initialization|Asynchronous) errors? on (\d+) ranks?)");
-    std::match_results<std::string_view::const_iterator> m;
+    static const Pattern kMissing(R"(The missing ranks?: ([\d, ]+))");
+    static const Pattern kDifferent(R"(Communicator ranks have different (.+))");
+    static const Pattern kErrorsOn(R"((Initialization|Asynchronous) errors? on (\d+) ranks?)");
+    PatternMatch m;
     if (StartsWith(body, "Rank ")) {
       RankLine(body);
-    } else if (std::regex_match(body.begin(), body.end(), m, kProcess)) {
-      issue->processes.push_back(ProcessRef{ToInt(m[1].str()).value_or(0), m[2].str(), m[3].str()});
-    } else if (std::regex_match(body.begin(), body.end(), m, kGroup)) {
-      RankGroup g{aspect, ToSmallInt(m[1].str()), "", std::nullopt, {}};
-      if (m[4].matched) {
-        g.value = "reported " + m[4].str();
+    } else if (kProcess.Matches(body, &m)) {
+      issue->processes.push_back(ProcessRef{ToInt(m.str(1)).value_or(0), m.str(2), m.str(3)});
+    } else if (kGroup.Matches(body, &m)) {
+      RankGroup g{aspect, ToSmallInt(m.str(1)), "", std::nullopt, {}};
+      if (m.matched(4)) {
+        g.value = "reported " + m.str(4);
       } else {
-        g.value = m[2].str();
-        if (m[3].matched) g.operation = ToInt(m[3].str());
+        g.value = m.str(2);
+        if (m.matched(3)) g.operation = ToInt(m.str(3));
         if (g.value == "not launched any operations") g.operation = 0;
       }
       issue->groups.push_back(std::move(g));
-    } else if (std::regex_match(body.begin(), body.end(), m, kDifferent)) {
-      aspect = m[1].str();
+    } else if (kDifferent.Matches(body, &m)) {
+      aspect = m.str(1);
       issue->details.emplace_back(body);
-    } else if (std::regex_match(body.begin(), body.end(), m, kErrorsOn)) {
-      aspect = m[1].str() + " errors";
+    } else if (kErrorsOn.Matches(body, &m)) {
+      aspect = m.str(1) + " errors";
       issue->details.emplace_back(body);
-      if (!issue->count) issue->count = ToSmallInt(m[2].str());
-    } else if (std::regex_match(body.begin(), body.end(), m, kMissing)) {
-      for (const std::string& w : Words(std::regex_replace(m[1].str(), std::regex(","), " "))) {
+      if (!issue->count) issue->count = ToSmallInt(m.str(2));
+    } else if (kMissing.Matches(body, &m)) {
+      std::string ranks = m.str(1);
+      std::replace(ranks.begin(), ranks.end(), ',', ' ');
+      for (const std::string& w : Words(ranks)) {
         RankRef r;
         r.rank = ToSmallInt(w);
         issue->ranks.push_back(r);
       }
     } else {
-      if (std::regex_match(body.begin(), body.end(), m, kCount)) {
-        issue->count = ToSmallInt(m[1].matched ? m[1].str() : m[2].str());
+      if (kCount.Matches(body, &m)) {
+        issue->count = ToSmallInt(m.matched(1) ? m.str(1) : m.str(2));
       }
       issue->details.emplace_back(body);
     }
@@ -170,10 +173,10 @@ struct LineParser {
     }
     if (StartsWith(line, "Communicators...")) {
       section = kComms;
-      static const std::regex kTime(R"(\((\d+(?:\.\d+)?)s\))");
-      std::match_results<std::string_view::const_iterator> m;
-      if (std::regex_search(line.begin(), line.end(), m, kTime)) {
-        report.collection_s = std::stod(m[1].str());
+      static const Pattern kTime(R"(\((\d+(?:\.\d+)?)s\))");
+      PatternMatch m;
+      if (kTime.Search(line, &m)) {
+        report.collection_s = std::stod(m.str(1));
       }
       return;
     }
@@ -192,11 +195,11 @@ struct LineParser {
         for (const std::string& x : w) numeric = numeric && ToInt(x).has_value();
         if (!numeric) {
           // The RAS network's "The missing processes:" list above the table.
-          static const std::regex kProcess(R"(Process (\d+) on node (\S+) managing GPUs? (.+))");
-          std::match_results<std::string_view::const_iterator> m;
-          if (std::regex_match(line.begin(), line.end(), m, kProcess)) {
+          static const Pattern kProcess(R"(Process (\d+) on node (\S+) managing GPUs? (.+))");
+          PatternMatch m;
+          if (kProcess.Matches(line, &m)) {
             report.network_missing.push_back(
-                ProcessRef{ToInt(m[1].str()).value_or(0), m[2].str(), m[3].str()});
+                ProcessRef{ToInt(m.str(1)).value_or(0), m.str(2), m.str(3)});
           }
           return;
         }
@@ -246,12 +249,12 @@ struct LineParser {
       case kWarnings: {
         bool error = section == kErrors;
         if (!indented) {
-          static const std::regex kComm(R"((#\d+-\d+) \(([0-9a-fA-F]+)\) (\S+))");
-          std::match_results<std::string_view::const_iterator> m;
-          if (std::regex_match(line.begin(), line.end(), m, kComm)) {
-            StartIssue(error, m[3].str());
-            issue->communicator = m[1].str();
-            issue->comm_hash = m[2].str();
+          static const Pattern kComm(R"((#\d+-\d+) \(([0-9a-fA-F]+)\) (\S+))");
+          PatternMatch m;
+          if (kComm.Matches(line, &m)) {
+            StartIssue(error, m.str(3));
+            issue->communicator = m.str(1);
+            issue->comm_hash = m.str(2);
           } else if (line == "[...]") {
             // The documentation's elision.
           } else {
