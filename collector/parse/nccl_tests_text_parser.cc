@@ -893,53 +893,67 @@ class NcclTestsTextParser::Impl {
     Release();
   }
 
-  // Rows pasted without their column header: opened as a table of the
-  // layout nccl-tests prints since 2.x (13 values: size count type redop root
-  // time algbw busbw #wrong, time algbw busbw #wrong) when two lines in a row
-  // are whole rows of it, with a data type nccl-tests knows and growing
-  // sizes; one stray number line opens nothing. Said as an error: the
-  // table's start is cut off. Returns whether `line` is now to be read as a
-  // row of the open table.
+  // Rows pasted without their column header: opened as a table of a layout
+  // nccl-tests prints (today's since 2.x: 13 values, size count type redop
+  // root time algbw busbw #wrong, time algbw busbw #wrong; the 2018 ones
+  // without root (12) or without redop and root (11), `error` for #wrong)
+  // when two lines in a row are whole rows of the same layout, with a data
+  // type nccl-tests knows and growing sizes; one stray number line opens
+  // nothing. Said as an error: the table's start is cut off. Returns whether
+  // `line` is now to be read as a row of the open table.
   bool OpenHeaderlessTable(Stream* st, const CleanLine& line) {
-    static const Layout* kLayout = [] {
-      std::vector<std::string> unknown;
-      return new Layout(*ParseColumnHeader(
-          "size count type redop root time algbw busbw #wrong time algbw busbw #wrong", &unknown));
+    static const std::vector<Layout>* kLayouts = [] {
+      auto* layouts = new std::vector<Layout>;
+      for (const char* header :
+           {"size count type redop root time algbw busbw #wrong time algbw busbw #wrong",
+            "size count type redop time algbw busbw error time algbw busbw error",
+            "size count type time algbw busbw error time algbw busbw error"}) {
+        std::vector<std::string> unknown;
+        layouts->push_back(*ParseColumnHeader(header, &unknown));
+      }
+      return layouts;
     }();
     static const std::set<std::string_view> kTypes = {
         "int8",  "uint8",  "int32",    "uint32", "int64",  "uint64",   "half",
         "float", "double", "bfloat16", "f8e4m3", "f8e5m2", "fp8_e4m3", "fp8_e5m2"};
-    auto size_of_row = [&](const CleanLine& l) -> std::optional<int64_t> {
-      std::vector<std::string_view> tokens = Tokens(l.text);
-      if (tokens.size() != kLayout->columns.size() || !kTypes.count(tokens[2])) {
-        return std::nullopt;
-      }
-      SizeRow row;
-      std::string error;
-      if (!ParseRow(l, *kLayout, true, &scratch_, &row, &error)) return std::nullopt;
-      return row.size_bytes;
+    struct WholeRow {
+      int64_t size_bytes;
+      const Layout* layout;
     };
-    std::optional<int64_t> size = size_of_row(line);
-    if (!size) {
+    auto whole_row = [&](const CleanLine& l) -> std::optional<WholeRow> {
+      std::vector<std::string_view> tokens = Tokens(l.text);
+      if (tokens.size() < 3 || !kTypes.count(tokens[2])) return std::nullopt;
+      for (const Layout& layout : *kLayouts) {
+        if (tokens.size() != layout.columns.size()) continue;
+        SizeRow row;
+        std::string error;
+        if (ParseRow(l, layout, true, &scratch_, &row, &error)) {
+          return WholeRow{row.size_bytes, &layout};
+        }
+      }
+      return std::nullopt;
+    };
+    std::optional<WholeRow> now = whole_row(line);
+    if (!now) {
       st->headerless_first.reset();
       return false;
     }
-    std::optional<int64_t> first_size =
-        st->headerless_first ? size_of_row(*st->headerless_first) : std::nullopt;
-    if (!first_size || *first_size >= *size) {
+    std::optional<WholeRow> first =
+        st->headerless_first ? whole_row(*st->headerless_first) : std::nullopt;
+    if (!first || first->layout != now->layout || first->size_bytes >= now->size_bytes) {
       st->headerless_first = line;
       return false;
     }
-    CleanLine first = std::move(*st->headerless_first);
+    CleanLine first_line = std::move(*st->headerless_first);
     st->headerless_first.reset();
-    OpenTable(st, *kLayout, first.number);
-    Error(first.number,
+    OpenTable(st, *now->layout, first_line.number);
+    Error(first_line.number,
           "table rows without their column header (from this line): the start of the table is "
           "cut off");
     TestTable& t = At(*st->open);
-    std::string error;  // none: size_of_row read this line as a whole row
-    ParseRow(first, *kLayout, true, &scratch_, &t.rows.emplace_back(), &error);
-    t.last_line = first.number;
+    std::string error;  // none: whole_row read this line as a whole row
+    ParseRow(first_line, *now->layout, true, &scratch_, &t.rows.emplace_back(), &error);
+    t.last_line = first_line.number;
     return true;
   }
 

@@ -753,6 +753,42 @@ TEST(NcclTestsTextParser, RowsWithoutTheirColumnHeaderAreAnIncompleteTable) {
   }
 }
 
+// The 2018 layouts pasted without their header (a forum post's excerpt of
+// all_gather_perf: no redop, no root, `error` columns, the last row cut):
+// read as the layout whose every column the rows fill, as today's is.
+TEST(NcclTestsTextParser, RowsWithoutHeaderInTheOlderLayoutsAreAnIncompleteTable) {
+  Parsed p = ParseFixture("t22_rows_without_header_2018_layout.txt");
+  ASSERT_EQ(p.tables.size(), 1u);
+  const TestTable& t = p.tables[0];
+  ASSERT_EQ(t.rows.size(), 5u);
+  EXPECT_EQ(t.rows[0].size_bytes, 262144);
+  EXPECT_EQ(t.rows[0].count.value_or(-1), 16384);
+  EXPECT_EQ(t.rows[4].size_bytes, 4194304);
+  ASSERT_TRUE(t.rows[4].oop.has_value());
+  EXPECT_DOUBLE_EQ(t.rows[4].oop->busbw_gbps.value_or(-1), 5.34);
+  ASSERT_TRUE(t.rows[4].ip.has_value());
+  EXPECT_DOUBLE_EQ(t.rows[4].ip->time_us.value_or(-1), 586.0);
+  EXPECT_FALSE(t.complete);
+  EXPECT_EQ(t.first_line, 4);
+  ASSERT_FALSE(p.errors.empty());
+  EXPECT_EQ(p.errors[0].line, 4);
+  EXPECT_NE(p.errors[0].message.find("without their column header"), std::string::npos);
+  // With a redop and no root (12 values): the same.
+  Parsed q = ParseText(
+      "  1048576  262144  float  sum  301.5  3.48  3.48  0e+00  300.9  3.48  3.48  0e+00\n"
+      "  2097152  524288  float  sum  590.2  3.55  3.55  0e+00  589.7  3.56  3.56  0e+00\n");
+  ASSERT_EQ(q.tables.size(), 1u);
+  ASSERT_EQ(q.tables[0].rows.size(), 2u);
+  EXPECT_EQ(q.tables[0].rows[1].size_bytes, 2097152);
+  ASSERT_TRUE(q.tables[0].rows[1].ip.has_value());
+  EXPECT_DOUBLE_EQ(q.tables[0].rows[1].ip->busbw_gbps.value_or(-1), 3.56);
+  // Two rows of different layouts open nothing.
+  Parsed r = ParseText(
+      "  1048576  262144  float  sum  301.5  3.48  3.48  0e+00  300.9  3.48  3.48  0e+00\n"
+      "  2097152  524288  float  590.2  3.55  3.55  0e+00  589.7  3.56  3.56  0e+00\n");
+  EXPECT_TRUE(r.tables.empty());
+}
+
 // Rows are split into tokens 16 bytes at a time: whatever the padding (runs
 // of blanks and tabs of every length, tokens across every block boundary, a
 // line ending at a boundary, a CR before the newline), each row reads as the
