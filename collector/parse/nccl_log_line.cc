@@ -133,8 +133,11 @@ bool IsDecoration(std::string_view token) {
     }
     return rest.empty();
   }
-  // A markdown quote ("> host:1:2 [0] NCCL INFO ..." pasted in an issue).
+  // A markdown quote ("> host:1:2 [0] NCCL INFO ..." pasted in an issue), or
+  // a log console's cell bar ("  | 2025-05-16T16:39:51.208-07:00 | host:1:2
+  // [0] NCCL INFO ...", a copy from CloudWatch's table).
   if (AllOf(token, [](char c) { return c == '>'; })) return true;
+  if (AllOf(token, [](char c) { return c == '|'; })) return true;
   // srun --label "0:", pdsh "node-1:".
   if (token.size() > 1 && token.back() == ':') {
     return AllOf(token.substr(0, token.size() - 1), IsHostChar);

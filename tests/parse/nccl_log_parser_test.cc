@@ -996,6 +996,9 @@ TEST(NcclLogLineTest, StrictPrefixGrammar) {
       {"[0] NCCL INFO x", true, "", 0},
       {"NCCL INFO x", true, "", std::nullopt},
       {"> NCCL INFO x", true, "", std::nullopt},
+      // A log console's copy (CloudWatch): a cell bar, the time, a cell bar.
+      {"  | 2025-05-16T16:39:51.208-07:00 | gpu-01:1:2 [0] NCCL INFO x", true, "gpu-01", 0},
+      {"| 2025-05-16T16:39:51.208-07:00 | NCCL INFO x", true, "", std::nullopt},
       {"net_ib.cc:12 NCCL WARN x", true, "", std::nullopt},
       // Not NCCL's prefix: no host, and not a line at all.
       {"## NCCL INFO output", false},
@@ -1006,6 +1009,9 @@ TEST(NcclLogLineTest, StrictPrefixGrammar) {
       {"gpu-01:1:2 NCCL INFO x", false},  // NCCL always prints [dev]
       {"gpu 01:1:2 [0] NCCL INFO x", false},
       {"NCCL INFOx", false},
+      // The console's doubled line, its time glued to the host: no host field.
+      {"| 2025-05-16T16:39:51.208-07:00gpu-01:1:2 [0] NCCL INFO x", false},
+      {"| why | gpu-01:1:2 [0] NCCL INFO x", false},
   };
   for (const PrefixCase& c : cases) {
     std::optional<NcclLogLine> got = SplitNcclLogLine(c.text);
