@@ -561,6 +561,12 @@ enum class ChannelLine {
 // and tells apart the listings that share the prefix: "Channel 00/02 :  0 1",
 // 2.4's "Channel 00 :  0 1 2", 2.12+'s "Ring 00 : 7 -> 0 -> 1".
 // `*out` is a fresh observation; only a kConnection result means anything in it.
+// The first words ParseChannelLine reads; any other message is kNotChannel.
+bool MayBeChannelLine(std::string_view message) {
+  return StartsWith(message, "Channel ") || StartsWith(message, "Ring ") ||
+         StartsWith(message, "CollNet ");
+}
+
 ChannelLine ParseChannelLine(std::string_view message, ChannelObservation* out,
                              std::string* unknown) {
   std::string_view rest;
@@ -699,7 +705,8 @@ std::optional<std::string_view> KnownNetwork(std::optional<std::string_view> nam
 
 // The INFO lines the analyzer's rdma_absent and gdrdma_disabled read
 // (analyzer/log_events.cc gives their meaning; this only keeps them).
-bool SaysWhatNcclCouldNotUse(std::string_view m) {
+// `gdr_disabled` is HasGdrDisabled(m), which the caller needs as well.
+bool SaysWhatNcclCouldNotUse(std::string_view m, bool gdr_disabled) {
   if (ContainsAt(m, "No device found", 10)) return true;  // anchored on the "f"
   if (ContainsAt(m, "Failed to open libibverbs", 0)) return true;
   if (StartsWith(m, "NET/Plugin") && (m.find("returned") != std::string_view::npos ||
@@ -708,7 +715,7 @@ bool SaysWhatNcclCouldNotUse(std::string_view m) {
     return true;
   }
   // The socket transport never has GDR: its line is not a loss.
-  return HasGdrDisabled(m) && !StartsWith(m, "NET/Socket");
+  return gdr_disabled && !StartsWith(m, "NET/Socket");
 }
 
 // nccl-tests' "HOST: Test NCCL failure common.cu:1005 'unhandled system
@@ -870,9 +877,14 @@ class NcclLogParser::Impl {
     ++info.info_lines;
     // Lines of one host come in runs: only a host other than the last one's
     // is looked up.
+    // Lines of one host come in runs, or two hosts' lines interleave: only a
+    // host other than the last two is looked up.
     if (!line->host.empty() && line->host != last_host_) {
-      last_host_.assign(line->host);
-      if (hosts_seen_.insert(last_host_).second) info.hosts.push_back(last_host_);
+      last_host_.swap(host_before_);
+      if (line->host != last_host_) {
+        last_host_.assign(line->host);
+        if (hosts_seen_.insert(last_host_).second) info.hosts.push_back(last_host_);
+      }
     }
     const std::string_view message = line->message;
     if (line->level == "VERSION") {
@@ -891,7 +903,9 @@ class NcclLogParser::Impl {
     // TRACE repeats connections from the receiving side ("<-"); the INFO lines
     // already have each one.
     if (line->level != "INFO") return;
-    if (SaysWhatNcclCouldNotUse(message)) {
+    // Searched for once: a notice of its own and a branch below both need it.
+    const bool gdr_disabled = HasGdrDisabled(message);
+    if (SaysWhatNcclCouldNotUse(message, gdr_disabled)) {
       KeepNotice(LogMessage{std::string(line->host), "INFO", std::string(message), clean.number});
     }
 
@@ -932,12 +946,15 @@ class NcclLogParser::Impl {
       } else if (socket->find("GPU Direct RDMA Disabled for") != std::string_view::npos) {
         TakeSocketGdrDisabled(*socket, &info);
       }
-    } else if (HasGdrDisabled(message)) {
+    } else if (gdr_disabled) {
       // Plugins print it under their own prefix ("NET/IBext_v8 : ...").
       TakeGdrDisabled(message, &info);
     } else if (std::optional<CommLine> comm = ParseCommLine(message)) {
       TakeComm(*comm, line->host, clean.number, &info, &comm_ranks_seen_, &key_);
-    } else {
+    } else if (MayBeChannelLine(message)) {
+      // Most messages that get here are other prose ("Connected all rings",
+      // "Trees ..."): the observation's strings are made only for a line
+      // that starts like a connection.
       ChannelObservation obs;
       std::string unknown;
       switch (ParseChannelLine(message, &obs, &unknown)) {
@@ -990,6 +1007,7 @@ class NcclLogParser::Impl {
   std::unordered_set<std::string> clean_ib_lists_;
   std::string key_;
   std::string last_host_;
+  std::string host_before_;  // the host before last_host_, already in hosts_seen_
   std::unordered_set<std::string> hosts_seen_;
   std::set<DeviceKey> devices_seen_;
   std::unordered_set<std::string> comm_ranks_seen_;
