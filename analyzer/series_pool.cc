@@ -177,12 +177,17 @@ void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, cons
       f.message += seq;
     }
     f.message += "):";
+    // Each series' own move, by node count, signed as the metric moved
+    // (`change` is positive in the regression's direction: busbw down,
+    // latency up).
+    std::vector<std::pair<int, std::string>> parts;
     nlohmann::json per_series = nlohmann::json::array();
     for (const auto& [name, p] : series) {
+      const bool metric_rose = (p->change >= 0) != spec.higher_is_better;
       char part[64];
       std::snprintf(part, sizeof part, " %d nodes %s%s (z %.1f);", p->run->nodes.value_or(0),
-                    p->change >= 0 ? "+" : "-", PercentText(p->change).c_str(), p->z);
-      f.message += part;
+                    metric_rose ? "+" : "-", PercentText(p->change).c_str(), p->z);
+      parts.emplace_back(p->run->nodes.value_or(0), part);
       nlohmann::json sizes = nlohmann::json::array();
       for (const auto& [size, change] : p->sizes) {
         sizes.push_back({{"size_bytes", size}, {"change", change}});
@@ -194,6 +199,9 @@ void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, cons
                             {"z", p->z},
                             {"sizes", std::move(sizes)}});
     }
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [nodes, part] : parts) f.message += part;
     f.message.pop_back();
     nlohmann::json evidence = {
         {"metric", spec.metric_field},

@@ -99,6 +99,11 @@ TEST(MidsizeBusbwRegression, ACoherentShiftAtMediumSizesOnlyIsFound) {
   EXPECT_EQ(pooled->evidence["pooled"]["series"], 4);
   EXPECT_NEAR(pooled->evidence["pooled"]["change"].get<double>(), 0.04, 0.015);
   EXPECT_EQ(pooled->message.rfind("busbw at medium sizes fell ", 0), 0u) << pooled->message;
+  // Each series' part carries the sign of its own move: busbw fell, so "-".
+  for (int nodes : {2, 4, 8, 16}) {
+    EXPECT_NE(pooled->message.find(" " + std::to_string(nodes) + " nodes -"), std::string::npos)
+        << pooled->message;
+  }
   ASSERT_EQ(pooled->evidence["series"].size(), 4u);
   // Each series' part, size by size: the nine sizes of the band (128 KiB ..
   // 32 MiB), each about 4% worse.
