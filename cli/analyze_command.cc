@@ -35,6 +35,7 @@
 #include "cli/database_options.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
+#include "core/huge_page_heap.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -155,6 +156,9 @@ void RunAnalyze(const AnalyzeOptions& o) {
   const analyzer::AnalyzerConfig config = LoadConfig(o.config);
   std::optional<PushPlan> push = PlanPush(o);
   PhaseTimer timer(o.timing);
+  // The history's rows fill ~100 MB of heap in a second; in 2 MiB pages that
+  // is a quarter fewer CPU-seconds than in 4 KiB ones (core/huge_page_heap.h).
+  UseHugePagesForHeap(std::size_t{1} << 30);
 
   std::optional<app::AnalysisSession> session;
   try {
