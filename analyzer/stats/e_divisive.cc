@@ -200,11 +200,12 @@ struct PrefixEDivisive::Impl {
     Candidate best = state.best_by_end.back();
     const double* inv = inverse.data();  // inv[k] = 1 / k
     const double scale = 2.0 / size;
-    for (; t <= last; ++t) {
+    // n1 = t and n2 = size - t as doubles, counted (exact: small integers).
+    double n1 = t, n2 = size - t;
+    for (; t <= last; ++t, n1 += 1, n2 -= 1) {
       const double b = between[t] + prefix[t];
       between[t] = b;
       const double within_right = all_pairs - within_left[t] - b;
-      const double n1 = t, n2 = size - t;
       const double q =
           scale * (b - n2 * within_left[t] * inv[t - 1] - n1 * within_right * inv[size - t - 1]);
       if (q > best.q) best = {q, s + t};
