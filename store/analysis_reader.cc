@@ -294,13 +294,15 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
       // with --since): every row is read, as without summaries.
       if (any) {
         for (const pqxx::row& row : txn.exec_params(
-                 "SELECT s.run_id, s.summary::text FROM analysis_run_summaries s "
+                 "SELECT s.run_id, s.summary_text FROM analysis_run_summaries s "
                  "JOIN runs r ON r.id = s.run_id WHERE r.cluster = $1 "
                  "AND r.started_at <= (SELECT through_started_at FROM analysis_summary_state "
                  "WHERE cluster = $1) AND r.started_at < (SELECT to_timestamp($2::float8))",
                  query.cluster, input.judge_from)) {
-          // A row that is not what StoreRunSummaries writes is no summary:
-          // the detectors that need it miss and the full history is read.
+          // The text stored beside the jsonb (migration 025: the same cast,
+          // made once when written instead of on every read). A row that is
+          // not what StoreRunSummaries writes is no summary: the detectors
+          // that need it miss and the full history is read.
           auto figures = ParseRunFiguresText(std::string_view(row[1].c_str(), row[1].size()));
           if (figures) input.summaries[Must<int64_t>(row[0])] = std::move(*figures);
         }
