@@ -209,8 +209,20 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
       "sweep_id, link_straggler_host, status, oversubscribed, max_ranks_per_machine, "
       "cpus_per_machine, oob_ok, oob_count, cuda_version, driver_version, nccl_env::text, "
       "node_facts::text, parameters->>'net_plugin', iters FROM runs WHERE cluster = $1 AND " +
-          std::string(kNotAbSideB) + " ORDER BY started_at, id",
+          std::string(kNotAbSideB),
       query.cluster);
+  // Oldest first, by (started_at, id): sorted here rather than by the server,
+  // which sorted every run's whole row (a fifth of this query's time on three
+  // years of a 4096-node cluster). Runs are stored about in the order they
+  // ran, so this is mostly one pass that finds them sorted. date_part's
+  // doubles order as the timestamps do (microseconds apart are distinct
+  // doubles for any date a run has).
+  std::vector<std::pair<std::pair<double, int64_t>, int>> order;
+  order.reserve(runs.size());
+  for (int i = 0; i < static_cast<int>(runs.size()); ++i) {
+    order.push_back({{Must<double>(runs[i][1]), Must<int64_t>(runs[i][0])}, i});
+  }
+  if (!std::is_sorted(order.begin(), order.end())) std::sort(order.begin(), order.end());
   std::unordered_map<std::string, std::shared_ptr<const HostList::Hosts>> host_lists;
   for (const pqxx::row& row :
        txn.exec_params("SELECT hosts_digest, hosts FROM runs WHERE id IN ("
@@ -220,7 +232,8 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
                        std::make_shared<const HostList::Hosts>(PgTextArrayField(row[1])));
   }
   input.runs.reserve(runs.size());
-  for (const pqxx::row& row : runs) {
+  for (const auto& [key, i] : order) {
+    const pqxx::row row = runs[i];
     RunView r;
     std::string hosts_digest;
     ReadColumns(row, 0, &r.id, &r.started_at, &r.source, &r.backend, &r.collective, &r.dtype,
