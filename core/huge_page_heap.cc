@@ -20,6 +20,7 @@ bool UseHugePagesForHeap(std::size_t bytes) {
   // A block larger than what the heap's top has left grows the heap by the
   // block and M_TOP_PAD: one brk, `bytes` of untouched address space.
   constexpr std::size_t kProbe = std::size_t{1} << 20;
+  constexpr int kDefaultTopPad = 128 * 1024;  // glibc's DEFAULT_TOP_PAD
   if (bytes < 4 * kHugePage || bytes > (std::size_t{1} << 40)) return false;
   if (!mallopt(M_MMAP_THRESHOLD, kMmapThreshold) ||
       !mallopt(M_TRIM_THRESHOLD, static_cast<int>(std::min<std::size_t>(2 * bytes, 1u << 30))) ||
@@ -39,6 +40,10 @@ bool UseHugePagesForHeap(std::size_t bytes) {
         last > first && madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE) == 0;
   }
   std::free(probe);
+  // Not grown as asked (the heap could not extend there, or the system
+  // commits address space strictly): later growth asks for the usual padding
+  // again, not for `bytes` each time.
+  if (!marked) mallopt(M_TOP_PAD, kDefaultTopPad);
   return marked;
 #else
   (void)bytes;

@@ -39,14 +39,15 @@ TEST(HugePageHeapTest, MarksTheHeapAndItsMemoryWorks) {
 #if defined(__linux__) && defined(__GLIBC__)
   ASSERT_TRUE(UseHugePagesForHeap(std::size_t{256} << 20));
   // Blocks from small to large, written and read back: the heap is ordinary
-  // memory. The range marked starts at the first 2 MiB boundary past the old
-  // heap's end, so the blocks of 4 MiB and more lie in it.
+  // memory. The range marked starts at the first 2 MiB boundary past where
+  // the heap grew (so up to 2 MiB of a block there may lie before it): the
+  // middles of the blocks of 4 MiB and more lie in it.
   std::vector<std::vector<std::uint8_t>> blocks;
   int marked = 0;
   for (std::size_t size = 64; size <= (std::size_t{16} << 20); size *= 4) {
     blocks.emplace_back(size);
     std::iota(blocks.back().begin(), blocks.back().end(), static_cast<std::uint8_t>(size));
-    if (size >= (std::size_t{4} << 20)) marked += MarkedHuge(blocks.back().data());
+    if (size >= (std::size_t{4} << 20)) marked += MarkedHuge(blocks.back().data() + size / 2);
   }
   for (std::size_t i = 0, size = 64; i < blocks.size(); ++i, size *= 4) {
     ASSERT_EQ(blocks[i].size(), size);
