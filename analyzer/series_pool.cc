@@ -62,7 +62,8 @@ void AddPoolPoints(const InputIndex& input, const SeriesTable& t, const ChangeSe
     // replaced by this run's own (a run whose iterations scattered weighs
     // less and needs more to count).
     point.sigma = c.RunSigma(run, run, s.noise_floor);
-    point.z = stats::NormalEquivalentZ(point.change / point.sigma, c.noise_dof_before_run[run]);
+    point.t = point.change / point.sigma;
+    point.dof = c.noise_dof_before_run[run];
     if (input.Judged(*point.run)) {
       for (int k : t.bands[run]) {
         if (!(c.reference[k] > 0)) continue;
@@ -74,14 +75,33 @@ void AddPoolPoints(const InputIndex& input, const SeriesTable& t, const ChangeSe
   }
 }
 
-void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, const Settings& s,
+void JudgePool(const InputIndex& input, std::vector<PoolPoint>& pool, const Settings& s,
                const PoolSettings& ps, const SeriesRegressionSpec& spec,
                std::vector<Finding>* findings) {
   // Per night, each series' newest point of that night.
-  std::map<int64_t, std::map<std::string, const PoolPoint*>> nights;
-  for (const PoolPoint& p : pool) {
-    const PoolPoint*& slot = nights[p.night][p.subject];
+  std::map<int64_t, std::map<std::string, PoolPoint*>> nights;
+  for (PoolPoint& p : pool) {
+    PoolPoint*& slot = nights[p.night][p.subject];
     if (!slot || p.run->started_at >= slot->run->started_at) slot = &p;
+  }
+  // The nights a judged night's rules read: itself, the night before and
+  // the CUSUM's window (below). Only their pooled shifts are computed; the
+  // others stay empty and unread.
+  std::vector<char> needed(nights.size(), 0);
+  {
+    size_t n = 0;
+    for (const auto& [night, series] : nights) {
+      bool judged = false;
+      for (const auto& [name, p] : series) judged = judged || input.Judged(*p->run);
+      if (judged) {
+        const size_t from =
+            std::min(n > 0 ? n - 1 : 0,
+                     n + 1 > static_cast<size_t>(s.baseline_runs) ? n + 1 - s.baseline_runs : 0);
+        std::fill(needed.begin() + static_cast<std::ptrdiff_t>(from),
+                  needed.begin() + static_cast<std::ptrdiff_t>(n) + 1, 1);
+      }
+      ++n;
+    }
   }
   std::vector<int64_t> keys;
   // Per night: all series, and all but the one with the highest z (a
@@ -89,9 +109,17 @@ void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, cons
   // on its own).
   std::vector<stats::PooledShift> pooled, but_one;
   for (const auto& [night, series] : nights) {
-    std::vector<stats::SeriesShift> shifts;
-    for (const auto& [subject, p] : series) shifts.push_back({p->change, p->sigma, p->z});
     keys.push_back(night);
+    if (!needed[keys.size() - 1]) {
+      pooled.emplace_back();
+      but_one.emplace_back();
+      continue;
+    }
+    std::vector<stats::SeriesShift> shifts;
+    for (const auto& [subject, p] : series) {
+      p->z = stats::NormalEquivalentZ(p->t, p->dof);
+      shifts.push_back({p->change, p->sigma, p->z});
+    }
     pooled.push_back(stats::PoolShifts(shifts));
     auto highest = std::max_element(shifts.begin(), shifts.end(),
                                     [](const auto& a, const auto& b) { return a.z < b.z; });
@@ -104,7 +132,7 @@ void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, cons
                                                                                : " at medium sizes";
   const std::string subject = spec.metric_label + band_name + ", all multi-node series";
   for (size_t n = 0; n < keys.size(); ++n) {
-    const std::map<std::string, const PoolPoint*>& series = nights[keys[n]];
+    const std::map<std::string, PoolPoint*>& series = nights[keys[n]];
     bool judged = false;
     const PoolPoint* newest = nullptr;
     for (const auto& [name, p] : series) {

@@ -57,6 +57,12 @@ struct PoolPoint {
   std::string subject;
   double change = 0;  // relative, positive when worse
   double sigma = 0;   // relative noise
+  // change / sigma and the noise's degrees of freedom; z is their normal
+  // equivalent (stats::NormalEquivalentZ), which JudgePool computes only for
+  // the nights a judged night's rules read (a night's z is an incomplete
+  // beta per series: for every night of three years it was a tenth of the
+  // newest night's detect time).
+  double t = 0, dof = 0;
   double z = 0;
   // Judged runs only: per size of the run's band, its change against the
   // same level (value / the size's reference / the series' level - 1,
@@ -70,8 +76,9 @@ void AddPoolPoints(const InputIndex& input, const SeriesTable& t, const ChangeSe
                    const Settings& s, const SeriesRegressionSpec& spec,
                    std::vector<PoolPoint>* pool);
 
-// The pooled findings of the judged nights.
-void JudgePool(const InputIndex& input, const std::vector<PoolPoint>& pool, const Settings& s,
+// The pooled findings of the judged nights (sets the z of the points it
+// reads).
+void JudgePool(const InputIndex& input, std::vector<PoolPoint>& pool, const Settings& s,
                const PoolSettings& ps, const SeriesRegressionSpec& spec,
                std::vector<Finding>* findings);
 

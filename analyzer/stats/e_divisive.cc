@@ -120,6 +120,7 @@ struct PrefixEDivisive::Impl {
   std::vector<double> sum, sum_sq;  // prefix sums of x - shift and its square
   std::unordered_map<int, StartState> starts;
   std::vector<double> inverse;  // 1 / k for k = 0 .. x.size() (0 at 0: unused)
+  std::vector<double> prefix_;  // Extend's running distances (scratch)
 
   Impl(std::span<const double> series, const EDivisiveOptions& opts)
       : x(series), options(opts), min_segment(std::max(opts.min_segment, 2)) {
@@ -164,51 +165,52 @@ struct PrefixEDivisive::Impl {
   // Adds the point state.end to the segment that starts at state.start.
   // The nightly analysis extends every series from its start (O(n^2) per
   // series): the split loop below is the analyzer's hottest, so it divides
-  // by table look-ups, walks the sums once, and keeps no third sum (the
-  // pairs right of tau are all pairs less those left of it and across it).
+  // by table look-ups, keeps no third sum (the pairs right of tau are all
+  // pairs less those left of it and across it), and walks the distances to
+  // the new point once: their running sum is one chain of dependent
+  // additions, kept in `prefix_` so that the split loop after it has none
+  // (it was summed twice, once for the total and once along the splits: the
+  // same additions in the same order, so the same numbers).
   void Extend(StartState& state) {
     const int s = state.start, p = state.end;
     const int n = p - s;  // points before p
     const double xp = x[p];
     const double* xs = x.data() + s;
-    double* between = nullptr;
-    const double* within_left = nullptr;
-    // Sum |x_i - x_p| over s <= i < s + t, accumulated as t grows.
+    // prefix[t] = sum |x_i - x_p| over s <= i < s + t.
+    prefix_.resize(static_cast<size_t>(n) + 1);
+    double* prefix = prefix_.data();
     double left = 0;
-    for (int k = 0; k < n; ++k) left += std::fabs(xs[k] - xp);
+    prefix[0] = 0;
+    for (int k = 0; k < n; ++k) {
+      left += std::fabs(xs[k] - xp);
+      prefix[k + 1] = left;
+    }
     const double total = left;
     state.within_left.push_back(state.within_left.back() + total);  // tau = p + 1
     state.between.push_back(0);                                     // tau = p + 1
-    between = state.between.data();
-    within_left = state.within_left.data();
+    double* between = state.between.data();
+    const double* within_left = state.within_left.data();
     const double all_pairs = within_left[n + 1];  // s <= i < j <= p
     // Every split of [s, p + 1) with kappa = p + 1: tau - s = t in
     // [min_segment, size - min_segment], n1 = t, n2 = size - t.
     const int size = n + 1;  // n1 + n2
     const int first = std::min(min_segment, n + 1), last = size - min_segment;
-    left = 0;
     int t = 1;
-    for (; t < first; ++t) {
-      left += std::fabs(xs[t - 1] - xp);
-      between[t] += left;
-    }
+    for (; t < first; ++t) between[t] += prefix[t];
     Candidate best = state.best_by_end.back();
     const double* inv = inverse.data();  // inv[k] = 1 / k
     const double scale = 2.0 / size;
-    for (; t <= last; ++t) {
-      left += std::fabs(xs[t - 1] - xp);
-      const double b = between[t] + left;
+    // n1 = t and n2 = size - t as doubles, counted (exact: small integers).
+    double n1 = t, n2 = size - t;
+    for (; t <= last; ++t, n1 += 1, n2 -= 1) {
+      const double b = between[t] + prefix[t];
       between[t] = b;
       const double within_right = all_pairs - within_left[t] - b;
-      const double n1 = t, n2 = size - t;
       const double q =
           scale * (b - n2 * within_left[t] * inv[t - 1] - n1 * within_right * inv[size - t - 1]);
       if (q > best.q) best = {q, s + t};
     }
-    for (; t <= n; ++t) {
-      left += std::fabs(xs[t - 1] - xp);
-      between[t] += left;
-    }
+    for (; t <= n; ++t) between[t] += prefix[t];
     state.best_by_end.push_back(best);
     ++state.end;
   }

@@ -4,6 +4,12 @@
 // bench/analyzer/detection_quality (BENCHMARKS.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "analyzer/analyze.h"
+#include "core/clock.h"
 #include "tests/analyzer/scenario.h"
 
 namespace fabtrack::analyzer::testing {
@@ -107,6 +113,53 @@ TEST(DetectionQuality, RunsNoisyWithinThemselvesAreNoRegression) {
   }
   EXPECT_EQ(regressions, 0);
   EXPECT_GE(regressions_off, 4) << "the scenario no longer shows what the noise model is for";
+}
+
+// The pooled band verdict of a night is the same whether that night is the
+// newest one judged (the nightly job) or one of every night judged at once
+// (a re-analysis): the pool's rules read that night, the night before and
+// the CUSUM's window, and a night judged alone computes only those.
+TEST(PooledBand, ANightJudgedAloneIsJudgedAsInTheWholeHistory) {
+  ScenarioSpec spec;
+  spec.fault = Fault::kCoherentLatencyRise;
+  spec.magnitude = 0.04;
+  spec.seed = 5;
+  const Scenario scenario = MakeScenario(spec);
+  auto pooled = [](const AnalysisResult& r, int64_t night) {
+    std::map<std::string, std::string> out;
+    for (const Finding& f : r.findings) {
+      if (f.subject.find("all multi-node series") == std::string::npos) continue;
+      if (NightOf(ParseIsoSeconds(f.run_started_at.value_or("")).value_or(0)) != night) continue;
+      out[f.kind + " " + f.subject] = f.message + "\n" + f.evidence.dump();
+    }
+    return out;
+  };
+  AnalysisInput all = scenario.input;
+  all.judge_from = all.runs.front().started_at;
+  const AnalysisResult whole = Analyze(all, {});
+  int compared = 0;
+  for (int64_t night = NightOf(all.runs.front().started_at) + 12;
+       night <= NightOf(all.runs.back().started_at); ++night) {
+    AnalysisInput alone;
+    alone.cluster = all.cluster;
+    alone.judge_from = 1e300;
+    for (const RunView& r : all.runs) {
+      if (NightOf(r.started_at) > night) continue;
+      alone.runs.push_back(r);
+      if (NightOf(r.started_at) == night)
+        alone.judge_from = std::min(alone.judge_from, r.started_at);
+    }
+    for (const ResultPoint& p : all.results) {
+      if (std::any_of(alone.runs.begin(), alone.runs.end(),
+                      [&](const RunView& r) { return r.id == p.run_id; })) {
+        alone.results.push_back(p);
+      }
+    }
+    const auto expected = pooled(whole, night);
+    EXPECT_EQ(pooled(Analyze(alone, {}), night), expected) << "night " << night;
+    compared += static_cast<int>(expected.size());
+  }
+  EXPECT_GE(compared, 3);  // the coherent rise is found, on several nights
 }
 
 }  // namespace

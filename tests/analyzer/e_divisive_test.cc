@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace fabtrack::stats {
@@ -162,6 +164,103 @@ TEST(EDivisive, MinimumMagnitudeDropsSmallSteps) {
   EDivisiveOptions options;
   options.min_magnitude = 0.05;
   EXPECT_TRUE(EDivisive(series, options).empty());
+}
+
+// E-divisive from its definition (e_divisive.h): the split statistic of
+// every (tau, kappa) by its three sums taken pair by pair, O(n^4) per
+// segment, the same t-test and merge step; against the incremental search's
+// sums kept per start and extended point by point.
+std::vector<int> ChangePointsByDefinition(const std::vector<double>& x,
+                                          const EDivisiveOptions& options) {
+  const int m = std::max(options.min_segment, 2);
+  auto mean_var = [&](int b, int e) {
+    double mean = 0, var = 0;
+    for (int i = b; i < e; ++i) mean += x[i];
+    mean /= e - b;
+    for (int i = b; i < e; ++i) var += (x[i] - mean) * (x[i] - mean);
+    return std::pair{mean, e - b > 1 ? var / (e - b - 1) : 0.0};
+  };
+  auto compare = [&](int b, int at, int e) {
+    auto [m1, v1] = mean_var(b, at);
+    auto [m2, v2] = mean_var(at, e);
+    ChangePoint cp;
+    cp.index = at;
+    cp.p_value = TwoSampleTTest(m1, v1, at - b, m2, v2, e - at, options.test).p_value;
+    cp.forward_change = m1 != 0 ? m2 / m1 - 1 : 0;
+    return cp;
+  };
+  std::vector<int> found;
+  std::vector<std::pair<int, int>> segments = {{0, static_cast<int>(x.size())}};
+  while (!segments.empty()) {
+    auto [s, e] = segments.back();
+    segments.pop_back();
+    if (e - s < 2 * m) continue;
+    double best_q = 0;
+    int best_tau = -1;
+    for (int kappa = s + 2 * m; kappa <= e; ++kappa) {
+      for (int tau = s + m; tau <= kappa - m; ++tau) {
+        double between = 0, left = 0, right = 0;
+        for (int i = s; i < tau; ++i)
+          for (int j = tau; j < kappa; ++j) between += std::fabs(x[i] - x[j]);
+        for (int i = s; i < tau; ++i)
+          for (int j = i + 1; j < tau; ++j) left += std::fabs(x[i] - x[j]);
+        for (int i = tau; i < kappa; ++i)
+          for (int j = i + 1; j < kappa; ++j) right += std::fabs(x[i] - x[j]);
+        const double n1 = tau - s, n2 = kappa - tau;
+        const double q =
+            n1 * n2 / (n1 + n2) *
+            (2 / (n1 * n2) * between - left / (n1 * (n1 - 1) / 2) - right / (n2 * (n2 - 1) / 2));
+        if (q > best_q) best_q = q, best_tau = tau;
+      }
+    }
+    if (best_tau < 0 || compare(s, best_tau, e).p_value > options.max_pvalue) continue;
+    found.push_back(best_tau);
+    segments.push_back({s, best_tau});
+    segments.push_back({best_tau, e});
+  }
+  std::sort(found.begin(), found.end());
+  auto stats_at = [&](size_t k) {
+    return compare(k == 0 ? 0 : found[k - 1], found[k],
+                   k + 1 < found.size() ? found[k + 1] : static_cast<int>(x.size()));
+  };
+  std::vector<ChangePoint> points;
+  for (size_t k = 0; k < found.size(); ++k) points.push_back(stats_at(k));
+  while (!points.empty()) {
+    auto weakest = std::max_element(points.begin(), points.end(),
+                                    [](auto& a, auto& b) { return a.p_value < b.p_value; });
+    if (weakest->p_value <= options.max_pvalue) {
+      weakest = std::min_element(points.begin(), points.end(), [](auto& a, auto& b) {
+        return std::fabs(a.forward_change) < std::fabs(b.forward_change);
+      });
+      if (std::fabs(weakest->forward_change) >= options.min_magnitude) break;
+    }
+    const size_t k = weakest - points.begin();
+    points.erase(weakest);
+    found.erase(found.begin() + static_cast<std::ptrdiff_t>(k));
+    if (k > 0) points[k - 1] = stats_at(k - 1);
+    if (k < points.size()) points[k] = stats_at(k);
+  }
+  return found;
+}
+
+TEST(EDivisive, SameChangePointsAsTheDefinitionOnRandomSeries) {
+  std::mt19937_64 rng(32);
+  std::uniform_int_distribution<int> length(10, 40), steps(0, 2);
+  std::uniform_real_distribution<double> level(0.8, 1.2), sigma(0.005, 0.05);
+  int with_points = 0;
+  for (int round = 0; round < 60; ++round) {
+    std::vector<double> series;
+    for (int k = 0, n = steps(rng); k <= n; ++k) {
+      series = Concat(series, Noisy(rng, length(rng), level(rng), sigma(rng)));
+    }
+    EDivisiveOptions options;
+    options.min_magnitude = round % 2 ? 0.02 : 0;
+    std::vector<int> incremental;
+    for (const ChangePoint& cp : EDivisive(series, options)) incremental.push_back(cp.index);
+    EXPECT_EQ(incremental, ChangePointsByDefinition(series, options)) << "round " << round;
+    with_points += !incremental.empty();
+  }
+  EXPECT_GE(with_points, 20);  // the comparison is not only of empty lists
 }
 
 TEST(PrefixEDivisive, EveryPrefixAsIfAlone) {

@@ -100,6 +100,35 @@ TEST(AnalysisStore, LoadsHistoryAndJudgesTheNewestNight) {
   EXPECT_THROW(LoadAnalysisInput(db.connection(), {"nope", std::nullopt}), UnknownCluster);
 }
 
+// The runs come oldest first, by start and then id, however they were
+// stored (the reader orders them itself: late imports, equal starts).
+TEST(AnalysisStore, RunsAreOldestFirstWhateverTheOrderTheyWereStored) {
+  TestDatabase db;
+  const std::vector<std::string> starts = {"2026-11-20T02:00:00Z", "2026-11-18T02:00:00Z",
+                                           "2026-11-20T02:00:00Z", "2026-11-19T02:00:00.000001Z",
+                                           "2026-11-19T02:00:00Z", "2026-11-17T02:00:00Z"};
+  for (size_t i = 0; i < starts.size(); ++i) {
+    RunRecord run = NightRun(starts[i], 200, "NET/IB");
+    run.content_hash = Sha256Hex(starts[i] + std::to_string(i));
+    Write(db, run);
+  }
+  AnalysisInput input = LoadAnalysisInput(db.connection(), {"c1", std::nullopt});
+  ASSERT_EQ(input.runs.size(), starts.size());
+  std::vector<std::string> read;
+  for (size_t i = 0; i < input.runs.size(); ++i) {
+    read.push_back(input.runs[i].started_at_iso);
+    if (i > 0) {
+      const RunView &a = input.runs[i - 1], &b = input.runs[i];
+      EXPECT_TRUE(a.started_at < b.started_at || (a.started_at == b.started_at && a.id < b.id))
+          << "runs " << a.id << ", " << b.id;
+    }
+  }
+  EXPECT_EQ(read, (std::vector<std::string>{"2026-11-17T02:00:00Z", "2026-11-18T02:00:00Z",
+                                            "2026-11-19T02:00:00Z", "2026-11-19T02:00:00Z",
+                                            "2026-11-20T02:00:00Z", "2026-11-20T02:00:00Z"}));
+  EXPECT_LT(input.runs[2].started_at, input.runs[3].started_at);  // a microsecond apart
+}
+
 // Each port's newest sample is kept on its inventory row by the writer
 // (schema 018) and must equal what a search of the samples finds: newest by
 // time, not by arrival (an old dump imported late), and gone with a prune.

@@ -291,6 +291,11 @@ TEST(SummarizedHistory, NightlyFindingsAreThoseOfTheFullHistory) {
       }
     }
   }
+  // The text the reader parses (migration 025) is the jsonb's, after every
+  // night's merge into it.
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM analysis_run_summaries WHERE summary_text IS "
+                      "DISTINCT FROM summary::text"),
+            "0");
   // The nights compared had findings of the series regressions (with a
   // change point), of the jitter and of the scaling detectors.
   EXPECT_TRUE(kinds.contains("busbw_regression/warning")) << ::testing::PrintToString(kinds);
