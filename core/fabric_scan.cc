@@ -8,6 +8,14 @@
 
 namespace fabtrack {
 
+// The special members, out of line (the header says why).
+FabricScan::FabricScan() = default;
+FabricScan::FabricScan(const FabricScan&) = default;
+FabricScan::FabricScan(FabricScan&&) noexcept = default;
+FabricScan& FabricScan::operator=(const FabricScan&) = default;
+FabricScan& FabricScan::operator=(FabricScan&&) noexcept = default;
+FabricScan::~FabricScan() = default;
+
 const FabricPort* FindFabricPort(const FabricScan& scan, const std::string& guid, int port) {
   for (const FabricPort& p : scan.ports) {
     if (p.port == port && p.node_guid == guid) return &p;

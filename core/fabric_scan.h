@@ -76,6 +76,17 @@ struct FabricUnanswered {
 };
 
 struct FabricScan {
+  // Special members out of line (the .cc, `= default`): this struct is in most
+  // of the project's units, and the implicit ones were compiled again in each
+  // (BENCHMARKS.md, "Fresh build CPU", round seven). Declaring them ends
+  // aggregate initialisation: set the fields after construction.
+  FabricScan();
+  FabricScan(const FabricScan&);
+  FabricScan(FabricScan&&) noexcept;
+  FabricScan& operator=(const FabricScan&);
+  FabricScan& operator=(FabricScan&&) noexcept;
+  ~FabricScan();
+
   std::string scanned_at;  // RFC 3339 UTC, when the counters were read
   std::string source;      // the local CA and port the MADs left from: "mlx5_0/1"
   double duration_s = 0;

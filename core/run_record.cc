@@ -2,6 +2,14 @@
 
 namespace fabtrack {
 
+// The special members, out of line (the header says why).
+RunRecord::RunRecord() = default;
+RunRecord::RunRecord(const RunRecord&) = default;
+RunRecord::RunRecord(RunRecord&&) noexcept = default;
+RunRecord& RunRecord::operator=(const RunRecord&) = default;
+RunRecord& RunRecord::operator=(RunRecord&&) noexcept = default;
+RunRecord::~RunRecord() = default;
+
 bool IsRecordedEnvironmentVariable(const std::string& name) {
   // Container images (NGC, PyTorch's) set NCCL_VERSION to the NCCL they
   // shipped; NCCL reads no such setting, and the library actually loaded may

@@ -116,6 +116,17 @@ enum class RunStatus { kComplete, kPartial, kFailed };
 const char* RunStatusName(RunStatus status);
 
 struct RunRecord {
+  // Special members out of line (the .cc, `= default`): this struct is in most
+  // of the project's units, and the implicit ones were compiled again in each
+  // (BENCHMARKS.md, "Fresh build CPU", round seven). Declaring them ends
+  // aggregate initialisation: set the fields after construction.
+  RunRecord();
+  RunRecord(const RunRecord&);
+  RunRecord(RunRecord&&) noexcept;
+  RunRecord& operator=(const RunRecord&);
+  RunRecord& operator=(RunRecord&&) noexcept;
+  ~RunRecord();
+
   std::string cluster;
   // ISO 8601 / RFC 3339 timestamp with offset, e.g. "2026-12-01T02:00:00Z".
   std::string started_at;

@@ -136,6 +136,14 @@ bool SupportedVersion(const nlohmann::json& header) {
 
 }  // namespace
 
+// The special members, out of line (the header says why).
+SpoolBatch::SpoolBatch() = default;
+SpoolBatch::SpoolBatch(const SpoolBatch&) = default;
+SpoolBatch::SpoolBatch(SpoolBatch&&) noexcept = default;
+SpoolBatch& SpoolBatch::operator=(const SpoolBatch&) = default;
+SpoolBatch& SpoolBatch::operator=(SpoolBatch&&) noexcept = default;
+SpoolBatch::~SpoolBatch() = default;
+
 std::string DefaultSpoolDir() {
   if (const char* dir = std::getenv("FABTRACK_SPOOL_DIR"); dir && *dir) return dir;
   if (geteuid() == 0) return "/var/spool/fabtrack";

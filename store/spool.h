@@ -38,6 +38,17 @@ struct SpooledBracket {
 };
 
 struct SpoolBatch {
+  // Special members out of line (the .cc, `= default`): this struct is in most
+  // of the project's units, and the implicit ones were compiled again in each
+  // (BENCHMARKS.md, "Fresh build CPU", round seven). Declaring them ends
+  // aggregate initialisation: set the fields after construction.
+  SpoolBatch();
+  SpoolBatch(const SpoolBatch&);
+  SpoolBatch(SpoolBatch&&) noexcept;
+  SpoolBatch& operator=(const SpoolBatch&);
+  SpoolBatch& operator=(SpoolBatch&&) noexcept;
+  ~SpoolBatch();
+
   enum class Kind { kRun, kHostSample, kLocate, kAb };
   Kind kind = Kind::kRun;
   SpoolTarget target;  // the database it must be stored in, and no other

@@ -161,7 +161,8 @@ TEST(AnalysisStore, PortInventoryIsEachPortsNewestSampleAndNamesTheRunsPorts) {
     pqxx::work txn(db.connection());
     HostPorts after;
     after.host = "gpu-a01";
-    after.ports = {PortSample{.device = "mlx5_0", .port = 1}};
+    after.ports.emplace_back().device = "mlx5_0";
+    after.ports.back().port = 1;
     PortDeltas deltas;
     deltas.deltas = {{.device = "mlx5_0", .port = 1, .counter = "symbol_error", .delta = 7}};
     WriteRunPortDeltas(txn, "c1", after, deltas, run, "2026-11-30T23:30:00Z",
