@@ -164,9 +164,39 @@ bool IsElapsed(std::string_view token) {
          AllOf(token, [](char c) { return IsDigit(c) || c == '.'; });
 }
 
-// "host:pid:tid", possibly glued to launcher tags; the host may be empty.
+// The length of an RFC 3339 time with its zone at the start of `s`
+// ("2025-05-16T16:39:51.208-07:00", "2024-12-04T05:27:48.129Z"), else 0.
+// The zone is required: it is what ends the time when a host follows
+// without a blank.
+size_t ZonedTimePrefix(std::string_view s) {
+  constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd";
+  if (s.size() < kShape.size() + 1) return 0;
+  for (size_t i = 0; i < kShape.size(); ++i) {
+    if (kShape[i] == 'd' ? !IsDigit(s[i]) : s[i] != kShape[i]) return 0;
+  }
+  size_t i = kShape.size();
+  if (s[i] == '.') {
+    size_t digits = ++i;
+    while (i < s.size() && IsDigit(s[i])) ++i;
+    if (i == digits) return 0;
+  }
+  if (i < s.size() && s[i] == 'Z') return i + 1;
+  constexpr std::string_view kZone = "+dd:dd";
+  if (s.size() - i < kZone.size() || (s[i] != '+' && s[i] != '-')) return 0;
+  for (size_t k = 1; k < kZone.size(); ++k) {
+    if (kZone[k] == 'd' ? !IsDigit(s[i + k]) : s[i + k] != kZone[k]) return 0;
+  }
+  return i + kZone.size();
+}
+
+// "host:pid:tid", possibly glued to launcher tags; the host may be empty. A
+// log console's copy of an expanded event glues the event's time to it
+// ("2025-05-16T16:39:51.208-07:00gpu-01:80:2500", CloudWatch): the time is
+// a decoration, the host what follows it.
 bool ParseHostPidTid(std::string_view token, NcclLogLineView* out) {
   if (!StripGluedTags(&token)) return false;
+  const size_t time = ZonedTimePrefix(token);
+  if (time > 0 && time < token.size() && IsHostChar(token[time])) token.remove_prefix(time);
   size_t c2 = token.rfind(':');
   if (c2 == std::string_view::npos || c2 == 0) return false;
   size_t c1 = token.rfind(':', c2 - 1);
@@ -181,6 +211,7 @@ bool ParseHostPidTid(std::string_view token, NcclLogLineView* out) {
   out->host = host;
   out->pid = ToInt(pid);
   out->tid = ToInt(tid);
+  out->glued_time = time > 0 && !host.empty();
   return out->pid && out->tid;
 }
 

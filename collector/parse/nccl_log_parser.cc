@@ -757,6 +757,79 @@ std::optional<LogMessage> TestFailureLine(const CleanLine& clean) {
   return m;
 }
 
+// A line NCCL prints, as it reads without its "host:pid:tid [dev] NCCL INFO"
+// prefix: what a log with every prefix stripped (by a log shipper, or by hand
+// before posting) still says. Only messages whose whole text has a grammar of
+// NCCL's own are taken, so prose that mentions a network is not one: a
+// connection line ("Channel 00/0 : 0[0] -> 1[1] via NET/IB/0"), "Using
+// network IB", the NET/IB and NET/Socket device lists, the NET/Plugin lines,
+// an init line ("comm 0x... rank 0 nranks 2 ...", "ncclCommInitRank comm
+// 0x..."), an echoed NCCL_* setting
+// and cudaDriverVersion.
+bool IsBareNcclMessage(std::string_view text) {
+  switch (text.front()) {
+    case 'C':
+    case 'R': {
+      ChannelObservation obs;
+      std::string unknown;
+      return ParseChannelLine(text, &obs, &unknown) == ChannelLine::kConnection;
+    }
+    case 'U': {
+      std::optional<std::string_view> name = NameBetween(text, "Using network ", "");
+      return name && IsKnownNetName(*name);
+    }
+    case 'N': {
+      if (auto ib = AfterNetColon(text, "NET/IB")) {
+        return StartsWith(*ib, "Using [") || StartsWith(*ib, "No device found");
+      }
+      if (auto socket = AfterNetColon(text, "NET/Socket")) return StartsWith(*socket, "Using [");
+      if (auto plugin = AfterNetColon(text, "NET/Plugin")) {
+        return plugin->find("libnccl-net") != std::string_view::npos ||
+               plugin->find("net plugin") != std::string_view::npos;
+      }
+      if (!StartsWith(text, "NCCL_")) return false;
+      size_t at = text.find(" set by environment to ");
+      return at != std::string_view::npos &&
+             std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), [](char c) {
+               return std::isupper(static_cast<unsigned char>(c)) || IsDigit(c) || c == '_';
+             });
+    }
+    case 'n':  // "ncclCommInitRank comm 0x... rank 0 nranks 2 ... - Init START"
+      if (!StartsWith(text, "ncclComm") || text.find(" comm 0x") == std::string_view::npos) {
+        return false;
+      }
+      return ParseCommLine(text).has_value();
+    case 'c': {
+      if (StartsWith(text, "comm 0x")) return ParseCommLine(text).has_value();
+      thread_local std::vector<std::string_view> words;
+      SplitWordsInto(text, &words);
+      return words.size() == 2 && words[0] == "cudaDriverVersion" && ToInt(words[1]).has_value();
+    }
+    default:
+      return false;
+  }
+}
+
+// A log console's copy (CloudWatch) lists an event as "  | <time> | <line>"
+// and, when the event is expanded, again with the time glued to the line
+// ("<time><line>", NcclLogLineView::glued_time). The text both forms share:
+// without the leading bars and blanks, and without the bar between time and
+// line. Empty for a line of neither form.
+std::string_view ConsoleKey(std::string_view text, bool glued, std::string* buffer) {
+  size_t start = 0;
+  while (start < text.size() && (IsBlank(text[start]) || text[start] == '|')) ++start;
+  if (glued) return text.substr(start);
+  if (start == 0 || text.find('|') >= start) return {};
+  std::string_view rest = text.substr(start);
+  size_t end = 0;
+  while (end < rest.size() && !IsBlank(rest[end]) && rest[end] != '|') ++end;
+  size_t line = end;
+  while (line < rest.size() && (IsBlank(rest[line]) || rest[line] == '|')) ++line;
+  buffer->assign(rest.substr(0, end));
+  buffer->append(rest.substr(line));
+  return *buffer;
+}
+
 }  // namespace
 
 // The per-file state of the log parser. Everything it keeps is either a
@@ -764,7 +837,8 @@ std::optional<LogMessage> TestFailureLine(const CleanLine& clean) {
 // left out, so a month of nightly logs in one file costs what one night does.
 class NcclLogParser::Impl {
  public:
-  explicit Impl(std::vector<ParseError>* errors) : errors_(errors) {}
+  explicit Impl(std::vector<ParseError>* errors, bool bare = false)
+      : errors_(errors), bare_mode_(bare) {}
 
   // `line` views `clean.text` (or is null: not an NCCL line); both are only
   // valid during the call, so a held line is copied.
@@ -804,6 +878,14 @@ class NcclLogParser::Impl {
       info.network = "Socket";
     }
     if (info.networks.empty() && info.network) info.networks.push_back(*info.network);
+    // Messages without their prefix count only in a log where no INFO line
+    // kept one (a prefix anywhere keeps the strict grammar), and that shows
+    // itself NCCL's by its version banner: lines in NCCL's words in a text
+    // that is not its log (a README, an nccl-tests table) stay unread.
+    if (bare_ && prefixed_info_ == 0 && info.nccl_version) {
+      MergeNcclLog(&info, bare_->Finish());
+      if (errors_) errors_->insert(errors_->end(), bare_errors_.begin(), bare_errors_.end());
+    }
     return std::move(info);
   }
 
@@ -811,10 +893,12 @@ class NcclLogParser::Impl {
   struct Held {
     CleanLine clean;
     std::optional<NcclLogLine> line;
+    bool glued_time = false;  // NcclLogLineView's, which NcclLogLine does not carry
   };
 
   void Hold(const CleanLine& clean, const NcclLogLineView* line) {
-    held_.push_back({clean, line ? std::optional<NcclLogLine>(line->ToLine()) : std::nullopt});
+    held_.push_back({clean, line ? std::optional<NcclLogLine>(line->ToLine()) : std::nullopt,
+                     line && line->glued_time});
   }
 
   void Replay() {
@@ -823,6 +907,7 @@ class NcclLogParser::Impl {
     for (Held& h : held_) {
       if (h.line) {
         NcclLogLineView view = NcclLogLineView::Of(*h.line);
+        view.glued_time = h.glued_time;
         Take(h.clean, &view, first);
       } else {
         Take(h.clean, nullptr, first);
@@ -861,9 +946,12 @@ class NcclLogParser::Impl {
     if (!line) {
       if (std::optional<LogMessage> failure = TestFailureLine(clean)) {
         KeepNotice(std::move(*failure));
+      } else if (!bare_mode_) {
+        TakeBare(clean);
       }
       return;
     }
+    if (ConsoleDouble(clean, *line)) return;
     if (first && CutFromTheFront(std::string(line->host), host_lines_)) {
       Report(errors, clean.number,
              "first line starts mid-line (host \"" + std::string(line->host) +
@@ -875,6 +963,7 @@ class NcclLogParser::Impl {
       return;
     }
     ++info.info_lines;
+    if (line->level == "INFO") ++prefixed_info_;
     // Lines of one host come in runs: only a host other than the last one's
     // is looked up.
     // Lines of one host come in runs, or two hosts' lines interleave: only a
@@ -983,6 +1072,40 @@ class NcclLogParser::Impl {
     }
   }
 
+  // A line that is no NCCL line may be one with its prefix stripped: read
+  // aside, and kept by Finish only for a log without prefixes.
+  void TakeBare(const CleanLine& clean) {
+    const std::string_view text = Trim(clean.text);
+    if (text.empty()) return;
+    const char c = text.front();
+    if ((c != 'C' && c != 'R' && c != 'U' && c != 'N' && c != 'c' && c != 'n') ||
+        !IsBareNcclMessage(text)) {
+      return;
+    }
+    if (!bare_) bare_ = std::make_unique<Impl>(&bare_errors_, /*bare=*/true);
+    NcclLogLineView view;
+    view.level = "INFO";
+    view.message = text;
+    bare_->Take(clean, &view, false);
+  }
+
+  // Whether `line` is a log console's second copy of the line before it
+  // (ConsoleKey): read once, counted once.
+  bool ConsoleDouble(const CleanLine& clean, const NcclLogLineView& line) {
+    std::string_view key = ConsoleKey(clean.text, line.glued_time, &console_buffer_);
+    if (key.empty()) {
+      console_last_.clear();
+      return false;
+    }
+    if (!console_last_.empty() && key == console_last_ && line.glued_time != console_last_glued_) {
+      console_last_.clear();
+      return true;
+    }
+    console_last_.assign(key);
+    console_last_glued_ = line.glued_time;
+    return false;
+  }
+
   // Every rank prints the same "NET/IB : Using ..." list at every init: a
   // list already read whole from the same host (no error) adds nothing, so it
   // is not read again. Bounded: past the cap every list is read.
@@ -1004,6 +1127,17 @@ class NcclLogParser::Impl {
 
   NcclLogInfo info;
   std::vector<ParseError>* errors_;
+  // Lines read without their prefix (TakeBare), and their errors; a parser
+  // of such lines (bare_mode_) looks for no more of them.
+  bool bare_mode_ = false;
+  std::unique_ptr<Impl> bare_;
+  std::vector<ParseError> bare_errors_;
+  int64_t prefixed_info_ = 0;
+  // The last console line's key (ConsoleDouble) and whether it was the glued
+  // form.
+  std::string console_last_;
+  bool console_last_glued_ = false;
+  std::string console_buffer_;
   std::unordered_set<std::string> clean_ib_lists_;
   std::string key_;
   std::string last_host_;

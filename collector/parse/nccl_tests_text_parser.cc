@@ -601,6 +601,9 @@ struct PendingHeader {
   std::optional<TestParameters> params;
   std::vector<RankDevice> devices;
   int first_line = 0;
+  // Set when a rank's device line came twice, from two processes (AddDevice):
+  // where and which, for the error if their rows turn out to interleave.
+  std::string two_processes;
 
   bool HasHeader() const { return params.has_value() || !devices.empty(); }
   // The header as nccl-tests prints it before NCCL's init: its parameter
@@ -630,15 +633,46 @@ struct Stream {
   // Rows of this stream's last complete table: room a new table reserves, so
   // a month of the same table does not grow each one's rows step by step.
   size_t rows_hint = 0;
+  // The open table's header came from two processes (PendingHeader::
+  // two_processes), and whether its rows turned out to interleave: then none
+  // of them is read, nor its trailers.
+  std::string open_two_processes;
+  bool open_refused = false;
 };
 
-void AddDevice(std::vector<RankDevice>* devices, RankDevice d) {
-  // A header printed once per process (non-MPI build under mpirun) repeats the
-  // rank numbers; keep the first line for each rank.
+// Whether two device lines of one rank come from different processes: each
+// printed its own header, as every process of an nccl-tests binary built
+// without MPI does when a launcher starts several (each runs the test alone,
+// as rank 0 of a 1-rank job). Lines without a pid (2017) cannot tell.
+bool OtherProcess(const RankDevice& a, const RankDevice& b) {
+  return (a.pid && b.pid && *a.pid != *b.pid) ||
+         (!a.host.empty() && !b.host.empty() && a.host != b.host);
+}
+
+// "pid 6101 on gpu-01" as a message names a device line's process.
+std::string ProcessName(const RankDevice& d) {
+  std::string name = d.pid ? "pid " + std::to_string(*d.pid) : "no pid";
+  if (!d.host.empty()) name += " on " + d.host;
+  return name;
+}
+
+// What PendingHeader::two_processes holds: the second device line's place
+// and both processes.
+std::string TwoProcesses(int line, const RankDevice& second, const RankDevice& first) {
+  return "\"Rank " + std::to_string(second.rank) + "\" at line " + std::to_string(line) + ": " +
+         ProcessName(second) + "; the first: " + ProcessName(first);
+}
+
+// Returns the device line already kept for d's rank when it is another
+// process's, else null.
+const RankDevice* AddDevice(std::vector<RankDevice>* devices, RankDevice d) {
+  // A header printed twice (a log pasted twice, a launcher echoing it) repeats
+  // the rank numbers; keep the first line for each rank.
   for (const RankDevice& have : *devices) {
-    if (have.rank == d.rank) return;
+    if (have.rank == d.rank) return OtherProcess(have, d) ? &have : nullptr;
   }
   devices->push_back(std::move(d));
+  return nullptr;
 }
 
 void RecomputeRanksAndHosts(TestTable* t) {
@@ -664,7 +698,7 @@ void ApplyHeader(PendingHeader&& h, TestTable* t) {
   if (t->devices.empty()) {
     t->devices = std::move(h.devices);
   } else {
-    for (RankDevice& d : h.devices) AddDevice(&t->devices, std::move(d));
+    for (RankDevice& d : h.devices) (void)AddDevice(&t->devices, std::move(d));
   }
   RecomputeRanksAndHosts(t);
 }
@@ -706,6 +740,7 @@ class NcclTestsTextParser::Impl {
       // starts inside the table, its column header left out).
       if (!st.open && (st.last || !OpenHeaderlessTable(&st, line))) return;
       st.headerless_first.reset();
+      if (st.open_refused) return;
       TestTable& t = At(*st.open);
       const bool op_may_be_blank = !t.collective || *t.collective == "hypercube";
       SizeRow& row = t.rows.emplace_back();
@@ -713,6 +748,20 @@ class NcclTestsTextParser::Impl {
       if (!ParseRow(line, st.layout, op_may_be_blank, &scratch_, &row, &error)) {
         t.rows.pop_back();
         Error(line.number, std::move(error));
+        return;
+      }
+      // Under a header of two processes, a size not above the last row's is
+      // the other process's row: their lines interleave.
+      if (!st.open_two_processes.empty() && t.rows.size() >= 2 &&
+          row.size_bytes <= t.rows[t.rows.size() - 2].size_bytes) {
+        RefuseInterleaved(&st, &t, line.number);
+        return;
+      }
+      // The file ends inside this row: its last value may be cut ("12" of
+      // "123.4"), as an NCCL line's would (nccl_log_parser.h).
+      if (line.unterminated) {
+        t.rows.pop_back();
+        Error(line.number, "last line ends without a newline (cut short?); row ignored");
         return;
       }
       t.last_line = line.number;
@@ -762,14 +811,19 @@ class NcclTestsTextParser::Impl {
     if (StartsWith(body, "Rank ")) {
       if (auto d = ParseDevice(body, &scratch_)) {
         Touch(&st, line.number);
-        AddDevice(&st.pending.devices, std::move(*d));
+        const RankDevice seen = *d;
+        const RankDevice* other = AddDevice(&st.pending.devices, std::move(*d));
+        if (other && st.pending.two_processes.empty()) {
+          st.pending.two_processes = TwoProcesses(line.number, seen, *other);
+        }
       } else if (hashed) {
         Error(line.number, "device line cut short or malformed: '" + std::string(body) + "'");
       }
       return;
     }
     if (StartsWith(body, "Out of bounds")) {
-      if (!st.open) return;  // a repeated trailer (one per process) or a stray one
+      if (!st.open || st.open_refused)
+        return;  // a repeated trailer (one per process) or a stray one
       TestTable& t = At(*st.open);
       std::vector<std::string_view> v = Tokens(body.substr(body.find(':') + 1));
       std::optional<int64_t> n = v.empty() ? std::nullopt : ToInt64(v[0]);
@@ -784,6 +838,11 @@ class NcclTestsTextParser::Impl {
     }
     if (StartsWith(body, "Avg bus ")) {
       if (!st.open) return;
+      if (st.open_refused) {  // stays incomplete: no row of it was read
+        st.open.reset();
+        st.open_refused = false;
+        return;
+      }
       TestTable& t = At(*st.open);
       size_t colon = body.find(':');
       std::vector<std::string_view> v = colon == std::string_view::npos
@@ -969,7 +1028,23 @@ class NcclTestsTextParser::Impl {
   // A new header while a table with rows is open: that table was cut short.
   // An open table without rows stays open so a duplicated header can join it.
   void CloseWithRows(Stream* st) {
-    if (st->open && !At(*st->open).rows.empty()) st->open.reset();
+    if (st->open && (!At(*st->open).rows.empty() || st->open_refused)) {
+      st->open.reset();
+      st->open_refused = false;
+    }
+  }
+
+  // The open table's rows are two processes' interleaved (each ran the test
+  // alone): which row is whose cannot be told, so none is read and the table
+  // stays incomplete, as a run that did not measure what it was started for.
+  void RefuseInterleaved(Stream* st, TestTable* t, int line) {
+    t->rows.clear();
+    st->open_refused = true;
+    Error(line, "rows of two processes interleave (a second device line, " +
+                    st->open_two_processes +
+                    "): each process ran the test alone, as an nccl-tests build without MPI "
+                    "does under a launcher, and which row is whose cannot be told: table not "
+                    "read");
   }
 
   void OpenTable(Stream* st, Layout layout, int line) {
@@ -977,11 +1052,26 @@ class NcclTestsTextParser::Impl {
       TestTable& t = At(*st->open);
       // Column header again before any row: a duplicated header, not a table.
       if (t.rows.empty() && !t.complete && st->layout == layout) {
+        // The other process's header may come after this one's column
+        // header: its rank 0 then meets the table's.
+        for (const RankDevice& d : st->pending.devices) {
+          for (const RankDevice& have : t.devices) {
+            if (have.rank == d.rank && OtherProcess(have, d) && st->pending.two_processes.empty()) {
+              st->pending.two_processes = TwoProcesses(
+                  st->pending.first_line != 0 ? st->pending.first_line : line, d, have);
+            }
+          }
+        }
+        if (st->open_two_processes.empty()) {
+          st->open_two_processes = std::move(st->pending.two_processes);
+        }
         ApplyHeader(std::move(st->pending), &t);
         st->pending = PendingHeader{};
         return;
       }
     }
+    st->open_two_processes = std::move(st->pending.two_processes);
+    st->open_refused = false;
     TestTable t;
     t.rows.reserve(st->rows_hint);
     const int first_line = st->pending.first_line;

@@ -597,6 +597,15 @@ std::string CutOffStart(std::string_view text, const std::string& file) {
     std::string_view raw = LineAt(text, starts, k);
     std::string_view t = TrimView(raw);
     const std::string at = file + ":" + std::to_string(k + 1) + ": ";
+    // NCCL_GRAPH_DUMP_FILE's output (NCCL_GRAPH_FILE's input) holds <gpu dev=>
+    // elements too, but it is no excerpt of a topology: the rings and trees
+    // NCCL chose, with no PCI path or NIC in them.
+    if (t.starts_with("<graphs") || t.starts_with("<graph id=")) {
+      return at +
+             "an NCCL graph file (NCCL_GRAPH_DUMP_FILE: the rings and trees NCCL chose), not a "
+             "topology: it names no PCI path or NIC, nothing to check (give the "
+             "NCCL_TOPO_DUMP_FILE or the GRAPH debug print)";
+    }
     if (t.starts_with("<pci busid=") || t.starts_with("<gpu dev=") || t.starts_with("<nic>") ||
         t.starts_with("<net name=")) {
       return at +

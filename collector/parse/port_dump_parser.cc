@@ -63,6 +63,14 @@ std::optional<std::string> Text(std::string_view value) {
   return std::string(value);
 }
 
+// A link layer is one word (InfiniBand, Ethernet); what follows it on the
+// line is a note the one who saved the dump wrote (a blog's "Ethernet
+// (IP mode)" in its own language), not part of the value.
+std::optional<std::string> LinkLayer(std::string_view value) {
+  const size_t end = value.find_first_of(" \t");
+  return Text(value.substr(0, end));
+}
+
 std::optional<uint64_t> Unsigned(std::string_view text) {
   uint64_t v = 0;
   int base = 10;
@@ -283,7 +291,7 @@ void ParseIbstat(const DumpSection& section, SectionPorts* out) {
         port->rate_text = Text(value);
       }
       if (key == "Base lid") port->lid = Text(value);
-      if (key == "Link layer") port->link_layer = Text(value);
+      if (key == "Link layer") port->link_layer = LinkLayer(value);
     }
   }
   // A block ends with its Port GUID (older ibstat) or Link layer: one holding
@@ -330,7 +338,7 @@ void ParseIbstatus(const DumpSection& section, SectionPorts* out) {
         port->rate_text = Text(value);
       }
       if (key == "base lid") port->lid = Text(value);
-      if (key == "link_layer") port->link_layer = Text(value);
+      if (key == "link_layer") port->link_layer = LinkLayer(value);
     }
   }
   CheckBlocks(blocks, {"state", "phys state", "rate"}, "ibstatus", section, out);
@@ -498,7 +506,7 @@ void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
       if (key == "state") SetState(value, false, port);
       if (key == "phys_state") SetState(value, true, port);
       if (key == "port_lid") port->lid = Text(value);
-      if (key == "link_layer") port->link_layer = Text(value);
+      if (key == "link_layer") port->link_layer = LinkLayer(value);
       if (key == "active_width") width = static_cast<int>(Unsigned(value).value_or(0));  // "4X (2)"
       if (key == "active_speed") lane_gbps = Number(value).value_or(-1);  // "25.0 Gbps (32)"
     }
@@ -774,8 +782,19 @@ std::vector<NetdevPort> ParseIbdev2netdev(std::string_view text,
 }
 
 std::map<std::string, uint64_t> FlowControlStats(const std::map<std::string, uint64_t>& all) {
+  // The whole device's drop counters of drivers that do not say "discard"
+  // (Intel's "port.rx_dropped", "rx_missed"; the kernel's own "rx_dropped"):
+  // by their whole name, as a part ("drop") would keep every queue's
+  // ("rx3_xdp_drop" of mlx5, one per channel).
+  static const std::set<std::string_view> kDrops = {
+      "rx_dropped",       "tx_dropped", "port.rx_dropped", "port.tx_dropped",   "rx_missed",
+      "rx_missed_errors", "rx_drops",   "tx_drops",        "rx_no_buffer_count"};
   std::map<std::string, uint64_t> out;
   for (const auto& [name, value] : all) {
+    if (kDrops.count(name)) {
+      out[name] = value;
+      continue;
+    }
     for (const char* kept : {"pause", "pfc", "_prio", "prio_", "ecn", "cnp", "discard",
                              "out_of_buffer", "crc_err", "link_down_events"}) {
       if (name.find(kept) != std::string::npos) {

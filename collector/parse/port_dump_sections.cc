@@ -141,6 +141,10 @@ std::optional<Prompt> ParsePrompt(std::string_view line) {
   std::string_view host = who.substr(0, colon);
   if (colon != std::string_view::npos) p.cwd = std::string(who.substr(colon + 1));
   if (user == std::string_view::npos) {
+    // The shell's next prompt, with nothing typed after it, where the copy
+    // of a terminal ends ("sh-5.1#", bash's default; "gpu-a$"):
+    // the end of the output above, naming no host (bash's word is none).
+    if (p.command.empty() && mark + 1 == s.size() && IsPromptHost(host)) return p;
     // "gpu-a$ ibstat", "gpu-a:~$ ibstat": only with a host-like word and a tool.
     if (!IsHostName(host) || !IsToolWord(FirstWord(p.command))) return std::nullopt;
   } else if (!IsPromptHost(host) || !IsPromptHost(word.substr(0, user))) {

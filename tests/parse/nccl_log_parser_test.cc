@@ -1000,6 +1000,11 @@ TEST(NcclLogLineTest, StrictPrefixGrammar) {
       {"  | 2025-05-16T16:39:51.208-07:00 | gpu-01:1:2 [0] NCCL INFO x", true, "gpu-01", 0},
       {"| 2025-05-16T16:39:51.208-07:00 | NCCL INFO x", true, "", std::nullopt},
       {"net_ib.cc:12 NCCL WARN x", true, "", std::nullopt},
+      // The console's second copy of an expanded event: its time glued to the
+      // host (round eight, aws-ofi-nccl#889), with or without the bar.
+      {"| 2025-05-16T16:39:51.208-07:00gpu-01:1:2 [0] NCCL INFO x", true, "gpu-01", 0},
+      {"2025-05-16T16:39:51Zgpu-01:1:2 [0] NCCL INFO x", true, "gpu-01", 0},
+      {"2025-05-16T16:39:51.5+01:00[1,0]<stdout>:gpu-01:1:2 [0] NCCL INFO x", false},
       // Not NCCL's prefix: no host, and not a line at all.
       {"## NCCL INFO output", false},
       {"Set NCCL_DEBUG=INFO to see NCCL INFO lines", false},
@@ -1009,9 +1014,10 @@ TEST(NcclLogLineTest, StrictPrefixGrammar) {
       {"gpu-01:1:2 NCCL INFO x", false},  // NCCL always prints [dev]
       {"gpu 01:1:2 [0] NCCL INFO x", false},
       {"NCCL INFOx", false},
-      // The console's doubled line, its time glued to the host: no host field.
-      {"| 2025-05-16T16:39:51.208-07:00gpu-01:1:2 [0] NCCL INFO x", false},
       {"| why | gpu-01:1:2 [0] NCCL INFO x", false},
+      // A time glued to a host only with its zone, which is where it ends.
+      {"2025-05-16T16:39:51.208gpu-01:1:2 [0] NCCL INFO x", false},
+      {"x2025-05-16T16:39:51Zgpu-01:1:2 [0] NCCL INFO x", false},
   };
   for (const PrefixCase& c : cases) {
     std::optional<NcclLogLine> got = SplitNcclLogLine(c.text);
@@ -1094,6 +1100,114 @@ TEST(NcclLogParserTest, NoIbDeviceThenTheSocketNetIsTheSocketNetworkBefore212) {
       "n1:1:1 [0] NCCL INFO NET/IB : No device found.\n"
       "n1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n";
   EXPECT_EQ(ParseText(plugin, &errors).network, std::nullopt);
+}
+
+// Issue 30, round eight (real sample: NVIDIA/nccl#1584): a log with every
+// "host:pid:tid [dev] NCCL INFO" prefix stripped gave only its version. What
+// NCCL's own grammar says whole is read: the connection lines, "Using
+// network", the NET/IB list, init lines, echoed settings; no host.
+TEST(NcclLogParserTest, LogWithEveryPrefixStrippedIsReadByNcclsOwnGrammar) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("prefixes_all_stripped_ib_2node_nccl2.23.log"), &errors);
+  EXPECT_EQ(got.nccl_version, "2.23.4");
+  EXPECT_EQ(got.cuda_version, "12.6");
+  EXPECT_EQ(got.cuda_driver_version, "12.6");
+  EXPECT_EQ(got.network, "IB");
+  EXPECT_EQ(got.net_plugin, "internal");
+  EXPECT_EQ(WithLog(got).Transports(), (std::vector<std::string>{"NET/IB"}));
+  EXPECT_EQ(WithLog(got).Gdrdma(), true);
+  ASSERT_EQ(got.channels.size(), 4u);
+  EXPECT_EQ(got.channels[0].line, 16);
+  EXPECT_EQ(got.channels[0].host, "");
+  EXPECT_EQ(got.channels[0].pid, std::nullopt);
+  EXPECT_EQ(got.nranks, 2);
+  EXPECT_EQ(got.nnodes, 2);
+  EXPECT_EQ(got.env_settings.at("NCCL_IB_HCA"), "mlx5_0,mlx5_1");
+  ASSERT_EQ(got.net_devices.size(), 2u);
+  EXPECT_EQ(got.net_devices[1].name, "mlx5_1");
+  EXPECT_TRUE(got.hosts.empty());
+  EXPECT_TRUE(errors.empty()) << errors[0].line << ": " << errors[0].message;
+}
+
+// The other side of it: a prefix anywhere keeps the strict grammar (a line
+// without one is then not NCCL's), and text that is not a log (no version
+// banner: NonNcclTextYieldsNothing too) says nothing, nor do lines that only
+// begin in NCCL's words.
+TEST(NcclLogParserTest, LinesWithoutPrefixCountOnlyInALogWithoutPrefixes) {
+  std::vector<ParseError> errors;
+  NcclLogInfo mixed = ParseText(
+      "NCCL version 2.23.4+cuda12.6\n"
+      "gpu-01:1:2 [0] NCCL INFO Using network Socket\n"
+      "Using network IB\n"
+      "Channel 00/0 : 0[0] -> 1[1] via NET/IB/0\n",
+      &errors);
+  EXPECT_EQ(mixed.network, "Socket");
+  EXPECT_EQ(mixed.networks, (std::vector<std::string>{"Socket"}));
+  EXPECT_TRUE(mixed.channels.empty());
+  NcclLogInfo prose = ParseText(
+      "To check the fabric, look for these lines:\n"
+      "Using network IB\n"
+      "Channel 00/0 : 0[0] -> 1[1] via NET/IB/0\n"
+      "and make sure nothing says Using network Socket.\n",
+      &errors);
+  EXPECT_EQ(prose.network, std::nullopt);
+  EXPECT_EQ(prose.info_lines, 0);
+  NcclLogInfo words = ParseText(
+      "NCCL version 2.23.4+cuda12.6\n"
+      "Channel 00/0 : 0[0] -> 1[1] via NET/IB/0 was slow\n"
+      "Using network IB, as configured\n"
+      "NET/IB : the devices were mlx5_0 and mlx5_1\n"
+      "comm rank 0 of 2 was slow\n",
+      &errors);
+  EXPECT_EQ(words.network, std::nullopt);
+  EXPECT_TRUE(words.channels.empty());
+  EXPECT_TRUE(words.net_devices.empty());
+  EXPECT_EQ(words.info_lines, 1);  // the banner
+  EXPECT_TRUE(errors.empty());
+}
+
+// Issue 30, round eight (real sample: aws-ofi-nccl#889): CloudWatch's console
+// lists an event as "  | <time> | <line>" and, expanded, again with the time
+// glued to the host. The glued copy was not read (no host field); now it is
+// read, and the copy of the line before it is not counted twice: one WARN,
+// one observation per connection.
+TEST(NcclLogParserTest, ConsoleCopyDoubledLinesCountOnce) {
+  std::vector<ParseError> errors;
+  NcclLogInfo got = ParseText(ReadFixture("cloudwatch_console_doubled_efa_nccl2.21.log"), &errors);
+  EXPECT_EQ(got.nccl_version, "2.21.5");
+  EXPECT_EQ(got.network, "AWS Libfabric");
+  EXPECT_EQ(got.net_plugin, "AWS Libfabric");
+  EXPECT_EQ(got.hosts, (std::vector<std::string>{"ip-10-8-3-17"}));
+  EXPECT_EQ(got.nranks, 16);
+  EXPECT_EQ(got.nnodes, 2);
+  ASSERT_EQ(got.channels.size(), 4u);
+  EXPECT_EQ(got.channels[0].line, 11);
+  EXPECT_EQ(got.channels[1].line, 13);
+  EXPECT_EQ(WithLog(got).Transports(), (std::vector<std::string>{"NET/AWS Libfabric"}));
+  ASSERT_EQ(got.warnings.size(), 1u);
+  EXPECT_EQ(got.warnings[0].line, 17);
+  // 19 lines: 13 NCCL events, 5 copies, and the PyTorch error.
+  EXPECT_EQ(got.info_lines, 13);
+  EXPECT_TRUE(errors.empty()) << errors[0].line << ": " << errors[0].message;
+}
+
+// Only a copy of the line just before, in the other form, is the console's:
+// the same line twice in one form is NCCL's twice, and a glued line alone is
+// read like any.
+TEST(NcclLogParserTest, OnlyTheConsolesOwnCopyIsDropped) {
+  const std::string bar =
+      "  | 2025-05-22T14:26:34.311-07:00 | gpu-01:1:2 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] "
+      "[receive] via NET/IB/0\n";
+  const std::string glued =
+      "2025-05-22T14:26:34.311-07:00gpu-01:1:2 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] "
+      "[receive] via NET/IB/0\n";
+  std::vector<ParseError> errors;
+  EXPECT_EQ(ParseText(bar + bar, &errors).channels.size(), 2u);
+  EXPECT_EQ(ParseText(glued + glued, &errors).channels.size(), 2u);
+  EXPECT_EQ(ParseText(glued, &errors).channels.size(), 1u);
+  EXPECT_EQ(ParseText(glued + bar, &errors).channels.size(), 1u);
+  EXPECT_EQ(ParseText(bar + glued + bar + glued, &errors).channels.size(), 2u);
+  EXPECT_TRUE(errors.empty());
 }
 
 }  // namespace

@@ -263,20 +263,8 @@ const std::vector<Case>& Cases() {
          true,
          3.47333}},
        {}},
-      // Untagged output of two processes of a non-MPI build: the duplicated
-      // header makes one table, not an empty one plus a full one.
-      {"t13_duplicated_headers_untagged.txt",
-       {{S("all_reduce"),
-         1,
-         {"twin-host"},
-         6,
-         {18, 8, S("sum"), std::nullopt, 7.90, 0.00, std::nullopt, 0.0},
-         {23, 8192, S("sum"), std::nullopt, 10.62, 0.00, std::nullopt, 0.0},
-         true,
-         0,
-         true,
-         0.0}},
-       {}},
+      // t13 (two processes' untagged lines interleaved): a test of its own
+      // below, TwoProcessesInterleavedAreNotOneTable.
       // The same with Open MPI tags: one table per process, rows kept apart.
       {"t14_duplicated_headers_tagged_per_process.txt",
        {{std::nullopt,
@@ -543,11 +531,29 @@ TEST(NcclTestsTextParser, UnparseableRowMessagesNameTheProblem) {
   }
 }
 
-TEST(NcclTestsTextParser, DuplicatedHeaderKeepsFirstDeviceLine) {
+// Issue 30, round eight: every process of an nccl-tests binary built without
+// MPI, started by mpirun, runs the test alone and prints its own header
+// ("#  Rank  0 ... Pid 6101", "#  Rank  0 ... Pid 6102"); untagged, their
+// lines interleave. That was one 1-rank table of both processes' rows, stored
+// as a complete run; which row is whose cannot be told, so the table is
+// incomplete, without rows, and an error names the row where the second
+// process's rows show and both processes.
+TEST(NcclTestsTextParser, TwoProcessesInterleavedAreNotOneTable) {
   Parsed p = ParseFixture("t13_duplicated_headers_untagged.txt");
   ASSERT_EQ(p.tables.size(), 1u);
-  ASSERT_EQ(p.tables[0].devices.size(), 1u);
-  EXPECT_EQ(p.tables[0].devices[0].pid, 6101);
+  const TestTable& t = p.tables[0];
+  EXPECT_FALSE(t.complete);
+  EXPECT_TRUE(t.rows.empty());
+  EXPECT_EQ(t.avg_busbw, std::nullopt);
+  EXPECT_EQ(t.oob_ok, std::nullopt);
+  ASSERT_EQ(t.devices.size(), 1u);
+  EXPECT_EQ(t.devices[0].pid, 6101);
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0].line, 19);  // the second "8" row
+  EXPECT_NE(p.errors[0].message.find("pid 6102 on twin-host"), std::string::npos)
+      << p.errors[0].message;
+  EXPECT_NE(p.errors[0].message.find("pid 6101 on twin-host"), std::string::npos);
+  EXPECT_NE(p.errors[0].message.find("line 9"), std::string::npos);
 }
 
 TEST(NcclTestsTextParser, TaggedProcessesKeepTheirOwnDevices) {
@@ -838,6 +844,56 @@ TEST(NcclTestsTextParser, RowsReadTheSameWhateverTheirPadding) {
       }
     }
   }
+}
+
+// The two headers, then the rows of one process only (the other died before
+// its table, or its output went elsewhere): sizes grow, so they are that
+// process's, read as before.
+TEST(NcclTestsTextParser, TwoProcessHeadersOneProcessRowsAreRead) {
+  const std::string header =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 "
+      "agg iters: 1 validation: 1 graph: 0\n";
+  const std::string columns =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n";
+  std::string text = header + header +
+                     "#  Rank  0 Group  0 Pid     11 on inl device  0 [0x01] GPU\n"
+                     "#  Rank  0 Group  0 Pid     12 on inl device  1 [0x02] GPU\n" +
+                     columns + columns +
+                     "8 2 float sum -1 1 0 0 0 1 0 0 0\n"
+                     "16 4 float sum -1 1 0 0 0 1 0 0 0\n"
+                     "# Out of bounds values : 0 OK\n# Avg bus bandwidth : 0\n";
+  Parsed p = ParseText(text);
+  ASSERT_EQ(p.tables.size(), 1u);
+  EXPECT_TRUE(p.tables[0].complete);
+  EXPECT_EQ(p.tables[0].rows.size(), 2u);
+  EXPECT_TRUE(p.errors.empty());
+}
+
+// The same header twice from one process (a log pasted twice) is one header.
+TEST(NcclTestsTextParser, SameProcessHeaderTwiceIsOneHeader) {
+  std::string text = std::string(kHeader) + kHeader + "8 2 float sum -1 1 0 0 0 1 0 0 0\n" +
+                     "8 2 float sum -1 1 0 0 0 1 0 0 0\n";
+  Parsed p = ParseText(text);
+  ASSERT_EQ(p.tables.size(), 1u);
+  EXPECT_EQ(p.tables[0].rows.size(), 2u);
+  EXPECT_TRUE(p.errors.empty());
+}
+
+// Issue 30, round eight: a file that ends inside a row (no newline after it)
+// said nothing; the row's last value may be cut ("12" of "123.4"), so it is
+// not read and the cut is said, as for an NCCL line.
+TEST(NcclTestsTextParser, LastRowWithoutNewlineIsSaidAndNotRead) {
+  std::string text = std::string(kHeader) + "8 2 float sum -1 1 0 0 0 1 0 0 0\n" +
+                     "16 4 float sum -1 2 0 0 0 2 0 0 0";
+  Parsed p = ParseText(text);
+  ASSERT_EQ(p.tables.size(), 1u);
+  EXPECT_FALSE(p.tables[0].complete);
+  ASSERT_EQ(p.tables[0].rows.size(), 1u);
+  EXPECT_EQ(p.tables[0].rows[0].size_bytes, 8);
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0].line, 5);
+  EXPECT_NE(p.errors[0].message.find("without a newline"), std::string::npos);
 }
 
 }  // namespace

@@ -731,14 +731,19 @@ TEST(PortDumpRealShapes, NodeCheckLoopTitlesAndAnotherNodesPerfquery) {
 
 TEST(PortDumpRealShapes, EthtoolIKeysWithoutValueAreNoHosts) {
   // `ethtool -i` before `ethtool -S`: its "firmware-version:" and
-  // "expansion-rom-version:" (empty) were two hosts' headers; the reason
-  // nothing is stored is that no statistic is one fabtrack keeps.
+  // "expansion-rom-version:" (empty) were two hosts' headers. One port,
+  // enp5s0, with the one statistic fabtrack keeps of it: rx_missed, the
+  // r8169's drop counter (round eight; before it, nothing was kept and
+  // nothing stored).
   std::string why;
   std::optional<std::vector<ParsedPortDump>> d =
       ParsePortDumpDocument(Read("ws-l12.ethtool-i-and-S.txt"), PortDumpContext{}, &why);
-  EXPECT_FALSE(d);
-  EXPECT_EQ(why.find("firmware-version"), std::string::npos) << why;
-  EXPECT_NE(why.find("none of the 13 statistics of enp5s0"), std::string::npos) << why;
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->size(), 1u);
+  EXPECT_EQ(d->front().host, std::nullopt);
+  ASSERT_EQ(d->front().ports.size(), 1u);
+  EXPECT_EQ(d->front().ports[0].netdev, "enp5s0");
+  EXPECT_EQ(d->front().ports[0].ethtool, (std::map<std::string, uint64_t>{{"rx_missed", 3}}));
 }
 
 TEST(PortDumpRealShapes, GrepRunInSysClassGivesPathsWithoutTheirRoot) {
@@ -978,6 +983,60 @@ TEST(PortDumpRealShapes, EthtoolHeaderWithANoteAfterIt) {
   EXPECT_EQ(dump.ports[0].ethtool.at("rx_prio3_pause"), 5120u);
   EXPECT_EQ(dump.ports[0].ethtool.at("rx_discards_phy"), 14u);
   EXPECT_EQ(dump.ports[0].ethtool.at("link_down_events_phy"), 1u);
+}
+
+TEST(PortDumpRealShapes, TheShellsNextPromptEndsTheOutput) {
+  // Round eight (real sample: an OpenShift how-to's `sh-5.1# ibstat` with
+  // the next bare `sh-5.1#` prompt after it): the prompt right after the last
+  // "Link layer" was taken for the dump cut short, nothing stored.
+  ParsedPortDump d = Parse("gpu-s31.ibstat-bash-prompt.txt");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 3u);
+  EXPECT_EQ(d.ports[1].device, "mlx5_1");
+  EXPECT_EQ(d.ports[1].lid, "23");
+  EXPECT_EQ(d.ports[2].state, "DOWN");
+  EXPECT_EQ(d.ports[2].link_layer, "Ethernet");
+  // A line that is no prompt still is a cut.
+  std::string why;
+  std::string text = Read("gpu-s31.ibstat-bash-prompt.txt");
+  text.replace(text.rfind("sh-5.1#"), 7, "sh-5.1 ");
+  std::optional<ParsedPortDump> cut = ParsePortDump(text, std::nullopt, &why);
+  ASSERT_TRUE(cut) << why;
+  ASSERT_FALSE(cut->errors.empty());
+  EXPECT_NE(cut->errors.front().message.find("cut off"), std::string::npos);
+}
+
+TEST(PortDumpRealShapes, ANoteAfterTheLinkLayerIsNoPartOfIt) {
+  // Round eight (real sample: a blog's ibstatus with its own note after
+  // "link_layer: Ethernet"): the note was stored in the link layer.
+  ParsedPortDump d = Parse("roce-t05.ibstatus-noted.txt");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  EXPECT_EQ(d.ports[0].link_layer, "Ethernet");
+  EXPECT_EQ(d.ports[0].state, "ACTIVE");
+  EXPECT_EQ(d.ports[0].rate_gbps, 100);
+}
+
+TEST(PortDumpRealShapes, DropCountersOfDriversThatDoNotSayDiscard) {
+  // Round eight (real sample: node_exporter's ethtool fixture of an Intel
+  // port, "port.rx_dropped", "rx_missed"): "none of the statistics is one
+  // fabtrack keeps (... drops ...)", nothing stored. The device's drop
+  // counters are kept by their whole names, no queue's.
+  std::string why;
+  std::optional<std::vector<ParsedPortDump>> d =
+      ParsePortDumpDocument(Read("ws-u08.eno1.ethtool-intel.txt"), PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->size(), 1u);
+  const ParsedPortDump& dump = d->front();
+  EXPECT_TRUE(dump.errors.empty()) << (dump.errors.empty() ? "" : dump.errors[0].message);
+  ASSERT_EQ(dump.ports.size(), 1u);
+  EXPECT_EQ(dump.ports[0].netdev, "eno1");
+  EXPECT_EQ(dump.ports[0].ethtool, (std::map<std::string, uint64_t>{{"port.rx_crc_errors", 0},
+                                                                    {"port.rx_dropped", 3311},
+                                                                    {"rx_dropped", 0},
+                                                                    {"rx_missed", 27},
+                                                                    {"tx_dropped", 0}}));
+  EXPECT_EQ(FlowControlStats({{"rx3_xdp_drop", 5}, {"tx_queue_dropped", 1}}).size(), 0u);
 }
 
 }  // namespace

@@ -372,5 +372,31 @@ TEST(CutOffStartRealShapes, AGraphPrintExcerptWithoutItsSystemLineSaysSo) {
   EXPECT_NE(prose[0].errors[0].find("neither an NCCL topology dump"), std::string::npos);
 }
 
+TEST(CutOffStartRealShapes, AGraphFileIsNoTopologyAndSaysSo) {
+  // Round eight (real sample: a cloud image's setup script writing both
+  // NCCL_TOPO_FILE and NCCL_GRAPH_FILE): the graph file, rings of
+  // <gpu dev=..> elements, was "part of an NCCL topology dump without its
+  // <system> start ... cut off", which it is not.
+  const std::string text =
+      "<graphs version=\"1\">\n"
+      "  <graph id=\"0\" pattern=\"4\" crossnic=\"0\" nchannels=\"1\" speedintra=\"12\" "
+      "speedinter=\"12\" latencyinter=\"0\" typeintra=\"NVL\" typeinter=\"PIX\" "
+      "samechannels=\"0\">\n"
+      "    <channel>\n"
+      "      <gpu dev=\"0\"/>\n"
+      "      <gpu dev=\"1\"/>\n"
+      "    </channel>\n"
+      "  </graph>\n"
+      "</graphs>\n";
+  std::vector<ParsedNodeTopology> all = ParseNodeTopologies(text, "graph.xml");
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_TRUE(all[0].topology.gpus.empty());
+  ASSERT_EQ(all[0].errors.size(), 1u);
+  EXPECT_EQ(all[0].errors[0],
+            "graph.xml:1: an NCCL graph file (NCCL_GRAPH_DUMP_FILE: the rings and trees NCCL "
+            "chose), not a topology: it names no PCI path or NIC, nothing to check (give the "
+            "NCCL_TOPO_DUMP_FILE or the GRAPH debug print)");
+}
+
 }  // namespace
 }  // namespace fabtrack
