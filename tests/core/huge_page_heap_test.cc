@@ -37,6 +37,11 @@ bool MarkedHuge(const void* address) {
 
 TEST(HugePageHeapTest, MarksTheHeapAndItsMemoryWorks) {
 #if defined(__linux__) && defined(__GLIBC__)
+  // A kernel built without transparent huge pages refuses MADV_HUGEPAGE.
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    EXPECT_FALSE(UseHugePagesForHeap(std::size_t{256} << 20));
+    GTEST_SKIP() << "no transparent huge pages in this kernel";
+  }
   ASSERT_TRUE(UseHugePagesForHeap(std::size_t{256} << 20));
   // Blocks from small to large, written and read back: the heap is ordinary
   // memory. The range marked starts at the first 2 MiB boundary past where
