@@ -211,7 +211,6 @@ bool ParseHostPidTid(std::string_view token, NcclLogLineView* out) {
   out->host = host;
   out->pid = ToInt(pid);
   out->tid = ToInt(tid);
-  out->glued_time = time > 0 && !host.empty();
   return out->pid && out->tid;
 }
 

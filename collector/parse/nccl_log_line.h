@@ -42,9 +42,6 @@ struct NcclLogLineView {
   std::string_view level;
   std::string_view source_location;
   std::string_view message;
-  // The host came glued to a time ("...-07:00gpu-01:80:2500"): a log
-  // console's second copy of an event it also listed as "| time | line".
-  bool glued_time = false;
 
   NcclLogLine ToLine() const;
   static NcclLogLineView Of(const NcclLogLine& line);

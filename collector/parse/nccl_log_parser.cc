@@ -810,9 +810,22 @@ bool IsBareNcclMessage(std::string_view text) {
   }
 }
 
+// Whether the host of `line`, a view into `text`, comes glued to a time: the
+// character before it ends an RFC 3339 zone ("...-07:00gpu-01:80:2500",
+// "...Zgpu-01:..."), where NCCL's own prefix has nothing, a blank or a
+// launcher tag's ':' (nccl_log_line.cc reads such a host only after a zone).
+bool GluedToTime(const NcclLogLineView& line, std::string_view text) {
+  if (line.host.empty() || line.host.data() <= text.data() ||
+      line.host.data() >= text.data() + text.size()) {
+    return false;
+  }
+  const char before = line.host.data()[-1];
+  return IsDigit(before) || before == 'Z';
+}
+
 // A log console's copy (CloudWatch) lists an event as "  | <time> | <line>"
 // and, when the event is expanded, again with the time glued to the line
-// ("<time><line>", NcclLogLineView::glued_time). The text both forms share:
+// ("<time><line>", GluedToTime). The text both forms share:
 // without the leading bars and blanks, and without the bar between time and
 // line. Empty for a line of neither form.
 std::string_view ConsoleKey(std::string_view text, bool glued, std::string* buffer) {
@@ -893,12 +906,12 @@ class NcclLogParser::Impl {
   struct Held {
     CleanLine clean;
     std::optional<NcclLogLine> line;
-    bool glued_time = false;  // NcclLogLineView's, which NcclLogLine does not carry
+    bool glued_time = false;  // GluedToTime, which the copy's host cannot tell
   };
 
   void Hold(const CleanLine& clean, const NcclLogLineView* line) {
     held_.push_back({clean, line ? std::optional<NcclLogLine>(line->ToLine()) : std::nullopt,
-                     line && line->glued_time});
+                     line && GluedToTime(*line, clean.text)});
   }
 
   void Replay() {
@@ -907,8 +920,9 @@ class NcclLogParser::Impl {
     for (Held& h : held_) {
       if (h.line) {
         NcclLogLineView view = NcclLogLineView::Of(*h.line);
-        view.glued_time = h.glued_time;
+        replayed_glued_ = h.glued_time;
         Take(h.clean, &view, first);
+        replayed_glued_.reset();
       } else {
         Take(h.clean, nullptr, first);
       }
@@ -946,7 +960,7 @@ class NcclLogParser::Impl {
     if (!line) {
       if (std::optional<LogMessage> failure = TestFailureLine(clean)) {
         KeepNotice(std::move(*failure));
-      } else if (!bare_mode_) {
+      } else if (!bare_mode_ && MayBeBare(clean.text)) {
         TakeBare(clean);
       }
       return;
@@ -963,9 +977,6 @@ class NcclLogParser::Impl {
       return;
     }
     ++info.info_lines;
-    if (line->level == "INFO") ++prefixed_info_;
-    // Lines of one host come in runs: only a host other than the last one's
-    // is looked up.
     // Lines of one host come in runs, or two hosts' lines interleave: only a
     // host other than the last two is looked up.
     if (!line->host.empty() && line->host != last_host_) {
@@ -992,6 +1003,7 @@ class NcclLogParser::Impl {
     // TRACE repeats connections from the receiving side ("<-"); the INFO lines
     // already have each one.
     if (line->level != "INFO") return;
+    ++prefixed_info_;
     // Searched for once: a notice of its own and a branch below both need it.
     const bool gdr_disabled = HasGdrDisabled(message);
     if (SaysWhatNcclCouldNotUse(message, gdr_disabled)) {
@@ -1074,14 +1086,17 @@ class NcclLogParser::Impl {
 
   // A line that is no NCCL line may be one with its prefix stripped: read
   // aside, and kept by Finish only for a log without prefixes.
+  // The first letter of every message TakeBare reads (the cleaner left no
+  // blank in front): one compare sends a table row away.
+  static bool MayBeBare(std::string_view text) {
+    if (text.empty()) return false;
+    const char c = text.front();
+    return c == 'C' || c == 'R' || c == 'U' || c == 'N' || c == 'c' || c == 'n';
+  }
+
   void TakeBare(const CleanLine& clean) {
     const std::string_view text = Trim(clean.text);
-    if (text.empty()) return;
-    const char c = text.front();
-    if ((c != 'C' && c != 'R' && c != 'U' && c != 'N' && c != 'c' && c != 'n') ||
-        !IsBareNcclMessage(text)) {
-      return;
-    }
+    if (text.empty() || !IsBareNcclMessage(text)) return;
     if (!bare_) bare_ = std::make_unique<Impl>(&bare_errors_, /*bare=*/true);
     NcclLogLineView view;
     view.level = "INFO";
@@ -1092,17 +1107,18 @@ class NcclLogParser::Impl {
   // Whether `line` is a log console's second copy of the line before it
   // (ConsoleKey): read once, counted once.
   bool ConsoleDouble(const CleanLine& clean, const NcclLogLineView& line) {
-    std::string_view key = ConsoleKey(clean.text, line.glued_time, &console_buffer_);
+    const bool glued = replayed_glued_ ? *replayed_glued_ : GluedToTime(line, clean.text);
+    std::string_view key = ConsoleKey(clean.text, glued, &console_buffer_);
     if (key.empty()) {
       console_last_.clear();
       return false;
     }
-    if (!console_last_.empty() && key == console_last_ && line.glued_time != console_last_glued_) {
+    if (!console_last_.empty() && key == console_last_ && glued != console_last_glued_) {
       console_last_.clear();
       return true;
     }
     console_last_.assign(key);
-    console_last_glued_ = line.glued_time;
+    console_last_glued_ = glued;
     return false;
   }
 
@@ -1137,6 +1153,8 @@ class NcclLogParser::Impl {
   // form.
   std::string console_last_;
   bool console_last_glued_ = false;
+  // Set while a held line is replayed: its view holds copies, not the text.
+  std::optional<bool> replayed_glued_;
   std::string console_buffer_;
   std::unordered_set<std::string> clean_ib_lists_;
   std::string key_;

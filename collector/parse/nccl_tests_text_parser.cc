@@ -663,15 +663,15 @@ std::string TwoProcesses(int line, const RankDevice& second, const RankDevice& f
          ProcessName(second) + "; the first: " + ProcessName(first);
 }
 
-// Returns the device line already kept for d's rank when it is another
-// process's, else null.
-const RankDevice* AddDevice(std::vector<RankDevice>* devices, RankDevice d) {
+// Moves *d into the list unless its rank has a line already; then returns
+// that line when it is another process's (*d left as it was), else null.
+const RankDevice* AddDevice(std::vector<RankDevice>* devices, RankDevice* d) {
   // A header printed twice (a log pasted twice, a launcher echoing it) repeats
   // the rank numbers; keep the first line for each rank.
   for (const RankDevice& have : *devices) {
-    if (have.rank == d.rank) return OtherProcess(have, d) ? &have : nullptr;
+    if (have.rank == d->rank) return OtherProcess(have, *d) ? &have : nullptr;
   }
-  devices->push_back(std::move(d));
+  devices->push_back(std::move(*d));
   return nullptr;
 }
 
@@ -698,7 +698,7 @@ void ApplyHeader(PendingHeader&& h, TestTable* t) {
   if (t->devices.empty()) {
     t->devices = std::move(h.devices);
   } else {
-    for (RankDevice& d : h.devices) (void)AddDevice(&t->devices, std::move(d));
+    for (RankDevice& d : h.devices) (void)AddDevice(&t->devices, &d);
   }
   RecomputeRanksAndHosts(t);
 }
@@ -811,10 +811,9 @@ class NcclTestsTextParser::Impl {
     if (StartsWith(body, "Rank ")) {
       if (auto d = ParseDevice(body, &scratch_)) {
         Touch(&st, line.number);
-        const RankDevice seen = *d;
-        const RankDevice* other = AddDevice(&st.pending.devices, std::move(*d));
+        const RankDevice* other = AddDevice(&st.pending.devices, &*d);
         if (other && st.pending.two_processes.empty()) {
-          st.pending.two_processes = TwoProcesses(line.number, seen, *other);
+          st.pending.two_processes = TwoProcesses(line.number, *d, *other);
         }
       } else if (hashed) {
         Error(line.number, "device line cut short or malformed: '" + std::string(body) + "'");
