@@ -363,13 +363,19 @@ AnalysisInput LoadAnalysisInput(pqxx::connection_base& connection, const Analysi
   }
   const std::string ids = PgBigintArrayLiteral(judged);
 
+  // A channel line is printed by the rank on its own host and names that
+  // host's NIC: the sender's for "a -> b [send]" (and lines without a
+  // direction), the receiver's for "a -> b [receive]", where the line's own
+  // rank is b (`peer_rank`), not a, which may live on another node.
   for (const pqxx::row& row : txn.exec_params(
-           "SELECT o.run_id, o.host, o.rank, o.family, o.nic_index, min(d.device), count(*), "
-           "count(*) FILTER (WHERE o.gdrdma) "
+           "SELECT o.run_id, o.host, "
+           "  CASE WHEN o.direction = 'receive' THEN o.peer_rank ELSE o.rank END AS local_rank, "
+           "  o.family, o.nic_index, min(d.device), count(*), "
+           "  count(*) FILTER (WHERE o.gdrdma) "
            "FROM transport_observations o LEFT JOIN run_net_devices d "
            "  ON d.run_id = o.run_id AND d.host = o.host AND d.nic_index = o.nic_index "
            "WHERE o.run_id = ANY($1::bigint[]) "
-           "GROUP BY o.run_id, o.host, o.rank, o.family, o.nic_index",
+           "GROUP BY o.run_id, o.host, local_rank, o.family, o.nic_index",
            ids)) {
     ChannelUse c;
     ReadColumns(row, 0, &c.run_id, &c.host, &c.rank, &c.family, &c.nic_index, &c.device,
