@@ -41,12 +41,17 @@ const std::vector<Case>& Cases() {
   return cases;
 }
 
+// std::regex itself with the case's expression and letter case: the oracle.
+std::regex OracleFor(const Case& c) {
+  return std::regex(c.expression, c.letter_case == Pattern::Case::kInsensitive
+                                      ? std::regex::ECMAScript | std::regex::icase
+                                      : std::regex::ECMAScript);
+}
+
 TEST(Pattern, MatchesAndSearchAnswerAsStdRegexWithTheSameGroups) {
   for (const Case& c : Cases()) {
     const Pattern pattern(c.expression, c.letter_case);
-    const std::regex oracle(c.expression, c.letter_case == Pattern::Case::kInsensitive
-                                              ? std::regex::ECMAScript | std::regex::icase
-                                              : std::regex::ECMAScript);
+    const std::regex oracle = OracleFor(c);
     for (const std::string& text : c.texts) {
       SCOPED_TRACE(c.expression + " on '" + text + "'");
       for (bool whole : {true, false}) {
@@ -71,9 +76,7 @@ TEST(Pattern, MatchesAndSearchAnswerAsStdRegexWithTheSameGroups) {
 TEST(Pattern, ReplaceAllAnswersAsStdRegexReplace) {
   for (const Case& c : Cases()) {
     const Pattern pattern(c.expression, c.letter_case);
-    const std::regex oracle(c.expression, c.letter_case == Pattern::Case::kInsensitive
-                                              ? std::regex::ECMAScript | std::regex::icase
-                                              : std::regex::ECMAScript);
+    const std::regex oracle = OracleFor(c);
     for (const std::string& text : c.texts) {
       for (const char* format : {"[$1]", "$&$&", "", "<$2>"}) {
         EXPECT_EQ(pattern.ReplaceAll(text, format), std::regex_replace(text, oracle, format))
