@@ -72,8 +72,17 @@ struct CommGroupRow {
   std::string errors;  // OK, MISMATCH, INCOMPLETE, "INCOMPLETE,ERROR"...
 };
 
+// "Node 10.1.0.9 running processes 811,812" under "The outlier node(s):":
+// a node whose process count differs from most nodes' (an uneven job prints
+// per-node rows, then totals, then these).
+struct OutlierNode {
+  std::string node;
+  std::string pids;  // as RAS printed them ("811,812"); NCCL < 2.29 may print wrong ones
+};
+
 struct JobSummary {
   std::optional<int> nodes, processes_per_node, gpus_per_process, processes, gpus;
+  std::vector<OutlierNode> outlier_nodes;
 };
 
 // The JSON report's ranks (2.28.7+).
@@ -127,7 +136,12 @@ struct Report {
 };
 
 // The text report of STATUS / VERBOSE STATUS. Pure; never throws. Lines it
-// does not know are kept as details of their block or skipped.
+// does not know are kept as details of their block or skipped. The report is
+// whole (complete) once its "Warnings" header is read: every release
+// (2.24.3-2.30.7) prints "Errors" and "Warnings" unconditionally, the latter
+// in the reply's last piece, so a reply cut after the table or the errors
+// (a RAS thread that crashed mid-report, NVIDIA/nccl#1762, #2346) is said
+// so, not judged as if nothing were wrong.
 Report ParseRasText(std::string_view text);
 
 // The JSON report of SET FORMAT json. Pure; never throws. Invalid JSON
@@ -135,8 +149,16 @@ Report ParseRasText(std::string_view text);
 // problem naming the line; a reply cut short is said so.
 Report ParseRasJson(std::string_view text);
 
-// Whether `text` is a JSON report (its first non-blank character is '{').
+// Whether `text` is a JSON report: its first non-blank character is '{', or
+// it is after the protocol's own answers a saved `nc` session holds ("OK" to
+// SET FORMAT, "SERVER PROTOCOL 2").
 bool LooksLikeJson(std::string_view text);
+
+// A saved report (`ncclras > f`, `ncclras -f json > f`, or an `nc` session),
+// text or JSON as LooksLikeJson says, parsed by the matching parser. The
+// protocol's answers before a JSON report are read as blank lines, so line
+// numbers in `problems` stay those of the file.
+Report ParseRasReport(std::string_view text);
 
 enum class Health { kHealthy = 0, kWarning = 1, kCritical = 2 };
 
