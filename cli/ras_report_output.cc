@@ -52,8 +52,8 @@ void PrintRasVerdictText(const RasReportSource& source, const ras::Report& repor
   // Not a finding (a job may be uneven on purpose), but where a missing
   // process would show first.
   for (const ras::OutlierNode& n : report.job.outlier_nodes) {
-    std::cout << "  outlier node " << n.node << ": processes " << n.pids
-              << " (not as many as most nodes run)\n";
+    std::cout << "  outlier node " << n.node << ": its process count differs from most nodes' "
+              << "(RAS lists processes " << n.pids << ")\n";
   }
   if (verbose) {
     std::cout << "\n" << body;

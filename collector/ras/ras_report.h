@@ -77,7 +77,11 @@ struct CommGroupRow {
 // per-node rows, then totals, then these).
 struct OutlierNode {
   std::string node;
-  std::string pids;  // as RAS printed them ("811,812"); NCCL < 2.29 may print wrong ones
+  // As RAS printed them ("811,812"). Every release 2.24.3-2.30.7 takes them
+  // from the start of its sorted peer list (auxRasPeers[j], not [peerIdx + j],
+  // in rasClientRunInit), so they are this node's only for the first outlier
+  // node of the group with the fewest processes.
+  std::string pids;
 };
 
 struct JobSummary {

@@ -85,6 +85,11 @@ def main():
           p.returncode == 0 and b"RAS report <stdin> (NCCL 2.29.2, json report): healthy"
           in p.stdout, p)
 
+    # An uneven job (2.27): its outlier node is shown, not judged.
+    p = fabtrack("read", os.path.join(FIXTURES, "uneven_2_27.txt"))
+    check("an uneven job's outlier node is listed", p.returncode == 2 and
+          b"outlier node 10.77.4.31: its process count differs" in p.stdout, p)
+
     # Cut short after the table (a RAS thread that died mid-report).
     path = saved("cut.txt", fixture("cut_after_table.txt"))
     p = fabtrack("read", path)
