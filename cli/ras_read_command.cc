@@ -61,6 +61,10 @@ void RunRasRead(const RasReadOptions& o) {
     ReadFailed(name + ":1: empty: no RAS report in it");
   }
   ras::Report report = ras::ParseRasReport(body);
+  if (report.earlier_reports > 0) {
+    std::cerr << "fabtrack ras read: " << name << " holds " << report.earlier_reports + 1
+              << " reports; the last, from line " << report.first_line << ", is judged\n";
+  }
   if (!report.complete) {
     // The parsers say "line N: what"; a file's reader wants "FILE:N: what".
     std::string why = report.problems.empty() ? "not read whole" : report.problems.front();

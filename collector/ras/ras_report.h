@@ -137,6 +137,10 @@ struct Report {
   // read after putting it back.
   bool json_repaired = false;
   std::vector<std::string> problems;  // "line 12: ..." notes on what could not be read
+  // ParseRasReport of a text holding several reports: how many came before
+  // the one read (the last), and the line it starts on.
+  int earlier_reports = 0;
+  size_t first_line = 1;
 };
 
 // The text report of STATUS / VERBOSE STATUS. Pure; never throws. Lines it
@@ -159,9 +163,10 @@ Report ParseRasJson(std::string_view text);
 bool LooksLikeJson(std::string_view text);
 
 // A saved report (`ncclras > f`, `ncclras -f json > f`, or an `nc` session),
-// text or JSON as LooksLikeJson says, parsed by the matching parser. The
-// protocol's answers before a JSON report are read as blank lines, so line
-// numbers in `problems` stay those of the file.
+// text or JSON as LooksLikeJson says, parsed by the matching parser; of
+// several text reports appended to one file (`ncclras >> f`), the last. What
+// comes before the report read is read as blank lines, so line numbers in
+// `problems` stay those of the file.
 Report ParseRasReport(std::string_view text);
 
 enum class Health { kHealthy = 0, kWarning = 1, kCritical = 2 };

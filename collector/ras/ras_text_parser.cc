@@ -329,11 +329,12 @@ struct LineParser {
 
 namespace {
 
-// Where the report of a saved session starts: past blank lines and the
-// protocol's own answers ("SERVER PROTOCOL 2" to CLIENT PROTOCOL, "OK" to
-// TIMEOUT and SET FORMAT), which `echo ... | nc localhost 28028 > f` keeps.
+// Where the report of a saved session starts: past a UTF-8 byte order mark
+// (a report saved from a Windows editor), blank lines and the protocol's own
+// answers ("SERVER PROTOCOL 2" to CLIENT PROTOCOL, "OK" to TIMEOUT and SET
+// FORMAT), which `echo ... | nc localhost 28028 > f` keeps.
 size_t ReportStart(std::string_view text) {
-  size_t at = 0;
+  size_t at = StartsWith(text, "\xEF\xBB\xBF") ? 3 : 0;
   while (at < text.size()) {
     size_t end = text.find('\n', at);
     std::string_view line = Trim(text.substr(at, end == text.npos ? text.npos : end - at));
@@ -352,16 +353,36 @@ bool LooksLikeJson(std::string_view text) {
 }
 
 Report ParseRasReport(std::string_view text) {
-  if (!LooksLikeJson(text)) return ParseRasText(text);
+  bool json = LooksLikeJson(text);
   size_t start = ReportStart(text);
-  // The answers before the JSON become blank lines: the parser's line
-  // numbers stay the file's.
-  std::string json(text.substr(0, start));
-  for (char& c : json) {
+  // `ncclras >> f` run more than once: the text reports one after another,
+  // each from its "NCCL version" line. The last (newest) is the one judged.
+  int reports = 0;
+  size_t last = start;
+  for (size_t at = start; !json && at < text.size();) {
+    if (StartsWith(text.substr(at), "NCCL version ")) {
+      ++reports;
+      last = at;
+    }
+    size_t end = text.find('\n', at);
+    if (end == text.npos) break;
+    at = end + 1;
+  }
+  if (reports > 1) start = last;
+  // What comes before becomes blank lines: the parsers' line numbers stay
+  // the file's.
+  std::string kept(text.substr(0, start));
+  for (char& c : kept) {
     if (c != '\n') c = ' ';
   }
-  json.append(text.substr(start));
-  return ParseRasJson(json);
+  size_t first_line = 1 + static_cast<size_t>(std::count(kept.begin(), kept.end(), '\n'));
+  kept.append(text.substr(start));
+  Report r = json ? ParseRasJson(kept) : ParseRasText(kept);
+  if (reports > 1) {
+    r.earlier_reports = reports - 1;
+    r.first_line = first_line;
+  }
+  return r;
 }
 
 Report ParseRasText(std::string_view text) {

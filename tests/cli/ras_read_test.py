@@ -85,6 +85,14 @@ def main():
           p.returncode == 0 and b"RAS report <stdin> (NCCL 2.29.2, json report): healthy"
           in p.stdout, p)
 
+    # `ncclras >> f` twice: the newest report is judged, and that is said.
+    healthy = fixture("healthy.txt")
+    path = saved("appended.txt", healthy + fixture("dead.txt"))
+    p = fabtrack("read", path)
+    check("appended reports: the last judged (exit 2), said on stderr", p.returncode == 2 and
+          ("holds 2 reports; the last, from line %d, is judged" %
+           (healthy.count(b"\n") + 1)).encode() in p.stderr, p)
+
     # An uneven job (2.27): its outlier node is shown, not judged.
     p = fabtrack("read", os.path.join(FIXTURES, "uneven_2_27.txt"))
     check("an uneven job's outlier node is listed", p.returncode == 2 and

@@ -635,5 +635,52 @@ TEST(RasReport, SavedSessionIsDetectedAndLinesStayTheFiles) {
   EXPECT_TRUE(t.complete);
 }
 
+// `ncclras >> hang.txt` run twice: the newest report is the one judged, its
+// problems at the file's lines.
+TEST(RasReport, OfAppendedReportsTheLastIsRead) {
+  std::string healthy = Fixture("healthy.txt"), dead = Fixture("dead.txt");
+  size_t healthy_lines = static_cast<size_t>(std::count(healthy.begin(), healthy.end(), '\n'));
+  Report r = ParseRasReport(healthy + dead);
+  ASSERT_TRUE(r.complete);
+  EXPECT_EQ(r.earlier_reports, 1);
+  EXPECT_EQ(r.first_line, healthy_lines + 1);
+  EXPECT_EQ(r.nccl_version, "2.26.6+cuda12.8");
+  EXPECT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(Judge(r).health, Health::kCritical);
+
+  Report back = ParseRasReport(dead + healthy + healthy);
+  EXPECT_EQ(back.earlier_reports, 2);
+  EXPECT_EQ(Judge(back).health, Health::kHealthy);
+
+  // Cut after the newest report's table: said at the file's line.
+  std::string piece = healthy.substr(0, healthy.find("\nErrors\n") + 1);
+  Report cut = ParseRasReport(dead + piece);
+  EXPECT_FALSE(cut.complete);
+  size_t lines = static_cast<size_t>(std::count(dead.begin(), dead.end(), '\n') +
+                                     std::count(piece.begin(), piece.end(), '\n'));
+  EXPECT_EQ(cut.problems.at(0).rfind("line " + std::to_string(lines) + ": the reply ends", 0), 0u)
+      << cut.problems.at(0);
+}
+
+// A report saved from a Windows editor: a byte order mark, CRLF line ends.
+TEST(RasReport, ByteOrderMarkAndCrlfAreNoObstacle) {
+  auto windows = [](std::string text) {
+    std::string out = "\xEF\xBB\xBF";
+    for (char c : text) {
+      if (c == '\n') out += '\r';
+      out += c;
+    }
+    return out;
+  };
+  Report text = ParseRasReport(windows(Fixture("mismatch.txt")));
+  ASSERT_TRUE(text.complete) << (text.problems.empty() ? "" : text.problems[0]);
+  EXPECT_EQ(text.nccl_version, "2.25.1+cuda12.4");
+  EXPECT_EQ(FindKind(Judge(text), "mismatch")->ranks.size(), 4u);
+  Report json = ParseRasReport(windows(Fixture("missing_rank_2_28_8.json")));
+  EXPECT_EQ(json.format, "json");
+  EXPECT_TRUE(json.json_repaired);
+  ExpectMissingRankReport(json);
+}
+
 }  // namespace
 }  // namespace fabtrack::ras
