@@ -494,6 +494,26 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// A job whose communicators are all gone (2.24.3-2.30.7 print this in place
+// of the table): read whole, no communicators; what RAS knows of dead
+// processes still counts.
+TEST(RasText, NoCommunicatorDataIsAWholeReport) {
+  std::string whole = WholeReport(
+      "DEAD\n  1 job process is considered dead (unreachable via the RAS network)\n"
+      "  Process 7110 on node 10.9.0.4 managing GPU 3\n",
+      "");
+  size_t from = whole.find("Group "), to = whole.find("\nErrors\n");
+  whole.replace(from, to - from, "No communicator data collected!\n");
+  Report r = ParseRasText(whole);
+  ASSERT_TRUE(r.complete) << (r.problems.empty() ? "" : r.problems[0]);
+  EXPECT_TRUE(r.groups.empty());
+  Verdict v = Judge(r);
+  EXPECT_EQ(v.communicators, 0);
+  EXPECT_EQ(v.health, Health::kCritical);
+  ASSERT_NE(FindKind(v, "dead"), nullptr);
+  EXPECT_EQ(FindKind(v, "dead")->processes.at(0).pid, 7110);
+}
+
 TEST(RasText, UnevenJobWithOutlierNodeAndNocommGroup) {
   Report r = ParseRasText(Fixture("uneven_2_27.txt"));
   ASSERT_TRUE(r.complete) << (r.problems.empty() ? "" : r.problems[0]);
