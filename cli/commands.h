@@ -82,5 +82,7 @@ void SetupDiff(CLI::App& app);
 void SetupTopology(CLI::App& app);
 void SetupFabric(CLI::App& app);
 void SetupRas(CLI::App& app);
+// `ras read`, under SetupRas's `ras` (cli/ras_read_command.cc).
+void SetupRasRead(CLI::App* ras);
 
 }  // namespace fabtrack::cli

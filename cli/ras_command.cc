@@ -25,6 +25,7 @@
 #include "app/ras_watch_flow.h"
 #include "cli/commands.h"
 #include "cli/database_options.h"
+#include "cli/ras_report_output.h"
 #include "collector/ras/ras_client.h"
 #include "collector/ras/ras_report.h"
 #include "core/interrupt.h"
@@ -41,22 +42,6 @@ struct RasStatusOptions {
   bool verbose = false;
   double timeout_s = 15;
 };
-
-std::string RankLine(const ras::RankRef& k) {
-  std::string s = "rank " + std::to_string(k.rank);
-  s += k.node.empty() ? "  node ?" : "  node " + k.node;
-  if (!k.gpu.empty()) s += "  GPU " + k.gpu;
-  if (k.pid) s += "  pid " + std::to_string(*k.pid);
-  if (!k.state.empty()) s += "  " + k.state;
-  return s;
-}
-
-nlohmann::json RankJson(const ras::RankRef& k) {
-  nlohmann::json j = {{"rank", k.rank}, {"node", k.node}, {"gpu", k.gpu}};
-  j["pid"] = k.pid ? nlohmann::json(*k.pid) : nlohmann::json(nullptr);
-  j["state"] = k.state;
-  return j;
-}
 
 struct Answer {
   ras::Reply reply;
@@ -83,60 +68,9 @@ Answer Ask(const RasStatusOptions& o) {
   return a;
 }
 
-void PrintText(const RasStatusOptions& o, const Answer& a, const ras::Verdict& v) {
-  std::cout << "RAS at " << o.query.host << ":" << o.query.port;
-  std::string about;
-  if (!a.report.nccl_version.empty()) about += "NCCL " + a.report.nccl_version + ", ";
-  about += a.reply.format + " report";
-  if (a.report.json_repaired) about += ", its 2.28.7-2.28.9 lost comma repaired";
-  std::cout << " (" << about << "): " << ras::HealthLabel(v.health) << ", " << v.communicators
-            << (v.communicators == 1 ? " communicator" : " communicators");
-  if (a.report.job.nodes) {
-    std::cout << ", " << *a.report.job.nodes << " nodes";
-    if (a.report.job.gpus) std::cout << ", " << *a.report.job.gpus << " GPUs";
-  }
-  std::cout << "\n";
-  for (const ras::Finding& f : v.findings) {
-    std::cout << "  " << ras::HealthLabel(f.severity) << " " << f.kind;
-    if (!f.communicator.empty()) std::cout << " " << f.communicator;
-    std::cout << ": " << f.message << "\n";
-    for (const ras::ProcessRef& p : f.processes) {
-      std::cout << "    process " << p.pid << "  node " << p.node << "  GPU " << p.gpus << "\n";
-    }
-    for (const ras::RankRef& k : f.ranks) std::cout << "    " << RankLine(k) << "\n";
-  }
-  if (o.verbose) {
-    std::cout << "\n" << a.reply.body;
-    if (!a.reply.body.empty() && a.reply.body.back() != '\n') std::cout << "\n";
-  }
-}
-
-void PrintJson(const RasStatusOptions& o, const Answer& a, const ras::Verdict& v) {
-  nlohmann::json doc = {{"host", o.query.host},
-                        {"port", o.query.port},
-                        {"report_format", a.reply.format},
-                        {"nccl_version", a.report.nccl_version},
-                        {"json_repaired", a.report.json_repaired},
-                        {"health", ras::HealthLabel(v.health)},
-                        {"communicators", v.communicators}};
-  nlohmann::json findings = nlohmann::json::array();
-  for (const ras::Finding& f : v.findings) {
-    nlohmann::json ranks = nlohmann::json::array();
-    for (const ras::RankRef& k : f.ranks) ranks.push_back(RankJson(k));
-    nlohmann::json processes = nlohmann::json::array();
-    for (const ras::ProcessRef& p : f.processes) {
-      processes.push_back({{"pid", p.pid}, {"node", p.node}, {"gpus", p.gpus}});
-    }
-    findings.push_back({{"severity", ras::HealthLabel(f.severity)},
-                        {"kind", f.kind},
-                        {"communicator", f.communicator},
-                        {"message", f.message},
-                        {"ranks", std::move(ranks)},
-                        {"processes", std::move(processes)}});
-  }
-  doc["findings"] = std::move(findings);
-  if (o.verbose) doc["report"] = a.reply.body;
-  std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+RasReportSource LiveSource(const RasStatusOptions& o) {
+  return {"RAS at " + o.query.host + ":" + std::to_string(o.query.port),
+          {{"host", o.query.host}, {"port", o.query.port}}};
 }
 
 void RunRasStatus(RasStatusOptions& o) {
@@ -161,9 +95,9 @@ void RunRasStatus(RasStatusOptions& o) {
   }
   ras::Verdict v = ras::Judge(a.report);
   if (o.format == "json") {
-    PrintJson(o, a, v);
+    PrintRasVerdictJson(LiveSource(o), a.report, a.reply.format, a.reply.body, v, o.verbose);
   } else {
-    PrintText(o, a, v);
+    PrintRasVerdictText(LiveSource(o), a.report, a.reply.format, a.reply.body, v, o.verbose);
   }
   if (v.health != ras::Health::kHealthy) throw CommandExit{static_cast<int>(v.health)};
 }
@@ -310,6 +244,7 @@ void SetupRas(CLI::App& app) {
   AddFormatOption(status, &o->format, {"text", "json"});
   status->add_flag("--verbose", o->verbose, "print RAS's own report after the summary");
   status->callback([o] { RunRasStatus(*o); });
+  SetupRasRead(ras);
 
   auto w = std::make_shared<RasWatchOptions>();
   CLI::App* watch = ras->add_subcommand(

@@ -1,5 +1,6 @@
 // NCCL RAS status replies (text and JSON, as `fabtrack ras status` receives
-// them from a socket), read and judged.
+// them from a socket, and as `ras read` reads a saved one, its format
+// detected), read and judged.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -10,5 +11,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   fabtrack::ras::Judge(fabtrack::ras::ParseRasText(text));
   fabtrack::ras::Judge(fabtrack::ras::ParseRasJson(text));
+  fabtrack::ras::Judge(fabtrack::ras::ParseRasReport(text));
   return 0;
 }

@@ -72,8 +72,21 @@ struct CommGroupRow {
   std::string errors;  // OK, MISMATCH, INCOMPLETE, "INCOMPLETE,ERROR"...
 };
 
+// "Node 10.1.0.9 running processes 811,812" under "The outlier node(s):":
+// a node whose process count differs from most nodes' (an uneven job prints
+// per-node rows, then totals, then these).
+struct OutlierNode {
+  std::string node;
+  // As RAS printed them ("811,812"). Every release 2.24.3-2.30.7 takes them
+  // from the start of its sorted peer list (auxRasPeers[j], not [peerIdx + j],
+  // in rasClientRunInit), so they are this node's only for the first outlier
+  // node of the group with the fewest processes.
+  std::string pids;
+};
+
 struct JobSummary {
   std::optional<int> nodes, processes_per_node, gpus_per_process, processes, gpus;
+  std::vector<OutlierNode> outlier_nodes;
 };
 
 // The JSON report's ranks (2.28.7+).
@@ -124,10 +137,19 @@ struct Report {
   // read after putting it back.
   bool json_repaired = false;
   std::vector<std::string> problems;  // "line 12: ..." notes on what could not be read
+  // ParseRasReport of a text holding several reports: how many came before
+  // the one read (the last), and the line it starts on.
+  int earlier_reports = 0;
+  size_t first_line = 1;
 };
 
 // The text report of STATUS / VERBOSE STATUS. Pure; never throws. Lines it
-// does not know are kept as details of their block or skipped.
+// does not know are kept as details of their block or skipped. The report is
+// whole (complete) once its "Warnings" header is read: every release
+// (2.24.3-2.30.7) prints "Errors" and "Warnings" unconditionally, the latter
+// in the reply's last piece, so a reply cut after the table or the errors
+// (a RAS thread that crashed mid-report, NVIDIA/nccl#1762, #2346) is said
+// so, not judged as if nothing were wrong.
 Report ParseRasText(std::string_view text);
 
 // The JSON report of SET FORMAT json. Pure; never throws. Invalid JSON
@@ -135,8 +157,17 @@ Report ParseRasText(std::string_view text);
 // problem naming the line; a reply cut short is said so.
 Report ParseRasJson(std::string_view text);
 
-// Whether `text` is a JSON report (its first non-blank character is '{').
+// Whether `text` is a JSON report: its first non-blank character is '{', or
+// it is after the protocol's own answers a saved `nc` session holds ("OK" to
+// SET FORMAT, "SERVER PROTOCOL 2").
 bool LooksLikeJson(std::string_view text);
+
+// A saved report (`ncclras > f`, `ncclras -f json > f`, or an `nc` session),
+// text or JSON as LooksLikeJson says, parsed by the matching parser; of
+// several text reports appended to one file (`ncclras >> f`), the last. What
+// comes before the report read is read as blank lines, so line numbers in
+// `problems` stay those of the file.
+Report ParseRasReport(std::string_view text);
 
 enum class Health { kHealthy = 0, kWarning = 1, kCritical = 2 };
 

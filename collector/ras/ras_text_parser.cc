@@ -3,7 +3,9 @@
 // with one row per group of alike communicators, then "Errors" and
 // "Warnings" sections of blocks. Line-oriented: each line is recognised on
 // its own words, so that reordered or added lines of later releases do not
-// derail what follows.
+// derail what follows. The line shapes are those of client_support.cc's
+// rasOutAppend calls in 2.24.3 to 2.30.7 (tests/parse/ras_report_test.cc
+// has one of each, per release).
 #include <algorithm>
 #include <charconv>
 #include <sstream>
@@ -54,12 +56,39 @@ void ReadRankOwner(std::string_view owner, RankRef* r) {
   }
 }
 
+// "Process 4242 on node 10.1.0.7 managing GPUs 0,1 (NVML 2,3)"; the node is
+// empty where NCCL knows no address, the GPU list where the process has none.
+const Pattern& ProcessLine() {
+  static const Pattern kProcess(R"(Process (\d+) on node (\S*) managing GPUs?(?: (.*))?)");
+  return kProcess;
+}
+
+// "#0-0 (27a079b828ff1a75) MISMATCH": the head of one communicator's block.
+const Pattern& BlockHead() {
+  static const Pattern kComm(R"((#\d+-\d+) \(([0-9a-fA-F]+)\) (\S+))");
+  return kComm;
+}
+
+// "3,7" or "3, 7": the rank numbers of "The missing ranks:" and (2.24, 2.25)
+// "The unknown ranks:" lines.
+std::vector<RankRef> RankList(std::string ranks) {
+  std::replace(ranks.begin(), ranks.end(), ',', ' ');
+  std::vector<RankRef> out;
+  for (const std::string& w : Words(ranks)) {
+    RankRef r;
+    r.rank = ToSmallInt(w);
+    out.push_back(r);
+  }
+  return out;
+}
+
 struct LineParser {
   Report& report;
   enum Section { kPreamble, kJob, kComms, kErrors, kWarnings } section = kPreamble;
   Issue* issue = nullptr;
   std::string aspect;
   bool saw_table = false;
+  bool saw_warnings = false;
 
   void Problem(size_t line_no, const std::string& what) {
     if (report.problems.size() < 20) {
@@ -84,16 +113,21 @@ struct LineParser {
   // rank, or a group of one ("Rank 3 has status INIT -- ...").
   void RankLine(std::string_view body) {
     static const Pattern kRank(R"(Rank (\d+)(?: (.*?))? -- (.*))");
+    // 2.24, 2.25: a single rank RAS has no data from, "Rank 5 has status UNKNOWN".
+    static const Pattern kBareRank(R"(Rank (\d+) (has .+|reported .+))");
     PatternMatch m;
-    if (!kRank.Matches(body, &m)) {
+    RankRef r;
+    if (kRank.Matches(body, &m)) {
+      r.rank = ToSmallInt(m.str(1));
+      r.state = m.str(2);
+      ReadRankOwner(m.str(3), &r);
+    } else if (kBareRank.Matches(body, &m)) {
+      r.rank = ToSmallInt(m.str(1));
+      r.state = m.str(2);
+    } else {
       issue->details.emplace_back(body);
       return;
     }
-    RankRef r;
-    r.rank = ToSmallInt(m.str(1));
-    r.state = m.str(2);
-    std::string owner = m.str(3);
-    ReadRankOwner(owner, &r);
     if (!r.state.empty()) {
       RankGroup g{aspect, 1, r.state, std::nullopt, {}};
       static const Pattern kOp(R"(has launched up to operation (\d+))");
@@ -115,16 +149,16 @@ struct LineParser {
   void BlockLine(std::string_view body) {
     static const Pattern kCount(
         R"((?:Missing communicator data from|Encountered) (\d+) .*|(\d+) job process(?:es)? (?:is|are) considered dead.*)");
-    static const Pattern kProcess(R"(Process (\d+) on node (\S+) managing GPUs? (.+))");
     static const Pattern kGroup(
         R"((\d+) ranks (?:have (launched up to operation (\d+)|not launched any operations|status \S+)|reported (.+)))");
     static const Pattern kMissing(R"(The missing ranks?: ([\d, ]+))");
+    static const Pattern kUnknown(R"(The unknown ranks: ([\d, ]+))");
     static const Pattern kDifferent(R"(Communicator ranks have different (.+))");
     static const Pattern kErrorsOn(R"((Initialization|Asynchronous) errors? on (\d+) ranks?)");
     PatternMatch m;
     if (StartsWith(body, "Rank ")) {
       RankLine(body);
-    } else if (kProcess.Matches(body, &m)) {
+    } else if (ProcessLine().Matches(body, &m)) {
       issue->processes.push_back(ProcessRef{ToInt(m.str(1)).value_or(0), m.str(2), m.str(3)});
     } else if (kGroup.Matches(body, &m)) {
       RankGroup g{aspect, ToSmallInt(m.str(1)), "", std::nullopt, {}};
@@ -144,18 +178,30 @@ struct LineParser {
       issue->details.emplace_back(body);
       if (!issue->count) issue->count = ToSmallInt(m.str(2));
     } else if (kMissing.Matches(body, &m)) {
-      std::string ranks = m.str(1);
-      std::replace(ranks.begin(), ranks.end(), ',', ' ');
-      for (const std::string& w : Words(ranks)) {
-        RankRef r;
-        r.rank = ToSmallInt(w);
-        issue->ranks.push_back(r);
-      }
+      for (RankRef& r : RankList(m.str(1))) issue->ranks.push_back(std::move(r));
+    } else if (kUnknown.Matches(body, &m)) {
+      // The members of the group just above ("3 ranks have status UNKNOWN").
+      std::vector<RankRef>& to = issue->groups.empty() ? issue->ranks : issue->groups.back().ranks;
+      for (RankRef& r : RankList(m.str(1))) to.push_back(std::move(r));
     } else {
       if (kCount.Matches(body, &m)) {
         issue->count = ToSmallInt(m.matched(1) ? m.str(1) : m.str(2));
       }
       issue->details.emplace_back(body);
+    }
+  }
+
+  // A block's first line, unindented, in the Errors or Warnings section.
+  void BlockStart(std::string_view line, bool error) {
+    PatternMatch m;
+    if (BlockHead().Matches(line, &m)) {
+      StartIssue(error, m.str(3));
+      issue->communicator = m.str(1);
+      issue->comm_hash = m.str(2);
+    } else if (line == "[...]") {
+      // The documentation's elision.
+    } else {
+      StartIssue(error, std::string(line));
     }
   }
 
@@ -182,7 +228,15 @@ struct LineParser {
     }
     if (line == "Errors" || line == "Warnings") {
       section = line == "Errors" ? kErrors : kWarnings;
+      saw_warnings |= section == kWarnings;
       issue = nullptr;
+      return;
+    }
+    // The table's header, also where a pasted excerpt starts with it.
+    if (section <= kComms && StartsWith(line, "Group ") &&
+        line.find("Status") != std::string_view::npos) {
+      section = kComms;
+      saw_table = true;
       return;
     }
     bool indented = raw.size() > 0 && (raw[0] == ' ' || raw[0] == '\t');
@@ -194,10 +248,15 @@ struct LineParser {
         bool numeric = !w.empty();
         for (const std::string& x : w) numeric = numeric && ToInt(x).has_value();
         if (!numeric) {
-          // The RAS network's "The missing processes:" list above the table.
-          static const Pattern kProcess(R"(Process (\d+) on node (\S+) managing GPUs? (.+))");
+          // An uneven job's "The outlier node(s):" list, and the RAS network's
+          // "The missing processes:" list above the table (that part of the
+          // report is compiled out in 2.24.3-2.30.7: `#if 0` in
+          // rasClientRunInit).
+          static const Pattern kOutlier(R"(Node (\S*) running process(?:es)? (.*))");
           PatternMatch m;
-          if (kProcess.Matches(line, &m)) {
+          if (kOutlier.Matches(line, &m)) {
+            report.job.outlier_nodes.push_back(OutlierNode{m.str(1), m.str(2)});
+          } else if (ProcessLine().Matches(line, &m)) {
             report.network_missing.push_back(
                 ProcessRef{ToInt(m.str(1)).value_or(0), m.str(2), m.str(3)});
           }
@@ -219,8 +278,12 @@ struct LineParser {
         return;
       }
       case kComms: {
-        if (StartsWith(line, "Group ") || StartsWith(line, "#  in group")) {
-          saw_table = true;
+        if (StartsWith(line, "#  in group")) return;
+        if (!indented && BlockHead().Matches(line)) {
+          // An excerpt that elides the section header ("[...]" in NCCL's
+          // documentation): a MISMATCH block belongs to the warnings.
+          section = line.substr(line.rfind(' ') + 1) == "MISMATCH" ? kWarnings : kErrors;
+          BlockStart(line, section == kErrors);
           return;
         }
         if (line == "No communicator data collected!") {
@@ -247,19 +310,8 @@ struct LineParser {
       }
       case kErrors:
       case kWarnings: {
-        bool error = section == kErrors;
         if (!indented) {
-          static const Pattern kComm(R"((#\d+-\d+) \(([0-9a-fA-F]+)\) (\S+))");
-          PatternMatch m;
-          if (kComm.Matches(line, &m)) {
-            StartIssue(error, m.str(3));
-            issue->communicator = m.str(1);
-            issue->comm_hash = m.str(2);
-          } else if (line == "[...]") {
-            // The documentation's elision.
-          } else {
-            StartIssue(error, std::string(line));
-          }
+          BlockStart(line, section == kErrors);
           return;
         }
         if (!issue) {
@@ -275,9 +327,62 @@ struct LineParser {
 
 }  // namespace
 
+namespace {
+
+// Where the report of a saved session starts: past a UTF-8 byte order mark
+// (a report saved from a Windows editor), blank lines and the protocol's own
+// answers ("SERVER PROTOCOL 2" to CLIENT PROTOCOL, "OK" to TIMEOUT and SET
+// FORMAT), which `echo ... | nc localhost 28028 > f` keeps.
+size_t ReportStart(std::string_view text) {
+  size_t at = StartsWith(text, "\xEF\xBB\xBF") ? 3 : 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    std::string_view line = Trim(text.substr(at, end == text.npos ? text.npos : end - at));
+    if (!line.empty() && line != "OK" && !StartsWith(line, "SERVER PROTOCOL ")) break;
+    if (end == text.npos) return text.size();
+    at = end + 1;
+  }
+  return at;
+}
+
+}  // namespace
+
 bool LooksLikeJson(std::string_view text) {
-  size_t i = text.find_first_not_of(" \t\r\n");
+  size_t i = text.find_first_not_of(" \t\r\n", ReportStart(text));
   return i != std::string_view::npos && text[i] == '{';
+}
+
+Report ParseRasReport(std::string_view text) {
+  bool json = LooksLikeJson(text);
+  size_t start = ReportStart(text);
+  // `ncclras >> f` run more than once: the text reports one after another,
+  // each from its "NCCL version" line. The last (newest) is the one judged.
+  int reports = 0;
+  size_t last = start;
+  for (size_t at = start; !json && at < text.size();) {
+    if (StartsWith(text.substr(at), "NCCL version ")) {
+      ++reports;
+      last = at;
+    }
+    size_t end = text.find('\n', at);
+    if (end == text.npos) break;
+    at = end + 1;
+  }
+  if (reports > 1) start = last;
+  // What comes before becomes blank lines: the parsers' line numbers stay
+  // the file's.
+  std::string kept(text.substr(0, start));
+  for (char& c : kept) {
+    if (c != '\n') c = ' ';
+  }
+  size_t first_line = 1 + static_cast<size_t>(std::count(kept.begin(), kept.end(), '\n'));
+  kept.append(text.substr(start));
+  Report r = json ? ParseRasJson(kept) : ParseRasText(kept);
+  if (reports > 1) {
+    r.earlier_reports = reports - 1;
+    r.first_line = first_line;
+  }
+  return r;
 }
 
 Report ParseRasText(std::string_view text) {
@@ -300,12 +405,16 @@ Report ParseRasText(std::string_view text) {
     start = end + 1;
   }
   bool ends_with_newline = !text.empty() && text.back() == '\n';
-  report.complete = p.saw_table && ends_with_newline;
+  report.complete = p.saw_table && p.saw_warnings && ends_with_newline;
   if (text.empty()) {
     report.problems.push_back("the reply is empty");
   } else if (!p.saw_table) {
     report.problems.push_back("line " + std::to_string(line_no) +
                               ": the reply ends before the communicators table");
+  } else if (!p.saw_warnings) {
+    report.problems.push_back("line " + std::to_string(line_no) +
+                              ": the reply ends before its Warnings section (the RAS thread "
+                              "stopped mid-report?)");
   } else if (!ends_with_newline) {
     report.problems.push_back("line " + std::to_string(line_no) + ": the reply ends mid-line");
   }

@@ -60,18 +60,30 @@ void JudgeText(const Report& r, Verdict* v) {
     } else if (i.kind == "MISMATCH") {
       f.severity = Health::kWarning;
       f.kind = "mismatch";
-      // Per aspect, the ranks short of the highest operation count are behind.
-      std::map<std::string, int64_t> top;
+      // Per aspect (2.26+: per collective), the ranks short of the highest
+      // operation count are behind and those at it ahead. RAS names only
+      // the smaller groups' ranks, so the ranks behind may be the unnamed
+      // majority (NVIDIA/nccl#1911: 30 behind, the 2 ahead named): say so.
+      std::map<std::string, int64_t> top, low;
       for (const RankGroup& g : i.groups) {
-        if (g.operation) top[g.aspect] = std::max(top[g.aspect], *g.operation);
+        if (!g.operation) continue;
+        top[g.aspect] = std::max(top[g.aspect], *g.operation);
+        low[g.aspect] = low.count(g.aspect) ? std::min(low[g.aspect], *g.operation) : *g.operation;
       }
       std::string text;
+      const std::string* aspect = nullptr;
       for (const RankGroup& g : i.groups) {
-        if (!text.empty()) text += "; ";
-        text += std::to_string(g.count) + " " + g.value;
         bool behind = g.operation && *g.operation < top[g.aspect];
+        bool ahead = g.operation && *g.operation == top[g.aspect] && low[g.aspect] < top[g.aspect];
+        std::string how = behind ? "behind: " : ahead ? "ahead: " : "";
+        if (aspect && *aspect != g.aspect) text += " / " + g.aspect + ": ";
+        if (aspect && *aspect == g.aspect) text += "; ";
+        aspect = &g.aspect;
+        text += std::to_string(g.count) + " " +
+                (how.empty() ? "" : how.substr(0, how.size() - 2) + ", ") + g.value;
+        if (behind && g.ranks.empty()) text += " (not named by RAS)";
         for (RankRef k : g.ranks) {
-          if (k.state.empty()) k.state = behind ? "behind: " + g.value : g.value;
+          if (k.state.empty()) k.state = how + g.value;
           f.ranks.push_back(std::move(k));
         }
       }
@@ -97,8 +109,10 @@ RankRef RankRefFromJson(const JsonRankLike& k) {
   r.rank = k.rank;
   r.gpu = std::to_string(k.cuda_dev);
   if (k.nvml_dev != k.cuda_dev) r.gpu += " (NVML " + std::to_string(k.nvml_dev) + ")";
-  r.pid = k.pid;
-  r.node = k.host;
+  // rasDumpCommsToJSON writes host "unknown" and pid -1 for a rank whose
+  // process RAS does not know.
+  if (k.pid >= 0) r.pid = k.pid;
+  if (k.host != "unknown") r.node = k.host;
   return r;
 }
 

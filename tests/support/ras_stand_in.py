@@ -3,7 +3,7 @@
 
 It speaks RAS's client protocol (NCCL src/ras/client_support.cc):
 "CLIENT PROTOCOL n" -> "SERVER PROTOCOL 2", "TIMEOUT s" -> "OK",
-"SET FORMAT json" -> "OK" (2.28.7+) or "ERROR: Unknown command ..." (older),
+"SET FORMAT json|text" -> "OK" (2.28.7+) or "ERROR: Unknown command ..." (older),
 then "VERBOSE STATUS" -> the report, streamed until the server closes. It
 replays one report (text and/or JSON) or a sequence of JSON reports (a job
 over time: counts advancing, then frozen, a rank dying), and misbehaves on
@@ -102,10 +102,18 @@ class StandIn:
                         conn.sendall(b"SERVER PROTOCOL 2\n")
                     elif low.startswith("timeout "):
                         conn.sendall(b"OK\n")
-                    elif low == "set format json" and (self.json_report is not None or
-                                                       self.sequence is not None):
-                        fmt = "json"
-                        conn.sendall(b"OK\n")
+                    elif low.startswith("set format ") and (self.json_report is not None or
+                                                            self.sequence is not None):
+                        # 2.28.7+ (client_support.cc, rasClientEventLoop):
+                        # text or json, anything else refused; older
+                        # servers fall through to "Unknown command".
+                        want = low[len("set format "):]
+                        if want in ("text", "json"):
+                            fmt = want
+                            conn.sendall(b"OK\n")
+                        else:
+                            conn.sendall(("ERROR: Invalid format %s\n" %
+                                          cmd[len("set format "):]).encode())
                     elif low in ("status", "verbose status"):
                         self.report(conn, fmt)
                         return

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""`fabtrack ras read FILE|-`: a saved RAS report judged like a live one.
+
+The same fixture is served by the stand-in RAS server to `ras status` and
+saved to a file for `ras read`: the two print the same verdict (but for the
+line naming the source) and exit alike. Then the ways a saved file goes
+wrong: cut short, broken JSON, empty, missing: exit 3, "FILE:LINE: what".
+
+Usage: ras_read_test.py SOURCE_DIR FABTRACK
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SOURCE, FABTRACK = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(SOURCE, "tests", "support"))
+from ras_stand_in import StandIn  # noqa: E402
+FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "ras")
+failures = []
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name), "rb") as f:
+        return f.read()
+
+
+def fabtrack(*args, stdin=None):
+    return subprocess.run([FABTRACK, "ras", *args], input=stdin, capture_output=True,
+                          timeout=30)
+
+
+def check(name, cond, p=None):
+    if cond:
+        print("ok   " + name)
+    else:
+        failures.append(name)
+        print("FAIL " + name)
+        if p is not None:
+            print("  rc=%s\n  stdout=%s\n  stderr=%s" % (p.returncode, p.stdout[-2000:],
+                                                      p.stderr[-2000:]))
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ras_read_test.")
+
+    def saved(name, body):
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            f.write(body)
+        return path
+
+    # Live and saved, text and JSON reports, each exit code: the same verdict.
+    for name, text, js, code in [
+        ("healthy.txt", "healthy.txt", None, 0),
+        ("mismatch.txt", "mismatch.txt", None, 1),
+        ("dead.txt", "dead.txt", None, 2),
+        ("missing_rank_2_28_8.json", "dead.txt", "missing_rank_2_28_8.json", 2),
+    ]:
+        s = StandIn(text=fixture(text), json_report=fixture(js) if js else None)
+        path = saved(name, fixture(js or text))
+        for fmt in ("text", "json"):
+            live = fabtrack("status", "--host", "127.0.0.1", "--port", str(s.port),
+                            "--format", fmt)
+            read = fabtrack("read", path, "--format", fmt)
+            check("%s --format %s exits %d live and read" % (name, fmt, code),
+                  live.returncode == code and read.returncode == code, read)
+            if fmt == "text":
+                same = live.stdout.replace(b"RAS at 127.0.0.1:%d" % s.port,
+                                           b"RAS report " + path.encode())
+                check("%s: the same text as ras status" % name, read.stdout == same, read)
+            else:
+                a, b = json.loads(live.stdout), json.loads(read.stdout)
+                for doc in (a, b):
+                    for key in ("host", "port", "file"):
+                        doc.pop(key, None)
+                check("%s: the same JSON as ras status" % name, a == b, read)
+        s.close()
+
+    # Standard input, as an nc session saved it (the protocol's answers first).
+    p = fabtrack("read", "-", stdin=b"SERVER PROTOCOL 2\nOK\n" + fixture("healthy.json"))
+    check("an nc session on stdin is read as JSON, exit 0",
+          p.returncode == 0 and b"RAS report <stdin> (NCCL 2.29.2, json report): healthy"
+          in p.stdout, p)
+
+    # `ncclras >> f` twice: the newest report is judged, and that is said.
+    healthy = fixture("healthy.txt")
+    path = saved("appended.txt", healthy + fixture("dead.txt"))
+    p = fabtrack("read", path)
+    check("appended reports: the last judged (exit 2), said on stderr", p.returncode == 2 and
+          ("holds 2 reports; the last, from line %d, is judged" %
+           (healthy.count(b"\n") + 1)).encode() in p.stderr, p)
+
+    # An uneven job (2.27): its outlier node is shown, not judged.
+    p = fabtrack("read", os.path.join(FIXTURES, "uneven_2_27.txt"))
+    check("an uneven job's outlier node is listed", p.returncode == 2 and
+          b"outlier node 10.77.4.31: its process count differs" in p.stdout, p)
+
+    # Cut short after the table (a RAS thread that died mid-report).
+    path = saved("cut.txt", fixture("cut_after_table.txt"))
+    p = fabtrack("read", path)
+    check("a report cut after the table: exit 3, FILE:LINE", p.returncode == 3 and
+          (path + ":17: the reply ends before its Warnings section").encode() in p.stderr, p)
+    check("a report cut short prints no verdict", p.stdout == b"", p)
+
+    broken = fixture("healthy.json").replace(b'"size": 2,', b'"size": 2')
+    path = saved("broken.json", broken)
+    p = fabtrack("read", path)
+    check("broken JSON: exit 3, FILE:LINE", p.returncode == 3 and
+          (path + ":12: not valid JSON").encode() in p.stderr, p)
+
+    path = saved("empty.txt", b"\n\n")
+    p = fabtrack("read", path)
+    check("an empty file: exit 3", p.returncode == 3 and (path + ":1: empty").encode()
+          in p.stderr, p)
+
+    missing = os.path.join(tmp, "no-such-file.txt")
+    p = fabtrack("read", missing)
+    check("a missing file: exit 3, says so", p.returncode == 3 and
+          (missing + ": cannot read: No such file or directory").encode() in p.stderr, p)
+
+    shutil.rmtree(tmp)
+    if failures:
+        print("%d failed" % len(failures))
+        sys.exit(1)
+    print("all passed")
+
+
+main()
