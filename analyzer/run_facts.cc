@@ -56,12 +56,6 @@ std::optional<double> BandMedian(std::span<const ResultPoint> results, int64_t m
   return stats::Median(std::move(values));
 }
 
-std::string FormatFixed(double value, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  return buf;
-}
-
 std::string FormatMeasure(double value) {
   const bool whole = std::isfinite(value) && std::fabs(value) < 1e15 && value == std::trunc(value);
   return FormatFixed(value, whole ? 0 : 2);

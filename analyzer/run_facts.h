@@ -11,6 +11,7 @@
 #include "analyzer/input_index.h"
 #include "core/analysis_input.h"
 #include "core/finding.h"
+#include "core/text.h"  // FormatFixed, which the detectors print with
 
 namespace fabtrack::analyzer {
 
@@ -24,8 +25,6 @@ bool MultiNode(const RunView& run);
 
 // "1 KiB", "256 MiB": sizes as people write them.
 std::string FormatBytes(int64_t bytes);
-// `value` with `digits` decimals ("12.50").
-std::string FormatFixed(double value, int digits);
 // A finding's value or baseline as the reports print it: a whole number (a
 // count: hosts, ranks, channels) without decimals ("4 hosts", not "4.00
 // hosts"), anything else with two ("12.50").

@@ -15,6 +15,7 @@
 #include "collector/ingest/inspector_job.h"
 #include "collector/parse/inspector_parser.h"
 #include "core/json_instances.h"
+#include "core/text.h"
 
 namespace fabtrack::cli {
 namespace {
@@ -86,12 +87,6 @@ std::vector<InspectorRecord> ReadAll(const std::vector<std::string>& paths) {
   return records;
 }
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 void PrintSummary(const InspectorJob& job, const std::string& format) {
   if (format == "json") {
     nlohmann::json groups = nlohmann::json::array();
@@ -130,11 +125,12 @@ void PrintSummary(const InspectorJob& job, const std::string& format) {
     char line[256];
     std::snprintf(line, sizeof line, "  %-14s %10lld %7lld %10s %10s %13s  ", c.collective.c_str(),
                   static_cast<long long>(c.message_bytes), static_cast<long long>(c.count),
-                  Fixed(c.median_us, 1).c_str(), Fixed(c.p90_us, 1).c_str(),
-                  c.median_busbw_gbps ? Fixed(*c.median_busbw_gbps, 2).c_str() : "-");
+                  FormatFixed(c.median_us, 1).c_str(), FormatFixed(c.p90_us, 1).c_str(),
+                  c.median_busbw_gbps ? FormatFixed(*c.median_busbw_gbps, 2).c_str() : "-");
     std::cout << line;
     if (c.slowest_host) {
-      std::cout << *c.slowest_host << " " << Fixed(c.slowest_host_ratio.value_or(0), 2) << "x";
+      std::cout << *c.slowest_host << " " << FormatFixed(c.slowest_host_ratio.value_or(0), 2)
+                << "x";
     }
     std::cout << "\n";
   }

@@ -2,20 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <utility>
 
+#include "core/text.h"
+
 namespace fabtrack {
-namespace {
-
-std::string Fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
-
-}  // namespace
 
 std::optional<NodeCpuWindow> CutNodeCpuWindow(const NodeCpuSample& before,
                                               const NodeCpuSample& after, std::string* why) {
@@ -78,18 +70,18 @@ bool NodeCpuBusy(const NodeCpuWindow& window, const CpuBusyThresholds& t) {
 
 std::string DescribeNodeCpu(const NodeCpuWindow& w) {
   std::string text =
-      Fixed(w.other_cpus, 1) + " of " + std::to_string(w.cpus) + " CPUs on other work";
+      FormatFixed(w.other_cpus, 1) + " of " + std::to_string(w.cpus) + " CPUs on other work";
   if (!w.top_others.empty()) {
     text += " (";
     for (size_t i = 0; i < w.top_others.size(); ++i) {
-      text += (i ? ", " : "") + w.top_others[i].comm + " " + Fixed(w.top_others[i].cpu_seconds, 1) +
-              " CPU-s";
+      text += (i ? ", " : "") + w.top_others[i].comm + " " +
+              FormatFixed(w.top_others[i].cpu_seconds, 1) + " CPU-s";
     }
     text += ")";
   }
-  if (w.steal_fraction >= 0.005) text += ", " + Fixed(100 * w.steal_fraction, 0) + "% stolen";
-  text += ", load " + Fixed(w.load1_before, 1) + " -> " + Fixed(w.load1_after, 1) + " over " +
-          Fixed(w.seconds, 0) + " s";
+  if (w.steal_fraction >= 0.005) text += ", " + FormatFixed(100 * w.steal_fraction, 0) + "% stolen";
+  text += ", load " + FormatFixed(w.load1_before, 1) + " -> " + FormatFixed(w.load1_after, 1) +
+          " over " + FormatFixed(w.seconds, 0) + " s";
   return text;
 }
 

@@ -342,29 +342,18 @@ json ResultJson(const ResultRow& r) {
   return j;
 }
 
-json RankTimingJson(const RankTiming& t) {
-  return ObjectJson(t, RankTimingFields<const RankTiming, FieldWriter>);
+// An element of a list that is just its fields: the object of its *Fields list.
+template <typename T, void (*Fields)(const T&, const FieldWriter&)>
+json FieldsJson(const T& item) {
+  return ObjectJson(item, Fields);
 }
 
-json LinkProbeJson(const LinkProbeResult& p) {
-  return ObjectJson(p, LinkProbeFields<const LinkProbeResult, FieldWriter>);
-}
-
-json RankDeviceJson(const RankDevice& d) {
-  return ObjectJson(d, RankDeviceFields<const RankDevice, FieldWriter>);
-}
-
-json NetDeviceJson(const NetDevice& d) {
-  return ObjectJson(d, NetDeviceFields<const NetDevice, FieldWriter>);
-}
-
-json LogEventJson(const LogMessage& m) {
-  return ObjectJson(m, LogEventFields<const LogMessage, FieldWriter>);
-}
-
-json ChannelJson(const ChannelObservation& c) {
-  return ObjectJson(c, ChannelFields<const ChannelObservation, FieldWriter>);
-}
+constexpr auto RankTimingJson = FieldsJson<RankTiming, RankTimingFields>;
+constexpr auto LinkProbeJson = FieldsJson<LinkProbeResult, LinkProbeFields>;
+constexpr auto RankDeviceJson = FieldsJson<RankDevice, RankDeviceFields>;
+constexpr auto NetDeviceJson = FieldsJson<NetDevice, NetDeviceFields>;
+constexpr auto LogEventJson = FieldsJson<LogMessage, LogEventFields>;
+constexpr auto ChannelJson = FieldsJson<ChannelObservation, ChannelFields>;
 
 json RunFieldsJson(const RunRecord& run) {
   json j = ObjectJson(run, RunFields<const RunRecord, FieldWriter>);
@@ -523,6 +512,18 @@ void ReadRankTiming(Reader& r, const json& t, RankTiming* timing) {
   RankTimingFields(*timing, FieldReader{r, t});
 }
 
+// The elements of the list `key` of a document, each just its fields, read
+// with the Reader's checks (the first failure stays in *r).
+template <typename T>
+void ReadFieldsList(Reader& r, const json& doc, const char* key,
+                    void (*fields)(T&, const FieldReader&), std::vector<T>* out) {
+  for (const json& x : Member(doc, key, kEmptyArray)) {
+    T item;
+    fields(item, FieldReader{r, x});
+    out->push_back(std::move(item));
+  }
+}
+
 }  // namespace
 
 std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* error) {
@@ -550,11 +551,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     r.Fail("status", "expected complete, partial or failed");
     return std::nullopt;
   }
-  for (const json& d : Member(doc, "ranks", kEmptyArray)) {
-    RankDevice dev;
-    RankDeviceFields(dev, FieldReader{r, d});
-    run.rank_devices.push_back(dev);
-  }
+  ReadFieldsList(r, doc, "ranks", RankDeviceFields, &run.rank_devices);
   for (const json& x : Member(doc, "results", kEmptyArray)) {
     ResultRow row;
     if (!ReadResultRow(r, x, &row)) return std::nullopt;
@@ -565,11 +562,7 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     if (!ReadLatencySample(r, x, &sample)) return std::nullopt;
     run.latency_samples.push_back(sample);
   }
-  for (const json& x : Member(doc, "rank_timings", kEmptyArray)) {
-    RankTiming timing;
-    ReadRankTiming(r, x, &timing);
-    run.rank_timings.push_back(timing);
-  }
+  ReadFieldsList(r, doc, "rank_timings", RankTimingFields, &run.rank_timings);
   if (const json& s = Member(doc, "step", kNull); s.is_object()) {
     StepSummary step;
     StepFields(step, FieldReader{r, s});
@@ -586,26 +579,10 @@ std::optional<RunRecord> ReadRunRecord(const nlohmann::json& doc, std::string* e
     run.step_samples.push_back(
         {s[0].get<int>(), s[1].get<double>(), s[2].get<double>(), s[3].get<double>()});
   }
-  for (const json& p : Member(doc, "link_probes", kEmptyArray)) {
-    LinkProbeResult probe;
-    LinkProbeFields(probe, FieldReader{r, p});
-    run.link_probes.push_back(probe);
-  }
-  for (const json& d : Member(doc, "net_devices", kEmptyArray)) {
-    NetDevice dev;
-    NetDeviceFields(dev, FieldReader{r, d});
-    run.net_devices.push_back(dev);
-  }
-  for (const json& x : Member(doc, "channels", kEmptyArray)) {
-    ChannelObservation c;
-    ChannelFields(c, FieldReader{r, x});
-    run.channels.push_back(c);
-  }
-  for (const json& x : Member(doc, "log_events", kEmptyArray)) {
-    LogMessage m;
-    LogEventFields(m, FieldReader{r, x});
-    run.log_events.push_back(std::move(m));
-  }
+  ReadFieldsList(r, doc, "link_probes", LinkProbeFields, &run.link_probes);
+  ReadFieldsList(r, doc, "net_devices", NetDeviceFields, &run.net_devices);
+  ReadFieldsList(r, doc, "channels", ChannelFields, &run.channels);
+  ReadFieldsList(r, doc, "log_events", LogEventFields, &run.log_events);
   if (!r.ok()) return std::nullopt;
   return run;
 }

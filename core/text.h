@@ -19,4 +19,13 @@ std::vector<std::string_view> Split(std::string_view text, char separator);
 // CRLF line): TrimBlanks(" a b\t\r") is "a b". The view points into text.
 std::string_view TrimBlanks(std::string_view text);
 
+// The words of text: the runs between any of the `blanks`, none empty:
+// SplitBlanks(" a  b\tc") is {"a", "b", "c"}; SplitBlanks("a\tb", " ") is
+// {"a\tb"}. The views point into text.
+std::vector<std::string_view> SplitBlanks(std::string_view text, std::string_view blanks = " \t");
+
+// value with `digits` decimals, as printf's "%.*f": FormatFixed(12.5, 2) is
+// "12.50".
+std::string FormatFixed(double value, int digits);
+
 }  // namespace fabtrack

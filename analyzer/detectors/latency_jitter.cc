@@ -20,7 +20,6 @@
 // same CV threshold and history.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <optional>
@@ -57,12 +56,6 @@ Settings Read(const DetectorSettings& s) {
           .min_cycles = static_cast<int>(s["min_cycles"]),
           .straggler_min_share = s["straggler_min_share"],
           .host_require_both = s["host_require_both"] != 0};
-}
-
-std::string Fixed(double v, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
 }
 
 bool InBand(const ResultPoint& r, const Settings& s) {
@@ -152,11 +145,11 @@ Verdict Judge(double value, double threshold, const stats::SortedValues& history
 
 std::string WhyText(const Verdict& v, double value, double threshold, int digits) {
   std::string why;
-  if (v.above_threshold) why = "above " + Fixed(threshold, digits);
+  if (v.above_threshold) why = "above " + FormatFixed(threshold, digits);
   if (v.above_history) {
     if (!why.empty()) why += ", ";
-    why += Fixed(value / *v.history_median, 1) + "x the series' median " +
-           Fixed(*v.history_median, digits) + " over " + std::to_string(v.history_count) +
+    why += FormatFixed(value / *v.history_median, 1) + "x the series' median " +
+           FormatFixed(*v.history_median, digits) + " over " + std::to_string(v.history_count) +
            " earlier runs";
   }
   return why;
@@ -264,16 +257,18 @@ void JudgeHarnessRun(const InputIndex& input, const RunView& run, const Jitter& 
   f.unit = by_cv ? "CV (stddev/mean of per-iteration latency)" : "p99/p50 of per-iteration latency";
   std::vector<std::string> parts;
   if (cv.flagged()) {
-    parts.push_back("CV " + Fixed(*jitter.cv, 2) + " (" + WhyText(cv, *jitter.cv, max_cv, 2) + ")");
+    parts.push_back("CV " + FormatFixed(*jitter.cv, 2) + " (" + WhyText(cv, *jitter.cv, max_cv, 2) +
+                    ")");
   }
   if (ratio.flagged()) {
-    parts.push_back("p99/p50 " + Fixed(*jitter.p99_p50, 1) + " (" +
+    parts.push_back("p99/p50 " + FormatFixed(*jitter.p99_p50, 1) + " (" +
                     WhyText(ratio, *jitter.p99_p50, max_ratio, 1) + ")");
   }
   f.message = "jittery latency at " + BandText(s) + ": median ";
   for (size_t i = 0; i < parts.size(); ++i) f.message += (i ? "; " : "") + parts[i];
-  if (!cv.flagged() && jitter.cv) f.message += "; CV " + Fixed(*jitter.cv, 2);
-  if (!ratio.flagged() && jitter.p99_p50) f.message += "; p99/p50 " + Fixed(*jitter.p99_p50, 1);
+  if (!cv.flagged() && jitter.cv) f.message += "; CV " + FormatFixed(*jitter.cv, 2);
+  if (!ratio.flagged() && jitter.p99_p50)
+    f.message += "; p99/p50 " + FormatFixed(*jitter.p99_p50, 1);
 
   nlohmann::json per_size = nlohmann::json::array();
   std::span<const ResultPoint> results = input.Results(run.id);
@@ -294,10 +289,10 @@ void JudgeHarnessRun(const InputIndex& input, const RunView& run, const Jitter& 
   if (std::optional<Straggler> st = StragglerOf(results, s)) {
     f.host = st->host;
     f.size_bytes = st->size_bytes;
-    f.message += "; " + st->host + " is the straggler: +" + Fixed(st->excess_us, 0) +
+    f.message += "; " + st->host + " is the straggler: +" + FormatFixed(st->excess_us, 0) +
                  " \u00b5s over the median rank at " + FormatBytes(st->size_bytes) + " (" +
                  std::to_string(st->sizes) + " of " + std::to_string(st->sizes_with_data) +
-                 " sizes, median lead " + Fixed(100 * st->share, 0) + "% of p50)";
+                 " sizes, median lead " + FormatFixed(100 * st->share, 0) + "% of p50)";
     f.evidence["straggler"] = {{"host", st->host},
                                {"sizes", st->sizes},
                                {"sizes_with_data", st->sizes_with_data},
@@ -387,7 +382,7 @@ void JudgeCycles(const InputIndex& input, const std::vector<const RunView*>& no_
     f.unit = "CV (stddev/mean of time across cycles)";
     f.message = "jittery latency at " + BandText(s) + " across " +
                 std::to_string(tonight.runs.size()) + " cycles of the night: median CV " +
-                Fixed(*tonight.cv, 2) + " (" + WhyText(v, *tonight.cv, s.max_cv, 2) + ")";
+                FormatFixed(*tonight.cv, 2) + " (" + WhyText(v, *tonight.cv, s.max_cv, 2) + ")";
     nlohmann::json by_size = nlohmann::json::object();
     for (const auto& [size, cv] : tonight.cv_by_size) by_size[std::to_string(size)] = cv;
     std::vector<int64_t> run_ids;

@@ -42,7 +42,6 @@
 // such as a link throttled to a hundredth; history still applies.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <optional>
@@ -81,12 +80,6 @@ Settings Read(const DetectorSettings& s) {
           .latency_tolerance = s["latency_tolerance"],
           .host_latency_tolerance = s["host_latency_tolerance"],
           .within_run_noise = s["within_run_noise"] != 0};
-}
-
-std::string Fixed(double v, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
 }
 
 struct Sweep {
@@ -296,7 +289,7 @@ std::string CurveText(const std::map<int, double>& curve, int digits) {
   std::string text;
   for (const auto& [n, v] : curve) {
     if (!text.empty()) text += ", ";
-    text += std::to_string(n) + ": " + Fixed(v, digits);
+    text += std::to_string(n) + ": " + FormatFixed(v, digits);
   }
   return text;
 }
@@ -413,15 +406,15 @@ void JudgeBusbw(const Sweep& sweep, const Curve& curve, const PastEfficiency& ea
     f.baseline = below_history ? *h.median : min_efficiency;
     f.unit = "busbw efficiency vs " + std::to_string(curve.ref_nodes) + " nodes";
     std::string why;
-    if (below_threshold) why = "below " + Fixed(min_efficiency, 2);
+    if (below_threshold) why = "below " + FormatFixed(min_efficiency, 2);
     if (below_history) {
-      why += std::string(why.empty() ? "" : ", ") + "below the median " + Fixed(*h.median, 2) +
-             " of " + std::to_string(h.count) + " earlier sweeps by more than " +
-             Fixed(h.allowed_drop, 2);
+      why += std::string(why.empty() ? "" : ", ") + "below the median " +
+             FormatFixed(*h.median, 2) + " of " + std::to_string(h.count) +
+             " earlier sweeps by more than " + FormatFixed(h.allowed_drop, 2);
     }
     f.message = "scaling breaks at " + std::to_string(n) + " nodes: large-message busbw " +
-                Fixed(curve.busbw_gbps.at(n), 3) + " GB/s is " + Fixed(100 * e, 0) + "% of " +
-                Fixed(curve.busbw_gbps.at(curve.ref_nodes), 3) + " GB/s at " +
+                FormatFixed(curve.busbw_gbps.at(n), 3) + " GB/s is " + FormatFixed(100 * e, 0) +
+                "% of " + FormatFixed(curve.busbw_gbps.at(curve.ref_nodes), 3) + " GB/s at " +
                 std::to_string(curve.ref_nodes) + " nodes (" + why + "; " +
                 SizesText(curve.large_sizes) + "); efficiency by nodes {" +
                 CurveText(curve.efficiency, 2) + "}";
@@ -467,12 +460,12 @@ void JudgeLatency(const Sweep& sweep, const Curve& curve, const Settings& s,
     f.unit = "small-message latency vs " + std::to_string(curve.ref_nodes) + " nodes";
     f.message = "latency grows faster than the node count at " + std::to_string(n) +
                 " nodes: small-message " + curve.latency_metric + " " +
-                Fixed(curve.latency_us.at(n), 1) + " \u00b5s is " + Fixed(ratio, 1) + "x the " +
-                Fixed(curve.latency_us.at(curve.ref_nodes), 1) + " \u00b5s at " +
+                FormatFixed(curve.latency_us.at(n), 1) + " \u00b5s is " + FormatFixed(ratio, 1) +
+                "x the " + FormatFixed(curve.latency_us.at(curve.ref_nodes), 1) + " \u00b5s at " +
                 std::to_string(curve.ref_nodes) + " nodes for " +
-                Fixed(1.0 * n / curve.ref_nodes, 1) + "x the nodes (allowed " + Fixed(bound[n], 1) +
-                "x; " + SizesText(curve.small_sizes) + "); ratio by nodes {" +
-                CurveText(curve.latency_ratio, 1) + "}";
+                FormatFixed(1.0 * n / curve.ref_nodes, 1) + "x the nodes (allowed " +
+                FormatFixed(bound[n], 1) + "x; " + SizesText(curve.small_sizes) +
+                "); ratio by nodes {" + CurveText(curve.latency_ratio, 1) + "}";
     f.evidence = {{"sweep", sweep.label},
                   {"reference_nodes", curve.ref_nodes},
                   {"latency_metric", curve.latency_metric},

@@ -8,6 +8,7 @@
 
 #include "analyzer/locate/locate.h"
 #include "analyzer/locate/locate_evidence.h"
+#include "core/text.h"
 
 namespace fabtrack::analyzer {
 namespace {
@@ -140,12 +141,6 @@ RankedSuspect SuspectOf(const LocateTopology& topology, const Grading& g, const 
   return ranked;
 }
 
-std::string Fixed(double v, int digits) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", digits, v);
-  return text;
-}
-
 // Gross measurements that later ones at healthy speed cleared: said, never
 // dropped without a word.
 std::vector<std::string> ClearedNotes(const LocateTopology& topology, const Grading& g) {
@@ -153,7 +148,7 @@ std::vector<std::string> ClearedNotes(const LocateTopology& topology, const Grad
   for (const GradedProbe& gp : g.probes) {
     if (!gp.gross || !gp.refuted) continue;
     notes.push_back(ProbeName(topology, *gp.probe) + " (round " + std::to_string(gp.probe->round) +
-                    ") was " + Fixed(gp.slowdown, 1) +
+                    ") was " + FormatFixed(gp.slowdown, 1) +
                     "x slower than its class, then measured twice at healthy speed: taken for a "
                     "passing disturbance, not a fault");
   }

@@ -1,17 +1,7 @@
-#include <cstdio>
-
 #include "analyzer/locate/locate.h"
+#include "core/text.h"
 
 namespace fabtrack::analyzer {
-namespace {
-
-std::string Fixed(double v, int digits) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", digits, v);
-  return text;
-}
-
-}  // namespace
 
 std::string DescribeSuspect(const LocateSuspect& s) {
   if (s.kind == "uplink") return "the uplink " + s.name + " is slow";
@@ -22,8 +12,8 @@ std::string DescribeSuspect(const LocateSuspect& s) {
 std::string DescribeLocateVerdict(const LocateVerdict& v, bool budget_spent) {
   std::string out;
   if (v.suspects.empty()) {
-    out = "no fault found (healthy spread: bandwidth " + Fixed(100 * v.busbw_spread, 1) +
-          "%, small-message latency " + Fixed(100 * v.latency_spread, 1) + "%)";
+    out = "no fault found (healthy spread: bandwidth " + FormatFixed(100 * v.busbw_spread, 1) +
+          "%, small-message latency " + FormatFixed(100 * v.latency_spread, 1) + "%)";
     if (!v.settled) out += "; not settled: too little measured to clear every node";
   } else {
     for (size_t i = 0; i < v.suspects.size(); ++i) {
@@ -31,7 +21,7 @@ std::string DescribeLocateVerdict(const LocateVerdict& v, bool budget_spent) {
       out += (i == 0   ? ""
               : i == 1 ? "; or else "
                        : ", or ") +
-             DescribeSuspect(s) + " (score " + Fixed(s.score, 1) + ")";
+             DescribeSuspect(s) + " (score " + FormatFixed(s.score, 1) + ")";
     }
     if (!v.settled) out += "; not settled: the measurements fit more than one explanation";
   }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -51,12 +50,6 @@ details pre{white-space:pre-wrap;font-size:11px;background:#fafafa;padding:6px;m
 @media print{body{max-width:none;margin:8mm}details{display:block}.chart{break-inside:avoid}})";
 
 std::string E(const std::string& s) { return EscapeXml(s); }
-
-std::string Fixed(double v, int digits = 2) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 // A finding's value or baseline: counts without decimals.
 std::string OptNum(const std::optional<double>& v) { return v ? FormatMeasure(*v) : "–"; }
@@ -236,8 +229,8 @@ void LocateVerdicts(std::ostringstream& h, const InputIndex& input) {
     h << "<tr class=\"locate\"><td>"
       << E(IsoFromSeconds(verdicts[i].located_at, IsoStyle::kSeconds)) << "</td><td class=\"num\">"
       << r.hosts.size() << "</td><td class=\"num\">" << r.verdict.rounds
-      << "</td><td class=\"num\">" << Fixed(r.seconds, 1) << "</td><td><span class=\"badge " << sev
-      << "\">" << (faulted ? "suspect" : "clear") << "</span> "
+      << "</td><td class=\"num\">" << FormatFixed(r.seconds, 1) << "</td><td><span class=\"badge "
+      << sev << "\">" << (faulted ? "suspect" : "clear") << "</span> "
       << E(DescribeLocateVerdict(r.verdict, r.budget_spent));
     if (faulted) {
       h << "<details><summary>evidence</summary><ul>";
@@ -562,7 +555,7 @@ void Latency(std::ostringstream& h, const InputIndex& input,
       --charts;
       continue;
     }
-    if (cv_n) c.title += " (mean CV " + Fixed(cv_sum / cv_n) + ")";
+    if (cv_n) c.title += " (mean CV " + FormatFixed(cv_sum / cv_n, 2) + ")";
     c.series.push_back(std::move(p50));
     if (!p99.points.empty()) c.series.push_back(std::move(p99));
     h << RenderSvg(c);
@@ -647,10 +640,11 @@ void Training(std::ostringstream& h, const InputIndex& input, const AnalysisResu
   for (const auto& [family, by_nodes] : families) {
     const TrainingLine& widest = *by_nodes.rbegin()->second;
     h << "<p class=\"cost\"><b>" << E(family) << "</b>: on " << Plural(widest.nodes, "node") << " ("
-      << widest.gpus << " GPUs) the step takes " << Fixed(widest.step_ms_p50, 1) << " ms, "
-      << Fixed(widest.exposed_ms_p50, 1) << " ms of it exposed communication (GPUs idle "
-      << Fixed(widest.idle_share_p50 * 100, 1) << "%): <b>"
-      << Fixed(widest.gpu_hours_per_1000_steps, 3) << " GPU-hours lost per 1000 steps</b></p>";
+      << widest.gpus << " GPUs) the step takes " << FormatFixed(widest.step_ms_p50, 1) << " ms, "
+      << FormatFixed(widest.exposed_ms_p50, 1) << " ms of it exposed communication (GPUs idle "
+      << FormatFixed(widest.idle_share_p50 * 100, 1) << "%): <b>"
+      << FormatFixed(widest.gpu_hours_per_1000_steps, 3)
+      << " GPU-hours lost per 1000 steps</b></p>";
   }
   h << "<div class=\"charts\">";
   size_t charts = 0;
@@ -701,10 +695,11 @@ void Training(std::ostringstream& h, const InputIndex& input, const AnalysisResu
     }
     h << "<tr class=\"step\"><td>" << E(t.family) << "<br><small>run " << t.run_id << ", "
       << E(t.run_started_at) << "</small></td><td class=\"num\">" << t.nodes << " (" << t.gpus
-      << ")</td><td class=\"num\">" << Fixed(t.step_ms_p50, 1) << "</td><td class=\"num\">"
-      << Fixed(t.compute_ms_p50, 1) << "</td><td class=\"num" << (flagged ? " bad" : "") << "\">"
-      << Fixed(t.exposed_ms_p50, 1) << "</td><td class=\"num\">" << Fixed(t.idle_share_p50 * 100, 1)
-      << "%</td><td class=\"num\">" << Fixed(t.gpu_hours_per_1000_steps, 3) << "</td><td>";
+      << ")</td><td class=\"num\">" << FormatFixed(t.step_ms_p50, 1) << "</td><td class=\"num\">"
+      << FormatFixed(t.compute_ms_p50, 1) << "</td><td class=\"num" << (flagged ? " bad" : "")
+      << "\">" << FormatFixed(t.exposed_ms_p50, 1) << "</td><td class=\"num\">"
+      << FormatFixed(t.idle_share_p50 * 100, 1) << "%</td><td class=\"num\">"
+      << FormatFixed(t.gpu_hours_per_1000_steps, 3) << "</td><td>";
     if (found != findings_by_run.end()) {
       for (const Finding* f : found->second) {
         const char* sev = SeverityName(f->severity);
@@ -771,9 +766,9 @@ void Ports(std::ostringstream& h, const InputIndex& input) {
     h << "<tr><td>" << E(name) << "</td><td" << (bad_state ? " class=\"bad\"" : "") << ">"
       << E(r.state) << "</td><td class=\"num\">" << OptNum(r.rate) << "</td><td class=\"num"
       << (r.errors || r.saturated ? " bad" : "") << "\">" << r.errors
-      << (r.saturated ? " (saturated)" : "") << "</td><td class=\"num\">" << Fixed(r.xmit_wait, 0)
-      << "</td><td class=\"num\">" << Fixed(r.cnp, 0) << "</td><td class=\"num\">"
-      << Fixed(r.pause, 0) << "</td></tr>";
+      << (r.saturated ? " (saturated)" : "") << "</td><td class=\"num\">"
+      << FormatFixed(r.xmit_wait, 0) << "</td><td class=\"num\">" << FormatFixed(r.cnp, 0)
+      << "</td><td class=\"num\">" << FormatFixed(r.pause, 0) << "</td></tr>";
   }
   h << "</table>";
   if (sorted.size() > kMaxRows) {

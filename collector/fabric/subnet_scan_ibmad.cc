@@ -50,55 +50,63 @@ std::optional<int> ActiveLanes(int active) {
   return lanes > 0 ? std::optional<int>(lanes) : std::nullopt;
 }
 
-// LinkSpeedExtActive (FDR and later) when set, else LinkSpeedActive; the
-// lane rate in Gb/s as sysfs's rate file counts it (4X EDR: 100 Gb/sec).
+// A lane speed code of PortInfo: its name and the lane rate in Gb/s as
+// sysfs's rate file counts it (4X EDR: 100 Gb/sec).
+struct LaneSpeedCode {
+  int code;
+  const char* name;
+  double gbps;
+};
+constexpr LaneSpeedCode kLinkSpeedExtActive[] = {
+    {1, "FDR", 14}, {2, "EDR", 25}, {4, "HDR", 50}, {8, "NDR", 100}};
+constexpr LaneSpeedCode kLinkSpeedActive[] = {{1, "SDR", 2.5}, {2, "DDR", 5}, {4, "QDR", 10}};
+
+// LinkSpeedExtActive (FDR and later) when set, else LinkSpeedActive.
 std::optional<std::pair<std::string, double>> LaneSpeed(int active, int ext_active) {
-  switch (ext_active) {
-    case 1:
-      return std::pair<std::string, double>{"FDR", 14};
-    case 2:
-      return std::pair<std::string, double>{"EDR", 25};
-    case 4:
-      return std::pair<std::string, double>{"HDR", 50};
-    case 8:
-      return std::pair<std::string, double>{"NDR", 100};
-    default:
-      break;
+  for (const LaneSpeedCode& s : kLinkSpeedExtActive) {
+    if (s.code == ext_active) return std::pair<std::string, double>{s.name, s.gbps};
   }
-  switch (active) {
-    case 1:
-      return std::pair<std::string, double>{"SDR", 2.5};
-    case 2:
-      return std::pair<std::string, double>{"DDR", 5};
-    case 4:
-      return std::pair<std::string, double>{"QDR", 10};
-    default:
-      return std::nullopt;
+  for (const LaneSpeedCode& s : kLinkSpeedActive) {
+    if (s.code == active) return std::pair<std::string, double>{s.name, s.gbps};
   }
+  return std::nullopt;
 }
 
-FabricPort ReadPortInfo(const ibnd_node_t* node, const std::string& node_guid, ibnd_port_t* p) {
+// The PortInfo fields a scan keeps, from an SMP's data (libibmad's getters
+// take the buffer non-const).
+PortInfoAnswer DecodePortInfo(uint8_t* data) {
+  PortInfoAnswer a;
+  a.lid = static_cast<int>(mad_get_field(data, 0, IB_PORT_LID_F));
+  a.state = static_cast<int>(mad_get_field(data, 0, IB_PORT_STATE_F));
+  a.phys_state = static_cast<int>(mad_get_field(data, 0, IB_PORT_PHYS_STATE_F));
+  a.width_active = static_cast<int>(mad_get_field(data, 0, IB_PORT_LINK_WIDTH_ACTIVE_F));
+  a.speed_active = static_cast<int>(mad_get_field(data, 0, IB_PORT_LINK_SPEED_ACTIVE_F));
+  a.speed_ext_active = static_cast<int>(mad_get_field(data, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F));
+  return a;
+}
+
+FabricPort PortFromInfo(const PortInfoAnswer& info) {
   FabricPort out;
-  out.node_guid = node_guid;
-  out.port = p->portnum;
-  uint8_t* info = p->info;
-  // A switch's ports share its port 0 LID; the PMA answers there.
-  int lid = node->type == IB_NODE_SWITCH ? node->smalid : p->base_lid;
-  if (lid > 0) out.lid = lid;
-  int state = static_cast<int>(mad_get_field(info, 0, IB_PORT_STATE_F));
-  int phys = static_cast<int>(mad_get_field(info, 0, IB_PORT_PHYS_STATE_F));
-  out.state = PortStateName(state);
-  out.phys_state = PhysStateName(phys);
-  if (state >= 2) {  // width and speed mean something on a trained link only
-    out.width = ActiveLanes(static_cast<int>(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F)));
-    auto speed =
-        LaneSpeed(static_cast<int>(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ACTIVE_F)),
-                  static_cast<int>(mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F)));
+  out.state = PortStateName(info.state);
+  out.phys_state = PhysStateName(info.phys_state);
+  if (info.state >= 2) {  // width and speed mean something on a trained link only
+    out.width = ActiveLanes(info.width_active);
+    auto speed = LaneSpeed(info.speed_active, info.speed_ext_active);
     if (speed) {
       out.speed = speed->first;
       if (out.width) out.rate_gbps = *out.width * speed->second;
     }
   }
+  return out;
+}
+
+FabricPort ReadPortInfo(const ibnd_node_t* node, const std::string& node_guid, ibnd_port_t* p) {
+  FabricPort out = PortFromInfo(DecodePortInfo(p->info));
+  out.node_guid = node_guid;
+  out.port = p->portnum;
+  // A switch's ports share its port 0 LID; the PMA answers there.
+  int lid = node->type == IB_NODE_SWITCH ? node->smalid : p->base_lid;
+  if (lid > 0) out.lid = lid;
   return out;
 }
 
@@ -168,25 +176,86 @@ std::optional<FabricScan> Discover(const ScanSettings& s, std::string* error) {
   return scan;
 }
 
-FabricPort PortFromInfo(const PortInfoAnswer& info) {
-  FabricPort out;
-  out.state = PortStateName(info.state);
-  out.phys_state = PhysStateName(info.phys_state);
-  if (info.state >= 2) {  // width and speed mean something on a trained link only
-    out.width = ActiveLanes(info.width_active);
-    auto speed = LaneSpeed(info.speed_active, info.speed_ext_active);
-    if (speed) {
-      out.speed = speed->first;
-      if (out.width) out.rate_gbps = *out.width * speed->second;
-    }
-  }
-  return out;
-}
-
 uint32_t TidOf(const uint8_t* mad) {
   return static_cast<uint32_t>((uint32_t{mad[12]} << 24) | (uint32_t{mad[13]} << 16) |
                                (uint32_t{mad[14]} << 8) | mad[15]);
 }
+
+// The tries in flight of a window of MADs (the SMPs of discovery, the PMA
+// queries), in the order sent: their transaction ids are consecutive (a
+// reply's entry is found by subtraction; an id skipped is a closed entry)
+// and, every try having the same timeout, their deadlines ascend (the first
+// open one is the next to expire). Answered tries stay as closed entries
+// until they reach the front.
+class TriesInFlight {
+ public:
+  int open() const { return open_; }
+
+  // A try of request `item` sent with `tid`: the id after the last try's,
+  // or after one skipped (which stands as a closed entry).
+  void Sent(size_t item, uint32_t tid, Clock::time_point deadline) {
+    if (tries_.empty()) first_tid_ = tid;
+    while (tries_.size() < static_cast<uint32_t>(tid - first_tid_))
+      tries_.push_back({item, Clock::now(), false});
+    tries_.push_back({item, deadline, true});
+    ++open_;
+  }
+
+  // The request a reply with `tid` answers, its try closed; nullopt for a
+  // reply to no open try (late, or not ours).
+  std::optional<size_t> Answered(uint32_t tid) {
+    const size_t at = static_cast<uint32_t>(tid - first_tid_);
+    if (at >= tries_.size() || !tries_[at].open) return std::nullopt;
+    tries_[at].open = false;
+    --open_;
+    const size_t item = tries_[at].item;
+    DropClosed();
+    return item;
+  }
+
+  // Milliseconds until the first open try's deadline (0 when past; none open: 0).
+  int WaitMs(Clock::time_point now) const {
+    for (const Try& t : tries_) {
+      if (!t.open) continue;
+      return std::max(
+          0,
+          static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(t.deadline - now).count()));
+    }
+    return 0;
+  }
+
+  // Closes the tries whose deadline has passed, calling expired(request) for
+  // each that was still open.
+  template <typename F>
+  void Expire(Clock::time_point now, F expired) {
+    while (!tries_.empty() && tries_.front().deadline <= now) {
+      if (tries_.front().open) {
+        tries_.front().open = false;
+        --open_;
+        expired(tries_.front().item);
+      }
+      tries_.pop_front();
+      ++first_tid_;
+      DropClosed();
+    }
+  }
+
+ private:
+  struct Try {
+    size_t item;
+    Clock::time_point deadline;
+    bool open;
+  };
+  void DropClosed() {
+    while (!tries_.empty() && !tries_.front().open) {
+      tries_.pop_front();
+      ++first_tid_;
+    }
+  }
+  std::deque<Try> tries_;
+  uint32_t first_tid_ = 0;
+  int open_ = 0;
+};
 
 // Discovery with directed-route SMPs (smp_walk.cc says what is asked),
 // `settings.discovery_smps` in flight at once through the umad port the PMA
@@ -205,15 +274,8 @@ std::optional<FabricScan> DiscoverBySmps(ibmad_port* port, const ScanSettings& s
   std::vector<SmpRequest> requests{walk.Start()};
   std::vector<int> tries_of{0};
   std::deque<size_t> waiting{0};
-  struct Try {
-    size_t request;
-    Clock::time_point deadline;
-    bool open;
-  };
-  std::deque<Try> tries;
+  TriesInFlight tries;
   uint32_t next_tid = std::random_device{}();
-  uint32_t first_tid = next_tid;
-  int open = 0;
   bool local_answered = false;
   const int window = std::max(1, s.discovery_smps);
   const auto timeout = std::chrono::milliseconds(s.policy.timeout_ms);
@@ -256,14 +318,8 @@ std::optional<FabricScan> DiscoverBySmps(ibmad_port* port, const ScanSettings& s
     }
     next.clear();
   };
-  auto drop_closed = [&] {
-    while (!tries.empty() && !tries.front().open) {
-      tries.pop_front();
-      ++first_tid;
-    }
-  };
-  while (!waiting.empty() || open > 0) {
-    while (!waiting.empty() && open < window) {
+  while (!waiting.empty() || tries.open() > 0) {
+    while (!waiting.empty() && tries.open() < window) {
       size_t r = waiting.front();
       waiting.pop_front();
       ++tries_of[r];
@@ -272,34 +328,18 @@ std::optional<FabricScan> DiscoverBySmps(ibmad_port* port, const ScanSettings& s
         walk.NoAnswer(requests[r]);
         continue;
       }
-      if (tries.empty()) first_tid = tid;
-      // Consecutive ids, so a reply's try is found by subtraction (0 is
-      // skipped above; a gap is a closed entry).
-      while (tries.size() < static_cast<uint32_t>(tid - first_tid))
-        tries.push_back({r, Clock::now(), false});
+      // Consecutive ids (0 is skipped above: a gap is a closed entry).
       next_tid = tid + 1;
       ++*sent;
-      tries.push_back({r, Clock::now() + timeout, true});
-      ++open;
+      tries.Sent(r, tid, Clock::now() + timeout);
     }
-    if (open == 0) continue;
-    auto now = Clock::now();
-    int wait_ms = 0;
-    for (const Try& t : tries) {
-      if (!t.open) continue;
-      wait_ms =
-          static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(t.deadline - now).count());
-      break;
-    }
+    if (tries.open() == 0) continue;
     int length = IB_MAD_SIZE;
-    int got = umad_recv(fd, recv_buf.data(), &length, std::max(wait_ms, 0));
+    int got = umad_recv(fd, recv_buf.data(), &length, tries.WaitMs(Clock::now()));
     if (got >= 0) {
       uint8_t* mad = static_cast<uint8_t*>(umad_get_mad(recv_buf.data()));
-      size_t at = static_cast<uint32_t>(TidOf(mad) - first_tid);
-      if (at < tries.size() && tries[at].open) {
-        tries[at].open = false;
-        --open;
-        const size_t r = tries[at].request;
+      if (std::optional<size_t> answered = tries.Answered(TidOf(mad))) {
+        const size_t r = *answered;
         const int status = umad_status(recv_buf.data());
         if (status != 0 || length < IB_MAD_SIZE) {
           give_up_or_requeue(r);
@@ -324,36 +364,16 @@ std::optional<FabricScan> DiscoverBySmps(ibmad_port* port, const ScanSettings& s
                   q, std::string(reinterpret_cast<const char*>(data), IB_SMP_DATA_SIZE));
               break;
             case SmpRequest::kPortInfo: {
-              PortInfoAnswer a;
-              a.lid = static_cast<int>(mad_get_field(data, 0, IB_PORT_LID_F));
-              a.state = static_cast<int>(mad_get_field(data, 0, IB_PORT_STATE_F));
-              a.phys_state = static_cast<int>(mad_get_field(data, 0, IB_PORT_PHYS_STATE_F));
-              a.width_active =
-                  static_cast<int>(mad_get_field(data, 0, IB_PORT_LINK_WIDTH_ACTIVE_F));
-              a.speed_active =
-                  static_cast<int>(mad_get_field(data, 0, IB_PORT_LINK_SPEED_ACTIVE_F));
-              a.speed_ext_active =
-                  static_cast<int>(mad_get_field(data, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F));
+              PortInfoAnswer a = DecodePortInfo(data);
               walk.OnPortInfo(q, a, &next);
               break;
             }
           }
           add_next();
         }
-        drop_closed();
       }
     }
-    now = Clock::now();
-    while (!tries.empty() && tries.front().deadline <= now) {
-      if (tries.front().open) {
-        tries.front().open = false;
-        --open;
-        give_up_or_requeue(tries.front().request);
-      }
-      tries.pop_front();
-      ++first_tid;
-      drop_closed();
-    }
+    tries.Expire(Clock::now(), give_up_or_requeue);
   }
   if (!local_answered) {
     *error = "subnet discovery failed (the local port's NodeInfo got no answer)";
@@ -383,19 +403,7 @@ class PmaWindow {
     std::vector<Reply> replies(queries.size());
     std::deque<size_t> waiting;
     for (size_t i = 0; i < queries.size(); ++i) waiting.push_back(i);
-    // The tries in flight in the order sent: their transaction ids are
-    // consecutive (a reply's entry is found by subtraction) and, every try
-    // having the same timeout, their deadlines ascend (the first open one is
-    // the next to expire). Answered tries stay as closed entries until they
-    // reach the front.
-    struct Try {
-      size_t query;
-      Clock::time_point deadline;
-      bool open;
-    };
-    std::deque<Try> tries;
-    uint32_t first_tid = next_tid_;
-    int open = 0;
+    TriesInFlight tries;
     std::vector<uint8_t> send_buf(umad_size() + IB_MAD_SIZE), recv_buf(umad_size() + IB_MAD_SIZE);
     auto timeout = std::chrono::milliseconds(policy_.timeout_ms);
     auto give_up_or_requeue = [&](size_t q, const std::string& why) {
@@ -405,14 +413,8 @@ class PmaWindow {
         ++*retried;
       }
     };
-    auto drop_closed = [&] {
-      while (!tries.empty() && !tries.front().open) {
-        tries.pop_front();
-        ++first_tid;
-      }
-    };
-    while (!waiting.empty() || open > 0) {
-      while (!waiting.empty() && open < policy_.window) {
+    while (!waiting.empty() || tries.open() > 0) {
+      while (!waiting.empty() && tries.open() < policy_.window) {
         size_t q = waiting.front();
         waiting.pop_front();
         ++replies[q].tries;
@@ -420,27 +422,17 @@ class PmaWindow {
           replies[q].error = std::string("umad_send: ") + std::strerror(errno);
           continue;
         }
-        if (tries.empty()) first_tid = next_tid_;
+        tries.Sent(q, next_tid_, Clock::now() + timeout);
         ++next_tid_;
         ++*sent;
-        tries.push_back({q, Clock::now() + timeout, true});
-        ++open;
       }
-      if (open == 0) continue;
-      auto now = Clock::now();
-      int wait_ms = static_cast<int>(
-          std::chrono::ceil<std::chrono::milliseconds>(tries.front().deadline - now).count());
+      if (tries.open() == 0) continue;
       int length = IB_MAD_SIZE;
-      int got = umad_recv(fd_, recv_buf.data(), &length, std::max(wait_ms, 0));
+      int got = umad_recv(fd_, recv_buf.data(), &length, tries.WaitMs(Clock::now()));
       if (got >= 0) {
         const uint8_t* mad = static_cast<const uint8_t*>(umad_get_mad(recv_buf.data()));
-        uint32_t tid = static_cast<uint32_t>((uint32_t{mad[12]} << 24) | (uint32_t{mad[13]} << 16) |
-                                             (uint32_t{mad[14]} << 8) | mad[15]);
-        size_t at = static_cast<uint32_t>(tid - first_tid);
-        if (at < tries.size() && tries[at].open) {
-          tries[at].open = false;
-          --open;
-          size_t q = tries[at].query;
+        if (std::optional<size_t> answered = tries.Answered(TidOf(mad))) {
+          const size_t q = *answered;
           int status = umad_status(recv_buf.data());
           if (status != 0) {
             // The kernel gave the send back: timed out or failed on its side.
@@ -453,20 +445,9 @@ class PmaWindow {
             replies[q].mad = copy;
             replies[q].error.clear();
           }
-          drop_closed();
         }
       }
-      now = Clock::now();
-      while (!tries.empty() && tries.front().deadline <= now) {
-        if (tries.front().open) {
-          tries.front().open = false;
-          --open;
-          give_up_or_requeue(tries.front().query, "no answer");
-        }
-        tries.pop_front();
-        ++first_tid;
-        drop_closed();
-      }
+      tries.Expire(Clock::now(), [&](size_t q) { give_up_or_requeue(q, "no answer"); });
     }
     return replies;
   }

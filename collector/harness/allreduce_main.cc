@@ -30,6 +30,7 @@
 #include "core/content_hash.h"
 #include "core/json_instances.h"
 #include "core/node_facts.h"
+#include "core/text.h"
 
 namespace fabtrack::harness {
 namespace {
@@ -231,12 +232,6 @@ Half MeasureHalf(AllReduceBackend& backend, const HarnessOptions& o, int64_t cou
   return half;
 }
 
-std::string Fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
-
 // Records the run's end and names the stored run (`what` it holds: "12
 // sizes"); false, having said why, when the sink cannot record it.
 bool FinishRecording(RunSink& recorder, const RunRecord& run, const std::string& what, int ranks) {
@@ -281,11 +276,12 @@ int RunStepMode(const HarnessOptions& o, AllReduceBackend& backend, RunRecord& r
   run.step_samples = std::move(samples);
   const StepSummary& sum = *run.step;
   if (!o.quiet) {
-    std::printf("%8d %9s %9s %9s %12s %12s %5s %7s\n", sum.steps, Fixed(sum.step_ms_p50, 2).c_str(),
-                Fixed(sum.step_ms_p99, 2).c_str(), Fixed(sum.compute_ms_p50, 2).c_str(),
-                Fixed(sum.exposed_ms_p50, 2).c_str(), Fixed(sum.exposed_ms_p99, 2).c_str(),
-                Fixed(sum.idle_share_p50 * 100, 1).c_str(),
-                Fixed(LostGpuHoursPer1000Steps(sum.exposed_ms_p50, ranks), 3).c_str());
+    std::printf(
+        "%8d %9s %9s %9s %12s %12s %5s %7s\n", sum.steps, FormatFixed(sum.step_ms_p50, 2).c_str(),
+        FormatFixed(sum.step_ms_p99, 2).c_str(), FormatFixed(sum.compute_ms_p50, 2).c_str(),
+        FormatFixed(sum.exposed_ms_p50, 2).c_str(), FormatFixed(sum.exposed_ms_p99, 2).c_str(),
+        FormatFixed(sum.idle_share_p50 * 100, 1).c_str(),
+        FormatFixed(LostGpuHoursPer1000Steps(sum.exposed_ms_p50, ranks), 3).c_str());
     std::fflush(stdout);
   }
   run.ended_at = UtcNowIso();

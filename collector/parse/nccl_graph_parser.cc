@@ -31,21 +31,10 @@
 
 #include "collector/parse/nccl_log_line.h"
 #include "collector/parse/node_topology_parser.h"
+#include "core/text.h"
 
 namespace fabtrack {
 namespace {
-
-std::vector<std::string_view> Fields(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && s[i] == ' ') ++i;
-    size_t start = i;
-    while (i < s.size() && s[i] != ' ') ++i;
-    if (i > start) out.push_back(s.substr(start, i - start));
-  }
-  return out;
-}
 
 std::optional<int64_t> Int(std::string_view s, int base = 10) {
   int64_t v = 0;
@@ -324,7 +313,7 @@ class GraphReader {
     const bool path_line = m.substr(0, 4) == "GPU/" && m.find(" :") != std::string_view::npos;
     if (size_t at = m.find(" : Using "); at != std::string_view::npos && m.substr(0, 4) == "NET/") {
       h.nets.clear();
-      for (std::string_view f : Fields(m.substr(at + 9))) {
+      for (std::string_view f : SplitBlanks(m.substr(at + 9), " ")) {
         if (f.size() < 4 || f[0] != '[') continue;
         size_t close = f.find(']');
         std::optional<int64_t> index =
@@ -376,7 +365,7 @@ class GraphReader {
       return;
     }
     if (m.find("Init START") != std::string_view::npos) {
-      std::vector<std::string_view> f = Fields(m);
+      std::vector<std::string_view> f = SplitBlanks(m, " ");
       std::optional<int64_t> dev;
       std::string bus;
       for (size_t i = 0; i + 1 < f.size(); ++i) {
@@ -391,7 +380,7 @@ class GraphReader {
     std::string bus = Lower(Id(m.substr(4, colon - 4)));
     HostLines::GpuPaths& g = h.gpus[bus];
     // Entries: "TYPE/id (hops/bw/PATH)"; the first may be glued to ':'.
-    std::vector<std::string_view> e = Fields(m.substr(colon + 2));
+    std::vector<std::string_view> e = SplitBlanks(m.substr(colon + 2), " ");
     if (!e.empty() && e[0].substr(0, 1) == ":") e[0].remove_prefix(1);
     for (size_t i = 0; i + 1 < e.size(); i += 2) {
       std::string_view node = e[i], info = e[i + 1];

@@ -136,6 +136,29 @@ void SetState(std::string_view text, bool physical, PortSample* p) {
   (physical ? p->phys_state : p->state) = it->second.second;
 }
 
+// The keys under which ibstat, ibstatus and ibv_devinfo print a port's state,
+// physical state, rate, LID and link layer (ibv_devinfo prints no rate: it is
+// made of active_width and active_speed).
+struct PortKeys {
+  std::string_view state, phys_state, rate, lid, link_layer;
+};
+constexpr PortKeys kIbstatKeys{"State", "Physical state", "Rate", "Base lid", "Link layer"};
+constexpr PortKeys kIbstatusKeys{"state", "phys state", "rate", "base lid", "link_layer"};
+constexpr PortKeys kIbvDevinfoKeys{"state", "phys_state", "", "port_lid", "link_layer"};
+
+// One "key: value" line of a port block, where it is one of `keys`.
+void SetPortField(std::string_view key, std::string_view value, const PortKeys& keys,
+                  PortSample* port) {
+  if (key == keys.state) SetState(value, false, port);
+  if (key == keys.phys_state) SetState(value, true, port);
+  if (!keys.rate.empty() && key == keys.rate) {
+    port->rate_gbps = Number(value);
+    port->rate_text = Text(value);
+  }
+  if (key == keys.lid) port->lid = Text(value);
+  if (key == keys.link_layer) port->link_layer = LinkLayer(value);
+}
+
 // perfquery's attribute names and the sysfs counters/ names they are.
 const std::map<std::string, std::string, std::less<>>& PerfqueryNames() {
   static const std::map<std::string, std::string, std::less<>> m = {
@@ -241,6 +264,33 @@ void CheckBlocks(const std::vector<Block>& blocks, const std::vector<std::string
   }
 }
 
+// A port block of `device` beginning at `line`: its sample and its Block.
+PortSample* StartPort(int line, const std::string& device, uint64_t number, SectionPorts* out,
+                      std::vector<Block>* blocks) {
+  PortSample* port = out->Add(line);
+  port->device = device;
+  port->port = static_cast<int>(number);
+  blocks->push_back({device + " port " + std::to_string(number), line, line, {}});
+  return port;
+}
+
+// Each HCA block (ibstat's CA, ibv_devinfo's hca_id) against the ports it
+// said it has (`said`, one where it did not say): fewer port blocks than
+// that (`seen`) is a dump cut short.
+void CheckPortCounts(const std::vector<Block>& hcas,
+                     const std::vector<std::optional<uint64_t>>& said, const std::vector<int>& seen,
+                     const char* tool, const DumpSection& section, SectionPorts* out) {
+  for (size_t h = 0; h < hcas.size(); ++h) {
+    const uint64_t want = said[h].value_or(1);
+    if (static_cast<uint64_t>(seen[h]) >= want) continue;
+    const bool last = h + 1 == hcas.size();
+    out->Error(last && section.broken_by ? section.broken_by : hcas[h].last,
+               std::string(tool) + " block of " + hcas[h].what + " (from line " +
+                   std::to_string(hcas[h].first) + ") has " + std::to_string(seen[h]) + " of its " +
+                   std::to_string(want) + " port block(s)" + (last ? ": the dump is cut off" : ""));
+  }
+}
+
 void ParseIbstat(const DumpSection& section, SectionPorts* out) {
   std::string device;
   std::optional<std::string> fw, guid;
@@ -270,12 +320,9 @@ void ParseIbstat(const DumpSection& section, SectionPorts* out) {
         port = nullptr;
         continue;
       }
-      port = out->Add(l.number);
-      port->device = device;
-      port->port = static_cast<int>(*n);
+      port = StartPort(l.number, device, *n, out, &ports);
       port->fw_version = fw;
       port->node_guid = guid;
-      ports.push_back({device + " port " + std::to_string(*n), l.number, l.number, {}});
       ++seen.back();
     } else if (KeyValue(line, &key, &value)) {
       if (key == "Firmware version") fw = Text(value);
@@ -284,29 +331,14 @@ void ParseIbstat(const DumpSection& section, SectionPorts* out) {
       if (!port) continue;
       ports.back().last = l.number;
       ports.back().keys.insert(std::string(key));
-      if (key == "State") SetState(value, false, port);
-      if (key == "Physical state") SetState(value, true, port);
-      if (key == "Rate") {
-        port->rate_gbps = Number(value);
-        port->rate_text = Text(value);
-      }
-      if (key == "Base lid") port->lid = Text(value);
-      if (key == "Link layer") port->link_layer = LinkLayer(value);
+      SetPortField(key, value, kIbstatKeys, port);
     }
   }
   // A block ends with its Port GUID (older ibstat) or Link layer: one holding
   // either was not cut, even when a how-to left lines out above it.
   CheckBlocks(ports, {"State", "Physical state", "Rate"}, "ibstat", section, out,
               {"Port GUID", "Link layer"});
-  for (size_t c = 0; c < cas.size(); ++c) {
-    const uint64_t want = said[c].value_or(1);
-    if (static_cast<uint64_t>(seen[c]) >= want) continue;
-    const bool last = c + 1 == cas.size();
-    out->Error(last && section.broken_by ? section.broken_by : cas[c].last,
-               "ibstat block of " + cas[c].what + " (from line " + std::to_string(cas[c].first) +
-                   ") has " + std::to_string(seen[c]) + " of its " + std::to_string(want) +
-                   " port block(s)" + (last ? ": the dump is cut off" : ""));
-  }
+  CheckPortCounts(cas, said, seen, "ibstat", section, out);
 }
 
 void ParseIbstatus(const DumpSection& section, SectionPorts* out) {
@@ -324,21 +356,11 @@ void ParseIbstatus(const DumpSection& section, SectionPorts* out) {
         port = nullptr;
         continue;
       }
-      port = out->Add(l.number);
-      port->device = Quoted(line);
-      port->port = static_cast<int>(*number);
-      blocks.push_back({port->device + " port " + std::to_string(*number), l.number, l.number, {}});
+      port = StartPort(l.number, Quoted(line), *number, out, &blocks);
     } else if (port && KeyValue(line, &key, &value)) {
       blocks.back().last = l.number;
       blocks.back().keys.insert(std::string(key));
-      if (key == "state") SetState(value, false, port);
-      if (key == "phys state") SetState(value, true, port);
-      if (key == "rate") {
-        port->rate_gbps = Number(value);
-        port->rate_text = Text(value);
-      }
-      if (key == "base lid") port->lid = Text(value);
-      if (key == "link_layer") port->link_layer = LinkLayer(value);
+      SetPortField(key, value, kIbstatusKeys, port);
     }
   }
   CheckBlocks(blocks, {"state", "phys state", "rate"}, "ibstatus", section, out);
@@ -492,21 +514,15 @@ void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
         out->Error(l.number, "bad port number");
         continue;
       }
-      port = out->Add(l.number);
-      port->device = device;
-      port->port = static_cast<int>(*n);
+      port = StartPort(l.number, device, *n, out, &ports);
       port->fw_version = fw;
       port->node_guid = guid;
       port->board_id = board;
-      ports.push_back({device + " port " + std::to_string(*n), l.number, l.number, {}});
       ++seen.back();
     } else if (port) {
       ports.back().last = l.number;
       if (!key.starts_with("GID")) ports.back().keys.insert(std::string(key));
-      if (key == "state") SetState(value, false, port);
-      if (key == "phys_state") SetState(value, true, port);
-      if (key == "port_lid") port->lid = Text(value);
-      if (key == "link_layer") port->link_layer = LinkLayer(value);
+      SetPortField(key, value, kIbvDevinfoKeys, port);
       if (key == "active_width") width = static_cast<int>(Unsigned(value).value_or(0));  // "4X (2)"
       if (key == "active_speed") lane_gbps = Number(value).value_or(-1);  // "25.0 Gbps (32)"
     }
@@ -515,15 +531,7 @@ void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
   std::vector<std::string_view> required = {"state", "link_layer"};
   if (verbose) required.insert(required.end(), {"active_width", "active_speed", "phys_state"});
   CheckBlocks(ports, required, "ibv_devinfo", section, out);
-  for (size_t h = 0; h < hcas.size(); ++h) {
-    const uint64_t want = said[h].value_or(1);
-    if (static_cast<uint64_t>(seen[h]) >= want) continue;
-    const bool last = h + 1 == hcas.size();
-    out->Error(last && section.broken_by ? section.broken_by : hcas[h].last,
-               "ibv_devinfo block of " + hcas[h].what + " (from line " +
-                   std::to_string(hcas[h].first) + ") has " + std::to_string(seen[h]) + " of its " +
-                   std::to_string(want) + " port block(s)" + (last ? ": the dump is cut off" : ""));
-  }
+  CheckPortCounts(hcas, said, seen, "ibv_devinfo", section, out);
 }
 
 // Two dumps of one port (ibstat's state, perfquery's counters) become one

@@ -5,20 +5,10 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/text.h"
+
 namespace fabtrack {
 namespace {
-
-std::vector<std::string_view> Fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > start) out.push_back(line.substr(start, i - start));
-  }
-  return out;
-}
 
 template <typename T>
 bool ToNumber(std::string_view text, T* out) {
@@ -40,7 +30,7 @@ std::optional<ProcStat> ParseProcStat(std::string_view text, std::string* why) {
     at = end + 1;
     ++line_number;
     if (line.rfind("cpu", 0) != 0) continue;
-    std::vector<std::string_view> f = Fields(line);
+    std::vector<std::string_view> f = SplitBlanks(line);
     if (f.empty()) continue;
     if (f[0] != "cpu") {
       int index = 0;
@@ -72,7 +62,7 @@ std::optional<ProcStat> ParseProcStat(std::string_view text, std::string* why) {
 }
 
 std::optional<LoadAverage> ParseLoadavg(std::string_view text, std::string* why) {
-  std::vector<std::string_view> f = Fields(text.substr(0, text.find('\n')));
+  std::vector<std::string_view> f = SplitBlanks(text.substr(0, text.find('\n')));
   LoadAverage load;
   size_t slash = f.size() >= 4 ? f[3].find('/') : std::string_view::npos;
   // from_chars for double is there since GCC 11; the loads are short decimals.
@@ -99,7 +89,7 @@ std::optional<ProcPidStat> ParseProcPidStat(std::string_view text, std::string* 
   const size_t close = text.rfind(')');
   const std::vector<std::string_view> head = open == std::string_view::npos
                                                  ? std::vector<std::string_view>()
-                                                 : Fields(text.substr(0, open));
+                                                 : SplitBlanks(text.substr(0, open));
   if (close == std::string_view::npos || close < open || head.size() != 1 ||
       !ToNumber(head[0], &p.pid)) {
     *why = "stat:1: expected \"PID (COMM) STATE ...\"";
@@ -112,7 +102,7 @@ std::optional<ProcPidStat> ParseProcPidStat(std::string_view text, std::string* 
   }
   // Fields after the comm: field 3 (state) is rest[0], field N is rest[N-3].
   std::vector<std::string_view> rest =
-      Fields(text.substr(close + 1, text.find('\n', close) - close - 1));
+      SplitBlanks(text.substr(close + 1, text.find('\n', close) - close - 1));
   if (rest.size() < 20 || rest[0].size() != 1) {
     *why = "stat:1: " + std::to_string(rest.size() + 2) + " fields, expected at least 22";
     return std::nullopt;

@@ -277,6 +277,15 @@ std::vector<TopoUplink> SwitchUplinks(const PciTopology& topology, const NodeTop
   return out;
 }
 
+// The PCIe link a GPU's or NIC's function reports and the most it supports.
+template <typename GpuOrNic>
+void CopyLinks(const PciFunction& f, GpuOrNic* to) {
+  to->link_gts = f.link_gts;
+  to->link_width = f.link_width;
+  to->max_link_gts = f.max_link_gts;
+  to->max_link_width = f.max_link_width;
+}
+
 }  // namespace
 
 NodeTopology ToNodeTopology(const PciTopology& topology) {
@@ -289,11 +298,7 @@ NodeTopology ToNodeTopology(const PciTopology& topology) {
     g.numa_node = pairs[i].gpu_numa;
     g.nic = pairs[i].nic;
     if (!g.nic.empty()) g.path = pairs[i].path;
-    const PciFunction& f = topology.gpus[i];
-    g.link_gts = f.link_gts;
-    g.link_width = f.link_width;
-    g.max_link_gts = f.max_link_gts;
-    g.max_link_width = f.max_link_width;
+    CopyLinks(topology.gpus[i], &g);
     t.gpus.push_back(std::move(g));
   }
   for (const PciHca& h : topology.hcas) {
@@ -301,10 +306,7 @@ NodeTopology ToNodeTopology(const PciTopology& topology) {
     n.name = h.name;
     n.bus_id = h.pci.bdf;
     n.numa_node = h.pci.numa_node;
-    n.link_gts = h.pci.link_gts;
-    n.link_width = h.pci.link_width;
-    n.max_link_gts = h.pci.max_link_gts;
-    n.max_link_width = h.pci.max_link_width;
+    CopyLinks(h.pci, &n);
     t.nics.push_back(std::move(n));
   }
   t.uplinks = SwitchUplinks(topology, t);

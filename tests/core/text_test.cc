@@ -32,5 +32,20 @@ TEST(Text, TrimBlanksDropsSpacesTabsAndACarriageReturn) {
   EXPECT_EQ(TrimBlanks("\ra"), "\ra") << "a carriage return only at the end";
 }
 
+TEST(Text, SplitBlanksDropsEmptyWords) {
+  EXPECT_EQ(SplitBlanks(" a  b\tc \t"), (Views{"a", "b", "c"}));
+  EXPECT_EQ(SplitBlanks("cpu0 1 2"), (Views{"cpu0", "1", "2"}));
+  EXPECT_EQ(SplitBlanks(" \t "), Views{});
+  EXPECT_EQ(SplitBlanks(""), Views{});
+  EXPECT_EQ(SplitBlanks("a\tb  c", " "), (Views{"a\tb", "c"})) << "only the blanks named";
+}
+
+TEST(Text, FormatFixedPrintsTheDecimalsAsked) {
+  EXPECT_EQ(FormatFixed(12.5, 2), "12.50");
+  EXPECT_EQ(FormatFixed(0.125, 0), "0");
+  EXPECT_EQ(FormatFixed(-3.14159, 3), "-3.142");
+  EXPECT_EQ(FormatFixed(1e20, 1), "100000000000000000000.0");
+}
+
 }  // namespace
 }  // namespace fabtrack
