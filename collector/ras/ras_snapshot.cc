@@ -13,6 +13,18 @@ std::string GpuOf(int cuda_dev, int nvml_dev) {
   return gpu;
 }
 
+// Who a rank is, as the JSON names it, present or missing alike: the state
+// is what differs.
+template <typename JsonRankLike>
+RasRankState Identity(const JsonRankLike& k) {
+  RasRankState r;
+  r.rank = k.rank;
+  r.node = k.host;
+  r.gpu = GpuOf(k.cuda_dev, k.nvml_dev);
+  r.pid = k.pid;
+  return r;
+}
+
 // A present rank's state from its status flags (0 ncclSuccess, 7
 // ncclInProgress).
 std::string StateOf(const JsonRank& k) {
@@ -32,11 +44,7 @@ RasCommState FromJson(const JsonCommunicator& c) {
   std::set<std::string> states, errors;
   std::map<std::string, std::set<int64_t>> counts;
   for (const JsonRank& k : c.ranks) {
-    RasRankState r;
-    r.rank = k.rank;
-    r.node = k.host;
-    r.gpu = GpuOf(k.cuda_dev, k.nvml_dev);
-    r.pid = k.pid;
+    RasRankState r = Identity(k);
     r.state = StateOf(k);
     r.op_counts = k.collective_counts;
     for (const auto& [op, n] : k.collective_counts) counts[op].insert(n);
@@ -45,11 +53,7 @@ RasCommState FromJson(const JsonCommunicator& c) {
     comm.ranks.push_back(std::move(r));
   }
   for (const JsonMissingRank& m : c.missing_ranks) {
-    RasRankState r;
-    r.rank = m.rank;
-    r.node = m.host;
-    r.gpu = GpuOf(m.cuda_dev, m.nvml_dev);
-    r.pid = m.pid;
+    RasRankState r = Identity(m);
     r.state = m.considered_dead ? "dead" : m.unresponsive ? "unresponsive" : "missing";
     errors.insert(m.considered_dead ? "DEAD" : "INCOMPLETE");
     comm.ranks.push_back(std::move(r));
