@@ -249,13 +249,17 @@ void PrintWatchText(const RasWatchOptions& o, const app::RasWatchResult& r) {
               << r.first_stuck_at.value_or("?") << "\n";
   }
   if (r.first_peer_dead) {
+    // The event's time (first_peer_dead_at is the dedup key: the watch's judged time).
+    std::string since;
+    for (const RasWatchFinding& f : v.findings) {
+      if (f.kind == "peer_dead") since = f.since;
+    }
     std::cout << "alert: new: job " << o.request.job_id
-              << " has a process declared dead (first seen at "
-              << r.first_peer_dead_at.value_or("?") << ")\n";
+              << " has a process declared dead (PEER_DEAD read at " << since << ")\n";
   } else if (v.PeerDead()) {
     std::cout << "alert: repeat: job " << o.request.job_id
-              << " already seen with a process declared dead at "
-              << r.first_peer_dead_at.value_or("?") << "\n";
+              << " already alerted for a process declared dead (by the watch judged at "
+              << r.first_peer_dead_at.value_or("?") << ")\n";
   }
 }
 

@@ -126,6 +126,8 @@ def run_cases(db, hosts_file):
     check("dead peer: before any status said so", "critical dead " not in p.stdout
           and p.stdout.count("snapshot ") <= 2, p)
     check("dead peer: alert new", "alert: new: job 71001 has a process declared dead" in p.stdout, p)
+    for line in p.stdout.splitlines():
+        print("     | " + line)
     check("dead peer: both events stored with the job, mapped",
           psql(db, "SELECT string_agg(event || ' ' || host || ' ' || pid || ' ' || gpus || ' ' || "
                    "event_group || ' ' || event_time || ' ' || stream_format, '; ' ORDER BY id) "
