@@ -8,6 +8,7 @@ run's private PostgreSQL (FABTRACK_TEST_DB).
    dead: the watch ends at once, critical, the process on its host with its
    GPU, pid and ranks; the events stored and read back; alerted once (a
    second watch of the job, against an older server, says "repeat");
+ - a server without JSON: the stream read as NCCL's text lines;
  - an older server (no MONITOR): polled as before, said once;
  - a stream cut mid-event, then closed: said with its line, polling goes on;
  - a stalled stream: the watch polls on time and ends on time, by --count,
@@ -153,6 +154,22 @@ def run_cases(db, hosts_file):
                                     and f["ranks"][0]["host"] == "gpu-w2" for f in findings), p)
     check("again: alert repeat", doc.get("alert") == "repeat"
           and doc.get("alert_reason") == "process dead" and doc.get("monitor") == "not offered", p)
+    s.close()
+
+    # A server without JSON (the text report): the stream comes as text lines.
+    with open(os.path.join(SOURCE, "tests", "fixtures", "ras", "healthy.txt"), "rb") as f:
+        healthy_text = f.read()
+    s = StandIn(text=healthy_text, monitor=[(0.2, DEAD)], monitor_end="open")
+    p, took = watch(db, s.port, "71008", hosts_file, "--every", "1", "--count", "4")
+    check("text stream: PEER_DEAD read from a text line, exit 2 at once",
+          p.returncode == 2 and "ended: peer dead" in p.stdout and took < 4
+          and "process on gpu-w2 (10.77.0.12)  GPU 1  pid 6103  PEER_DEAD at 2026-12-05 03:13:41"
+          in p.stdout, p)
+    check("text stream: stored as text",
+          psql(db, "SELECT event || ' ' || stream_format || ' ' || raw FROM ras_events "
+                   "WHERE job_id = '71008'")
+          == "PEER_DEAD text [2026-12-05 03:13:41] PEER_DEAD: Process 6103 on node 10.77.0.12 "
+             "managing GPU 1")
     s.close()
 
     # An older server: polling exactly as before, one notice.
