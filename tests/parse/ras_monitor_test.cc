@@ -173,7 +173,9 @@ void ExpectRow(const RasEvent& e, const Row& r, size_t i, const std::string& for
   EXPECT_EQ(e.event, r.event);
   EXPECT_EQ(e.event_time, Time(i));
   EXPECT_EQ(e.known, *r.group != '\0');
-  if (*r.group) EXPECT_EQ(e.group, r.group);
+  if (*r.group) {
+    EXPECT_EQ(e.group, r.group);
+  }
   EXPECT_EQ(e.format, format);
   EXPECT_EQ(e.node, r.node);
   EXPECT_EQ(e.port, r.port);
