@@ -1,6 +1,7 @@
 #include "analyzer/ras_watch.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -68,9 +69,52 @@ struct Frozen {
   bool disagree = false;
 };
 
+// The processes PEER_DEAD events declared dead, each once (its first event).
+std::optional<RasWatchFinding> PeerDead(const std::vector<RasSnapshot>& snapshots,
+                                        const std::vector<RasEvent>& events) {
+  RasWatchFinding finding;
+  finding.kind = "peer_dead";
+  finding.severity = "critical";
+  std::set<std::string> seen;
+  for (const RasEvent& e : events) {
+    if (e.event != "PEER_DEAD") continue;
+    // RAS names a process it knows by pid; one it does not by its address.
+    std::string key = e.node + "/" + (e.pid ? std::to_string(*e.pid) : "<" + e.port + ">");
+    if (!seen.insert(key).second) continue;
+    RasWatchRank k{-1, e.node, e.host, e.gpus, e.pid, ""};
+    // The process's ranks, as the newest snapshot that shows it gives them.
+    std::vector<std::string> ranks;
+    for (auto s = snapshots.rbegin(); s != snapshots.rend() && ranks.empty() && e.pid; ++s) {
+      for (const RasCommState& c : s->communicators) {
+        std::string of;
+        for (const RasRankState& r : c.ranks) {
+          if (r.node != e.node || r.pid != e.pid) continue;
+          of += (of.empty() ? "" : ",") + std::to_string(r.rank);
+          if (k.host.empty()) k.host = r.host;
+          if (k.gpu.empty()) k.gpu = r.gpu;
+        }
+        if (!of.empty()) ranks.push_back(of + " of " + c.id);
+      }
+    }
+    k.detail = "PEER_DEAD";
+    if (!e.event_time.empty()) k.detail += " at " + e.event_time + " (RAS's clock)";
+    for (size_t i = 0; i < ranks.size(); ++i) k.detail += (i ? "; " : ", rank ") + ranks[i];
+    if (finding.since.empty() || (!e.received_at.empty() && e.received_at < finding.since)) {
+      finding.since = e.received_at;
+    }
+    finding.ranks.push_back(std::move(k));
+  }
+  if (finding.ranks.empty()) return std::nullopt;
+  finding.message = std::to_string(finding.ranks.size()) +
+                    (finding.ranks.size() == 1 ? " process" : " processes") +
+                    " declared dead by RAS's event stream";
+  return finding;
+}
+
 }  // namespace
 
-RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots) {
+RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots,
+                              const std::vector<RasEvent>& events) {
   RasWatchVerdict v;
   v.snapshots = static_cast<int>(snapshots.size());
   if (snapshots.empty()) return v;
@@ -78,6 +122,9 @@ RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots) {
   v.last_taken_at = snapshots.back().taken_at;
   const RasSnapshot& last = snapshots.back();
   const size_t n = snapshots.size();
+  if (std::optional<RasWatchFinding> dead = PeerDead(snapshots, events)) {
+    v.findings.push_back(std::move(*dead));
+  }
 
   // Stuck: per communicator of the newest snapshot, the run of snapshots
   // ending with it over which its counts stayed the same.

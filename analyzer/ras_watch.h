@@ -13,18 +13,25 @@
 //    60 of 100 (RAS's own report names them only when few).
 //  - dead, unresponsive, missing, error (critical): ranks the newest
 //    snapshot reports so, since the first snapshot of their unbroken run.
+//  - peer_dead (critical, first): processes RAS's event stream declared dead
+//    (PEER_DEAD, NCCL >= 2.29), each once, named by host, GPU and pid with
+//    the ranks the snapshots give that process, since the event was read:
+//    at once, where the status report lists them only after RAS's 60 s.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "core/ras_event.h"
 #include "core/ras_snapshot.h"
 
 namespace fabtrack::analyzer {
 
-// Snapshots in the order taken (oldest first), all of one job.
-RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots);
+// Snapshots in the order taken (oldest first), all of one job; its events
+// (RAS's stream) in the order read.
+RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots,
+                              const std::vector<RasEvent>& events = {});
 
 // What the port counters of `host` did over the window: one line per
 // counter that rose between two consecutive samples of a port ("mlx5_3

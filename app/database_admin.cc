@@ -88,9 +88,17 @@ PruneReport PruneHistory(const DatabaseChoice& choice, const std::string& cutoff
     pqxx::work txn(*connection);
     store::PruneCounts c = store::PruneBefore(txn, cutoff_iso, cluster, apply);
     txn.commit();
-    return {c.runs,          c.port_counter_samples, c.snapshot_port_deltas, c.resolved_findings,
-            c.analyses,      c.inspector_jobs,       c.locate_verdicts,      c.ab_comparisons,
-            c.ras_snapshots, c.ras_job_verdicts};
+    return {c.runs,
+            c.port_counter_samples,
+            c.snapshot_port_deltas,
+            c.resolved_findings,
+            c.analyses,
+            c.inspector_jobs,
+            c.locate_verdicts,
+            c.ab_comparisons,
+            c.ras_snapshots,
+            c.ras_job_verdicts,
+            c.ras_events};
   } catch (const pqxx::sql_error& e) {
     err << "fabtrack db prune: " << DescribeTarget(choice) << ": " << e.what()
         << (std::string(e.what()).find("permission denied") != std::string::npos

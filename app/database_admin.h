@@ -54,7 +54,7 @@ MigrationReport MigrateSchema(const DatabaseChoice& choice, std::ostream& err);
 struct PruneReport {
   int64_t runs = 0, port_counter_samples = 0, snapshot_port_deltas = 0, resolved_findings = 0,
           analyses = 0, inspector_jobs = 0, locate_verdicts = 0, ab_comparisons = 0,
-          ras_snapshots = 0, ras_job_verdicts = 0;
+          ras_snapshots = 0, ras_job_verdicts = 0, ras_events = 0;
 };
 // History older than `cutoff_iso`, of `cluster` or of all; deleted in one
 // transaction when `apply`, else only counted.

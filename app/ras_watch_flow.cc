@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <pqxx/pqxx>
 #include <set>
 #include <sstream>
@@ -9,6 +11,8 @@
 
 #include "analyzer/ras_watch.h"
 #include "app/database_access.h"
+#include "collector/ras/ras_monitor.h"
+#include "collector/ras/ras_monitor_client.h"
 #include "collector/ras/ras_report.h"
 #include "collector/ras/ras_snapshot.h"
 #include "core/clock.h"
@@ -41,15 +45,101 @@ ras::Report Ask(const ras::QueryOptions& options, std::ostream& err) {
   return ras::ParseRasText(reply.body);
 }
 
-// Waits until `until` in short steps, so that Ctrl-C ends the watch at once.
-void SleepUntil(std::chrono::steady_clock::time_point until) {
-  while (std::chrono::steady_clock::now() < until) {
-    ThrowIfInterrupted();
-    auto left = until - std::chrono::steady_clock::now();
-    std::this_thread::sleep_for(
-        std::min<std::chrono::steady_clock::duration>(left, std::chrono::milliseconds(100)));
+// RAS's event stream beside the polls (NCCL >= 2.29). Read only between
+// the polls, in waits no longer than the time to the next one: the stream
+// never delays a snapshot, and an event that comes during a query waits in
+// the socket until the query is done (at most --timeout).
+class EventStream {
+ public:
+  // Called with each event read (its received_at set); returns whether the
+  // watch should end now (a PEER_DEAD).
+  using Handler = std::function<bool(RasEvent&)>;
+  EventStream(const RasWatchProgress& progress, RasWatchResult* result)
+      : progress_(progress), result_(result) {}
+
+  void Open(const ras::QueryOptions& query) {
+    ras::MonitorConnection::Opening opening;
+    try {
+      // Lifecycle and trace: PEER_DEAD, and the RAS network's view of its
+      // peers before that (unresponsive, keep-alive timeouts, retries).
+      conn_ = ras::MonitorConnection::Open(query, "all", &opening);
+    } catch (const ras::QueryError& e) {
+      result_->monitor = "failed";
+      Say(std::string("events not available (") + e.what() + "); polling only");
+      return;
+    }
+    if (!conn_) {
+      result_->monitor = "not offered";
+      Say("RAS at " + query.host + ":" + std::to_string(query.port) +
+          " does not stream events (it answered \"" + opening.refusal +
+          "\" to MONITOR: NCCL before 2.29); polling only");
+      return;
+    }
+    result_->monitor = "streaming";
+    parser_.emplace(opening.format);
   }
-}
+
+  // Waits until `until` (Ctrl-C within 100 ms), reading events as they come;
+  // true when `handle` asked to end the watch.
+  bool WaitUntil(std::chrono::steady_clock::time_point until, const Handler& handle) {
+    for (;;) {
+      ThrowIfInterrupted();
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      auto step = std::min<std::chrono::milliseconds>(left, std::chrono::milliseconds(100));
+      if (!conn_) {
+        std::this_thread::sleep_for(step);
+        continue;
+      }
+      if (Read(static_cast<int>(step.count()), handle)) return true;
+    }
+  }
+
+  // What came during the last query, without waiting.
+  bool Drain(const Handler& handle) {
+    for (int i = 0; i < 64 && conn_; ++i) {
+      if (Read(0, handle)) return true;
+      if (!got_data_) return false;
+    }
+    return false;
+  }
+
+ private:
+  bool Read(int timeout_ms, const Handler& handle) {
+    got_data_ = false;
+    data_.clear();
+    ras::MonitorBatch batch;
+    ras::MonitorConnection::Got got = conn_->Read(timeout_ms, &data_);
+    if (got == ras::MonitorConnection::Got::kData) {
+      got_data_ = true;
+      parser_->Feed(data_, &batch);
+    } else if (got == ras::MonitorConnection::Got::kClosed) {
+      parser_->Finish(&batch);
+      conn_.reset();
+      result_->monitor = "closed";
+      Say("RAS closed its event stream (the process ended?); polling goes on");
+    }
+    for (const std::string& p : batch.problems) Say("event stream: " + p);
+    bool end = false;
+    for (RasEvent& e : batch.events) {
+      e.received_at = UtcNowIso();
+      end |= handle(e);
+    }
+    return end;
+  }
+
+  void Say(const std::string& what) {
+    if (progress_.notice) progress_.notice(what);
+  }
+
+  const RasWatchProgress& progress_;
+  RasWatchResult* result_;
+  std::unique_ptr<ras::MonitorConnection> conn_;
+  std::optional<ras::MonitorParser> parser_;
+  std::string data_;
+  bool got_data_ = false;
+};
 
 bool AllFinalized(const RasSnapshot& s) {
   if (s.communicators.empty()) return false;
@@ -88,13 +178,41 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
   RasWatchResult result;
   std::map<std::string, bool> looked_up;  // address -> found
   std::string first_taken_at;
+  auto map_host = [&](const std::string& node) -> std::string {
+    if (node.empty()) return "";
+    if (!host_of.count(node) && !looked_up.count(node)) {
+      std::optional<std::string> host = request.resolve ? ras::LookUpHost(node) : std::nullopt;
+      looked_up[node] = host.has_value();
+      if (host) host_of[node] = *host;
+    }
+    auto it = host_of.find(node);
+    return it == host_of.end() ? "" : it->second;
+  };
+  EventStream stream(progress, &result);
+  std::string newest_event_at;
+  // Each event stored as it comes; a PEER_DEAD ends the watch.
+  EventStream::Handler on_event = [&](RasEvent& e) {
+    e.host = map_host(e.node);
+    {
+      pqxx::work txn(*connection);
+      store::WriteRasEvent(txn, request.cluster, request.job_id, e);
+      txn.commit();
+    }
+    ++result.events;
+    newest_event_at = e.received_at;
+    if (progress.event) progress.event(e);
+    return e.event == "PEER_DEAD";
+  };
   auto started = std::chrono::steady_clock::now();
   auto every = std::chrono::milliseconds(static_cast<int64_t>(request.every_s * 1000));
   try {
     for (int i = 1;; ++i) {
       ThrowIfInterrupted();
       auto tick = started + every * (i - 1);
-      SleepUntil(tick);
+      if (stream.WaitUntil(tick, on_event)) {
+        result.ended = "peer dead";  // named at once: the job will not recover by itself
+        break;
+      }
       ras::Report report;
       try {
         report = Ask(request.query, err);
@@ -112,12 +230,7 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
       s.nccl_version = report.nccl_version;
       s.health = ras::HealthLabel(ras::Judge(report).health);
       s.communicators = ras::CommunicatorsOf(report);
-      for (const std::string& node : ras::NodesOf(s.communicators)) {
-        if (host_of.count(node) || looked_up.count(node)) continue;
-        std::optional<std::string> host = request.resolve ? ras::LookUpHost(node) : std::nullopt;
-        looked_up[node] = host.has_value();
-        if (host) host_of[node] = *host;
-      }
+      for (const std::string& node : ras::NodesOf(s.communicators)) map_host(node);
       ras::MapHosts(host_of, &s.communicators);
       {
         pqxx::work txn(*connection);
@@ -132,6 +245,13 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
         result.snapshots.erase(result.snapshots.begin());
       const RasSnapshot& last = result.snapshots.back();
       if (progress.snapshot) progress.snapshot(i, last);
+      // The event stream from the first answer on: a RAS that answers is
+      // asked once whether it streams.
+      if (i == 1 && request.monitor) stream.Open(request.query);
+      if (stream.Drain(on_event)) {
+        result.ended = "peer dead";
+        break;
+      }
       RasWatchVerdict so_far = analyzer::JudgeRasWatch(result.snapshots);
       if (request.count > 0 && i >= request.count) {
         result.ended = "count";
@@ -156,7 +276,13 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
       err << "fabtrack ras watch: no snapshot of job " << request.job_id << " was taken\n";
       throw CommandExit{kExitNoVerdict};
     }
-    result.verdict = analyzer::JudgeRasWatch(result.snapshots);
+    std::vector<RasEvent> events;
+    {
+      // Every event stored with the job, this watch's and earlier ones'.
+      pqxx::work txn(*connection);
+      events = store::ReadRasEvents(txn, request.cluster, request.job_id, 10000);
+    }
+    result.verdict = analyzer::JudgeRasWatch(result.snapshots, events);
     result.verdict.first_taken_at = first_taken_at;
     // The ranks' hosts' port counters over the watch (and the sample before).
     std::set<std::string> hosts;
@@ -171,17 +297,26 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
         }
       }
     }
+    for (const RasEvent& e : events) {
+      if (!e.host.empty()) {
+        hosts.insert(e.host);
+      } else if (!e.node.empty()) {
+        unmapped.insert(e.node);
+      }
+    }
     result.unmapped_nodes.assign(unmapped.begin(), unmapped.end());
     pqxx::work txn(*connection);
-    std::vector<HostPortReading> readings =
-        store::ReadHostPortReadings(txn, request.cluster, {hosts.begin(), hosts.end()},
-                                    first_taken_at, result.snapshots.back().taken_at);
+    std::string window_end = std::max(result.snapshots.back().taken_at, newest_event_at);
+    std::vector<HostPortReading> readings = store::ReadHostPortReadings(
+        txn, request.cluster, {hosts.begin(), hosts.end()}, first_taken_at, window_end);
     analyzer::AttachPortChanges(readings, &result.verdict);
     store::RasVerdictWrite w =
         store::WriteRasJobVerdict(txn, request.cluster, request.job_id, result.verdict);
     txn.commit();
     result.first_stuck = w.first_stuck;
     result.first_stuck_at = w.first_stuck_at;
+    result.first_peer_dead = w.first_peer_dead;
+    result.first_peer_dead_at = w.first_peer_dead_at;
   } catch (const pqxx::failure& e) {
     err << "fabtrack ras watch: the database failed: " << e.what() << "\n";
     throw CommandExit{kExitDatabaseError};

@@ -123,7 +123,8 @@ void RunPrune(const DatabaseOptions& o, const PruneOptions& p) {
             << "  locate verdicts       " << r.locate_verdicts << "\n"
             << "  A/B comparisons       " << r.ab_comparisons << "\n"
             << "  RAS snapshots         " << r.ras_snapshots << "\n"
-            << "  RAS job verdicts      " << r.ras_job_verdicts << "\n";
+            << "  RAS job verdicts      " << r.ras_job_verdicts << "\n"
+            << "  RAS events            " << r.ras_events << "\n";
 }
 
 }  // namespace

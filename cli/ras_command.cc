@@ -13,10 +13,14 @@
 // fabtrack ras watch --every S --job ID [--cluster C] [--count N | --until-done]
 //                    [--max-duration S] [--hosts-file F] [--no-resolve]
 //                    [--host H] [--port P] [--timeout S] [--format text|json]
+//                    [--no-monitor]
 // A snapshot every S seconds, stored with the job; the verdict over them
 // (stuck communicators, laggards, dead ranks by host, GPU and pid, with the
 // port counters of their hosts over the window), stored as the job's; the
 // first watch to find a job stuck says so ("alert: new"), later ones do not.
+// Where RAS streams events (NCCL >= 2.29, MONITOR) the watch reads them
+// between the snapshots and stores them; a process declared dead (PEER_DEAD)
+// ends it at once, named, and is alerted once per job like a stuck one.
 // Exit 0/1/2 as status, 3 no verdict (no snapshot, the database or the hosts
 // file could not be used).
 #include <cstdlib>
@@ -107,11 +111,13 @@ struct RasWatchOptions {
   double timeout_s = 15;
   bool until_done = false;
   bool no_resolve = false;
+  bool no_monitor = false;
   std::string format = "text";
 };
 
 std::string WatchRankLine(const RasWatchRank& k) {
-  std::string s = "rank " + std::to_string(k.rank) + " on ";
+  // A process (from RAS's events) has no rank of its own.
+  std::string s = k.rank < 0 ? "process on " : "rank " + std::to_string(k.rank) + " on ";
   if (k.host.empty()) {
     s += k.node.empty() ? "?" : k.node;
   } else {
@@ -124,14 +130,37 @@ std::string WatchRankLine(const RasWatchRank& k) {
 }
 
 std::string AlertState(const app::RasWatchResult& r) {
-  return r.first_stuck ? "new" : r.verdict.Stuck() ? "repeat" : "none";
+  return r.first_stuck || r.first_peer_dead          ? "new"
+         : r.verdict.Stuck() || r.verdict.PeerDead() ? "repeat"
+                                                     : "none";
+}
+
+// What the alert is about: "stuck", "process dead", or both.
+std::string AlertReason(const app::RasWatchResult& r) {
+  std::string out = r.verdict.Stuck() ? "stuck" : "";
+  if (r.verdict.PeerDead()) out += out.empty() ? "process dead" : ", process dead";
+  return out;
+}
+
+std::string EventLine(const RasEvent& e) {
+  std::string s = "event at " + e.received_at + ": " + e.event;
+  if (e.pid) s += " process " + std::to_string(*e.pid);
+  if (!e.node.empty()) {
+    s += " on " + (e.host.empty() ? e.node : e.host + " (" + e.node + ")");
+    if (!e.port.empty()) s += " port " + e.port;
+  }
+  if (!e.gpus.empty()) s += "  GPU " + e.gpus;
+  if (!e.details.empty()) s += "  " + e.details;
+  return s;
 }
 
 void PrintWatchText(const RasWatchOptions& o, const app::RasWatchResult& r) {
   const RasWatchVerdict& v = r.verdict;
   std::cout << "job " << o.request.job_id << " on " << o.request.cluster << ": " << v.health
             << " over " << v.snapshots << (v.snapshots == 1 ? " snapshot" : " snapshots") << " ("
-            << v.first_taken_at << " .. " << v.last_taken_at << "; ended: " << r.ended << ")\n";
+            << v.first_taken_at << " .. " << v.last_taken_at << "; ended: " << r.ended;
+  if (r.monitor != "off") std::cout << "; events: " << r.monitor << ", " << r.events << " read";
+  std::cout << ")\n";
   for (const RasWatchFinding& f : v.findings) {
     std::cout << "  " << f.severity << " " << f.kind << " " << f.communicator << " since "
               << f.since << ": " << f.message << "\n";
@@ -153,6 +182,19 @@ void PrintWatchText(const RasWatchOptions& o, const app::RasWatchResult& r) {
     std::cout << "alert: repeat: job " << o.request.job_id << " already found stuck at "
               << r.first_stuck_at.value_or("?") << "\n";
   }
+  if (r.first_peer_dead) {
+    // The event's time (first_peer_dead_at is the dedup key: the watch's judged time).
+    std::string since;
+    for (const RasWatchFinding& f : v.findings) {
+      if (f.kind == "peer_dead") since = f.since;
+    }
+    std::cout << "alert: new: job " << o.request.job_id
+              << " has a process declared dead (PEER_DEAD read at " << since << ")\n";
+  } else if (v.PeerDead()) {
+    std::cout << "alert: repeat: job " << o.request.job_id
+              << " already alerted for a process declared dead (by the watch judged at "
+              << r.first_peer_dead_at.value_or("?") << ")\n";
+  }
 }
 
 void PrintWatchJson(const RasWatchOptions& o, const app::RasWatchResult& r) {
@@ -171,10 +213,15 @@ void PrintWatchJson(const RasWatchOptions& o, const app::RasWatchResult& r) {
                         {"ended", r.ended},
                         {"verdict", RasWatchVerdictJson(r.verdict)},
                         {"alert", AlertState(r)},
+                        {"alert_reason", AlertReason(r)},
+                        {"monitor", r.monitor},
+                        {"events", r.events},
                         {"unmapped_nodes", r.unmapped_nodes},
                         {"snapshots", std::move(snapshots)}};
   doc["first_stuck_at"] =
       r.first_stuck_at ? nlohmann::json(*r.first_stuck_at) : nlohmann::json(nullptr);
+  doc["first_peer_dead_at"] =
+      r.first_peer_dead_at ? nlohmann::json(*r.first_peer_dead_at) : nlohmann::json(nullptr);
   std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
@@ -195,6 +242,7 @@ void RunRasWatch(RasWatchOptions& o) {
   o.request.query.gather_timeout_s = std::max(1, static_cast<int>(o.timeout_s * 2 / 3));
   o.request.query.verbose = true;
   o.request.resolve = !o.no_resolve;
+  o.request.monitor = !o.no_monitor;
   InstallInterruptHandlers();
   bool text = o.format == "text";
   app::RasWatchProgress progress;
@@ -208,6 +256,12 @@ void RunRasWatch(RasWatchOptions& o) {
   };
   progress.no_answer = [](const std::string& why) {
     std::cerr << "fabtrack ras watch: " << why << "\n";
+  };
+  progress.event = [text](const RasEvent& e) {
+    if (text) std::cout << EventLine(e) << "\n" << std::flush;
+  };
+  progress.notice = [](const std::string& what) {
+    std::cerr << "fabtrack ras watch: " << what << "\n";
   };
   app::RasWatchResult r = app::WatchRas(o.request, progress, std::cerr);
   if (text) {
@@ -279,6 +333,8 @@ void SetupRas(CLI::App& app) {
                     "processes by IP address)");
   watch->add_flag("--no-resolve", w->no_resolve,
                   "do not reverse-resolve addresses the hosts file does not name");
+  watch->add_flag("--no-monitor", w->no_monitor,
+                  "do not read RAS's event stream (NCCL >= 2.29, MONITOR): polls only");
   watch
       ->add_option("--host", w->request.query.host,
                    "where the RAS thread listens (default localhost)")

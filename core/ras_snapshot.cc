@@ -73,6 +73,13 @@ bool RasWatchVerdict::Stuck() const {
   return false;
 }
 
+bool RasWatchVerdict::PeerDead() const {
+  for (const RasWatchFinding& f : findings) {
+    if (f.kind == "peer_dead") return true;
+  }
+  return false;
+}
+
 nlohmann::json RasWatchVerdictJson(const RasWatchVerdict& v) {
   nlohmann::json findings = nlohmann::json::array();
   for (const RasWatchFinding& f : v.findings) {

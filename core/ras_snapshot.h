@@ -75,7 +75,7 @@ struct RasWatchRank {
 };
 
 struct RasWatchFinding {
-  std::string kind;      // stuck, laggard, dead, unresponsive, missing, error
+  std::string kind;      // stuck, laggard, dead, unresponsive, missing, error, peer_dead
   std::string severity;  // "warning" | "critical"
   std::string communicator;
   std::string message;
@@ -92,7 +92,8 @@ struct RasWatchVerdict {
   int snapshots = 0;
   std::string first_taken_at, last_taken_at;
   std::vector<RasWatchFinding> findings;
-  bool Stuck() const;  // a communicator named stuck
+  bool Stuck() const;     // a communicator named stuck
+  bool PeerDead() const;  // a process RAS's event stream declared dead (kind "peer_dead")
   bool operator==(const RasWatchVerdict&) const = default;
 };
 

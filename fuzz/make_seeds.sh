@@ -8,7 +8,7 @@ fabtrack=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 fx=$here/tests/fixtures
 rm -rf "$out"
-mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz,inspector_fuzz,sysfs_values_fuzz,http_request_fuzz,web_config_fuzz,locate_topology_fuzz,node_topology_fuzz,port_dump_fuzz,pma_mad_fuzz,fabric_scan_json_fuzz,ras_report_fuzz,proc_cpu_fuzz}
+mkdir -p "$out"/{nccl_tests_text_fuzz,nccl_tests_json_fuzz,nccl_log_fuzz,run_file_fuzz,port_sample_json_fuzz,analyzer_config_fuzz,inspector_fuzz,sysfs_values_fuzz,http_request_fuzz,web_config_fuzz,locate_topology_fuzz,node_topology_fuzz,port_dump_fuzz,pma_mad_fuzz,fabric_scan_json_fuzz,ras_report_fuzz,proc_cpu_fuzz,ras_monitor_fuzz}
 cp "$fx"/nccl_tests/*.txt "$out/nccl_tests_text_fuzz/"
 cp "$fx"/nccl_tests/*.json "$out/nccl_tests_json_fuzz/"
 cp "$fx"/nccl_logs/* "$out/nccl_log_fuzz/"
@@ -16,6 +16,7 @@ find "$fx/topology" -maxdepth 1 -type f -exec cp {} "$out/locate_topology_fuzz/"
 cp "$fx"/topology/node/*.xml "$fx"/topology/node/*.txt "$fx"/topology/node/*.log "$out/node_topology_fuzz/"
 cp "$fx"/port_dumps/*.txt "$out/port_dump_fuzz/"
 cp "$fx"/ras/* "$out/ras_report_fuzz/"
+cp "$fx"/ras/monitor_* "$out/ras_monitor_fuzz/"
 find "$fx/proc" -type f -exec sh -c 'cp "$1" "$2/$(echo "${1#$3/}" | tr / _)"' _ {} "$out/proc_cpu_fuzz" "$fx/proc" \;
 # sysfs values: state, phys_state, rate, link_layer, lid, then five counters, NUL-separated.
 printf '4: ACTIVE\n\0005: LinkUp\n\000400 Gb/sec (4X NDR)\n\000InfiniBand\n\0000x12\n\0000\n\00012345678901\n\000255\n\000N/A (no PMA)\n\00018446744073709551615\n' \

@@ -15,7 +15,8 @@ if ((${#targets[@]} == 0)); then
   targets=(nccl_tests_text_fuzz nccl_tests_json_fuzz nccl_log_fuzz run_file_fuzz
     port_sample_json_fuzz analyzer_config_fuzz inspector_fuzz sysfs_values_fuzz http_request_fuzz
     web_config_fuzz
-    locate_topology_fuzz port_dump_fuzz node_topology_fuzz ras_report_fuzz proc_cpu_fuzz)
+    locate_topology_fuzz port_dump_fuzz node_topology_fuzz ras_report_fuzz proc_cpu_fuzz
+    ras_monitor_fuzz)
 fi
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" >/dev/null
 

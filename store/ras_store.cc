@@ -64,29 +64,75 @@ std::vector<RasSnapshot> ReadRasSnapshots(pqxx::transaction_base& txn, const std
   return out;
 }
 
+void WriteRasEvent(pqxx::transaction_base& txn, const std::string& cluster,
+                   const std::string& job_id, const RasEvent& e) {
+  txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", cluster);
+  txn.exec_params(
+      "INSERT INTO ras_events (cluster, job_id, received_at, event_time, event_group, event, node, "
+      "host, pid, gpus, details, stream_format, raw) VALUES ($1, $2, $3::timestamptz, $4, $5, $6, "
+      "$7, $8, $9, $10, $11, $12, $13)",
+      cluster, job_id, e.received_at, e.event_time, e.group, e.event, e.node, e.host, e.pid, e.gpus,
+      e.details, e.format, e.raw);
+}
+
+std::vector<RasEvent> ReadRasEvents(pqxx::transaction_base& txn, const std::string& cluster,
+                                    const std::string& job_id, int limit) {
+  pqxx::result rows = txn.exec_params(
+      "SELECT * FROM (SELECT " + IsoColumn("received_at") +
+          ", event_time, event_group, event, node, host, pid, gpus, details, stream_format, raw, "
+          "received_at AS t, id FROM ras_events WHERE cluster = $1 AND job_id = $2 ORDER BY "
+          "received_at DESC, id DESC LIMIT $3) newest ORDER BY t, id",
+      cluster, job_id, limit);
+  std::vector<RasEvent> out;
+  for (const pqxx::row& row : rows) {
+    RasEvent e;
+    e.received_at = row[0].as<std::string>();
+    e.event_time = row[1].as<std::string>();
+    e.group = row[2].as<std::string>();
+    e.event = row[3].as<std::string>();
+    e.node = row[4].as<std::string>();
+    e.host = row[5].as<std::string>();
+    if (!row[6].is_null()) e.pid = row[6].as<int64_t>();
+    e.gpus = row[7].as<std::string>();
+    e.details = row[8].as<std::string>();
+    e.format = row[9].as<std::string>();
+    e.raw = row[10].as<std::string>();
+    e.known = e.group == "LIFECYCLE" || e.group == "TRACE";
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 RasVerdictWrite WriteRasJobVerdict(pqxx::transaction_base& txn, const std::string& cluster,
                                    const std::string& job_id, const RasWatchVerdict& verdict) {
   txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", cluster);
   bool stuck = verdict.Stuck();
+  bool peer_dead = verdict.PeerDead();
   // One statement, so that two watches of one job racing each other cannot
   // both be first: the upsert locks the row, and the one that set
-  // first_stuck_at is the one whose judged time it holds.
+  // first_stuck_at (first_peer_dead_at) is the one whose judged time it holds.
   pqxx::row row = txn.exec_params1(
       "INSERT INTO ras_job_verdicts (cluster, job_id, first_taken_at, judged_at, snapshots, "
-      "health, stuck, first_stuck_at, verdict) VALUES ($1, $2, $3::timestamptz, "
-      "$4::timestamptz, $5, $6, $7, CASE WHEN $7 THEN $4::timestamptz END, $8::jsonb) "
+      "health, stuck, first_stuck_at, verdict, first_peer_dead_at) VALUES ($1, $2, "
+      "$3::timestamptz, $4::timestamptz, $5, $6, $7, CASE WHEN $7 THEN $4::timestamptz END, "
+      "$8::jsonb, CASE WHEN $9 THEN $4::timestamptz END) "
       "ON CONFLICT (cluster, job_id) DO UPDATE SET first_taken_at = least("
       "ras_job_verdicts.first_taken_at, EXCLUDED.first_taken_at), judged_at = "
       "EXCLUDED.judged_at, snapshots = EXCLUDED.snapshots, health = EXCLUDED.health, stuck = "
       "EXCLUDED.stuck, first_stuck_at = coalesce(ras_job_verdicts.first_stuck_at, "
-      "EXCLUDED.first_stuck_at), verdict = EXCLUDED.verdict RETURNING " +
+      "EXCLUDED.first_stuck_at), verdict = EXCLUDED.verdict, first_peer_dead_at = coalesce("
+      "ras_job_verdicts.first_peer_dead_at, EXCLUDED.first_peer_dead_at) RETURNING " +
           IsoColumn("first_stuck_at") +
-          ", coalesce(stuck AND first_stuck_at = $4::timestamptz, false)",
+          ", coalesce(stuck AND first_stuck_at = $4::timestamptz, false), " +
+          IsoColumn("first_peer_dead_at") +
+          ", coalesce($9 AND first_peer_dead_at = $4::timestamptz, false)",
       cluster, job_id, verdict.first_taken_at, verdict.last_taken_at, verdict.snapshots,
-      verdict.health, stuck, RasWatchVerdictJson(verdict).dump());
+      verdict.health, stuck, RasWatchVerdictJson(verdict).dump(), peer_dead);
   RasVerdictWrite out;
   if (!row[0].is_null()) out.first_stuck_at = row[0].as<std::string>();
   out.first_stuck = row[1].as<bool>();
+  if (!row[2].is_null()) out.first_peer_dead_at = row[2].as<std::string>();
+  out.first_peer_dead = row[3].as<bool>();
   return out;
 }
 

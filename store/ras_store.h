@@ -1,5 +1,6 @@
 // `fabtrack ras watch`'s snapshots and verdicts in PostgreSQL (schema 022),
-// and the port counter samples of a job's hosts over a watch window.
+// the events of RAS's stream (schema 026), and the port counter samples of a
+// job's hosts over a watch window.
 #pragma once
 
 #include <optional>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ras_event.h"
 #include "core/ras_snapshot.h"
 
 namespace fabtrack::store {
@@ -21,14 +23,27 @@ std::vector<RasSnapshot> ReadRasSnapshots(pqxx::transaction_base& txn, const std
                                           const std::string& job_id, const std::string& since,
                                           int limit);
 
+// Stores one event of the job's RAS stream (its cluster is created when new).
+void WriteRasEvent(pqxx::transaction_base& txn, const std::string& cluster,
+                   const std::string& job_id, const RasEvent& event);
+
+// The job's stored events, oldest first (by received_at), at most the newest
+// `limit`.
+std::vector<RasEvent> ReadRasEvents(pqxx::transaction_base& txn, const std::string& cluster,
+                                    const std::string& job_id, int limit);
+
 // The outcome of storing a verdict: whether it is the first time this job
-// was found stuck (the one time to alert), and when that first time was.
+// was found stuck, or with a process dead (the one time to alert for each),
+// and when those first times were.
 struct RasVerdictWrite {
   bool first_stuck = false;
   std::optional<std::string> first_stuck_at;  // RFC 3339
+  bool first_peer_dead = false;
+  std::optional<std::string> first_peer_dead_at;  // RFC 3339
 };
 
-// Stores the job's newest verdict; first_stuck_at is set once and kept.
+// Stores the job's newest verdict; first_stuck_at and first_peer_dead_at
+// are set once and kept.
 RasVerdictWrite WriteRasJobVerdict(pqxx::transaction_base& txn, const std::string& cluster,
                                    const std::string& job_id, const RasWatchVerdict& verdict);
 

@@ -73,6 +73,8 @@ PruneCounts PruneBefore(pqxx::transaction_base& txn, const std::string& cutoff_i
   c.ras_job_verdicts =
       Prune(txn, "ras_job_verdicts", "judged_at < $1::timestamptz AND " + of_cluster, cutoff_iso,
             cluster, apply);
+  c.ras_events = Prune(txn, "ras_events", "received_at < $1::timestamptz AND " + of_cluster,
+                       cutoff_iso, cluster, apply);
   return c;
 }
 

@@ -26,6 +26,7 @@ struct PruneCounts {
   int64_t ab_comparisons = 0;    // with their judgements and run links
   int64_t ras_snapshots = 0;     // `ras watch` snapshots, by when taken
   int64_t ras_job_verdicts = 0;  // `ras watch` job verdicts, by their newest snapshot
+  int64_t ras_events = 0;        // RAS's stream events `ras watch` stored, by when read
 };
 
 // What is older than `cutoff_iso` (of `cluster`, or of every cluster);

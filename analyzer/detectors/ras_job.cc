@@ -1,7 +1,8 @@
 // ras_job (critical when stuck or ranks died; warning for laggards): a real
 // job `fabtrack ras watch` judged in the window (issue 34). Subject "job
 // <id>": kind stuck_job when a communicator of the job stopped advancing,
-// job_ranks otherwise (dead, unresponsive, missing or lagging ranks), with the
+// job_ranks otherwise (dead, unresponsive, missing or lagging ranks, processes
+// RAS's event stream declared dead), with the
 // ranks by host, GPU and pid and their hosts' port counter changes in the
 // message and evidence. Seen when the watch's newest snapshot was taken, so
 // that a job that hangs at night is a problem in the next morning's report.
@@ -13,7 +14,10 @@ namespace fabtrack::analyzer::ras_job_detector {
 namespace {
 
 std::string RankText(const RasWatchRank& k) {
-  std::string s = "rank " + std::to_string(k.rank) + " on " + (k.host.empty() ? k.node : k.host);
+  // A process RAS's event stream declared dead has no rank of its own.
+  std::string s = (k.rank < 0 ? "process " + (k.pid ? std::to_string(*k.pid) : std::string("?"))
+                              : "rank " + std::to_string(k.rank)) +
+                  " on " + (k.host.empty() ? k.node : k.host);
   if (!k.gpu.empty()) s += " GPU " + k.gpu;
   return s;
 }
@@ -31,7 +35,7 @@ void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Findin
     std::string what;
     // The findings that make it: stuck first, then dead and the rest.
     for (const char* kind :
-         {"stuck", "dead", "unresponsive", "missing", "error", "aborted", "laggard"}) {
+         {"stuck", "peer_dead", "dead", "unresponsive", "missing", "error", "aborted", "laggard"}) {
       for (const RasWatchFinding& w : v.findings) {
         if (w.kind != kind) continue;
         if (!what.empty()) what += "; ";

@@ -12,6 +12,10 @@
 # script then runs ALERT_COMMAND once, with the summary as its arguments.
 # The same stuck job is a Grafana alert (dashboards/grafana/alerting,
 # fabtrack-stuck-job) and a stuck_job problem in the next `fabtrack analyze`.
+# Where NCCL >= 2.29 streams RAS events (MONITOR), each watch reads them too:
+# a process declared dead (PEER_DEAD) ends that watch at once and is alerted
+# once per job ("process dead"). Events that come between two watches are
+# not streamed to anyone; the next watch's snapshots show the dead ranks.
 #
 # Wiring it (paths are examples):
 #  - In the job's batch script, before the srun of the training:
@@ -109,7 +113,9 @@ while ((SECONDS < deadline)) && job_running; do
     0) ;;
     1 | 2)
       if grep -q '"alert": "new"' "$work/watch.json"; then
-        summary="job $job on $CLUSTER stuck (NCCL RAS): $(grep -o '"message": "[^"]*"' "$work/watch.json" |
+        reason=$(grep -o '"alert_reason": "[^"]*"' "$work/watch.json" | head -n 1 |
+          sed 's/"alert_reason": //; s/"//g')
+        summary="job $job on $CLUSTER ${reason:-stuck} (NCCL RAS): $(grep -o '"message": "[^"]*"' "$work/watch.json" |
           head -n 3 | sed 's/"message": //; s/"//g' | paste -sd ';' -)"
         log "$summary"
         # shellcheck disable=SC2086  # ALERT_COMMAND is a command line by design

@@ -66,6 +66,28 @@ TEST(RasJob, AStuckJobIsACriticalProblemNamingItsRanksAndPorts) {
   EXPECT_EQ(f[1].severity, Severity::kWarning);
 }
 
+TEST(RasJob, AProcessDeclaredDeadIsACriticalProblemNamingItsHost) {
+  InputBuilder b;
+  b.AddRun(0, 2);
+  b.AddRun(5, 2);
+  b.JudgeFrom(5);
+  RasJobView j = Job("81237", kFirstNight + 5 * kDay + 600, "peer_dead", "critical");
+  j.verdict.findings[0].communicator = "";
+  j.verdict.findings[0].message = "1 process declared dead by RAS's event stream";
+  j.verdict.findings[0].ranks = {RasWatchRank{-1, "10.77.0.12", "gpu-w2", "1", 6103, "PEER_DEAD"}};
+  b.input().ras_jobs = {j};
+  std::vector<Finding> f = testing::DetectOnly("ras_job", b.Build());
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, "job_ranks");
+  EXPECT_EQ(f[0].severity, Severity::kCritical);
+  EXPECT_EQ(f[0].host, "gpu-w2");
+  EXPECT_NE(f[0].message.find("peer_dead  since"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("1 process declared dead by RAS's event stream (process 6103 on "
+                              "gpu-w2 GPU 1)"),
+            std::string::npos)
+      << f[0].message;
+}
+
 TEST(RasJob, TheStuckJobReachesTheReport) {
   InputBuilder b;
   b.AddRun(0, 2);

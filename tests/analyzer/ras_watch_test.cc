@@ -242,5 +242,50 @@ TEST(RasWatchTest, VerdictRoundTripsThroughJson) {
             comms);
 }
 
+RasEvent Event(const std::string& event, const std::string& node, std::optional<int64_t> pid,
+               const std::string& received_at) {
+  RasEvent e;
+  e.event = event;
+  e.node = node;
+  e.pid = pid;
+  e.gpus = pid ? "1" : "";
+  e.port = pid ? "" : "28028";
+  e.event_time = "2026-12-05 04:12:30";
+  e.received_at = received_at;
+  return e;
+}
+
+TEST(RasWatchTest, APeerDeadEventNamesTheProcessAtOnceWithItsRanks) {
+  // The snapshot still shows every rank running: RAS's status says dead
+  // only after 60 s; the event already did.
+  std::vector<RasSnapshot> snaps = {Snap(0, {Comm("0xa1", 16, 300)}),
+                                    Snap(10, {Comm("0xa1", 16, 310)})};
+  EXPECT_EQ(JudgeRasWatch(snaps, {Event("PEER_UNRESPONSIVE", "10.9.0.2", 5009, "b")}).health,
+            "healthy");
+  std::vector<RasEvent> events = {
+      Event("PEER_UNRESPONSIVE", "10.9.0.2", 5009, "2026-12-05T03:12:04Z"),
+      Event("PEER_DEAD", "10.9.0.2", 5009, "2026-12-05T03:12:05Z"),
+      Event("PEER_DEAD", "10.9.0.2", 5009, "2026-12-05T03:12:06Z"),           // told twice: once
+      Event("PEER_DEAD", "10.9.0.7", std::nullopt, "2026-12-05T03:12:07Z")};  // address only
+  RasWatchVerdict v = JudgeRasWatch(snaps, events);
+  EXPECT_EQ(v.health, "critical");
+  EXPECT_TRUE(v.PeerDead());
+  EXPECT_FALSE(v.Stuck());
+  ASSERT_FALSE(v.findings.empty());
+  const RasWatchFinding& f = v.findings[0];  // first: what the alert says
+  EXPECT_EQ(f.kind, "peer_dead");
+  EXPECT_EQ(f.severity, "critical");
+  EXPECT_EQ(f.since, "2026-12-05T03:12:05Z");
+  EXPECT_EQ(f.message, "2 processes declared dead by RAS's event stream");
+  ASSERT_EQ(f.ranks.size(), 2u);
+  EXPECT_EQ(f.ranks[0].rank, -1);
+  EXPECT_EQ(f.ranks[0].host, "gpu-n2");  // from the snapshot's rank of that process
+  EXPECT_EQ(f.ranks[0].pid, 5009);
+  EXPECT_EQ(f.ranks[0].detail, "PEER_DEAD at 2026-12-05 04:12:30 (RAS's clock), rank 9 of 0xa1");
+  EXPECT_EQ(f.ranks[1].node, "10.9.0.7");
+  EXPECT_EQ(f.ranks[1].detail, "PEER_DEAD at 2026-12-05 04:12:30 (RAS's clock)");
+  EXPECT_EQ(RasWatchVerdictFromJson(nlohmann::json::parse(RasWatchVerdictJson(v).dump())), v);
+}
+
 }  // namespace
 }  // namespace fabtrack::analyzer

@@ -213,6 +213,10 @@ TEST(RunsRetention, PruneRemovesOldVerdictRecords) {
         "INSERT INTO ras_job_verdicts (cluster, job_id, first_taken_at, judged_at, snapshots, "
         "health, stuck, verdict) VALUES ('lab', 'job-" +
         std::string(age) + "', " + at + ", " + at + ", 1, 'healthy', false, '{}') RETURNING 1");
+    db.Scalar(
+        "INSERT INTO ras_events (cluster, job_id, received_at, event, stream_format) VALUES "
+        "('lab', 'job-" +
+        std::string(age) + "', " + at + ", 'PEER_DEAD', 'json') RETURNING id");
   }
   db.Scalar(
       "INSERT INTO locate_suspects (verdict_id, rank, kind, name, score) SELECT id, 1, "
@@ -223,6 +227,7 @@ TEST(RunsRetention, PruneRemovesOldVerdictRecords) {
   EXPECT_NE(dry.out.find("A/B comparisons       1\n"), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("RAS snapshots         1\n"), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("RAS job verdicts      1\n"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("RAS events            1\n"), std::string::npos) << dry.out;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM locate_verdicts"), "2");
   CommandOutput wet = Fabtrack("db prune --older-than 400d --yes", db);
   ASSERT_EQ(wet.exit_code, 0) << wet.err;
@@ -234,6 +239,7 @@ TEST(RunsRetention, PruneRemovesOldVerdictRecords) {
   EXPECT_EQ(db.Scalar("SELECT string_agg(ab_id, ',') FROM ab_comparisons"), "ab-1 day");
   EXPECT_EQ(db.Scalar("SELECT string_agg(job_id, ',') FROM ras_snapshots"), "job-1 day");
   EXPECT_EQ(db.Scalar("SELECT string_agg(job_id, ',') FROM ras_job_verdicts"), "job-1 day");
+  EXPECT_EQ(db.Scalar("SELECT string_agg(job_id, ',') FROM ras_events"), "job-1 day");
 }
 
 TEST(RunsRetention, PruneRejectsAPeriodItCannotRead) {

@@ -124,6 +124,57 @@ TEST(RasStoreTest, AJobIsFirstStuckOnce) {
   EXPECT_EQ(ReadRasJobVerdicts(txn, "lab", 1796526960 + 3600, 10).size(), 0u);
 }
 
+TEST(RasStoreTest, EventsRoundTripOldestFirstAndAProcessDeadIsAlertedOnce) {
+  TestDatabase db;
+  pqxx::work txn(db.connection());
+  RasEvent dead;
+  dead.event_time = "2026-12-05 04:12:30";
+  dead.received_at = "2026-12-05T03:12:31.250000Z";
+  dead.group = "LIFECYCLE";
+  dead.event = "PEER_DEAD";
+  dead.known = true;
+  dead.node = "10.12.0.7";
+  dead.host = "gpu-a3";
+  dead.pid = 38811;
+  dead.gpus = "0 (NVML 4)";
+  dead.format = "json";
+  dead.raw = "{\"event\": \"PEER_DEAD\"}";
+  RasEvent retry;  // an address only, and an event of a later NCCL
+  retry.received_at = "2026-12-05T03:12:20.000000Z";
+  retry.event = "PEER_SOMETHING_NEW";
+  retry.node = "10.12.0.7";
+  retry.format = "text";
+  retry.details = "what a later NCCL says";
+  retry.raw = "[2026-12-05 04:12:19] PEER_SOMETHING_NEW: 10.12.0.7<28028> what a later NCCL says";
+  WriteRasEvent(txn, "lab", "81234", dead);
+  WriteRasEvent(txn, "lab", "81234", retry);
+  WriteRasEvent(txn, "lab", "other", dead);
+  std::vector<RasEvent> read = ReadRasEvents(txn, "lab", "81234", 10);
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[0], retry);  // by the time read, not the order written
+  dead.line = 0;
+  EXPECT_EQ(read[1], dead);
+  EXPECT_EQ(ReadRasEvents(txn, "lab", "81234", 1), std::vector<RasEvent>{dead}) << "the newest";
+
+  RasWatchVerdict v = Verdict(false, "2026-12-05T03:12:40Z");
+  v.health = "critical";
+  v.findings.push_back({"peer_dead",
+                        "critical",
+                        "",
+                        "1 process declared dead",
+                        "2026-12-05T03:12:31.250000Z",
+                        {RasWatchRank{-1, "10.12.0.7", "gpu-a3", "0", 38811, "PEER_DEAD"}},
+                        {}});
+  RasVerdictWrite w = WriteRasJobVerdict(txn, "lab", "81234", v);
+  EXPECT_TRUE(w.first_peer_dead);
+  EXPECT_EQ(w.first_peer_dead_at, "2026-12-05T03:12:40.000000Z");
+  EXPECT_FALSE(w.first_stuck);
+  v.last_taken_at = "2026-12-05T03:20:00Z";
+  w = WriteRasJobVerdict(txn, "lab", "81234", v);
+  EXPECT_FALSE(w.first_peer_dead) << "one alert per job";
+  EXPECT_EQ(w.first_peer_dead_at, "2026-12-05T03:12:40.000000Z");
+}
+
 HostPorts Host(const std::string& host, int64_t link_downed, const std::string& state) {
   HostPorts h;
   h.host = host;

@@ -12,6 +12,14 @@ request: stalls mid-reply, says nothing, sends a reply past a size cap.
 json_report() builds a JSON report in the image of NCCL 2.29's
 (`SET FORMAT json`): per communicator its ranks with their collective
 counts and missing ranks marked unresponsive or considered dead.
+
+"MONITOR [groups]" (NCCL >= 2.29) is answered as an older server does
+("ERROR: Unknown command MONITOR ...", the connection left open) unless a
+script of events is given (monitor=[(delay_s, event), ...]): then "OK" and
+each event after its delay, as rasClientsNotifyEvent formats it in the
+session's format (monitor_event()), or raw bytes as given (a line cut
+short); then the stream closes (monitor_end="close", the job ended) or
+stays open and quiet (monitor_end="open").
 """
 import json
 import socket
@@ -50,12 +58,41 @@ def json_report(communicators, timestamp="2026-12-05 03:12:00"):
     return (json.dumps(doc, indent=2) + "\n").encode()
 
 
+def monitor_event(fmt, event, pid=None, node=None, gpus=(), nvml=None, port=None, details="",
+                  timestamp="2026-12-05 03:12:40"):
+    """One event of RAS's stream in `fmt` ("text" or "json"), as NCCL 2.29's
+    rasClientsNotifyEvent writes it: the peer as a process (pid, node,
+    gpus), as an address (node, port), or none."""
+    nvml = list(gpus) if nvml is None else list(nvml)
+    group = "LIFECYCLE" if event in ("PEER_NEW", "PEER_DEAD") else "TRACE"
+    if fmt == "json":
+        out = '{\n  "timestamp": "%s",\n  "group": "%s",\n  "event": "%s",\n' % (timestamp, group, event)
+        if pid is not None:
+            out += ('  "peer": {\n    "host": "%s",\n    "pid": %d,\n    "cuda_devs": [%s],\n'
+                    '    "nvml_devs": [%s]\n  },\n' % (node, pid, ",".join(map(str, gpus)),
+                                                      ",".join(map(str, nvml))))
+        elif node is not None:
+            out += '  "peer": {\n    "addr": "%s<%s>"\n  },\n' % (node, port)
+        return (out + '  "details": "%s"\n}\n' % details).encode()
+    if pid is not None:
+        devs = ",".join(map(str, gpus))
+        if list(gpus) != nvml:
+            devs += " (NVML %s)" % ",".join(map(str, nvml))
+        peer = "Process %d on node %s managing GPU%s %s" % (pid, node, "s" if len(gpus) > 1 else "", devs)
+    elif node is not None:
+        peer = "%s<%s>" % (node, port)
+    else:
+        return ("[%s] %s: %s\n" % (timestamp, event, details)).encode()
+    return ("[%s] %s: %s %s\n" % (timestamp, event, peer, details)).encode()
+
+
 class StandIn:
     """One RAS thread: serves connections until stopped."""
 
     def __init__(self, text=None, json_report=None, stall_after=None, silent=False, huge=0,
-                 sequence=None):
+                 sequence=None, monitor=None, monitor_end="close"):
         self.text, self.json_report = text, json_report
+        self.monitor, self.monitor_end = monitor, monitor_end
         # A job over time: each STATUS query answered with the next JSON
         # report of the sequence, the last one repeated.
         self.sequence, self.served = sequence, 0
@@ -117,8 +154,23 @@ class StandIn:
                     elif low in ("status", "verbose status"):
                         self.report(conn, fmt)
                         return
+                    elif (low == "monitor" or low.startswith("monitor ")) and self.monitor is not None:
+                        conn.sendall(b"OK\n")
+                        self.stream(conn, fmt)
+                        return
                     else:
                         conn.sendall(("ERROR: Unknown command %s\n" % cmd).encode())
+
+    def stream(self, conn, fmt):
+        try:
+            for delay, event in self.monitor:
+                if self.stop.wait(delay):
+                    return
+                conn.sendall(event if isinstance(event, bytes) else monitor_event(fmt, **event))
+        except OSError:
+            return
+        if self.monitor_end == "open":
+            self.stop.wait(30)
 
     def report(self, conn, fmt):
         if self.huge:
