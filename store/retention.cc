@@ -54,27 +54,31 @@ PruneCounts PruneBefore(pqxx::transaction_base& txn, const std::string& cutoff_i
   c.resolved_findings =
       Prune(txn, "findings", "state = 'resolved' AND last_seen < $1::timestamptz AND " + of_cluster,
             cutoff_iso, cluster, apply);
-  c.analyses = Prune(txn, "analyses", "analyzed_at < $1::timestamptz AND " + of_cluster, cutoff_iso,
-                     cluster, apply);
   c.inspector_jobs =
       Prune(txn, "inspector_jobs",
             "coalesce(ended_at, started_at, ingested_at) < $1::timestamptz AND " + of_cluster,
             cutoff_iso, cluster, apply);
-  // Verdict records by when they were made (their suspects, judgements and
-  // run links go with them, ON DELETE CASCADE): a verdict outlives its runs
-  // only until it is as old as they were.
-  c.locate_verdicts =
-      Prune(txn, "locate_verdicts", "located_at < $1::timestamptz AND " + of_cluster, cutoff_iso,
-            cluster, apply);
-  c.ab_comparisons = Prune(txn, "ab_comparisons", "compared_at < $1::timestamptz AND " + of_cluster,
-                           cutoff_iso, cluster, apply);
-  c.ras_snapshots = Prune(txn, "ras_snapshots", "taken_at < $1::timestamptz AND " + of_cluster,
-                          cutoff_iso, cluster, apply);
-  c.ras_job_verdicts =
-      Prune(txn, "ras_job_verdicts", "judged_at < $1::timestamptz AND " + of_cluster, cutoff_iso,
-            cluster, apply);
-  c.ras_events = Prune(txn, "ras_events", "received_at < $1::timestamptz AND " + of_cluster,
-                       cutoff_iso, cluster, apply);
+  // Records pruned by when they were made alone. A verdict's suspects,
+  // judgements and run links go with it (ON DELETE CASCADE): it outlives its
+  // runs only until it is as old as they were.
+  struct ByDate {
+    const char* table;
+    const char* made_at;
+    int64_t PruneCounts::*count;
+  };
+  static constexpr ByDate kByDate[] = {
+      {"analyses", "analyzed_at", &PruneCounts::analyses},
+      {"locate_verdicts", "located_at", &PruneCounts::locate_verdicts},
+      {"ab_comparisons", "compared_at", &PruneCounts::ab_comparisons},
+      {"ras_snapshots", "taken_at", &PruneCounts::ras_snapshots},
+      {"ras_job_verdicts", "judged_at", &PruneCounts::ras_job_verdicts},
+      {"ras_events", "received_at", &PruneCounts::ras_events},
+  };
+  for (const ByDate& d : kByDate) {
+    c.*d.count =
+        Prune(txn, d.table, std::string(d.made_at) + " < $1::timestamptz AND " + of_cluster,
+              cutoff_iso, cluster, apply);
+  }
   return c;
 }
 
