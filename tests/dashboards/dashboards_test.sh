@@ -201,6 +201,19 @@ kill "$ras_pid" 2>/dev/null || true
 [[ $rc == 2 ]] && grep -q "alert: new: job 48777 stuck" "$work/ras-watch.txt" ||
   { cat "$work/ras-watch.txt"; fail "ras watch of the frozen job exited $rc"; }
 echo "ras watch: job 48777 stuck, $(q "SELECT count(*) FROM ras_snapshots") snapshots stored"
+# A job with a process RAS declared dead (NCCL 2.29+'s event stream): the
+# watch ends on the PEER_DEAD and the dead-process alert rule fires for it.
+python3 "$repo/tests/support/ras_stand_in.py" dead "$work/ras-dead.port" >"$work/ras-dead.log" 2>&1 &
+ras_pid=$!
+for _ in $(seq 100); do [[ -s $work/ras-dead.port ]] && break; sleep 0.1; done
+[[ -s $work/ras-dead.port ]] || { kill "$ras_pid"; cat "$work/ras-dead.log"; fail "the RAS stand-in did not start"; }
+rc=0
+timeout 60 "$fabtrack" ras watch --data-dir "$work/db" --cluster jobs --job 48779 --every 0.2 --count 5 \
+  --host 127.0.0.1 --port "$(cat "$work/ras-dead.port")" --no-resolve >"$work/ras-dead.txt" 2>&1 || rc=$?
+kill "$ras_pid" 2>/dev/null || true
+[[ $rc == 2 ]] && grep -q "alert: new: job 48779 has a process declared dead" "$work/ras-dead.txt" ||
+  { cat "$work/ras-dead.txt"; fail "ras watch of the job with a dead process exited $rc"; }
+echo "ras watch: job 48779 has a dead process, $(q "SELECT count(*) FROM ras_events") event(s) stored"
 
 step "analysis"
 "$fabtrack" analyze --help >/dev/null 2>&1 || fail "this fabtrack has no analyze command"

@@ -202,19 +202,28 @@ class StandIn:
 
 
 def main():
-    """ras_stand_in.py frozen PORT_FILE: serves, until killed, a job whose
-    AllReduce counts are frozen with rank 2 two behind (a stuck job for
-    `ras watch`), and writes the port it listens on to PORT_FILE."""
+    """ras_stand_in.py frozen|dead PORT_FILE: serves, until killed, a job for
+    `ras watch`, and writes the port it listens on to PORT_FILE.
+    frozen: AllReduce counts frozen with rank 2 two behind (a stuck job).
+    dead: counts advancing, and RAS's event stream (MONITOR) declaring rank
+    3's process dead at once (NCCL 2.29+'s PEER_DEAD); the stream stays open."""
     import os
     import sys
     import time
 
-    if len(sys.argv) != 3 or sys.argv[1] != "frozen":
-        sys.exit("usage: ras_stand_in.py frozen PORT_FILE")
-    counts = [500, 500, 498, 500]
-    ranks = [(r, "10.88.0.%d" % (11 + r // 2), 7100 + r, r % 2, {"AllReduce": c})
-             for r, c in enumerate(counts)]
-    s = StandIn(sequence=[json_report([("0x7f00aa55c3e1d2b9", ranks, [])])])
+    if len(sys.argv) != 3 or sys.argv[1] not in ("frozen", "dead"):
+        sys.exit("usage: ras_stand_in.py frozen|dead PORT_FILE")
+    host = lambda r: "10.88.0.%d" % (11 + r // 2)
+    if sys.argv[1] == "frozen":
+        counts = [500, 500, 498, 500]
+        ranks = [(r, host(r), 7100 + r, r % 2, {"AllReduce": c}) for r, c in enumerate(counts)]
+        s = StandIn(sequence=[json_report([("0x7f00aa55c3e1d2b9", ranks, [])])])
+    else:
+        sequence = [json_report([("0x3c19e0d7a4b2f681",
+                                  [(r, host(r), 7200 + r, r % 2, {"AllReduce": 100 * (n + 1)})
+                                   for r in range(4)], [])]) for n in range(50)]
+        dead = {"event": "PEER_DEAD", "pid": 7203, "node": host(3), "gpus": [1]}
+        s = StandIn(sequence=sequence, monitor=[(0.1, dead)], monitor_end="open")
     with open(sys.argv[2] + ".tmp", "w") as f:
         f.write("%d\n" % s.port)
     os.replace(sys.argv[2] + ".tmp", sys.argv[2])
