@@ -1,5 +1,6 @@
 #include "app/ras_watch_flow.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -247,7 +248,15 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
       if (progress.snapshot) progress.snapshot(i, last);
       // The event stream from the first answer on: a RAS that answers is
       // asked once whether it streams.
-      if (i == 1 && request.monitor) stream.Open(request.query);
+      if (i == 1 && request.monitor) {
+        // A RAS answers MONITOR at once, yes or no; one that says nothing
+        // (a peer that ignores commands it does not know) must not hold the
+        // next snapshot for a whole --timeout.
+        ras::QueryOptions monitor_query = request.query;
+        monitor_query.deadline_s =
+            std::min(request.query.deadline_s, std::max(1.0, request.every_s));
+        stream.Open(monitor_query);
+      }
       if (stream.Drain(on_event)) {
         result.ended = "peer dead";
         break;

@@ -13,6 +13,7 @@ run's private PostgreSQL (FABTRACK_TEST_DB).
  - a stream cut mid-event, then closed: said with its line, polling goes on;
  - a stalled stream: the watch polls on time and ends on time, by --count,
    by the job's end (--until-done) and by SIGINT;
+ - a peer that never answers MONITOR: snapshots on time, said once;
  - --no-monitor: no MONITOR asked.
 
 Usage: ras_monitor_test.py SOURCE_DIR FABTRACK
@@ -202,6 +203,16 @@ def run_cases(db, hosts_file):
     p, took = watch(db, s.port, "71004", hosts_file, "--every", "0.5", "--count", "3")
     check("stalled stream: on time", p.returncode == 0 and p.stdout.count("snapshot ") == 3
           and took < 4 and "events: streaming, 0 read" in p.stdout, p)
+    s.close()
+
+    # A peer that never answers MONITOR: the handshake gives up within
+    # --every (1 s at least), not --timeout, and the snapshots stay on time.
+    s = StandIn(sequence=healthy(4), monitor="ignore")
+    p, took = watch(db, s.port, "71007", hosts_file, "--every", "0.5", "--count", "3",
+                    "--timeout", "20")
+    check("MONITOR never answered: polls on time, said once",
+          p.returncode == 0 and p.stdout.count("snapshot ") == 3 and took < 5
+          and p.stderr.count("events not available") == 1, p)
     s.close()
 
     # ... and --until-done ends with the job (RAS stops answering).

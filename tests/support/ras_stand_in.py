@@ -15,7 +15,8 @@ counts and missing ranks marked unresponsive or considered dead.
 
 "MONITOR [groups]" (NCCL >= 2.29) is answered as an older server does
 ("ERROR: Unknown command MONITOR ...", the connection left open) unless a
-script of events is given (monitor=[(delay_s, event), ...]): then "OK" and
+script of events is given (monitor=[(delay_s, event), ...]; monitor="ignore"
+never answers it): then "OK" and
 each event after its delay, as rasClientsNotifyEvent formats it in the
 session's format (monitor_event()), or raw bytes as given (a line cut
 short); then the stream closes (monitor_end="close", the job ended) or
@@ -154,6 +155,8 @@ class StandIn:
                     elif low in ("status", "verbose status"):
                         self.report(conn, fmt)
                         return
+                    elif (low == "monitor" or low.startswith("monitor ")) and self.monitor == "ignore":
+                        continue  # a peer that never answers the command
                     elif (low == "monitor" or low.startswith("monitor ")) and self.monitor is not None:
                         conn.sendall(b"OK\n")
                         self.stream(conn, fmt)
