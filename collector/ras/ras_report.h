@@ -196,6 +196,15 @@ struct Verdict {
 // report that was not read whole is critical ("unreadable").
 Verdict Judge(const Report& report);
 
+// The ranks of `group`, a MISMATCH group of operation counts that RAS counted
+// but did not name (the text report lists a group's ranks only when it is
+// small), where they are certain: the group is the only unnamed one of its
+// operation and the communicator's other ranks (its size from the table, less
+// the ranks named in the other groups and those its INCOMPLETE block names)
+// number exactly the group. Empty otherwise.
+std::vector<int> UnnamedGroupRanks(const Report& report, const Issue& issue,
+                                   const RankGroup& group);
+
 const char* HealthLabel(Health h);  // "healthy", "warning", "critical"
 
 }  // namespace fabtrack::ras

@@ -98,46 +98,17 @@ RasRankState* RankIn(RasCommState* comm, const RankRef& ref) {
 // (verbose: under half the communicator); the other groups are a bare "N
 // ranks have launched up to operation X". Without their counts the ranks
 // behind are lost: at 1% behind, the named laggards look like the top; at
-// 60% behind, only the ranks ahead are named (NVIDIA/nccl#1911). Where one
-// group of an operation is unnamed and the communicator's size is known, its
-// ranks are the rest of the communicator: they get the group's count (their
-// node, GPU and pid stay unknown). Nothing is guessed when the rest does not
-// number exactly the group (several unnamed groups, ranks missing unnamed).
-void CountTheUnnamed(const Issue& i, RasCommState* comm) {
-  if (comm->size <= 0) return;
-  std::map<std::string, std::vector<const RankGroup*>> by_aspect;
+// 60% behind, only the ranks ahead are named (NVIDIA/nccl#1911). Where the
+// unnamed group's ranks are certain (UnnamedGroupRanks: the rest of the
+// communicator), they get its count; their node, GPU and pid stay unknown.
+void CountTheUnnamed(const Report& report, const Issue& i, RasCommState* comm) {
   for (const RankGroup& g : i.groups) {
-    if (g.operation) by_aspect[g.aspect].push_back(&g);
-  }
-  for (const auto& [aspect, groups] : by_aspect) {
-    const RankGroup* unnamed = nullptr;
-    int unnamed_groups = 0;
-    std::set<int> known;
-    for (const RankGroup* g : groups) {
-      if (g->ranks.empty()) {
-        unnamed = g;
-        ++unnamed_groups;
-      }
-      for (const RankRef& ref : g->ranks) known.insert(ref.rank);
-    }
-    if (unnamed_groups != 1) continue;
-    // Ranks that gave RAS no data are in no group.
-    for (const RasRankState& r : comm->ranks) {
-      if (r.state == "dead" || r.state == "missing" || r.state == "unresponsive") {
-        known.insert(r.rank);
-      }
-    }
-    std::vector<int> rest;
-    for (int r = 0; r < comm->size; ++r) {
-      if (!known.count(r)) rest.push_back(r);
-    }
-    if (static_cast<int>(rest.size()) != unnamed->count) continue;
-    for (int r : rest) {
+    for (int rank : UnnamedGroupRanks(report, i, g)) {
       RankRef ref;
-      ref.rank = r;
+      ref.rank = rank;
       RasRankState* k = RankIn(comm, ref);
       if (k->state.empty()) k->state = "running";
-      k->op_counts.emplace_back(OpOf(aspect), *unnamed->operation);
+      k->op_counts.emplace_back(OpOf(g.aspect), *g.operation);
     }
   }
 }
@@ -193,7 +164,7 @@ std::vector<RasCommState> FromText(const Report& report) {
     if (i.kind != "MISMATCH" || i.communicator.empty()) continue;
     std::string id = i.comm_hash.empty() ? i.communicator : i.comm_hash;
     for (RasCommState& c : out) {
-      if (c.id == id) CountTheUnnamed(i, &c);
+      if (c.id == id) CountTheUnnamed(report, i, &c);
     }
   }
   for (RasCommState& comm : out) {

@@ -1,7 +1,9 @@
 // What a RAS report says is wrong, the same way for the text and the JSON
 // report: which communicators, which ranks (rank, GPU, pid, node IP).
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <set>
 
 #include "collector/ras/ras_report.h"
 
@@ -81,9 +83,19 @@ void JudgeText(const Report& r, Verdict* v) {
         aspect = &g.aspect;
         text += std::to_string(g.count) + " " +
                 (how.empty() ? "" : how.substr(0, how.size() - 2) + ", ") + g.value;
-        if (behind && g.ranks.empty()) text += " (not named by RAS)";
+        std::vector<int> rest;
+        if (behind && g.ranks.empty()) rest = UnnamedGroupRanks(r, i, g);
+        if (behind && g.ranks.empty()) {
+          text += rest.empty() ? " (not named by RAS)" : " (the communicator's other ranks)";
+        }
         for (RankRef k : g.ranks) {
           if (k.state.empty()) k.state = how + g.value;
+          f.ranks.push_back(std::move(k));
+        }
+        for (int rank : rest) {
+          RankRef k;
+          k.rank = rank;
+          k.state = how + g.value + " (not named by RAS: the communicator's other ranks)";
           f.ranks.push_back(std::move(k));
         }
       }
@@ -198,6 +210,36 @@ void JudgeJson(const Report& r, Verdict* v) {
 }
 
 }  // namespace
+
+std::vector<int> UnnamedGroupRanks(const Report& report, const Issue& issue,
+                                   const RankGroup& group) {
+  if (!group.ranks.empty() || !group.operation || group.count <= 0) return {};
+  // "#0-1": group 0 of the table, communicator 1 of it.
+  if (issue.communicator.size() < 2 || issue.communicator[0] != '#') return {};
+  int row = std::atoi(issue.communicator.c_str() + 1);
+  int size = 0;
+  for (const CommGroupRow& g : report.groups) {
+    if (g.group == row) size = g.ranks_per_comm;
+  }
+  if (size <= 0) return {};
+  std::set<int> known;
+  for (const RankGroup& g : issue.groups) {
+    if (g.aspect != group.aspect || !g.operation) continue;
+    if (g.ranks.empty() && &g != &group) return {};  // two unnamed groups: which rank is where?
+    for (const RankRef& k : g.ranks) known.insert(k.rank);
+  }
+  // Ranks that gave RAS no data are in no group.
+  for (const Issue& other : report.issues) {
+    if (other.kind != "INCOMPLETE" || other.communicator != issue.communicator) continue;
+    for (const RankRef& k : other.ranks) known.insert(k.rank);
+  }
+  std::vector<int> rest;
+  for (int k = 0; k < size; ++k) {
+    if (!known.count(k)) rest.push_back(k);
+  }
+  if (static_cast<int>(rest.size()) != group.count) return {};
+  return rest;
+}
 
 Verdict Judge(const Report& report) {
   Verdict v;

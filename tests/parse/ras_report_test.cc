@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace fabtrack::ras {
@@ -543,16 +544,48 @@ TEST(RasText, RanksAheadAreNotCalledBehind) {
   EXPECT_EQ(v.health, Health::kWarning);
   const Finding* f = FindKind(v, "mismatch");
   ASSERT_NE(f, nullptr);
-  ASSERT_EQ(f->ranks.size(), 4u);
-  EXPECT_EQ(f->ranks[0].rank, 20);
-  EXPECT_EQ(f->ranks[0].state, "ahead: launched up to operation 1188");
-  EXPECT_EQ(f->ranks[3].rank, 7);
-  EXPECT_EQ(f->ranks[3].state, "ahead: launched up to operation 2");
+  // The 3 + 1 ahead RAS names, and the 29 + 31 behind: the rest of the
+  // 32-rank communicator.
+  ASSERT_EQ(f->ranks.size(), 64u);
+  EXPECT_EQ(f->ranks[0].rank, 0);
+  EXPECT_EQ(f->ranks[0].state,
+            "behind: launched up to operation 1187 (not named by RAS: the communicator's other "
+            "ranks)");
+  EXPECT_EQ(f->ranks[29].rank, 20);
+  EXPECT_EQ(f->ranks[29].state, "ahead: launched up to operation 1188");
+  EXPECT_EQ(f->ranks[63].rank, 7);
+  EXPECT_EQ(f->ranks[63].state, "ahead: launched up to operation 2");
   EXPECT_EQ(f->message,
             "Communicator ranks have different AllGather operation counts: 29 behind, launched up "
-            "to operation 1187 (not named by RAS); 3 ahead, launched up to operation 1188 / "
-            "ReduceScatter operation counts: 31 behind, not launched any operations (not named by "
-            "RAS); 1 ahead, launched up to operation 2");
+            "to operation 1187 (the communicator's other ranks); 3 ahead, launched up to operation "
+            "1188 / ReduceScatter operation counts: 31 behind, not launched any operations (the "
+            "communicator's other ranks); 1 ahead, launched up to operation 2");
+}
+
+// At 60% behind, RAS's verbose text names the ranks ahead (under half) and
+// only counts those behind; less the dead rank, they are the rest of the
+// communicator, and `ras status` names them by number.
+TEST(RasText, UnnamedRanksBehindAreTheRestOfTheCommunicator) {
+  Report r = ParseRasText(Fixture("behind_most_2_26.txt"));
+  ASSERT_TRUE(r.complete);
+  Verdict v = Judge(r);
+  EXPECT_EQ(v.health, Health::kCritical);  // the dead rank
+  const Finding* f = FindKind(v, "mismatch");
+  ASSERT_NE(f, nullptr);
+  std::set<int> behind, ahead;
+  for (const RankRef& k : f->ranks) {
+    if (k.state.rfind("behind: ", 0) == 0) behind.insert(k.rank);
+    if (k.state.rfind("ahead: ", 0) == 0) ahead.insert(k.rank);
+  }
+  EXPECT_EQ(behind, (std::set<int>{0, 1, 2, 4, 6, 8, 10, 12, 15}));
+  EXPECT_EQ(ahead, (std::set<int>{3, 7, 9, 11, 13, 14}));
+  EXPECT_EQ(f->ranks.front().state,
+            "behind: launched up to operation 999 (not named by RAS: the communicator's other "
+            "ranks)");
+  EXPECT_EQ(f->message,
+            "Communicator ranks have different AllReduce operation counts: 9 behind, launched up "
+            "to operation 999 (the communicator's other ranks); 6 ahead, launched up to "
+            "operation 1000");
 }
 
 TEST(RasText, UnknownRanksOf2_24AreMembersOfTheirGroup) {
