@@ -258,8 +258,9 @@ RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots,
       if (finding.ranks.empty()) continue;
       finding.since = snapshots[since].taken_at;
       int size = c.size > 0 ? c.size : static_cast<int>(c.ranks.size());
-      finding.message = std::to_string(finding.ranks.size()) + " of " + std::to_string(size) +
-                        (finding.ranks.size() == 1 ? " rank " : " ranks ") + kind;
+      finding.message = std::to_string(finding.ranks.size()) +
+                        (finding.ranks.size() == 1 ? " rank of " : " ranks of ") +
+                        std::to_string(size) + " " + kind;
       v.findings.push_back(std::move(finding));
     }
   }

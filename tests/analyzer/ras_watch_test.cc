@@ -187,7 +187,7 @@ TEST(RasWatchTest, ADyingRankIsNamedSinceItsFirstSnapshot) {
   EXPECT_EQ(f->severity, "critical");
   EXPECT_EQ(f->since, "2026-12-05T03:12:20Z");
   EXPECT_EQ(RanksOf(*f), std::set<int>({9}));
-  EXPECT_EQ(f->message, "1 of 16 rank dead");
+  EXPECT_EQ(f->message, "1 rank of 16 dead");
   EXPECT_EQ(Find(v, "unresponsive"), nullptr);
   // The others froze at 150 once rank 9 stopped: every communicator frozen.
   EXPECT_NE(Find(v, "stuck"), nullptr);
