@@ -293,6 +293,17 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
     }
     result.verdict = analyzer::JudgeRasWatch(result.snapshots, events);
     result.verdict.first_taken_at = first_taken_at;
+    // RAS's text report (NCCL < 2.28.7, no SET FORMAT json) prints counts
+    // only where ranks disagree: a communicator frozen with every rank at one
+    // count reads like a healthy one. Not a finding (nothing is known wrong),
+    // but the watch must not pass for having looked.
+    if (result.snapshots.back().report_format == "text" && !result.verdict.Stuck() &&
+        progress.notice) {
+      progress.notice(
+          "the text report (NCCL < 2.28.7) gives collective counts only where ranks disagree: a "
+          "communicator frozen with every rank at one count is not seen (NCCL >= 2.28.7 answers "
+          "in JSON, with every rank's counts)");
+    }
     // The ranks' hosts' port counters over the watch (and the sample before).
     std::set<std::string> hosts;
     std::set<std::string> unmapped;

@@ -205,6 +205,17 @@ def run_cases(db, work, hosts_file):
     check("healthy: no alert", "alert:" not in p.stdout, p)
     s.close()
 
+    # Text only (NCCL < 2.28.7): its report gives counts only where ranks
+    # disagree, so a job frozen with every rank at one count reads healthy;
+    # the watch says it cannot tell (exit unchanged: nothing is known wrong).
+    with open(os.path.join(SOURCE, "tests", "fixtures", "ras", "healthy.txt"), "rb") as f:
+        s = StandIn(text=f.read())
+    p, _ = watch(db, s.port, "81241", "--every", "0.2", "--count", "2", "--no-resolve")
+    check("text only: healthy, exit 0", p.returncode == 0 and "healthy" in p.stdout, p)
+    check("text only: progress not judged is said",
+          "every rank at one count is not seen" in p.stderr, p)
+    s.close()
+
     # --until-done: the job ends (RAS stops answering) and the watch with it.
     s = StandIn(sequence=[report([i] * 4) for i in range(1, 40)])
     stopper = threading.Timer(1.0, s.close)
