@@ -260,7 +260,8 @@ RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots,
       int size = c.size > 0 ? c.size : static_cast<int>(c.ranks.size());
       finding.message = std::to_string(finding.ranks.size()) +
                         (finding.ranks.size() == 1 ? " rank of " : " ranks of ") +
-                        std::to_string(size) + " " + kind;
+                        std::to_string(size) + " " +
+                        (kind == std::string("error") ? "with an error" : kind);
       v.findings.push_back(std::move(finding));
     }
   }

@@ -197,6 +197,17 @@ TEST(RasWatchTest, ADyingRankIsNamedSinceItsFirstSnapshot) {
   EXPECT_EQ(Find(earlier, "unresponsive")->since, "2026-12-05T03:12:10Z");
 }
 
+TEST(RasWatchTest, ARankWithAnErrorIsSaidSo) {
+  RasCommState c = Comm("0xe1", 8, 100);
+  c.ranks[6].state = "error";
+  c.errors = "ERROR";
+  RasWatchVerdict v = JudgeRasWatch({Snap(0, {c})});
+  const RasWatchFinding* f = Find(v, "error");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(RanksOf(*f), std::set<int>({6}));
+  EXPECT_EQ(f->message, "1 rank of 8 with an error");
+}
+
 HostPortReading Reading(const std::string& host, const std::string& device, int second,
                         int64_t link_downed, const std::string& state = "ACTIVE") {
   HostPortReading r;
