@@ -35,6 +35,13 @@ void JudgeText(const Report& r, Verdict* v) {
                    {},
                    r.network_missing});
   }
+  // Processes the job-wide DEAD block names: a rank of theirs that a
+  // communicator misses is missing because it is dead.
+  std::set<std::pair<std::string, int64_t>> dead_processes;
+  for (const Issue& i : r.issues) {
+    if (i.kind != "DEAD") continue;
+    for (const ProcessRef& p : i.processes) dead_processes.insert({p.node, p.pid});
+  }
   for (const Issue& i : r.issues) {
     Finding f;
     f.communicator = CommName(i);
@@ -49,6 +56,11 @@ void JudgeText(const Report& r, Verdict* v) {
       f.severity = Health::kCritical;
       f.kind = i.communicator.empty() ? "incomplete" : "missing";
       f.message = first_detail;
+      for (RankRef& k : f.ranks) {
+        if (k.state.empty() && k.pid && dead_processes.count({k.node, *k.pid})) {
+          k.state = "considered dead";
+        }
+      }
     } else if (i.kind == "ERROR") {
       f.severity = Health::kCritical;
       f.kind = "error";

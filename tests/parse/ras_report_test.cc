@@ -82,6 +82,10 @@ TEST(RasText, DeadProcessAndItsMissingRank) {
   EXPECT_EQ(FindKind(v, "dead")->processes.at(0).node, "10.40.3.17");
   ASSERT_NE(FindKind(v, "missing"), nullptr);
   EXPECT_EQ(FindKind(v, "missing")->communicator, "#0-0 (5d0c91e2a4b7f308)");
+  // The rank is missing because its process is dead: said so, as the JSON
+  // report's considered_dead says it.
+  ASSERT_EQ(FindKind(v, "missing")->ranks.size(), 1u);
+  EXPECT_EQ(FindKind(v, "missing")->ranks[0].state, "considered dead");
 }
 
 TEST(RasText, MismatchNamesTheRanksBehind) {
