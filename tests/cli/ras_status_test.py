@@ -56,6 +56,12 @@ def main():
                          "rank 10  node 10.40.3.17  GPU 2  pid 77120"]),
         ("mismatch.txt", 1, ["warning mismatch #0-0 (b41f07c2d9e38a16)",
                              "rank 13  node 192.168.20.12  GPU 5 (NVML 6)  pid 30556  behind: launched up to operation 12039"]),
+        # 60% behind: RAS names the ranks ahead; those behind are the rest.
+        ("behind_most_2_26.txt", 2, [
+            "rank 0  node ?  behind: launched up to operation 999 (not named by RAS: the "
+            "communicator's other ranks)",
+            "rank 3  node 10.1.0.1  GPU 3  pid 40003  ahead: launched up to operation 1000",
+            "rank 5  node 10.1.0.2  GPU 1  pid 40005  considered dead"]),
         ("incomplete.txt", 2, ["critical incomplete", "critical missing #0-0", "warning timeout",
                                "rank 5  node 172.20.1.42  GPU 5  pid 9184  behind: launched up to operation 874"]),
     ]:
