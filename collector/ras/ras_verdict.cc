@@ -233,7 +233,11 @@ std::vector<int> UnnamedGroupRanks(const Report& report, const Issue& issue,
   for (const CommGroupRow& g : report.groups) {
     if (g.group == row) size = g.ranks_per_comm;
   }
-  if (size <= 0) return {};
+  // The size is the peer's word: past any real job (NCCL's largest run to
+  // some 10^5 ranks), a garbled or hostile table would have ranks made up by
+  // the billion.
+  constexpr int kMostRanks = 1 << 20;
+  if (size <= 0 || size > kMostRanks) return {};
   std::set<int> known;
   for (const RankGroup& g : issue.groups) {
     if (g.aspect != group.aspect || !g.operation) continue;

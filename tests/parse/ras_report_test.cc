@@ -592,6 +592,27 @@ TEST(RasText, UnnamedRanksBehindAreTheRestOfTheCommunicator) {
             "operation 1000");
 }
 
+// The table's size is the peer's word: a communicator of two billion ranks
+// is not made into two billion rank lines (the fuzzer's reply, not NCCL's).
+TEST(RasText, AHugeClaimedCommunicatorIsNotFilledIn) {
+  std::string text = Fixture("behind_most_2_26.txt");
+  auto swap = [&](const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  swap("       16        15   RUNNING", " 2000000000        15   RUNNING");
+  swap("  9 ranks have launched up to operation 999",
+       "  1999999993 ranks have launched up to "
+       "operation 999");
+  Report r = ParseRasText(text);
+  ASSERT_EQ(r.groups.size(), 1u);
+  ASSERT_EQ(r.groups[0].ranks_per_comm, 2000000000);
+  const Finding* f = FindKind(Judge(r), "mismatch");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->ranks.size(), 6u);  // the ranks RAS named, no more
+}
+
 TEST(RasText, UnknownRanksOf2_24AreMembersOfTheirGroup) {
   Report r = ParseRasText(Fixture("finalize_2_24.txt"));
   ASSERT_TRUE(r.complete);
