@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace fabtrack::analyzer {
 namespace {
@@ -45,6 +46,14 @@ RasWatchRank WatchRank(const RasRankState& k, std::string detail) {
 
 int Rank(const std::string& severity) {
   return severity == "critical" ? 2 : severity == "warning" ? 1 : 0;
+}
+
+// `c`'s ranks by number: a job of 10^5 ranks, most behind, is not scanned
+// once per rank behind.
+std::unordered_map<int, const RasRankState*> ByRank(const RasCommState& c) {
+  std::unordered_map<int, const RasRankState*> out;
+  for (const RasRankState& k : c.ranks) out.emplace(k.rank, &k);
+  return out;
 }
 
 // The ranks below the highest count of an operation in `c`: (rank, op) ->
@@ -158,14 +167,13 @@ RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots,
     finding.since = snapshots[f.since].taken_at;
     int over = static_cast<int>(n - f.since);
     auto behind = Behind(c);
+    auto by_rank = ByRank(c);
     std::set<int> holding;
     for (const auto& [key, counts] : behind) {
       if (!holding.insert(key.first).second) continue;
-      for (const RasRankState& k : c.ranks) {
-        if (k.rank == key.first) {
-          finding.ranks.push_back(WatchRank(k, key.second + " " + std::to_string(counts.first) +
-                                                   ", others at " + std::to_string(counts.second)));
-        }
+      if (const RasRankState* k = by_rank.count(key.first) ? by_rank.at(key.first) : nullptr) {
+        finding.ranks.push_back(WatchRank(*k, key.second + " " + std::to_string(counts.first) +
+                                                  ", others at " + std::to_string(counts.second)));
       }
     }
     finding.message =
@@ -202,6 +210,7 @@ RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots,
     if (prev != nullptr) {
       for (const auto& [key, counts] : Behind(*prev)) before.insert(key);
     }
+    auto by_rank = ByRank(c);
     RasWatchFinding finding;
     finding.kind = "laggard";
     finding.severity = "warning";
@@ -213,11 +222,9 @@ RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots,
       if (prev != nullptr && !before.count(key)) continue;
       ++per_op[key.second];
       if (!named.insert(key.first).second) continue;
-      for (const RasRankState& k : c.ranks) {
-        if (k.rank == key.first) {
-          finding.ranks.push_back(WatchRank(k, key.second + " " + std::to_string(counts.first) +
-                                                   " of " + std::to_string(counts.second)));
-        }
+      if (const RasRankState* k = by_rank.count(key.first) ? by_rank.at(key.first) : nullptr) {
+        finding.ranks.push_back(WatchRank(*k, key.second + " " + std::to_string(counts.first) +
+                                                  " of " + std::to_string(counts.second)));
       }
     }
     if (finding.ranks.empty()) continue;

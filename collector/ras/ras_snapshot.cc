@@ -102,13 +102,21 @@ RasRankState* RankIn(RasCommState* comm, const RankRef& ref) {
 // unnamed group's ranks are certain (UnnamedGroupRanks: the rest of the
 // communicator), they get its count; their node, GPU and pid stay unknown.
 void CountTheUnnamed(const Report& report, const Issue& i, RasCommState* comm) {
+  // By rank, not RankIn's scan: a group may hold most of 10^5 ranks.
+  std::map<int, size_t> at;
+  for (size_t n = 0; n < comm->ranks.size(); ++n) at.emplace(comm->ranks[n].rank, n);
   for (const RankGroup& g : i.groups) {
     for (int rank : UnnamedGroupRanks(report, i, g)) {
-      RankRef ref;
-      ref.rank = rank;
-      RasRankState* k = RankIn(comm, ref);
-      if (k->state.empty()) k->state = "running";
-      k->op_counts.emplace_back(OpOf(g.aspect), *g.operation);
+      auto [it, added] = at.emplace(rank, comm->ranks.size());
+      if (added) {
+        RasRankState k;
+        k.rank = rank;
+        k.state = "running";
+        comm->ranks.push_back(std::move(k));
+      }
+      RasRankState& k = comm->ranks[it->second];
+      if (k.state.empty()) k.state = "running";
+      k.op_counts.emplace_back(OpOf(g.aspect), *g.operation);
     }
   }
 }
