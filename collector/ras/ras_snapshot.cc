@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 namespace fabtrack::ras {
 namespace {
@@ -81,10 +82,11 @@ std::string OpOf(const std::string& aspect) {
   return op.empty() ? "collective" : op;
 }
 
-RasRankState* RankIn(RasCommState* comm, const RankRef& ref) {
-  for (RasRankState& r : comm->ranks) {
-    if (r.rank == ref.rank) return &r;
-  }
+// `comm`'s rank `ref`, added if new; `at` indexes comm->ranks by rank (a
+// verbose report may name half of 10^5 ranks: no scan per rank).
+RasRankState* RankIn(RasCommState* comm, std::unordered_map<int, size_t>* at, const RankRef& ref) {
+  auto [it, added] = at->emplace(ref.rank, comm->ranks.size());
+  if (!added) return &comm->ranks[it->second];
   RasRankState r;
   r.rank = ref.rank;
   r.node = ref.node;
@@ -102,7 +104,7 @@ RasRankState* RankIn(RasCommState* comm, const RankRef& ref) {
 // unnamed group's ranks are certain (UnnamedGroupRanks: the rest of the
 // communicator), they get its count; their node, GPU and pid stay unknown.
 void CountTheUnnamed(const Report& report, const Issue& i, RasCommState* comm) {
-  // By rank, not RankIn's scan: a group may hold most of 10^5 ranks.
+  // By rank: a group may hold most of 10^5 ranks.
   std::map<int, size_t> at;
   for (size_t n = 0; n < comm->ranks.size(); ++n) at.emplace(comm->ranks[n].rank, n);
   for (const RankGroup& g : i.groups) {
@@ -133,9 +135,11 @@ std::vector<RasCommState> FromText(const Report& report) {
     if (i.kind != "DEAD") continue;
     for (const ProcessRef& p : i.processes) dead.insert({p.node, p.pid});
   }
+  std::map<std::string, std::unordered_map<int, size_t>> index;  // comm id -> rank -> position
   for (const Issue& i : report.issues) {
     if (i.communicator.empty()) continue;
     std::string id = i.comm_hash.empty() ? i.communicator : i.comm_hash;
+    std::unordered_map<int, size_t>* at = &index[id];
     auto it =
         std::find_if(out.begin(), out.end(), [&](const RasCommState& c) { return c.id == id; });
     if (it == out.end()) {
@@ -152,13 +156,13 @@ std::vector<RasCommState> FromText(const Report& report) {
     comm.errors += (comm.errors.empty() ? "" : ",") + i.kind;
     if (i.kind == "INCOMPLETE") {
       for (const RankRef& ref : i.ranks) {
-        RasRankState* r = RankIn(&comm, ref);
+        RasRankState* r = RankIn(&comm, at, ref);
         r->state = ref.pid && dead.count({ref.node, *ref.pid}) ? "dead" : "missing";
       }
     }
     for (const RankGroup& g : i.groups) {
       for (const RankRef& ref : g.ranks) {
-        RasRankState* r = RankIn(&comm, ref);
+        RasRankState* r = RankIn(&comm, at, ref);
         if (i.kind == "ERROR") {
           r->state = "error";
         } else if (r->state.empty()) {
