@@ -14,19 +14,6 @@
 namespace fabtrack::analyzer {
 namespace {
 
-// GCC says __SANITIZE_ADDRESS__; Clang, __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 RasRankState Rank(int rank, int64_t all_reduce, std::string state = "running") {
   RasRankState k;
   k.rank = rank;
@@ -180,11 +167,8 @@ TEST_P(LaggardProportion, EveryRankBehindIsNamed) {
 
 INSTANTIATE_TEST_SUITE_P(OnePercentQuarterAndMost, LaggardProportion, ::testing::Values(1, 25, 60));
 
-// A job of 10^5 ranks, most of them behind and frozen: judged in well under
-// a snapshot interval (each rank found by its number, not by a scan of the
-// communicator per rank behind: 6 * 10^9 steps, minutes).
-TEST(RasWatchTest, ABigJobMostlyBehindIsJudgedQuickly) {
-  const int size = 100000;
+// Seconds to judge two frozen snapshots of `size` ranks, 60% behind.
+double JudgeSeconds(int size) {
   std::set<int> behind;
   for (int r = 0; r < size; ++r) {
     if (r % 5 < 3) behind.insert(r);
@@ -194,17 +178,22 @@ TEST(RasWatchTest, ABigJobMostlyBehindIsJudgedQuickly) {
   RasWatchVerdict v = JudgeRasWatch({Snap(0, {c}), Snap(10, {c})});
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const RasWatchFinding* stuck = Find(v, "stuck");
-  ASSERT_NE(stuck, nullptr);
-  EXPECT_EQ(stuck->ranks.size(), behind.size());
   const RasWatchFinding* laggard = Find(v, "laggard");
-  ASSERT_NE(laggard, nullptr);
-  EXPECT_EQ(laggard->ranks.size(), behind.size());
-  // Seconds before the fix (17.7 s, Release, 2 shared cores), a few hundred
-  // ms after; sanitizer builds are too slow for a time bound.
-  if (!kSanitized) {
-    EXPECT_LT(took, 5.0);
-  }
-  std::cout << "judged " << size << " ranks in " << took << " s\n";
+  EXPECT_TRUE(stuck != nullptr && stuck->ranks.size() == behind.size());
+  EXPECT_TRUE(laggard != nullptr && laggard->ranks.size() == behind.size());
+  return took;
+}
+
+// A job of 10^5 ranks, most of them behind and frozen, is judged in time
+// that grows with the ranks, not with their square (each rank found by its
+// number, not by a scan of the communicator per rank behind: 6 * 10^9
+// steps, 17.7 s). Ten times the ranks: about ten times the time (was ~70);
+// a ratio, so that a loaded machine slows both alike.
+TEST(RasWatchTest, ABigJobMostlyBehindIsJudgedInLinearTime) {
+  double small = JudgeSeconds(10000);
+  double big = JudgeSeconds(100000);
+  std::cout << "judged 10^4 ranks in " << small << " s, 10^5 in " << big << " s\n";
+  EXPECT_LT(big, 30 * small);
 }
 
 TEST(RasWatchTest, ARankBehindForOneSnapshotOnlyIsNoLaggard) {
