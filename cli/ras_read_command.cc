@@ -46,8 +46,10 @@ std::string ReadReportFile(const std::string& path, const std::string& name) {
   while (in->read(chunk, sizeof(chunk)) || in->gcount() > 0) {
     body.append(chunk, static_cast<size_t>(in->gcount()));
     if (body.size() > kMaxReportBytes) {
-      ReadFailed(name + ": larger than " + std::to_string(kMaxReportBytes) +
-                 " bytes: not a RAS report");
+      // A JSON report passes it near 120,000 ranks; the text one much later.
+      ReadFailed(name + ": larger than " + std::to_string(kMaxReportBytes >> 20) +
+                 " MiB, the cap on a live RAS reply: not read (the text report, ncclras "
+                 "without -f json, is far smaller)");
     }
   }
   if (in->bad()) ReadFailed(name + ": cannot read: " + std::strerror(errno));

@@ -121,6 +121,15 @@ def main():
     check("a missing file: exit 3, says so", p.returncode == 3 and
           (missing + ": cannot read: No such file or directory").encode() in p.stderr, p)
 
+    # A file past the cap (a sparse 65 MiB: read, never written): refused,
+    # said as a size, not as a misread.
+    big = os.path.join(tmp, "huge.json")
+    with open(big, "wb") as f:
+        f.truncate(65 << 20)
+    p = fabtrack("read", big)
+    check("a file past 64 MiB: exit 3, said as its size", p.returncode == 3 and
+          (big + ": larger than 64 MiB, the cap on a live RAS reply").encode() in p.stderr, p)
+
     shutil.rmtree(tmp)
     if failures:
         print("%d failed" % len(failures))
