@@ -31,29 +31,11 @@ import uuid
 
 SOURCE, FABTRACK = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(SOURCE, "tests", "support"))
+from cli_checks import check, failures, psql  # noqa: E402
 from ras_stand_in import StandIn, json_report  # noqa: E402
 
-failures = []
 BASE = os.environ.get("FABTRACK_TEST_DB", "")
 COMM = "0x5e1f00c2a9b4d731"
-
-
-def check(name, cond, p=None):
-    if cond:
-        print("ok   " + name)
-    else:
-        failures.append(name)
-        print("FAIL " + name)
-        if p is not None:
-            print("  rc=%s\n  stdout=%s\n  stderr=%s" % (p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
-
-
-def psql(conninfo, sql):
-    out = subprocess.run(["psql", "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-c", sql],
-                         capture_output=True, text=True, timeout=60)
-    if out.returncode != 0:
-        raise RuntimeError("psql: %s" % out.stderr)
-    return out.stdout.strip()
 
 
 def healthy(n):

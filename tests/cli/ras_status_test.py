@@ -17,9 +17,9 @@ import time
 
 SOURCE, FABTRACK = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(SOURCE, "tests", "support"))
+from cli_checks import check, failures  # noqa: E402
 from ras_stand_in import StandIn  # noqa: E402
 FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "ras")
-failures = []
 
 
 def fixture(name):
@@ -36,16 +36,6 @@ def run(port, *args, timeout=30):
         timeout=timeout,
     )
     return p, time.monotonic() - start
-
-
-def check(name, cond, p=None):
-    if cond:
-        print("ok   " + name)
-    else:
-        failures.append(name)
-        print("FAIL " + name)
-        if p is not None:
-            print("  rc=%s\n  stdout=%s\n  stderr=%s" % (p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
 
 
 def main():
