@@ -27,14 +27,12 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 
 SOURCE, FABTRACK = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(SOURCE, "tests", "support"))
-from cli_checks import check, failures, psql  # noqa: E402
+from cli_checks import check, failures, migrated_database, psql  # noqa: E402
 from ras_stand_in import StandIn, json_report  # noqa: E402
 
-BASE = os.environ.get("FABTRACK_TEST_DB", "")
 COMM = "0x5e1f00c2a9b4d731"
 
 
@@ -67,24 +65,15 @@ def watch(*args):
 
 
 def main():
-    if not BASE:
-        print("FAIL FABTRACK_TEST_DB is not set: run through ctest (fixture 'postgres')")
-        sys.exit(1)
-    name = "fabtrack_test_ras_monitor_" + uuid.uuid4().hex[:12]
-    psql(BASE, "CREATE DATABASE %s" % name)
-    db = BASE + " dbname=" + name
     work = tempfile.mkdtemp()
     try:
-        m = subprocess.run([FABTRACK, "db", "migrate", "--db", db], capture_output=True, text=True,
-                           timeout=120)
-        check("database migrated", m.returncode == 0, m)
-        hosts_file = os.path.join(work, "hosts")
-        with open(hosts_file, "w") as f:
-            f.write("10.77.0.11 gpu-w1\n10.77.0.12 gpu-w2\n")
-        run_cases(db, hosts_file)
+        with migrated_database(FABTRACK, "fabtrack_test_ras_monitor_") as db:
+            hosts_file = os.path.join(work, "hosts")
+            with open(hosts_file, "w") as f:
+                f.write("10.77.0.11 gpu-w1\n10.77.0.12 gpu-w2\n")
+            run_cases(db, hosts_file)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        psql(BASE, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
     if failures:
         print("%d failed" % len(failures))
         sys.exit(1)
