@@ -11,6 +11,8 @@
 #include <sstream>
 #include <vector>
 
+#include "tests/support/fixture_text.h"
+
 namespace fabtrack::ras {
 namespace {
 
@@ -311,13 +313,7 @@ TEST(RasMonitor, OversizedEventSkippedAndTheNextRead) {
   }
 }
 
-std::string Fixture(const std::string& name) {
-  std::ifstream in(std::string(FABTRACK_FIXTURE_DIR) + "/ras/" + name);
-  EXPECT_TRUE(in) << name;
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string Fixture(const std::string& name) { return testing::FixtureText("ras/" + name); }
 
 TEST(RasMonitor, FixturesOfADyingProcess) {
   MonitorBatch t = ParseMonitorStream(Fixture("monitor_events.txt"), "text");

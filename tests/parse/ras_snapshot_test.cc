@@ -12,16 +12,12 @@
 #include <set>
 #include <sstream>
 
+#include "tests/support/fixture_text.h"
+
 namespace fabtrack::ras {
 namespace {
 
-std::string Fixture(const std::string& name) {
-  std::ifstream in(std::string(FABTRACK_FIXTURE_DIR) + "/ras/" + name);
-  EXPECT_TRUE(in) << name;
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string Fixture(const std::string& name) { return testing::FixtureText("ras/" + name); }
 
 TEST(RasSnapshot, JsonReportKeepsEveryRankAndMarksTheDeadOne) {
   std::vector<RasCommState> comms = CommunicatorsOf(ParseRasJson(Fixture("missing_rank.json")));
