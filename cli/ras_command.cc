@@ -273,6 +273,19 @@ void RunRasWatch(RasWatchOptions& o) {
   if (code != 0) throw CommandExit{code};
 }
 
+// Where the job's RAS thread listens and how long to wait for it: the same
+// three options for every command that talks to a live RAS.
+void AddRasPeerOptions(CLI::App* command, ras::QueryOptions* query, double* timeout_s,
+                       const std::string& timeout_help) {
+  command->add_option("--host", query->host, "where the RAS thread listens (default localhost)")
+      ->check(NameValue());
+  command->add_option("--port", query->port, "its port (default 28028, NCCL_RAS_ADDR)")
+      ->check(WholeNumber(1, 65535));
+  command->add_option("--timeout", *timeout_s, timeout_help)
+      ->check(PositiveAmount())
+      ->check(CLI::Range(0.0, 86400.0));  // a day at most: the deadline stays representable
+}
+
 }  // namespace
 
 void SetupRas(CLI::App& app) {
@@ -285,16 +298,9 @@ void SetupRas(CLI::App& app) {
       "and name the communicators and ranks dead, missing or behind, by node IP, GPU and pid. "
       "Exit 0 healthy, 1 warning, 2 critical, 3 no whole answer (nothing listens, the peer "
       "stalled, the reply too large or unreadable)");
-  status->add_option("--host", o->query.host, "where the RAS thread listens (default localhost)")
-      ->check(NameValue());
-  status->add_option("--port", o->query.port, "its port (default 28028, NCCL_RAS_ADDR)")
-      ->check(WholeNumber(1, 65535));
-  status
-      ->add_option("--timeout", o->timeout_s,
-                   "seconds for the whole query: connect, handshake, reply (default 15); RAS is "
-                   "asked to gather within two thirds of it")
-      ->check(PositiveAmount())
-      ->check(CLI::Range(0.0, 86400.0));  // a day at most: the deadline stays representable
+  AddRasPeerOptions(status, &o->query, &o->timeout_s,
+                    "seconds for the whole query: connect, handshake, reply (default 15); RAS is "
+                    "asked to gather within two thirds of it");
   AddFormatOption(status, &o->format, {"text", "json"});
   status->add_flag("--verbose", o->verbose, "print RAS's own report after the summary");
   status->callback([o] { RunRasStatus(*o); });
@@ -335,17 +341,8 @@ void SetupRas(CLI::App& app) {
                   "do not reverse-resolve addresses the hosts file does not name");
   watch->add_flag("--no-monitor", w->no_monitor,
                   "do not read RAS's event stream (NCCL >= 2.29, MONITOR): polls only");
-  watch
-      ->add_option("--host", w->request.query.host,
-                   "where the RAS thread listens (default localhost)")
-      ->check(NameValue());
-  watch->add_option("--port", w->request.query.port, "its port (default 28028, NCCL_RAS_ADDR)")
-      ->check(WholeNumber(1, 65535));
-  watch
-      ->add_option("--timeout", w->timeout_s,
-                   "seconds for each query: connect, handshake, reply (default 15)")
-      ->check(PositiveAmount())
-      ->check(CLI::Range(0.0, 86400.0));
+  AddRasPeerOptions(watch, &w->request.query, &w->timeout_s,
+                    "seconds for each query: connect, handshake, reply (default 15)");
   AddFormatOption(watch, &w->format, {"text", "json"});
   AddDatabaseOptions(watch, &w->request.database);
   watch->callback([w] { RunRasWatch(*w); });

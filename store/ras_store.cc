@@ -6,6 +6,7 @@
 #include "core/json_instances.h"
 #include "core/port_sample.h"
 #include "store/copy_row.h"
+#include "store/row_fields.h"
 
 namespace fabtrack::store {
 namespace {
@@ -53,11 +54,7 @@ std::vector<RasSnapshot> ReadRasSnapshots(pqxx::transaction_base& txn, const std
     RasSnapshot s;
     s.cluster = cluster;
     s.job_id = job_id;
-    s.taken_at = row[0].as<std::string>();
-    s.taken_at_s = row[1].as<double>();
-    s.report_format = row[2].as<std::string>();
-    s.nccl_version = row[3].as<std::string>();
-    s.health = row[4].as<std::string>();
+    ReadColumns(row, 0, &s.taken_at, &s.taken_at_s, &s.report_format, &s.nccl_version, &s.health);
     s.communicators = RasCommunicatorsFromJson(nlohmann::json::parse(row[5].as<std::string>()));
     out.push_back(std::move(s));
   }
@@ -86,17 +83,8 @@ std::vector<RasEvent> ReadRasEvents(pqxx::transaction_base& txn, const std::stri
   std::vector<RasEvent> out;
   for (const pqxx::row& row : rows) {
     RasEvent e;
-    e.received_at = row[0].as<std::string>();
-    e.event_time = row[1].as<std::string>();
-    e.group = row[2].as<std::string>();
-    e.event = row[3].as<std::string>();
-    e.node = row[4].as<std::string>();
-    e.host = row[5].as<std::string>();
-    if (!row[6].is_null()) e.pid = row[6].as<int64_t>();
-    e.gpus = row[7].as<std::string>();
-    e.details = row[8].as<std::string>();
-    e.format = row[9].as<std::string>();
-    e.raw = row[10].as<std::string>();
+    ReadColumns(row, 0, &e.received_at, &e.event_time, &e.group, &e.event, &e.node, &e.host, &e.pid,
+                &e.gpus, &e.details, &e.format, &e.raw);
     e.known = e.group == "LIFECYCLE" || e.group == "TRACE";
     out.push_back(std::move(e));
   }
@@ -129,10 +117,8 @@ RasVerdictWrite WriteRasJobVerdict(pqxx::transaction_base& txn, const std::strin
       cluster, job_id, verdict.first_taken_at, verdict.last_taken_at, verdict.snapshots,
       verdict.health, stuck, RasWatchVerdictJson(verdict).dump(), peer_dead);
   RasVerdictWrite out;
-  if (!row[0].is_null()) out.first_stuck_at = row[0].as<std::string>();
-  out.first_stuck = row[1].as<bool>();
-  if (!row[2].is_null()) out.first_peer_dead_at = row[2].as<std::string>();
-  out.first_peer_dead = row[3].as<bool>();
+  ReadColumns(row, 0, &out.first_stuck_at, &out.first_stuck, &out.first_peer_dead_at,
+              &out.first_peer_dead);
   return out;
 }
 
@@ -147,9 +133,7 @@ std::vector<StoredRasJobVerdict> ReadRasJobVerdicts(pqxx::transaction_base& txn,
   std::vector<StoredRasJobVerdict> out;
   for (const pqxx::row& row : rows) {
     StoredRasJobVerdict v;
-    v.job_id = row[0].as<std::string>();
-    v.judged_at = row[1].as<double>();
-    if (!row[2].is_null()) v.first_stuck_at = row[2].as<std::string>();
+    ReadColumns(row, 0, &v.job_id, &v.judged_at, &v.first_stuck_at);
     try {
       v.verdict = RasWatchVerdictFromJson(nlohmann::json::parse(row[3].as<std::string>()));
     } catch (const nlohmann::json::exception&) {
@@ -183,18 +167,12 @@ std::vector<HostPortReading> ReadHostPortReadings(pqxx::transaction_base& txn,
   std::vector<HostPortReading> out;
   for (const pqxx::row& row : rows) {
     HostPortReading r;
-    r.host = row[0].as<std::string>();
-    r.device = row[1].as<std::string>();
-    r.port = row[2].as<int>();
-    r.sampled_at_s = row[4].as<double>();
+    ReadColumns(row, 0, &r.host, &r.device, &r.port);
+    ReadColumns(row, 4, &r.sampled_at_s, &r.state);
     r.sampled_at = IsoFromSeconds(r.sampled_at_s, IsoStyle::kSeconds);  // for people
-    r.state = row[5].as<std::string>();
     int i = 6;
     for (const char* c : kPortErrorCounters) {
-      std::optional<int64_t> v;
-      if (!row[i].is_null()) v = row[i].as<int64_t>();
-      r.counters.emplace_back(c, v);
-      ++i;
+      r.counters.emplace_back(c, Get<int64_t>(row[i++]));
     }
     out.push_back(std::move(r));
   }

@@ -3,17 +3,9 @@
 #include <pqxx/pqxx>
 
 #include "store/copy_row.h"
+#include "store/row_fields.h"
 
 namespace fabtrack::store {
-namespace {
-
-template <typename T>
-std::optional<T> Get(const pqxx::field& f) {
-  if (f.is_null()) return std::nullopt;
-  return f.as<T>();
-}
-
-}  // namespace
 
 std::vector<RunSummary> ListRuns(pqxx::connection_base& connection, const RunFilter& filter) {
   pqxx::read_transaction txn(connection);
@@ -32,21 +24,9 @@ std::vector<RunSummary> ListRuns(pqxx::connection_base& connection, const RunFil
   std::vector<RunSummary> out;
   for (const pqxx::row& row : rows) {
     RunSummary s;
-    s.id = row[0].as<int64_t>();
-    s.cluster = row[1].as<std::string>();
-    s.started_at = row[2].as<std::string>();
-    s.source = row[3].as<std::string>();
-    s.collective = Get<std::string>(row[4]);
-    s.dtype = Get<std::string>(row[5]);
-    s.network = Get<std::string>(row[6]);
-    s.nodes = Get<int>(row[7]);
-    s.ranks = Get<int>(row[8]);
-    s.transports = PgTextArrayField(row[9]);
-    s.gdrdma = Get<bool>(row[10]);
-    s.status = row[11].as<std::string>();
-    s.sizes = row[12].as<int64_t>();
-    s.peak_busbw_gbps = Get<double>(row[13]);
-    s.small_latency_us = Get<double>(row[14]);
+    ReadColumns(row, 0, &s.id, &s.cluster, &s.started_at, &s.source, &s.collective, &s.dtype,
+                &s.network, &s.nodes, &s.ranks, &s.transports, &s.gdrdma, &s.status, &s.sizes,
+                &s.peak_busbw_gbps, &s.small_latency_us);
     out.push_back(std::move(s));
   }
   return out;
