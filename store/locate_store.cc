@@ -7,6 +7,7 @@
 #include "core/content_hash.h"
 #include "core/locate_json.h"
 #include "store/copy_row.h"
+#include "store/row_fields.h"
 
 namespace fabtrack::store {
 namespace {}  // namespace
@@ -80,21 +81,12 @@ std::vector<StoredLocate> ReadLocateVerdicts(pqxx::transaction_base& txn,
            "ORDER BY located_at DESC, id DESC LIMIT $2",
            cluster, limit)) {
     StoredLocate s;
-    s.id = row[0].as<int64_t>();
-    s.located_at = row[1].as<double>();
     LocateRecord& r = s.record;
     r.cluster = cluster;
-    r.located_at = row[2].as<std::string>();
-    r.hosts = PgTextArrayField(row[3]);
-    r.verdict.rounds = row[4].as<int>();
-    r.seconds = row[5].as<double>();
-    r.probes = row[6].as<int>();
-    r.verdict.settled = row[7].as<bool>();
-    r.verdict.busbw_spread = row[8].is_null() ? 0 : row[8].as<double>();
-    r.verdict.latency_spread = row[9].is_null() ? 0 : row[9].as<double>();
-    r.exit_status = row[10].as<int>();
-    r.budget_spent = row[11].as<bool>();
-    if (!row[12].is_null()) r.sweep_id = row[12].as<std::string>();
+    ReadColumns(row, 0, &s.id, &s.located_at, &r.located_at, &r.hosts, &r.verdict.rounds,
+                &r.seconds, &r.probes, &r.verdict.settled, OrZero<double>{&r.verdict.busbw_spread},
+                OrZero<double>{&r.verdict.latency_spread}, &r.exit_status, &r.budget_spent,
+                &r.sweep_id);
     at[s.id] = out.size();
     out.push_back(std::move(s));
   }
