@@ -72,6 +72,22 @@ StoreOutcome BatchStore::Store(std::vector<store::SpoolBatch> batches,
   return outcome;
 }
 
+bool BatchStore::Read(const std::function<void(pqxx::transaction_base&)>& read) {
+  if (!connection_->db) return false;
+  try {
+    LimitReadTime(*connection_->db);
+    pqxx::work txn(*connection_->db);
+    read(txn);
+    return true;
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    connection_->db.reset();
+    if (!ShouldSpoolAfter(e)) throw;
+    return false;
+  }
+}
+
 void BatchStore::Finish() { FinishSpooling(choice_, err_); }
 
 }  // namespace fabtrack::app

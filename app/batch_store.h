@@ -15,6 +15,10 @@
 #include "core/database_choice.h"
 #include "store/spool.h"
 
+namespace pqxx {
+class transaction_base;
+}
+
 namespace fabtrack::app {
 
 // The database is up and refused the data itself (a constraint, a value):
@@ -54,6 +58,12 @@ class BatchStore {
                      const std::function<void()>& before_commit = {});
 
   int spooled() const { return spooled_; }
+
+  // Runs `read` in a transaction of its own (statements bounded as
+  // LimitReadTime says). False when not connected, or when the database went
+  // away or refused this role during it: the connection is dropped and the
+  // caller goes on without what it would have read. Other failures throw.
+  bool Read(const std::function<void(pqxx::transaction_base&)>& read);
 
   // Ends the command: a misconfiguration exits kExitDatabaseError with the
   // cause and the fix, the data kept; an outage is one warning line.

@@ -166,6 +166,12 @@ void SpoolOrExit(store::SpoolBatch batch, const DatabaseOptions& options, std::o
   }
 }
 
+std::optional<std::string> MisconfigurationSeen() {
+  const SpoolState& s = State();
+  if (s.kind != store::FailureKind::kMisconfiguration) return std::nullopt;
+  return s.cause;
+}
+
 void FinishSpooling(const DatabaseOptions& options, std::ostream& err) {
   const SpoolState& s = State();
   if (s.spooled == 0) return;

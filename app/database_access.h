@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <pqxx/connection>
 
@@ -44,6 +45,12 @@ bool ShouldSpoolAfter(const std::exception& e);
 // FinishSpooling says how many and where. Throws
 // CommandExit{kExitDatabaseError} when even that fails.
 void SpoolOrExit(store::SpoolBatch batch, const DatabaseOptions& options, std::ostream& err);
+
+// The first misconfiguration this command met (credentials, database,
+// privileges, schema), as the database or libpq said it; nullopt when none
+// (nothing failed, or only an outage). A command that has collected nothing
+// yet stops on one instead of spooling what it would collect.
+std::optional<std::string> MisconfigurationSeen();
 
 // Ends a command that spooled: a misconfiguration (credentials, database,
 // privileges, schema) exits kExitDatabaseError with the cause and the fix in

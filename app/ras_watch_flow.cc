@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "analyzer/ras_watch.h"
+#include "app/batch_store.h"
 #include "app/database_access.h"
 #include "collector/ras/ras_monitor.h"
 #include "collector/ras/ras_monitor_client.h"
@@ -19,6 +20,7 @@
 #include "core/clock.h"
 #include "core/exit_code.h"
 #include "core/interrupt.h"
+#include "core/ras_watch_record.h"
 #include "store/ras_store.h"
 
 namespace fabtrack::app {
@@ -172,9 +174,27 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
     }
     host_of = std::move(hosts.host_of);
   }
-  // The database before the first query: snapshots are not taken for nothing.
-  auto connection = OpenDatabaseOrExit(request.database, SchemaPolicy::kRequireCurrent, err);
-  LimitReadTime(*connection);
+  // The database before the first query: a misconfiguration is said now
+  // (snapshots are not taken for nothing). While it is away (an outage) the
+  // watch goes on: what it takes goes to the spool, bound to that database,
+  // and the verdict is made from this watch alone. A watch does not reconnect:
+  // the next one (the watchdog's) replays the spool.
+  BatchStore database(request.database, err);
+  if (!database.connected()) {
+    if (std::optional<std::string> cause = MisconfigurationSeen()) {
+      err << "fabtrack: " << *cause << "\n";
+      throw CommandExit{kExitDatabaseError};
+    }
+  }
+  // Stored in one transaction, or spooled: false when spooled.
+  auto keep = [&](RasWatchRecord record) {
+    record.cluster = request.cluster;
+    record.job_id = request.job_id;
+    std::vector<store::SpoolBatch> batches(1);
+    batches[0].kind = store::SpoolBatch::Kind::kRas;
+    batches[0].ras = std::move(record);
+    return database.Store(std::move(batches));
+  };
 
   RasWatchResult result;
   std::map<std::string, bool> looked_up;  // address -> found
@@ -191,14 +211,12 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
   };
   EventStream stream(progress, &result);
   std::string newest_event_at;
+  std::vector<RasEvent> watch_events;  // this watch's, for a verdict without the database
   // Each event stored as it comes; a PEER_DEAD ends the watch.
   EventStream::Handler on_event = [&](RasEvent& e) {
     e.host = map_host(e.node);
-    {
-      pqxx::work txn(*connection);
-      store::WriteRasEvent(txn, request.cluster, request.job_id, e);
-      txn.commit();
-    }
+    keep({.events = {e}});
+    watch_events.push_back(e);
     ++result.events;
     newest_event_at = e.received_at;
     if (progress.event) progress.event(e);
@@ -233,11 +251,7 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
       s.communicators = ras::CommunicatorsOf(report);
       for (const std::string& node : ras::NodesOf(s.communicators)) map_host(node);
       ras::MapHosts(host_of, &s.communicators);
-      {
-        pqxx::work txn(*connection);
-        store::WriteRasSnapshot(txn, s);
-        txn.commit();
-      }
+      keep({.snapshots = {s}});
       if (first_taken_at.empty()) first_taken_at = s.taken_at;
       result.snapshots.push_back(std::move(s));
       // A watch of a long job keeps its newest snapshots in memory (all are
@@ -285,11 +299,13 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
       err << "fabtrack ras watch: no snapshot of job " << request.job_id << " was taken\n";
       throw CommandExit{kExitNoVerdict};
     }
+    // Every event stored with the job, this watch's and earlier ones'; only
+    // this watch's while the database is away.
     std::vector<RasEvent> events;
-    {
-      // Every event stored with the job, this watch's and earlier ones'.
-      pqxx::work txn(*connection);
-      events = store::ReadRasEvents(txn, request.cluster, request.job_id, 10000);
+    if (!database.Read([&](pqxx::transaction_base& txn) {
+          events = store::ReadRasEvents(txn, request.cluster, request.job_id, 10000);
+        })) {
+      events = watch_events;
     }
     result.verdict = analyzer::JudgeRasWatch(result.snapshots, events);
     result.verdict.first_taken_at = first_taken_at;
@@ -325,22 +341,32 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
       }
     }
     result.unmapped_nodes.assign(unmapped.begin(), unmapped.end());
-    pqxx::work txn(*connection);
     std::string window_end = std::max(result.snapshots.back().taken_at, newest_event_at);
-    std::vector<HostPortReading> readings = store::ReadHostPortReadings(
-        txn, request.cluster, {hosts.begin(), hosts.end()}, first_taken_at, window_end);
+    std::vector<HostPortReading> readings;
+    result.port_counters_read = database.Read([&](pqxx::transaction_base& txn) {
+      readings = store::ReadHostPortReadings(txn, request.cluster, {hosts.begin(), hosts.end()},
+                                             first_taken_at, window_end);
+    });
     analyzer::AttachPortChanges(readings, &result.verdict);
-    store::RasVerdictWrite w =
-        store::WriteRasJobVerdict(txn, request.cluster, request.job_id, result.verdict);
-    txn.commit();
-    result.first_stuck = w.first_stuck;
-    result.first_stuck_at = w.first_stuck_at;
-    result.first_peer_dead = w.first_peer_dead;
-    result.first_peer_dead_at = w.first_peer_dead_at;
+    StoreOutcome stored = keep({.verdict = result.verdict});
+    result.verdict_stored = stored.stored;
+    if (stored.stored) {
+      const store::AppliedBatch& w = stored.applied.front();
+      result.first_stuck = w.ras_first_stuck;
+      result.first_stuck_at = w.ras_first_stuck_at;
+      result.first_peer_dead = w.ras_first_peer_dead;
+      result.first_peer_dead_at = w.ras_first_peer_dead_at;
+    }
+  } catch (const BatchRefused& e) {
+    err << "fabtrack ras watch: the database refused what the watch took: " << e.what() << "\n";
+    throw CommandExit{kExitDatabaseError};
   } catch (const pqxx::failure& e) {
     err << "fabtrack ras watch: the database failed: " << e.what() << "\n";
     throw CommandExit{kExitDatabaseError};
   }
+  // An outage: one warning line (what was spooled, where); a
+  // misconfiguration met mid-watch: exit 3, the data kept.
+  database.Finish();
   return result;
 }
 

@@ -62,10 +62,16 @@ struct RasWatchResult {
   std::string ended;  // why the watch stopped: "count", "duration", "stuck", "finalized",
                       // "no answer", "peer dead"
   std::vector<std::string> unmapped_nodes;  // addresses no host was found for
+  // The database was away (an outage): what the watch took is spooled, the
+  // verdict was made from this watch alone, and whether the job was alerted
+  // before cannot be known (alert "unconfirmed").
+  bool verdict_stored = true;
+  bool port_counters_read = true;  // the hosts' port counters over the window joined
 };
 
-// Throws CommandExit: 1 for an unreadable hosts file, 3 (with the reason on
-// `err`) when the database cannot be used or no snapshot could be taken.
+// Throws CommandExit: 3 (with the reason on `err`) for an unreadable hosts
+// file, a misconfigured database, or no snapshot taken. A database outage
+// is not one: the watch's take is spooled (RasWatchResult::verdict_stored).
 RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& progress,
                         std::ostream& err);
 

@@ -21,8 +21,10 @@
 // Where RAS streams events (NCCL >= 2.29, MONITOR) the watch reads them
 // between the snapshots and stores them; a process declared dead (PEER_DEAD)
 // ends it at once, named, and is alerted once per job like a stuck one.
-// Exit 0/1/2 as status, 3 no verdict (no snapshot, the database or the hosts
-// file could not be used).
+// While the database is away (an outage) the watch goes on: what it takes is
+// spooled, the verdict made from this watch alone ("alert: unconfirmed").
+// Exit 0/1/2 as status, 3 no verdict (no snapshot, the hosts file unreadable,
+// the database misconfigured).
 #include <cstdlib>
 #include <iostream>
 
@@ -129,10 +131,14 @@ std::string WatchRankLine(const RasWatchRank& k) {
   return s;
 }
 
+// "unconfirmed": the database was away, so whether an earlier watch
+// alerted this job is not known; alerting again beats alerting never.
 std::string AlertState(const app::RasWatchResult& r) {
-  return r.first_stuck || r.first_peer_dead          ? "new"
-         : r.verdict.Stuck() || r.verdict.PeerDead() ? "repeat"
-                                                     : "none";
+  const bool alarming = r.verdict.Stuck() || r.verdict.PeerDead();
+  return alarming && !r.verdict_stored        ? "unconfirmed"
+         : r.first_stuck || r.first_peer_dead ? "new"
+         : alarming                           ? "repeat"
+                                              : "none";
 }
 
 // What the alert is about: "stuck", "process dead", or both.
@@ -175,14 +181,22 @@ void PrintWatchText(const RasWatchOptions& o, const app::RasWatchResult& r) {
     }
     std::cout << " (--hosts-file)\n";
   }
-  if (r.first_stuck) {
+  if (!r.port_counters_read) {
+    std::cout << "  the database is away: the hosts' port counters were not read\n";
+  }
+  if (AlertState(r) == "unconfirmed") {
+    std::cout << "alert: unconfirmed: job " << o.request.job_id << " " << AlertReason(r)
+              << " (the database is away: whether it was alerted before is not known)\n";
+  } else if (r.first_stuck) {
     std::cout << "alert: new: job " << o.request.job_id << " stuck (first found stuck at "
               << r.first_stuck_at.value_or("?") << ")\n";
   } else if (v.Stuck()) {
     std::cout << "alert: repeat: job " << o.request.job_id << " already found stuck at "
               << r.first_stuck_at.value_or("?") << "\n";
   }
-  if (r.first_peer_dead) {
+  if (!r.verdict_stored) {
+    // Said above.
+  } else if (r.first_peer_dead) {
     // The event's time (first_peer_dead_at is the dedup key: the watch's judged time).
     std::string since;
     for (const RasWatchFinding& f : v.findings) {
@@ -214,6 +228,8 @@ void PrintWatchJson(const RasWatchOptions& o, const app::RasWatchResult& r) {
                         {"verdict", RasWatchVerdictJson(r.verdict)},
                         {"alert", AlertState(r)},
                         {"alert_reason", AlertReason(r)},
+                        {"stored", r.verdict_stored},
+                        {"port_counters_read", r.port_counters_read},
                         {"monitor", r.monitor},
                         {"events", r.events},
                         {"unmapped_nodes", r.unmapped_nodes},

@@ -1,5 +1,7 @@
 #include "core/ras_snapshot.h"
 
+#include "core/ras_watch_record.h"
+
 namespace fabtrack {
 namespace {
 
@@ -134,6 +136,89 @@ RasWatchVerdict RasWatchVerdictFromJson(const nlohmann::json& j) {
     v.findings.push_back(std::move(finding));
   }
   return v;
+}
+
+nlohmann::json RasWatchRecordToJson(const RasWatchRecord& record) {
+  nlohmann::json snapshots = nlohmann::json::array();
+  for (const RasSnapshot& s : record.snapshots) {
+    snapshots.push_back({{"taken_at", s.taken_at},
+                         {"taken_at_s", s.taken_at_s},
+                         {"report_format", s.report_format},
+                         {"nccl_version", s.nccl_version},
+                         {"health", s.health},
+                         {"communicators", RasCommunicatorsJson(s.communicators)}});
+  }
+  nlohmann::json events = nlohmann::json::array();
+  for (const RasEvent& e : record.events) {
+    events.push_back({{"event_time", e.event_time},
+                      {"received_at", e.received_at},
+                      {"group", e.group},
+                      {"event", e.event},
+                      {"known", e.known},
+                      {"node", e.node},
+                      {"port", e.port},
+                      {"host", e.host},
+                      {"pid", OptionalPid(e.pid)},
+                      {"gpus", e.gpus},
+                      {"details", e.details},
+                      {"format", e.format},
+                      {"raw", e.raw},
+                      {"line", e.line}});
+  }
+  return {
+      {"cluster", record.cluster},
+      {"job_id", record.job_id},
+      {"snapshots", std::move(snapshots)},
+      {"events", std::move(events)},
+      {"verdict", record.verdict ? RasWatchVerdictJson(*record.verdict) : nlohmann::json(nullptr)}};
+}
+
+std::optional<RasWatchRecord> RasWatchRecordFromJson(const nlohmann::json& doc, std::string* why) {
+  try {
+    RasWatchRecord r;
+    r.cluster = doc.at("cluster").get<std::string>();
+    r.job_id = doc.at("job_id").get<std::string>();
+    for (const nlohmann::json& j : doc.at("snapshots")) {
+      RasSnapshot s;
+      s.cluster = r.cluster;
+      s.job_id = r.job_id;
+      s.taken_at = j.at("taken_at").get<std::string>();
+      s.taken_at_s = j.at("taken_at_s").get<double>();
+      s.report_format = j.at("report_format").get<std::string>();
+      s.nccl_version = j.at("nccl_version").get<std::string>();
+      s.health = j.at("health").get<std::string>();
+      s.communicators = RasCommunicatorsFromJson(j.at("communicators"));
+      r.snapshots.push_back(std::move(s));
+    }
+    for (const nlohmann::json& j : doc.at("events")) {
+      RasEvent e;
+      e.event_time = j.at("event_time").get<std::string>();
+      e.received_at = j.at("received_at").get<std::string>();
+      e.group = j.at("group").get<std::string>();
+      e.event = j.at("event").get<std::string>();
+      e.known = j.at("known").get<bool>();
+      e.node = j.at("node").get<std::string>();
+      e.port = j.at("port").get<std::string>();
+      e.host = j.at("host").get<std::string>();
+      e.pid = PidFrom(j);
+      e.gpus = j.at("gpus").get<std::string>();
+      e.details = j.at("details").get<std::string>();
+      e.format = j.at("format").get<std::string>();
+      e.raw = j.at("raw").get<std::string>();
+      e.line = j.at("line").get<int>();
+      r.events.push_back(std::move(e));
+    }
+    if (const nlohmann::json& v = doc.at("verdict"); !v.is_null())
+      r.verdict = RasWatchVerdictFromJson(v);
+    if (r.cluster.empty() || r.job_id.empty()) {
+      *why = "a RAS record without its cluster or job";
+      return std::nullopt;
+    }
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    *why = std::string("not a RAS record: ") + e.what();
+    return std::nullopt;
+  }
 }
 
 }  // namespace fabtrack

@@ -64,10 +64,13 @@ std::vector<RasSnapshot> ReadRasSnapshots(pqxx::transaction_base& txn, const std
 void WriteRasEvent(pqxx::transaction_base& txn, const std::string& cluster,
                    const std::string& job_id, const RasEvent& e) {
   txn.exec_params("INSERT INTO clusters (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", cluster);
+  // Once: a spooled event replayed twice (a crash between the commit and
+  // the batch's removal) is the same line read at the same instant.
   txn.exec_params(
       "INSERT INTO ras_events (cluster, job_id, received_at, event_time, event_group, event, node, "
-      "host, pid, gpus, details, stream_format, raw) VALUES ($1, $2, $3::timestamptz, $4, $5, $6, "
-      "$7, $8, $9, $10, $11, $12, $13)",
+      "host, pid, gpus, details, stream_format, raw) SELECT $1, $2, $3::timestamptz, $4, $5, $6, "
+      "$7, $8, $9, $10, $11, $12, $13 WHERE NOT EXISTS (SELECT 1 FROM ras_events WHERE cluster = "
+      "$1 AND job_id = $2 AND received_at = $3::timestamptz AND event = $6 AND raw = $13)",
       cluster, job_id, e.received_at, e.event_time, e.group, e.event, e.node, e.host, e.pid, e.gpus,
       e.details, e.format, e.raw);
 }
@@ -99,6 +102,9 @@ RasVerdictWrite WriteRasJobVerdict(pqxx::transaction_base& txn, const std::strin
   // One statement, so that two watches of one job racing each other cannot
   // both be first: the upsert locks the row, and the one that set
   // first_stuck_at (first_peer_dead_at) is the one whose judged time it holds.
+  // A verdict older than the stored one (spooled while the database was
+  // away, replayed after a later watch) moves the first times earlier where
+  // it saw the job stuck first, and leaves the newer verdict in place.
   pqxx::row row = txn.exec_params1(
       "INSERT INTO ras_job_verdicts (cluster, job_id, first_taken_at, judged_at, snapshots, "
       "health, stuck, first_stuck_at, verdict, first_peer_dead_at) VALUES ($1, $2, "
@@ -106,10 +112,16 @@ RasVerdictWrite WriteRasJobVerdict(pqxx::transaction_base& txn, const std::strin
       "$8::jsonb, CASE WHEN $9 THEN $4::timestamptz END) "
       "ON CONFLICT (cluster, job_id) DO UPDATE SET first_taken_at = least("
       "ras_job_verdicts.first_taken_at, EXCLUDED.first_taken_at), judged_at = "
-      "EXCLUDED.judged_at, snapshots = EXCLUDED.snapshots, health = EXCLUDED.health, stuck = "
-      "EXCLUDED.stuck, first_stuck_at = coalesce(ras_job_verdicts.first_stuck_at, "
-      "EXCLUDED.first_stuck_at), verdict = EXCLUDED.verdict, first_peer_dead_at = coalesce("
-      "ras_job_verdicts.first_peer_dead_at, EXCLUDED.first_peer_dead_at) RETURNING " +
+      "greatest(ras_job_verdicts.judged_at, EXCLUDED.judged_at), snapshots = CASE WHEN "
+      "EXCLUDED.judged_at >= ras_job_verdicts.judged_at THEN EXCLUDED.snapshots ELSE "
+      "ras_job_verdicts.snapshots END, health = CASE WHEN EXCLUDED.judged_at >= "
+      "ras_job_verdicts.judged_at THEN EXCLUDED.health ELSE ras_job_verdicts.health END, stuck = "
+      "CASE WHEN EXCLUDED.judged_at >= ras_job_verdicts.judged_at THEN EXCLUDED.stuck ELSE "
+      "ras_job_verdicts.stuck END, first_stuck_at = least(ras_job_verdicts.first_stuck_at, "
+      "EXCLUDED.first_stuck_at), verdict = CASE WHEN EXCLUDED.judged_at >= "
+      "ras_job_verdicts.judged_at THEN EXCLUDED.verdict ELSE ras_job_verdicts.verdict END, "
+      "first_peer_dead_at = least(ras_job_verdicts.first_peer_dead_at, "
+      "EXCLUDED.first_peer_dead_at) RETURNING " +
           IsoColumn("first_stuck_at") +
           ", coalesce(stuck AND first_stuck_at = $4::timestamptz, false), " +
           IsoColumn("first_peer_dead_at") +

@@ -19,6 +19,7 @@
 #include "core/content_hash.h"
 #include "core/locate_json.h"
 #include "core/port_sample_json.h"
+#include "core/ras_watch_record.h"
 #include "core/run_record_json.h"
 
 namespace fabtrack::store {
@@ -55,6 +56,7 @@ std::string BatchPayload(const SpoolBatch& b) {
   using nlohmann::json;
   if (b.kind == SpoolBatch::Kind::kLocate) return LocateRecordToJson(b.locate).dump();
   if (b.kind == SpoolBatch::Kind::kAb) return AbRecordToJson(b.ab).dump();
+  if (b.kind == SpoolBatch::Kind::kRas) return RasWatchRecordToJson(b.ras).dump();
   if (b.kind == SpoolBatch::Kind::kHostSample) {
     return json{{"cluster", b.cluster},
                 {"sampled_at", b.sampled_at},
@@ -125,6 +127,8 @@ const char* KindName(SpoolBatch::Kind kind) {
       return "locate";
     case SpoolBatch::Kind::kAb:
       return "ab";
+    case SpoolBatch::Kind::kRas:
+      return "ras";
   }
   return "run";
 }
@@ -282,6 +286,9 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
   }
   if (header.value("kind", "") == "ab") {
     return record(AbRecordFromJson, SpoolBatch::Kind::kAb, &SpoolBatch::ab);
+  }
+  if (header.value("kind", "") == "ras") {
+    return record(RasWatchRecordFromJson, SpoolBatch::Kind::kRas, &SpoolBatch::ras);
   }
   if (host_sample) {
     doc = nlohmann::json::parse(payload, nullptr, false);

@@ -20,6 +20,7 @@
 #include "core/locate.h"
 #include "core/node_cpu.h"
 #include "core/port_sample.h"
+#include "core/ras_watch_record.h"
 #include "core/run_fabric_window.h"
 #include "core/run_record.h"
 #include "store/spool_target.h"
@@ -49,7 +50,7 @@ struct SpoolBatch {
   SpoolBatch& operator=(SpoolBatch&&) noexcept;
   ~SpoolBatch();
 
-  enum class Kind { kRun, kHostSample, kLocate, kAb };
+  enum class Kind { kRun, kHostSample, kLocate, kAb, kRas };
   Kind kind = Kind::kRun;
   SpoolTarget target;  // the database it must be stored in, and no other
   // That database's fabtrack_instance id when the spooling command had seen
@@ -70,6 +71,9 @@ struct SpoolBatch {
   LocateRecord locate;
   // kAb: a `fabtrack sweep --ab` comparison (after its runs in the spool)
   AbRecord ab;
+  // kRas: what a `fabtrack ras watch` took of one job (snapshots, events,
+  // its verdict) while the database was away
+  RasWatchRecord ras;
 };
 
 class SpoolError : public std::runtime_error {
@@ -81,7 +85,7 @@ class SpoolError : public std::runtime_error {
 struct PendingBatch {
   std::string path;
   SpoolTarget target;
-  std::string kind;  // "run" | "host_sample" | "locate" | "ab" | "unreadable"
+  std::string kind;  // "run" | "host_sample" | "locate" | "ab" | "ras" | "unreadable"
   uintmax_t bytes = 0;
   int64_t modified_unix = 0;
 };
@@ -119,6 +123,13 @@ struct AppliedBatch {
   int64_t locate_verdict_id = 0;  // kLocate
   int64_t ab_comparison_id = 0;   // kAb
   int ab_linked_runs = 0;         // kAb: runs of both sides linked to it
+  // kRas with a verdict: the job's alert state after it (store/ras_store.h
+  // RasVerdictWrite): whether this verdict is the first to find it stuck
+  // (process dead), and since when.
+  bool ras_first_stuck = false;
+  std::optional<std::string> ras_first_stuck_at;
+  bool ras_first_peer_dead = false;
+  std::optional<std::string> ras_first_peer_dead_at;
 };
 
 }  // namespace fabtrack::store

@@ -7,6 +7,7 @@
 #include "store/ab_store.h"
 #include "store/locate_store.h"
 #include "store/port_writer.h"
+#include "store/ras_store.h"
 #include "store/run_cpu_window_store.h"
 #include "store/run_fabric_window_store.h"
 #include "store/run_writer.h"
@@ -24,6 +25,21 @@ AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
     const RecordWrite written = WriteAbComparison(txn, batch.ab);
     applied.ab_comparison_id = written.id;
     applied.ab_linked_runs = written.linked_runs;
+    return applied;
+  }
+  if (batch.kind == SpoolBatch::Kind::kRas) {
+    for (const RasSnapshot& s : batch.ras.snapshots) WriteRasSnapshot(txn, s);
+    for (const RasEvent& e : batch.ras.events) {
+      WriteRasEvent(txn, batch.ras.cluster, batch.ras.job_id, e);
+    }
+    if (batch.ras.verdict) {
+      RasVerdictWrite w =
+          WriteRasJobVerdict(txn, batch.ras.cluster, batch.ras.job_id, *batch.ras.verdict);
+      applied.ras_first_stuck = w.first_stuck;
+      applied.ras_first_stuck_at = w.first_stuck_at;
+      applied.ras_first_peer_dead = w.first_peer_dead;
+      applied.ras_first_peer_dead_at = w.first_peer_dead_at;
+    }
     return applied;
   }
   if (batch.kind == SpoolBatch::Kind::kHostSample) {

@@ -9,7 +9,9 @@
 # NCCL >= 2.24). The snapshots and the verdict are stored with the job;
 # fabtrack keeps, per job, the first time it was found stuck (the dedup key)
 # and says "alert": "new" only to the first watch that finds it stuck: this
-# script then runs ALERT_COMMAND once, with the summary as its arguments.
+# script then runs ALERT_COMMAND once, with the summary as its arguments
+# (and on every watch that says "unconfirmed": the database was away, what
+# the watch took is spooled).
 # The same stuck job is a Grafana alert (dashboards/grafana/alerting,
 # fabtrack-stuck-job) and a stuck_job problem in the next `fabtrack analyze`.
 # Where NCCL >= 2.29 streams RAS events (MONITOR), each watch reads them too:
@@ -112,7 +114,9 @@ while ((SECONDS < deadline)) && job_running; do
   case $status in
     0) ;;
     1 | 2)
-      if grep -q '"alert": "new"' "$work/watch.json"; then
+      # "unconfirmed": the database is away and cannot say whether an earlier
+      # watch alerted this job; alerting again beats never alerting.
+      if grep -qE '"alert": "(new|unconfirmed)"' "$work/watch.json"; then
         reason=$(grep -o '"alert_reason": "[^"]*"' "$work/watch.json" | head -n 1 |
           sed 's/"alert_reason": //; s/"//g')
         summary="job $job on $CLUSTER ${reason:-stuck} (NCCL RAS): $(grep -o '"message": "[^"]*"' "$work/watch.json" |

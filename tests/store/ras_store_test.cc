@@ -124,6 +124,48 @@ TEST(RasStoreTest, AJobIsFirstStuckOnce) {
   EXPECT_EQ(ReadRasJobVerdicts(txn, "lab", 1796526960 + 3600, 10).size(), 0u);
 }
 
+// A watch's verdict spooled while the database was away and replayed after a
+// later watch stored its own: the later verdict stays; the job was stuck
+// first when the spooled one saw it, which is when its first stuck time is.
+TEST(RasStoreTest, AnOlderVerdictReplayedLateKeepsTheNewerAndTheEarliestStuckTime) {
+  TestDatabase db;
+  pqxx::work txn(db.connection());
+  RasWatchVerdict newer = Verdict(true, "2026-12-05T03:20:00Z");
+  newer.health = "warning";
+  EXPECT_TRUE(WriteRasJobVerdict(txn, "lab", "81234", newer).first_stuck);
+  RasWatchVerdict older = Verdict(true, "2026-12-05T03:12:30Z");
+  older.health = "critical";
+  RasVerdictWrite w = WriteRasJobVerdict(txn, "lab", "81234", older);
+  EXPECT_EQ(w.first_stuck_at, "2026-12-05T03:12:30.000000Z");
+  std::vector<StoredRasJobVerdict> read = ReadRasJobVerdicts(txn, "lab", 0, 10);
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0].verdict, newer) << "the later watch's verdict stays";
+  EXPECT_EQ(read[0].first_stuck_at, "2026-12-05T03:12:30.000000Z");
+  EXPECT_EQ(txn.exec1("SELECT to_char(judged_at AT TIME ZONE 'UTC', 'HH24:MI') FROM "
+                      "ras_job_verdicts")[0]
+                .as<std::string>(),
+            "03:20");
+}
+
+// Replaying a spooled event twice (a crash between the commit and the
+// batch's removal) stores it once.
+TEST(RasStoreTest, TheSameEventWrittenTwiceIsStoredOnce) {
+  TestDatabase db;
+  pqxx::work txn(db.connection());
+  RasEvent e;
+  e.received_at = "2026-12-05T03:12:31.250000Z";
+  e.event = "PEER_DEAD";
+  e.format = "text";
+  e.raw = "[2026-12-05 04:12:30] PEER_DEAD: Process 38811 on node 10.12.0.7 managing GPU 0";
+  WriteRasEvent(txn, "lab", "81234", e);
+  WriteRasEvent(txn, "lab", "81234", e);
+  EXPECT_EQ(ReadRasEvents(txn, "lab", "81234", 10).size(), 1u);
+  RasEvent later = e;
+  later.received_at = "2026-12-05T03:12:41.250000Z";
+  WriteRasEvent(txn, "lab", "81234", later);
+  EXPECT_EQ(ReadRasEvents(txn, "lab", "81234", 10).size(), 2u) << "the same line read later";
+}
+
 TEST(RasStoreTest, EventsRoundTripOldestFirstAndAProcessDeadIsAlertedOnce) {
   TestDatabase db;
   pqxx::work txn(db.connection());

@@ -338,6 +338,74 @@ TEST_F(SpoolTest, AbComparisonRoundTripsWithEveryField) {
   EXPECT_EQ(spool.List()[0].kind, "ab");
 }
 
+// What `ras watch` takes while the database is away: every field of a
+// snapshot (ranks, counts, unknown pid), an event and the verdict come back.
+TEST_F(SpoolTest, RasWatchRecordRoundTripsWithEveryField) {
+  Spool spool(dir_.string());
+  SpoolBatch batch;
+  batch.kind = SpoolBatch::Kind::kRas;
+  batch.target = SpoolTarget{"h", "5432", "fabtrack", "u"};
+  RasWatchRecord& r = batch.ras;
+  r.cluster = "lab";
+  r.job_id = "81234";
+  RasSnapshot s;
+  s.cluster = "lab";
+  s.job_id = "81234";
+  s.taken_at = "2026-12-05T03:12:00.250000Z";
+  s.taken_at_s = 1796526720.25;
+  s.report_format = "text";
+  s.nccl_version = "2.26.2";
+  s.health = "warning";
+  RasCommState c;
+  c.id = "#0-0 (5ca1ab1e0dd5eed5)";
+  c.size = 16;
+  c.state = "RUNNING";
+  c.errors = "INCOMPLETE,MISMATCH";
+  c.ranks = {RasRankState{3, "10.1.0.1", "gpu-1", "3", 40003, "running", {{"collective", 1000}}},
+             RasRankState{5, "10.1.0.2", "", "1 (NVML 3)", std::nullopt, "dead", {}}};
+  s.communicators = {c};
+  r.snapshots = {s, s};
+  r.snapshots[1].taken_at = "2026-12-05T03:12:30.250000Z";
+  RasEvent e;
+  e.event_time = "2026-12-05 04:12:30";
+  e.received_at = "2026-12-05T03:12:31.250000Z";
+  e.group = "LIFECYCLE";
+  e.event = "PEER_DEAD";
+  e.known = true;
+  e.node = "10.1.0.2";
+  e.port = "28028";
+  e.host = "gpu-2";
+  e.pid = 40005;
+  e.gpus = "1";
+  e.details = "unreachable";
+  e.format = "json";
+  e.raw = "{\"event\": \"PEER_DEAD\"}";
+  e.line = 7;
+  r.events = {e};
+  RasWatchVerdict v;
+  v.health = "critical";
+  v.snapshots = 2;
+  v.first_taken_at = r.snapshots[0].taken_at;
+  v.last_taken_at = r.snapshots[1].taken_at;
+  v.findings.push_back({"stuck",
+                        "critical",
+                        c.id,
+                        "no collective advanced",
+                        v.first_taken_at,
+                        {RasWatchRank{3, "10.1.0.1", "gpu-1", "3", 40003, "collective 1000"}},
+                        {"mlx5_3 port 1 link_downed +2 at 2026-12-05T03:12:10Z"}});
+  r.verdict = v;
+  const std::string path = spool.Put(batch);
+  std::string why;
+  std::optional<SpoolBatch> read = spool.Read(path, &why);
+  ASSERT_TRUE(read) << why;
+  EXPECT_EQ(read->kind, SpoolBatch::Kind::kRas);
+  EXPECT_EQ(read->ras, batch.ras);
+  EXPECT_EQ(read->ras.snapshots[1].taken_at_s, s.taken_at_s) << "not in RasSnapshot's ==";
+  ASSERT_EQ(spool.List().size(), 1u);
+  EXPECT_EQ(spool.List()[0].kind, "ras");
+}
+
 TEST_F(SpoolTest, AlteredPayloadFailsItsChecksum) {
   Spool spool(dir_.string());
   SpoolBatch batch;

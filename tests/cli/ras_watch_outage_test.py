@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""`fabtrack ras watch` through a database outage: nothing the watch took is
+lost, and a stuck job is still alerted.
+
+A private embedded PostgreSQL (`fabtrack db start`) and the RAS stand-in:
+ - the database down from the start: the watch still judges (a job frozen
+   with one rank behind: exit 2, stuck), says "alert": "unconfirmed" (whether
+   an earlier watch alerted it cannot be known), spools its snapshots, the
+   events of RAS's stream and its verdict, warns in one line; once the server
+   is back, `spool replay` stores them all; replaying the same batches again
+   adds nothing;
+ - the server killed after the watch's first snapshot: the rest spooled, the
+   same verdict, everything stored once after the replay;
+ - a misconfiguration (no such database) is exit 3 before RAS is asked at
+   all, nothing spooled.
+
+Usage: ras_watch_outage_test.py SOURCE_DIR FABTRACK
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SOURCE, FABTRACK = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(SOURCE, "tests", "support"))
+from cli_checks import check, failures, psql  # noqa: E402
+from ras_stand_in import StandIn, json_report  # noqa: E402
+
+COMM = "0x5e1f00c2a9b4d731"
+DEAD = {"event": "PEER_UNRESPONSIVE", "pid": 6103, "node": "10.77.0.12", "gpus": [1],
+        "details": "peer not responding for 5s (keepalive warning)",
+        "timestamp": "2026-12-05 03:12:40"}
+
+
+def frozen(n):
+    """n reports: counts advance once, then freeze with rank 2 two behind."""
+    out = []
+    for i in range(n):
+        counts = [100, 100, 100, 100] if i == 0 else [180, 180, 178, 180]
+        ranks = [(r, "10.77.0.11" if r < 2 else "10.77.0.12", 6100 + r, r % 2,
+                  {"AllReduce": counts[r]}) for r in range(4)]
+        out.append(json_report([(COMM, ranks, [])]))
+    return out
+
+
+def fabtrack(*args, env=None, timeout=120):
+    return subprocess.run([FABTRACK, *args], capture_output=True, text=True, timeout=timeout,
+                          env=env)
+
+
+def main():
+    work = tempfile.mkdtemp()
+    os.chmod(work, 0o755)  # the embedded server runs as an unprivileged user
+    data = os.path.join(work, "db")
+    spool = os.path.join(work, "spool")
+    env = dict(os.environ, FABTRACK_SPOOL_DIR=spool, FABTRACK_CONNECT_ATTEMPTS="1")
+    try:
+        p = fabtrack("db", "start", "--data-dir", data, env=env)
+        check("private database started", p.returncode == 0, p)
+        db = "host=%s/run dbname=fabtrack user=fabtrack" % data
+        run_cases(work, data, db, spool, env)
+    finally:
+        fabtrack("db", "stop", "--data-dir", data, env=env)
+        shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        print("%d failed" % len(failures))
+        sys.exit(1)
+    print("all passed")
+
+
+def watch(db, port, job, hosts_file, env, *args):
+    return fabtrack("ras", "watch", "--host", "127.0.0.1", "--port", str(port), "--job", job,
+                    "--cluster", "lab", "--db", db, "--hosts-file", hosts_file, "--no-resolve",
+                    "--format", "json", *args, env=env, timeout=60)
+
+
+def counts(db, job):
+    return (int(psql(db, "SELECT count(*) FROM ras_snapshots WHERE job_id = '%s'" % job)),
+            int(psql(db, "SELECT count(*) FROM ras_events WHERE job_id = '%s'" % job)),
+            int(psql(db, "SELECT count(*) FROM ras_job_verdicts WHERE job_id = '%s' AND stuck"
+                     % job)))
+
+
+def run_cases(work, data, db, spool, env):
+    hosts_file = os.path.join(work, "hosts")
+    with open(hosts_file, "w") as f:
+        f.write("10.77.0.11 gpu-w1\n10.77.0.12 gpu-w2\n")
+
+    # Down from the start.
+    p = fabtrack("db", "stop", "--data-dir", data, env=env)
+    check("server stopped", p.returncode == 0, p)
+    s = StandIn(sequence=frozen(4), monitor=[(0.1, DEAD)], monitor_end="open")
+    p = watch(db, s.port, "93001", hosts_file, env, "--every", "0.5", "--count", "3")
+    s.close()
+    doc = json.loads(p.stdout) if p.stdout.strip().startswith("{") else {}
+    check("down: stuck judged all the same, exit 2", p.returncode == 2 and
+          any(f["kind"] == "stuck" for f in doc.get("verdict", {}).get("findings", [])), p)
+    check("down: alert unconfirmed, not stored", doc.get("alert") == "unconfirmed" and
+          doc.get("stored") is False and doc.get("port_counters_read") is False, p)
+    check("down: the event of RAS's stream read", doc.get("events") == 1, p)
+    check("down: one warning line naming the spool",
+          "unavailable" in p.stderr and "spooled in " + spool in p.stderr, p)
+    pending = os.listdir(spool) if os.path.isdir(spool) else []
+    check("down: 3 snapshots, 1 event and the verdict spooled (5 batches)", len(pending) == 5, p)
+    kept = os.path.join(work, "spool-copy")
+    shutil.copytree(spool, kept)
+
+    p = fabtrack("db", "start", "--data-dir", data, env=env)
+    check("server back", p.returncode == 0, p)
+    p = fabtrack("spool", "replay", "--db", db, env=env)
+    check("down: replayed", p.returncode == 0, p)
+    check("down: 3 snapshots, 1 event, the stuck verdict stored", counts(db, "93001") == (3, 1, 1),
+          p)
+    check("down: the verdict stored is the watch's",
+          psql(db, "SELECT health FROM ras_job_verdicts WHERE job_id = '93001'") == "critical")
+    # The same batches again (a crash between a replay's commit and the
+    # batch's removal): nothing twice.
+    for f in os.listdir(kept):
+        shutil.copy2(os.path.join(kept, f), os.path.join(spool, f))
+    p = fabtrack("spool", "replay", "--db", db, env=env)
+    check("down: replayed again", p.returncode == 0, p)
+    check("down: replaying again adds nothing", counts(db, "93001") == (3, 1, 1), p)
+
+    # Killed after the first snapshot.
+    s = StandIn(sequence=frozen(4))
+    proc = subprocess.Popen([FABTRACK, "ras", "watch", "--host", "127.0.0.1", "--port", str(s.port),
+                             "--job", "93002", "--cluster", "lab", "--db", db, "--hosts-file",
+                             hosts_file, "--no-resolve", "--format", "json", "--every", "1.5",
+                             "--count", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and counts(db, "93002")[0] < 1:
+        time.sleep(0.1)
+    check("killed: the first snapshot stored while the server was up", counts(db, "93002")[0] == 1)
+    with open(os.path.join(data, "data", "postmaster.pid")) as f:
+        pid = int(f.readline())
+    os.kill(pid, signal.SIGKILL)
+    subprocess.run(["pkill", "-9", "-P", str(pid)])
+    out, err = proc.communicate(timeout=60)
+    s.close()
+    doc = json.loads(out) if out.strip().startswith("{") else {}
+    p = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    check("killed: the watch went on, stuck, exit 2", proc.returncode == 2 and
+          doc.get("verdict", {}).get("snapshots") == 3, p)
+    check("killed: alert unconfirmed", doc.get("alert") == "unconfirmed", p)
+    p = fabtrack("db", "start", "--data-dir", data, env=env)
+    check("server back again", p.returncode == 0, p)
+    p = fabtrack("spool", "replay", "--db", db, env=env)
+    check("killed: every snapshot stored once, and the verdict", counts(db, "93002") == (3, 0, 1),
+          p)
+
+    # A misconfiguration: said at once, RAS not asked, nothing spooled.
+    before = len(os.listdir(spool))
+    s = StandIn(sequence=frozen(2))
+    p = watch("host=%s/run dbname=nosuchdb user=fabtrack" % data, s.port, "93003", hosts_file,
+              env, "--every", "0.5", "--count", "2")
+    s.close()
+    check("misconfigured: exit 3 naming the database", p.returncode == 3 and "nosuchdb" in p.stderr,
+          p)
+    check("misconfigured: RAS never asked", s.commands == [], p)
+    check("misconfigured: nothing spooled", len(os.listdir(spool)) == before, p)
+
+
+if __name__ == "__main__":
+    main()
