@@ -3,6 +3,7 @@
 #include <pqxx/pqxx>
 
 #include "analyzer/report/json_report.h"
+#include "app/batch_store.h"
 #include "app/database_access.h"
 #include "core/exit_code.h"
 #include "store/fabric_scan_store.h"
@@ -11,10 +12,18 @@ namespace fabtrack::app {
 
 FabricScanResult ScanFabric(const FabricScanRequest& request, std::ostream& err) {
   // The database first: a scan of a large fabric is not thrown away for a
-  // wrong --db.
-  std::unique_ptr<pqxx::connection> connection;
+  // wrong --db (a misconfiguration is said before the scan). While it is
+  // away (an outage) the scan is judged alone and spooled, stored by the
+  // next command that reaches the database.
+  std::optional<BatchStore> database;
   if (request.cluster) {
-    connection = OpenDatabaseOrExit(request.database, SchemaPolicy::kRequireCurrent, err);
+    database.emplace(request.database, err);
+    if (!database->connected()) {
+      if (std::optional<std::string> cause = MisconfigurationSeen()) {
+        err << "fabtrack: " << *cause << "\n";
+        throw CommandExit{kExitDatabaseError};
+      }
+    }
   }
   fabric::ScanOutcome outcome = fabric::ScanSubnet(request.settings);
   if (!outcome.scan) {
@@ -27,25 +36,37 @@ FabricScanResult ScanFabric(const FabricScanRequest& request, std::ostream& err)
     result.findings = fabric_analysis::JudgeFabric(nullptr, result.scan, request.thresholds);
     return result;
   }
-  try {
-    pqxx::work txn(*connection);
+  std::optional<FabricScan> previous;
+  database->Read([&](pqxx::transaction_base& txn) {
     std::string why;
-    std::optional<FabricScan> previous = store::ReadPreviousFabricScan(txn, *request.cluster, &why);
+    previous = store::ReadPreviousFabricScan(txn, *request.cluster, &why);
     if (!why.empty()) err << "fabtrack fabric scan: note: judged alone: " << why << "\n";
-    if (previous) result.previous_scanned_at = previous->scanned_at;
-    result.findings = fabric_analysis::JudgeFabric(previous ? &*previous : nullptr, result.scan,
-                                                   request.thresholds);
-    nlohmann::json findings = nlohmann::json::array();
-    for (const Finding& f : result.findings) findings.push_back(analyzer::FindingJson(f));
-    store::StoredFabricScan stored =
-        store::WriteFabricScan(txn, *request.cluster, result.scan, findings.dump());
-    txn.commit();
-    result.stored_id = stored.id;
-    result.port_samples = stored.port_samples;
-  } catch (const pqxx::sql_error& e) {
+  });
+  if (previous) result.previous_scanned_at = previous->scanned_at;
+  result.findings = fabric_analysis::JudgeFabric(previous ? &*previous : nullptr, result.scan,
+                                                 request.thresholds);
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : result.findings) findings.push_back(analyzer::FindingJson(f));
+  std::vector<store::SpoolBatch> batches(1);
+  batches[0].kind = store::SpoolBatch::Kind::kFabricScan;
+  batches[0].cluster = *request.cluster;
+  batches[0].fabric_scan = result.scan;
+  batches[0].fabric_findings = findings.dump();
+  try {
+    StoreOutcome stored = database->Store(std::move(batches));
+    if (stored.stored) {
+      result.stored_id = stored.applied.front().fabric_scan_id;
+      result.port_samples = stored.applied.front().fabric_port_samples;
+    } else {
+      result.spooled = true;
+    }
+  } catch (const BatchRefused& e) {
     err << "fabtrack fabric scan: the database refused it: " << e.what() << "\n";
     throw CommandExit{kExitDatabaseError};
   }
+  // An outage: one warning line (spooled, where); a misconfiguration met
+  // after the scan: exit 3, the scan kept in the spool.
+  database->Finish();
   return result;
 }
 

@@ -30,11 +30,13 @@ struct FabricScanResult {
   std::vector<Finding> findings;
   std::optional<int64_t> stored_id;
   size_t port_samples = 0;
+  bool spooled = false;  // the database was away: judged alone, kept in the spool
 };
 
 // The scan that could not be made prints why to `err` and throws
-// CommandExit{kExitInputError}; a database that cannot be used,
-// CommandExit{kExitDatabaseError} (nothing stored).
+// CommandExit{kExitInputError}; a misconfigured database (said before the
+// scan), CommandExit{kExitDatabaseError}. A database outage is not one: the
+// scan is judged alone and spooled (stored_id unset).
 FabricScanResult ScanFabric(const FabricScanRequest& request, std::ostream& err);
 
 }  // namespace fabtrack::app

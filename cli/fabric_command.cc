@@ -59,6 +59,8 @@ void PrintText(const app::FabricScanResult& r) {
   if (r.stored_id) {
     std::cout << "stored: scan " << *r.stored_id << ", " << r.port_samples
               << " switch port samples\n";
+  } else if (r.spooled) {
+    std::cout << "stored: not yet: the database is away, the scan is spooled (judged alone)\n";
   }
   if (r.findings.empty()) {
     std::cout << "findings: none\n";
@@ -108,6 +110,7 @@ void RunFabricScan(FabricScanOptions& o) {
     for (const Finding& f : r.findings) findings.push_back(analyzer::FindingJson(f));
     doc["findings"] = std::move(findings);
     if (r.stored_id) doc["stored_scan_id"] = *r.stored_id;
+    if (r.spooled) doc["spooled"] = true;
     std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     PrintText(r);

@@ -27,6 +27,16 @@ StoredFabricScan WriteFabricScan(pqxx::transaction_base& txn, const std::string&
                                  const FabricScan& scan, const std::string& findings_json) {
   EnsureCluster(txn, cluster);
   StoredFabricScan out;
+  // Once: a spooled scan replayed twice (a crash between the commit and the
+  // batch's removal) is the same source at the same instant.
+  pqxx::result same = txn.exec_params(
+      "SELECT id FROM fabric_scans WHERE cluster = $1 AND scanned_at = $2::timestamptz AND "
+      "source = $3",
+      cluster, scan.scanned_at, scan.source);
+  if (!same.empty()) {
+    out.id = same[0][0].as<int64_t>();
+    return out;
+  }
   out.id = txn.exec_params1(
                   "INSERT INTO fabric_scans (cluster, scanned_at, source, nodes, links, "
                   "unanswered, scan, findings) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, "

@@ -17,6 +17,7 @@
 
 #include "core/ab_comparison_json.h"
 #include "core/content_hash.h"
+#include "core/fabric_scan_json.h"
 #include "core/locate_json.h"
 #include "core/port_sample_json.h"
 #include "core/ras_watch_record.h"
@@ -57,6 +58,12 @@ std::string BatchPayload(const SpoolBatch& b) {
   if (b.kind == SpoolBatch::Kind::kLocate) return LocateRecordToJson(b.locate).dump();
   if (b.kind == SpoolBatch::Kind::kAb) return AbRecordToJson(b.ab).dump();
   if (b.kind == SpoolBatch::Kind::kRas) return RasWatchRecordToJson(b.ras).dump();
+  if (b.kind == SpoolBatch::Kind::kFabricScan) {
+    return json{{"cluster", b.cluster},
+                {"scan", FabricScanToJson(b.fabric_scan)},
+                {"findings", json::parse(b.fabric_findings)}}
+        .dump();
+  }
   if (b.kind == SpoolBatch::Kind::kHostSample) {
     return json{{"cluster", b.cluster},
                 {"sampled_at", b.sampled_at},
@@ -129,6 +136,8 @@ const char* KindName(SpoolBatch::Kind kind) {
       return "ab";
     case SpoolBatch::Kind::kRas:
       return "ras";
+    case SpoolBatch::Kind::kFabricScan:
+      return "fabric_scan";
   }
   return "run";
 }
@@ -289,6 +298,26 @@ std::optional<SpoolBatch> Spool::Read(const std::string& path, std::string* why)
   }
   if (header.value("kind", "") == "ras") {
     return record(RasWatchRecordFromJson, SpoolBatch::Kind::kRas, &SpoolBatch::ras);
+  }
+  if (header.value("kind", "") == "fabric_scan") {
+    const nlohmann::json parsed = nlohmann::json::parse(payload, nullptr, false);
+    std::string inner;
+    std::optional<FabricScan> scan;
+    if (parsed.is_object() && parsed.contains("scan")) {
+      scan = FabricScanFromJson(parsed["scan"], &inner);
+    }
+    if (!scan || !parsed["cluster"].is_string() || !parsed["findings"].is_array()) {
+      *why = path + ":2: " +
+             (parsed.is_discarded() ? std::string("payload is not JSON")
+              : inner.empty()       ? std::string("not a fabric scan batch")
+                                    : "scan." + inner);
+      return std::nullopt;
+    }
+    batch.kind = SpoolBatch::Kind::kFabricScan;
+    batch.cluster = parsed["cluster"].get<std::string>();
+    batch.fabric_scan = std::move(*scan);
+    batch.fabric_findings = parsed["findings"].dump();
+    return batch;
   }
   if (host_sample) {
     doc = nlohmann::json::parse(payload, nullptr, false);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/ab_comparison.h"
+#include "core/fabric_scan.h"
 #include "core/json_instances.h"
 #include "core/locate.h"
 #include "core/node_cpu.h"
@@ -50,7 +51,7 @@ struct SpoolBatch {
   SpoolBatch& operator=(SpoolBatch&&) noexcept;
   ~SpoolBatch();
 
-  enum class Kind { kRun, kHostSample, kLocate, kAb, kRas };
+  enum class Kind { kRun, kHostSample, kLocate, kAb, kRas, kFabricScan };
   Kind kind = Kind::kRun;
   SpoolTarget target;  // the database it must be stored in, and no other
   // That database's fabtrack_instance id when the spooling command had seen
@@ -74,6 +75,10 @@ struct SpoolBatch {
   // kRas: what a `fabtrack ras watch` took of one job (snapshots, events,
   // its verdict) while the database was away
   RasWatchRecord ras;
+  // kFabricScan: a `fabtrack fabric scan --cluster` (cluster above), with
+  // its findings (a JSON array) as judged when it was taken
+  FabricScan fabric_scan;
+  std::string fabric_findings = "[]";
 };
 
 class SpoolError : public std::runtime_error {
@@ -85,7 +90,8 @@ class SpoolError : public std::runtime_error {
 struct PendingBatch {
   std::string path;
   SpoolTarget target;
-  std::string kind;  // "run" | "host_sample" | "locate" | "ab" | "ras" | "unreadable"
+  std::string
+      kind;  // "run" | "host_sample" | "locate" | "ab" | "ras" | "fabric_scan" | "unreadable"
   uintmax_t bytes = 0;
   int64_t modified_unix = 0;
 };
@@ -126,6 +132,8 @@ struct AppliedBatch {
   // kRas with a verdict: the job's alert state after it (store/ras_store.h
   // RasVerdictWrite): whether this verdict is the first to find it stuck
   // (process dead), and since when.
+  int64_t fabric_scan_id = 0;  // kFabricScan
+  size_t fabric_port_samples = 0;
   bool ras_first_stuck = false;
   std::optional<std::string> ras_first_stuck_at;
   bool ras_first_peer_dead = false;

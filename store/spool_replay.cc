@@ -5,6 +5,7 @@
 
 #include "core/counter_deltas.h"
 #include "store/ab_store.h"
+#include "store/fabric_scan_store.h"
 #include "store/locate_store.h"
 #include "store/port_writer.h"
 #include "store/ras_store.h"
@@ -25,6 +26,13 @@ AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
     const RecordWrite written = WriteAbComparison(txn, batch.ab);
     applied.ab_comparison_id = written.id;
     applied.ab_linked_runs = written.linked_runs;
+    return applied;
+  }
+  if (batch.kind == SpoolBatch::Kind::kFabricScan) {
+    StoredFabricScan stored =
+        WriteFabricScan(txn, batch.cluster, batch.fabric_scan, batch.fabric_findings);
+    applied.fabric_scan_id = stored.id;
+    applied.fabric_port_samples = stored.port_samples;
     return applied;
   }
   if (batch.kind == SpoolBatch::Kind::kRas) {

@@ -7,7 +7,7 @@ and checks the scan's JSON: nodes, cables with both ends, counters, and the
 findings, each naming both ends of the right cable.
 
   ibsim_scan_test.py SOURCE_DIR FABTRACK CASE
-  (CASE: small | unanswered | faults | no_subnet | prometheus | serve | discovery)
+  (CASE: small | unanswered | faults | no_subnet | prometheus | serve | discovery | outage)
 
 "faults" stores scans in the test database (FABTRACK_TEST_DB). Exit 77
 (ctest SKIP_RETURN_CODE) where the simulator is not installed.
@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 SOURCE, FABTRACK, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -279,6 +280,65 @@ def case_faults():
         check(q.stdout.split() == ["17"], f"the uplink's symbol errors as a snapshot window delta: {q.stdout!r}")
 
 
+def case_outage():
+    # The cluster's database away (a private server, stopped): the scan is
+    # taken, judged alone, spooled (exit 0, one warning line) and stored by
+    # the replay once the server is back, once however often it is replayed.
+    # A misconfigured database (no such database on a server that answers)
+    # is exit 3 before the subnet is read.
+    work = tempfile.mkdtemp()
+    os.chmod(work, 0o755)  # the embedded server runs as an unprivileged user
+    data, spool = os.path.join(work, "db"), os.path.join(work, "spool")
+    # Every program of this case (the subnet's too) uses this spool.
+    os.environ.update({"FABTRACK_SPOOL_DIR": spool, "FABTRACK_CONNECT_ATTEMPTS": "1"})
+    env = dict(os.environ)
+    db = f"host={data}/run dbname=fabtrack user=fabtrack"
+
+    def fabtrack(*args):
+        return subprocess.run([FABTRACK, *args], env=env, capture_output=True, text=True, timeout=120)
+
+    def psql(sql):
+        return subprocess.run(["psql", "-At", "-d", db, "-c", sql], capture_output=True,
+                              text=True).stdout.strip()
+
+    try:
+        check(fabtrack("db", "start", "--data-dir", data).returncode == 0, "private database started")
+        check(fabtrack("db", "stop", "--data-dir", data).returncode == 0, "server stopped")
+        with ibsim_fixture.Subnet(fat_tree(2, 2, 2)) as subnet:
+            def scan_into(conninfo):
+                return subnet.run([FABTRACK, "fabric", "scan", "--format", "json", "--cluster", "lab",
+                                   "--db", conninfo], timeout=300)
+            r = scan_into(db)
+            doc = json.loads(r.stdout) if r.stdout.strip().startswith("{") else {}
+            check(r.returncode == 0 and doc.get("spooled") is True and "stored_scan_id" not in doc,
+                  f"down: scanned and spooled, exit 0: {r.returncode} {r.stderr[-500:]}")
+            check(len(doc.get("nodes", [])) == 8, f"down: the whole subnet read: {len(doc.get('nodes', []))}")
+            check(doc.get("window_start", "x") is None, "down: judged alone")
+            check("unavailable" in r.stderr and f"spooled in {spool}" in r.stderr,
+                  f"down: one warning line naming the spool: {r.stderr}")
+            kept = os.path.join(work, "kept")
+            shutil.copytree(spool, kept)
+            check(fabtrack("db", "start", "--data-dir", data).returncode == 0, "server back")
+            bad = scan_into(f"host={data}/run dbname=nosuchdb user=fabtrack")
+            check(bad.returncode == 3 and "nosuchdb" in bad.stderr and bad.stdout == "",
+                  f"misconfigured: exit 3 before the scan: {bad.returncode} {bad.stderr}")
+            check(os.listdir(spool) == os.listdir(kept), "misconfigured: nothing spooled")
+        r = fabtrack("spool", "replay", "--db", db)
+        check(r.returncode == 0 and psql("SELECT count(*) FROM fabric_scans") == "1",
+              f"replayed: one scan stored: {r.stderr}")
+        for f in os.listdir(kept):
+            shutil.copy2(os.path.join(kept, f), os.path.join(spool, f))
+        r = fabtrack("spool", "replay", "--db", db)
+        check(r.returncode == 0 and psql("SELECT count(*) FROM fabric_scans") == "1",
+              "replayed again: still one scan")
+        samples = psql("SELECT count(*) FROM port_counter_samples s JOIN ports p ON p.id = s.port_id "
+                       "WHERE p.device = 'switch'")
+        check(samples == str(2 * 4 + 2 * 2), f"the switch ports stored once each: {samples}")
+    finally:
+        fabtrack("db", "stop", "--data-dir", data)
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def case_prometheus():
     # Every switch port under infiniband_exporter's names, both ends of each
     # cable in infiniband_switch_uplink_info; promtool accepts it; --textfile
@@ -485,7 +545,7 @@ def main():
         return 77
     cases = {"small": case_small, "unanswered": case_unanswered, "faults": case_faults,
              "no_subnet": case_no_subnet, "prometheus": case_prometheus, "serve": case_serve,
-             "discovery": case_discovery}
+             "discovery": case_discovery, "outage": case_outage}
     cases[CASE]()
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)

@@ -13,7 +13,7 @@ fabtrack_test(subnet_scan_json_test subnet/fabric_scan_json_test.cc LIBS fabtrac
 fabtrack_test(subnet_detectors_test subnet/fabric_detectors_test.cc LIBS fabtrack_analyzer_core)
 
 if(FABTRACK_HAVE_IBMAD)
-  foreach(case small unanswered no_subnet prometheus serve discovery)
+  foreach(case small unanswered no_subnet prometheus serve discovery outage)
     add_test(NAME ibsim_scan_${case}
       COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/subnet/ibsim_scan_test.py ${PROJECT_SOURCE_DIR}
               $<TARGET_FILE:fabtrack> ${case})
