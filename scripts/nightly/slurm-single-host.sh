@@ -8,6 +8,7 @@
 # outside DIR is touched; the daemons run in the background with their PIDs
 # in DIR/*.pid.
 #   scripts/nightly/slurm-single-host.sh start DIR   # prints SLURM_CONF=...; waits for an idle node
+#   (SLURM_SINGLE_HOST_EXTRA="Prolog=...\nPrologFlags=..." start DIR: lines added to slurm.conf)
 #   export SLURM_CONF=DIR/slurm.conf
 #   sbatch --wait ...
 #   scripts/nightly/slurm-single-host.sh logs DIR    # the daemons' logs
@@ -16,7 +17,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,15s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,16s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 (($# == 2)) || usage
@@ -118,6 +119,7 @@ KillWait=5
 NodeName=$host NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$cpus State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
+  [[ -z ${SLURM_SINGLE_HOST_EXTRA:-} ]] || printf '%b\n' "$SLURM_SINGLE_HOST_EXTRA" >>"$dir/slurm.conf"
   : >"$dir/plugstack.conf"
   export SLURM_CONF=$dir/slurm.conf
   # -D: foreground, so the PID we record is the daemon's; -c: no old state.

@@ -22,13 +22,26 @@
 # Wiring it (paths are examples):
 #  - In the job's batch script, before the srun of the training:
 #      /usr/local/sbin/fabtrack-ras-watchdog.sh &
-#  - Or for every job, from the Prolog on the job's first node (the prolog
-#    must return at once, so detach it):
-#      [[ $(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1) == $(hostname -s) ]] &&
-#        setsid /usr/local/sbin/fabtrack-ras-watchdog.sh </dev/null >/dev/null 2>&1 &
-# It ends by itself when the job does (RAS stops answering, or scontrol no
-# longer shows the job running) and after MAX_HOURS at the latest; every
-# command it runs is bounded (the watch by COUNT x EVERY and TIMEOUT).
+#    It ends when the batch script does (it checks every 2 s that the shell
+#    that started it is still its parent: under proctrack/linuxproc Slurm
+#    does not kill what a batch script leaves behind), or at scancel (TERM).
+#    The job's environment reaches it: FABTRACK_RAS_WATCHDOG_* work here.
+#  - Or for every job, from the Prolog and Epilog (slurmd runs them as root
+#    on each node of the job, with SLURM_JOB_ID, SLURM_NODELIST and
+#    SLURMD_NODENAME but not the job's environment nor PATH: use the conf
+#    file and absolute paths):
+#      Prolog script:  /usr/local/sbin/fabtrack-ras-watchdog.sh --prolog
+#      Epilog script:  /usr/local/sbin/fabtrack-ras-watchdog.sh --epilog
+#    --prolog returns at once, and does nothing except on the job's first
+#    node; there it starts the watchdog in a session of its own, and
+#    returns only once it is (slurmd kills the Prolog's process group as
+#    soon as the Prolog exits: a plain `setsid ... &` is killed with it
+#    before it detaches), its PID in RUN_DIR/ras-watchdog.<job>.pid.
+#    --epilog stops the job's watchdog (TERM) and returns.
+# Either way it also ends when RAS stops answering, when scontrol no longer
+# shows the job running (checked before each watch), and after MAX_HOURS at
+# the latest; every command it runs is bounded (the watch by COUNT x EVERY
+# and TIMEOUT).
 #
 # Settings: KEY=VALUE lines in /etc/fabtrack/ras-watchdog.conf (or the file
 # named by FABTRACK_RAS_WATCHDOG_CONF); '#' starts a comment; nothing is
@@ -46,13 +59,14 @@
 #   ALERT_COMMAND=logger -t fabtrack-ras   run once per stuck job, the summary as arguments
 #   MAX_HOURS=168          give up after this long
 #   SCONTROL=scontrol
+#   RUN_DIR=/run/fabtrack  where --prolog keeps the watchdogs' PID files
 set -uo pipefail
 
 KEYS=(FABTRACK DB CLUSTER AFTER INTERVAL EVERY COUNT TIMEOUT RAS_HOST RAS_PORT HOSTS_FILE
-  ALERT_COMMAND MAX_HOURS SCONTROL)
+  ALERT_COMMAND MAX_HOURS SCONTROL RUN_DIR)
 FABTRACK=fabtrack DB='' CLUSTER='' AFTER=3600 INTERVAL=600 EVERY=30 COUNT=3 TIMEOUT=15
 RAS_HOST=localhost RAS_PORT=28028 HOSTS_FILE='' ALERT_COMMAND='logger -t fabtrack-ras'
-MAX_HOURS=168 SCONTROL=scontrol
+MAX_HOURS=168 SCONTROL=scontrol RUN_DIR=/run/fabtrack
 
 log() {
   echo "fabtrack-ras-watchdog: $*" >&2
@@ -67,50 +81,137 @@ for key in AFTER INTERVAL COUNT RAS_PORT MAX_HOURS; do
   [[ ${!key} =~ ^[0-9]+$ ]] || { log "$key=${!key}: not a whole number"; exit 2; }
 done
 
+# batch: started by the batch script (ends with it); --prolog/--epilog:
+# from slurmd; --detached: the watchdog that --prolog starts.
+mode="batch"
+case ${1:-} in
+  '') ;;
+  --prolog) mode=prolog ;;
+  --epilog) mode=epilog ;;
+  --detached) mode=detached ;;
+  *)
+    log "usage: $0 [--prolog | --epilog]"
+    exit 2
+    ;;
+esac
 job=${SLURM_JOB_ID:-}
-[[ -n $job ]] || { log "no SLURM_JOB_ID: run it inside the job or its prolog"; exit 2; }
+[[ $job =~ ^[0-9_]+$ ]] || { log "no SLURM_JOB_ID: run it inside the job or its prolog"; exit 2; }
+pid_file=$RUN_DIR/ras-watchdog.$job.pid
+# The Prolog and Epilog get the job's nodes as SLURM_NODELIST only.
+nodelist=${SLURM_JOB_NODELIST:-${SLURM_NODELIST:-}}
+
+if [[ $mode == epilog ]]; then
+  [[ -r $pid_file ]] || exit 0
+  pid=$(<"$pid_file")
+  if [[ $pid =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null |
+    grep -q 'fabtrack-ras-watchdog'; then
+    kill -TERM "$pid" 2>/dev/null
+    for ((i = 0; i < 50; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+  fi
+  rm -f "$pid_file"
+  exit 0
+fi
+
+if [[ $mode == prolog ]]; then
+  # One watchdog per job, on its first node (the batch host), as Slurm
+  # names its nodes (which need not be the host name).
+  first=$(timeout 30 "$SCONTROL" show hostnames "$nodelist" 2>/dev/null | head -n 1)
+  [[ -n $first && $first == "${SLURMD_NODENAME:-$(hostname -s)}" ]] || exit 0
+  mkdir -p "$RUN_DIR" || exit 0
+  # slurmd kills the Prolog's process group when it exits: wait for the
+  # watchdog's word (fd 3) that it runs in a session of its own.
+  if ! read -r -t 10 _ < <(setsid "$(readlink -f "$0")" --detached 3>&1 </dev/null >/dev/null 2>&1); then
+    log "job $job: the detached watchdog did not start"
+  fi
+  exit 0
+fi
+if [[ $mode == detached ]]; then
+  echo "$$" >"$pid_file.tmp" && mv -f "$pid_file.tmp" "$pid_file"
+  echo started >&3
+  exec 3>&-
+fi
 [[ -n $CLUSTER ]] || CLUSTER=${FABTRACK_CLUSTER:-${SLURM_CLUSTER_NAME:-}}
 [[ -n $CLUSTER ]] || { log "no cluster: set CLUSTER (or FABTRACK_CLUSTER)"; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fabtrack-ras-watchdog.XXXXXX") || exit 3
-trap 'rm -rf "$work"' EXIT
+child=''
+# shellcheck disable=SC2317  # run by the EXIT trap
+on_exit() {
+  [[ -n $child ]] && kill "$child" 2>/dev/null
+  rm -rf "$work"
+  if [[ $mode == detached && $(cat "$pid_file" 2>/dev/null) == "$$" ]]; then
+    rm -f "$pid_file"
+  fi
+}
+trap on_exit EXIT
+# A TERM (scancel, the Epilog) ends the watchdog at once, even mid-watch.
+trap 'exit 0' TERM INT
 
 # RAS names processes by IP address: the job's nodes as "IP name" lines.
 if [[ -z $HOSTS_FILE ]]; then
   HOSTS_FILE=$work/hosts
   : >"$HOSTS_FILE"
-  if [[ -n ${SLURM_JOB_NODELIST:-} ]]; then
+  if [[ -n $nodelist ]]; then
     while read -r node; do
       [[ -n $node ]] || continue
       getent ahostsv4 "$node" 2>/dev/null | awk -v n="$node" '!seen[$1]++ {print $1, n}' >>"$HOSTS_FILE"
-    done < <(timeout 30 "$SCONTROL" show hostnames "$SLURM_JOB_NODELIST" 2>/dev/null)
+    done < <(timeout 30 "$SCONTROL" show hostnames "$nodelist" 2>/dev/null)
   fi
 fi
 
 job_running() {
   # Without scontrol (a test, a container) the RAS answer alone decides.
   command -v "$SCONTROL" >/dev/null 2>&1 || return 0
-  local state
-  state=$(timeout 30 "$SCONTROL" show job "$job" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n1)
-  [[ -z $state || $state == JobState=RUNNING ]]
+  local out state
+  out=$(timeout 30 "$SCONTROL" show job "$job" 2>&1)
+  state=$(grep -o 'JobState=[A-Z_]*' <<<"$out" | head -n1)
+  [[ -n $state ]] && { [[ $state == JobState=RUNNING ]]; return; }
+  # A job purged from slurmctld (MinJobAge after its end) is unknown; any
+  # other failure (slurmctld busy) leaves it to RAS.
+  [[ $out != *"Invalid job id"* ]]
 }
 
-# Interruptible sleep: a TERM (the job's end, scancel) ends the watchdog at once.
-nap() {
-  sleep "$1" &
-  wait $! 2>/dev/null
+# Started from the batch script: the job ends when that shell does.
+parent=$PPID
+parent_alive() {
+  [[ $mode == batch && -r /proc/$$/stat ]] || return 0
+  local stat fields
+  stat=$(<"/proc/$$/stat")
+  read -r -a fields <<<"${stat##*) }"
+  [[ ${fields[1]} == "$parent" ]]
 }
-trap 'exit 0' TERM INT
+
+# Sleeps SECONDS in slices, ending the watchdog when its batch script ended.
+nap() {
+  local left=$1 step
+  while ((left > 0)); do
+    step=$((left < 2 ? left : 2))
+    sleep "$step" &
+    child=$!
+    wait "$child" 2>/dev/null
+    child=''
+    left=$((left - step))
+    parent_alive || exit 0
+  done
+}
 
 deadline=$((SECONDS + MAX_HOURS * 3600))
+parent_alive || exit 0
 nap "$AFTER"
 args=(ras watch --job "$job" --cluster "$CLUSTER" --every "$EVERY" --count "$COUNT"
   --timeout "$TIMEOUT" --host "$RAS_HOST" --port "$RAS_PORT" --hosts-file "$HOSTS_FILE"
   --format json)
 [[ -n $DB ]] && args+=(--db "$DB")
 while ((SECONDS < deadline)) && job_running; do
-  "$FABTRACK" "${args[@]}" >"$work/watch.json" 2>"$work/watch.err"
+  # In the background, so that a TERM is not held until the watch ends.
+  "$FABTRACK" "${args[@]}" >"$work/watch.json" 2>"$work/watch.err" &
+  child=$!
+  wait "$child"
   status=$?
+  child=''
   case $status in
     0) ;;
     1 | 2)

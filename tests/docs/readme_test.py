@@ -69,6 +69,7 @@ CANNOT_RUN_HERE = {
     "echo 'Unlink": "ibsim's console (tests/subnet/ibsim_scan_test.py injects faults so)",
     "fabtrack ras status": "a running NCCL job's RAS thread (tests/cli/ras_status_test.py runs a stand-in)",
     "fabtrack ras watch": "a running NCCL job's RAS thread and its database (tests/cli/ras_watch_test.py runs a stand-in)",
+    "/usr/local/sbin/fabtrack-ras-watchdog.sh": "a Slurm job's batch script, Prolog or Epilog (tests/nightly/slurm_ras_watchdog_test.sh runs these lines under a real Slurm)",
     "cmake --build build && (cd build && cpack -G DEB)": "the package's build (tests/package/package_deb_test.sh runs cpack)",
     "sudo apt install ./build/fabtrack_0.1.0_amd64.deb": "installs system-wide (tests/package/package_deb_test.sh installs and removes it)",
     "sudo systemctl enable --now fabtrack-db": "systemd as init (tests/package/package_deb_test.sh verifies the units)",

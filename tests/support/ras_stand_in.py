@@ -91,7 +91,7 @@ class StandIn:
     """One RAS thread: serves connections until stopped."""
 
     def __init__(self, text=None, json_report=None, stall_after=None, silent=False, huge=0,
-                 sequence=None, monitor=None, monitor_end="close"):
+                 sequence=None, monitor=None, monitor_end="close", port=0):
         self.text, self.json_report = text, json_report
         self.monitor, self.monitor_end = monitor, monitor_end
         # A job over time: each STATUS query answered with the next JSON
@@ -101,7 +101,7 @@ class StandIn:
         self.commands = []
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind(("127.0.0.1", port))
         self.sock.listen(8)
         self.port = self.sock.getsockname()[1]
         self.stop = threading.Event()
@@ -205,28 +205,36 @@ class StandIn:
 
 
 def main():
-    """ras_stand_in.py frozen|dead PORT_FILE: serves, until killed, a job for
-    `ras watch`, and writes the port it listens on to PORT_FILE.
+    """ras_stand_in.py frozen|dead|healthy PORT_FILE [PORT]: serves, until
+    killed, a job for `ras watch` on 127.0.0.1:PORT (any free port without
+    PORT), and writes the port it listens on to PORT_FILE once it listens.
     frozen: AllReduce counts frozen with rank 2 two behind (a stuck job).
     dead: counts advancing, and RAS's event stream (MONITOR) declaring rank
-    3's process dead at once (NCCL 2.29+'s PEER_DEAD); the stream stays open."""
+    3's process dead at once (NCCL 2.29+'s PEER_DEAD); the stream stays open.
+    healthy: counts advancing at every query, no event stream (pre-2.29)."""
     import os
     import sys
     import time
 
-    if len(sys.argv) != 3 or sys.argv[1] not in ("frozen", "dead"):
-        sys.exit("usage: ras_stand_in.py frozen|dead PORT_FILE")
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("frozen", "dead", "healthy"):
+        sys.exit("usage: ras_stand_in.py frozen|dead|healthy PORT_FILE [PORT]")
+    port = int(sys.argv[3]) if len(sys.argv) == 4 else 0
     host = lambda r: "10.88.0.%d" % (11 + r // 2)
     if sys.argv[1] == "frozen":
         counts = [500, 500, 498, 500]
         ranks = [(r, host(r), 7100 + r, r % 2, {"AllReduce": c}) for r, c in enumerate(counts)]
-        s = StandIn(sequence=[json_report([("0x7f00aa55c3e1d2b9", ranks, [])])])
+        s = StandIn(sequence=[json_report([("0x7f00aa55c3e1d2b9", ranks, [])])], port=port)
+    elif sys.argv[1] == "healthy":
+        sequence = [json_report([("0x51d2c0ffee0a7b13",
+                                  [(r, host(r), 7300 + r, r % 2, {"AllReduce": 10 * (n + 1)})
+                                   for r in range(4)], [])]) for n in range(400)]
+        s = StandIn(sequence=sequence, port=port)
     else:
         sequence = [json_report([("0x3c19e0d7a4b2f681",
                                   [(r, host(r), 7200 + r, r % 2, {"AllReduce": 100 * (n + 1)})
                                    for r in range(4)], [])]) for n in range(50)]
         dead = {"event": "PEER_DEAD", "pid": 7203, "node": host(3), "gpus": [1]}
-        s = StandIn(sequence=sequence, monitor=[(0.1, dead)], monitor_end="open")
+        s = StandIn(sequence=sequence, monitor=[(0.1, dead)], monitor_end="open", port=port)
     with open(sys.argv[2] + ".tmp", "w") as f:
         f.write("%d\n" % s.port)
     os.replace(sys.argv[2] + ".tmp", sys.argv[2])

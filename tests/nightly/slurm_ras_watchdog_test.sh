@@ -1,0 +1,289 @@
+#!/usr/bin/env bash
+# scripts/slurm/fabtrack-ras-watchdog.sh under a real Slurm: a throwaway
+# single-host cluster (scripts/nightly/slurm-single-host.sh, with this
+# test's Prolog and Epilog) runs sbatch jobs whose "training" is the RAS
+# stand-in (tests/support/ras_stand_in.py, one srun step listening on a free
+# port) and the real fabtrack stores into a private embedded PostgreSQL.
+# The watchdog is installed as an admin would (the script and hook-conf.sh
+# copied to one directory), set up by a conf file with short times, and
+# wired both ways its header documents:
+#  - in the batch script, `... &` before the srun: a stuck job is alerted
+#    exactly once (ALERT_COMMAND appends a line to a file) although it is
+#    watched several times, its snapshots and verdict are stored with the
+#    job's real SLURM_JOB_ID (and Slurm's cluster name), and the watchdog is
+#    gone within seconds of the job's end (proctrack/linuxproc, as here,
+#    does not kill what the batch script leaves behind); a healthy job is
+#    watched and not alerted; a job that ends before AFTER is never watched
+#    and takes its watchdog with it;
+#  - from the Prolog and Epilog, running the two lines the header documents,
+#    verbatim (the Prolog first exports the conf file's name: slurmd passes
+#    the job's environment to neither): the Prolog returns at once, the
+#    watchdog runs in a session of its own on the job's node, alerts a stuck
+#    job once and ends with the job; a short job is never watched; without
+#    the Epilog line it still ends when scontrol shows the job over, though
+#    a RAS still answers on its port (as the node's next job's would).
+# Fails (never skips) when something is missing, printing the daemons' logs
+# and the jobs' output.
+# Usage: tests/nightly/slurm_ras_watchdog_test.sh SOURCE_DIR FABTRACK
+set -euo pipefail
+src=$(readlink -f "$1")
+fabtrack=$(readlink -f "$2")
+slurm=$src/scripts/nightly/slurm-single-host.sh
+work=$(mktemp -d)
+chmod 755 "$work" # the embedded server runs as an unprivileged user
+export FABTRACK_SPOOL_DIR=$work/spool
+python=/usr/bin/python3
+cleanup() {
+  local status=$? f pid
+  if ((status != 0)); then
+    "$slurm" logs "$work/slurm" >&2 || true
+    for f in "$work"/jobs/*.out; do
+      [[ -e $f ]] || continue
+      echo "----- $f" >&2
+      tail -n 30 "$f" >&2
+    done
+  fi
+  "$slurm" stop "$work/slurm" >/dev/null 2>&1 || true
+  # Whatever this test started that outlived its job (a watchdog that
+  # should have ended, a stand-in): by PID, only processes naming $work.
+  for pid in $(pgrep -f "$work/" || true); do
+    kill "$pid" 2>/dev/null || true
+  done
+  "$fabtrack" db stop --data-dir "$work/db" >/dev/null 2>&1 || true
+  [[ -n ${KEEP:-} ]] || rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+[[ $(id -u) -eq 0 ]] || fail "needs root (slurmd, munged)"
+for tool in sbatch srun sinfo scontrol slurmctld slurmd munged psql setsid pgrep "$python"; do
+  command -v "$tool" >/dev/null || fail "$tool not found: scripts/install-deps.sh installs slurm-wlm and munge"
+done
+
+"$fabtrack" db start --data-dir "$work/db" >/dev/null 2>&1 || fail "embedded PostgreSQL did not start"
+db="host=$work/db/run dbname=fabtrack user=fabtrack"
+"$fabtrack" db migrate --db "$db" >/dev/null || fail "db migrate"
+q() { psql "$db" -Atc "$1"; }
+
+# The watchdog as installed on a node: the script and the file it sources.
+mkdir -p "$work/bin" "$work/jobs" "$work/run"
+cp "$src/scripts/slurm/fabtrack-ras-watchdog.sh" "$src/scripts/slurm/hook-conf.sh" "$work/bin/"
+watchdog=$work/bin/fabtrack-ras-watchdog.sh
+printf '#!/bin/sh\necho "$*" >>%s/alerts\n' "$work" >"$work/bin/alert.sh"
+chmod 755 "$work/bin/alert.sh"
+: >"$work/alerts"
+
+# The wiring lines as documented in the script's header, pointed at this
+# install; the README must show the same lines.
+documented() {
+  local line
+  line=$(sed -n "s|^#  *$1 script: *||p" "$src/scripts/slurm/fabtrack-ras-watchdog.sh")
+  [[ -n $line ]] || fail "no '$1 script:' line in the watchdog's header"
+  grep -qF -- "$line" "$src/README.md" || fail "README does not show the documented $1 line: $line"
+  echo "${line//\/usr\/local\/sbin\//$work/bin/}"
+}
+batch_line=$(sed -n 's|^#  *\(/usr/local/sbin/fabtrack-ras-watchdog.sh &\)$|\1|p' \
+  "$src/scripts/slurm/fabtrack-ras-watchdog.sh")
+[[ -n $batch_line ]] || fail "no batch-script line ('... &') in the watchdog's header"
+batch_line=${batch_line//\/usr\/local\/sbin\//$work/bin/}
+# Slurm's Prolog and Epilog: the documented lines when $work/prolog-on
+# exists (the second half of the test), last in the Prolog (slurmd kills the
+# Prolog's process group as it exits: nothing after the line gives a
+# detaching child time), and skipped in the Epilog while $work/epilog-off
+# exists.
+prolog_line=$(documented Prolog)
+epilog_line=$(documented Epilog)
+cat >"$work/bin/Prolog.sh" <<SCRIPT
+#!/bin/bash
+[[ -e $work/prolog-on ]] || exit 0
+export FABTRACK_RAS_WATCHDOG_CONF=$work/watchdog.conf
+date +%s.%N >$work/jobs/Prolog-start.\$SLURM_JOB_ID
+$prolog_line
+SCRIPT
+cat >"$work/bin/Epilog.sh" <<SCRIPT
+#!/bin/bash
+[[ -e $work/prolog-on && ! -e $work/epilog-off ]] || exit 0
+export FABTRACK_RAS_WATCHDOG_CONF=$work/watchdog.conf
+$epilog_line
+date +%s.%N >$work/jobs/Epilog-end.\$SLURM_JOB_ID
+SCRIPT
+chmod 755 "$work/bin/Prolog.sh" "$work/bin/Epilog.sh"
+
+SLURM_SINGLE_HOST_EXTRA="Prolog=$work/bin/Prolog.sh\nEpilog=$work/bin/Epilog.sh" \
+  "$slurm" start "$work/slurm" >/dev/null || fail "the single-host Slurm did not come up"
+export SLURM_CONF=$work/slurm/slurm.conf
+cluster=$(sed -n 's/^ClusterName=//p' "$SLURM_CONF")
+
+free_port() {
+  "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# submit NAME MODE SECONDS AFTER WIRING [PORT]: a job whose training is the
+# stand-in in MODE (frozen: stuck; healthy; none: `sleep`, RAS answering on
+# PORT from outside) for SECONDS, watched after AFTER s; WIRING batch puts
+# the documented line in the batch script. Sets job, wd_pid (its watchdog),
+# started and ended (epoch seconds: the batch script began, the test saw
+# the job over), once the job has finished.
+submit() {
+  local name=$1 mode=$2 seconds=$3 after=$4 wiring=$5 port=${6:-} state i
+  [[ -n $port ]] || port=$(free_port)
+  cat >"$work/watchdog.conf" <<CONF
+# the test's watchdog: short times, the stand-in's port, the private database
+FABTRACK=$fabtrack
+DB=$db
+AFTER=$after
+INTERVAL=2
+EVERY=0.5
+COUNT=2
+TIMEOUT=2
+RAS_HOST=127.0.0.1
+RAS_PORT=$port
+ALERT_COMMAND=$work/bin/alert.sh
+RUN_DIR=$work/run
+MAX_HOURS=1
+CONF
+  {
+    echo '#!/bin/bash'
+    echo "date +%s.%N >$work/jobs/started.\$SLURM_JOB_ID"
+    if [[ $wiring == batch ]]; then
+      echo "$batch_line"
+      echo "echo \$! >$work/jobs/watchdog.\$SLURM_JOB_ID"
+    fi
+    if [[ $mode == none ]]; then
+      echo "srun sleep $seconds"
+    else
+      echo "srun timeout $seconds $python $src/tests/support/ras_stand_in.py $mode $work/jobs/port.\$SLURM_JOB_ID $port"
+    fi
+    echo 'exit 0'
+  } >"$work/jobs/$name.sh"
+  job=$(FABTRACK_RAS_WATCHDOG_CONF=$work/watchdog.conf sbatch --parsable --chdir="$work/jobs" \
+    --output="$work/jobs/$name.out" "$work/jobs/$name.sh") || fail "$name: sbatch failed"
+  job=${job%%;*}
+  [[ $job =~ ^[0-9]+$ ]] || fail "$name: sbatch did not submit: $job"
+  # The watchdog's PID: from the batch script, or the Prolog's PID file.
+  wd_pid=
+  for ((i = 0; i < 300; i++)); do
+    state=$(scontrol show job "$job" | grep -o 'JobState=[A-Z]*' | head -n 1)
+    if [[ -z $wd_pid ]]; then
+      if [[ $wiring == batch && -s $work/jobs/watchdog.$job ]]; then
+        wd_pid=$(<"$work/jobs/watchdog.$job")
+      elif [[ $wiring == prolog && -s $work/run/ras-watchdog.$job.pid ]]; then
+        wd_pid=$(<"$work/run/ras-watchdog.$job.pid")
+        [[ $(ps -o sid= -p "$wd_pid" | tr -d ' ') == "$wd_pid" ]] ||
+          fail "$name: the Prolog's watchdog (pid $wd_pid) is not in a session of its own"
+      fi
+    fi
+    case $state in
+      JobState=PENDING | JobState=CONFIGURING | JobState=RUNNING | JobState=COMPLETING) ;;
+      *) break ;;
+    esac
+    sleep 0.2
+  done
+  [[ $state == JobState=COMPLETED ]] || fail "$name: job $job ended $state, want COMPLETED"
+  ended=$(date +%s.%N)
+  [[ -s $work/jobs/started.$job ]] || fail "$name: the batch script of job $job did not run"
+  started=$(<"$work/jobs/started.$job")
+  [[ -n $wd_pid ]] || fail "$name: no watchdog seen for job $job ($wiring wiring)"
+}
+
+# gone NAME SECONDS: the job's watchdog ended within SECONDS of the job (it
+# naps in 2 s slices; a watch is bounded by COUNT x EVERY + TIMEOUT).
+gone() {
+  local i
+  for ((i = 0; i < $2 * 5; i++)); do
+    kill -0 "$wd_pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  kill -0 "$wd_pid" 2>/dev/null &&
+    fail "$1: the watchdog (pid $wd_pid) of job $job outlived the job by $2 s: $(ps -o pid,ppid,etimes,args -p "$wd_pid" | tail -n 1)"
+  [[ -z $(pgrep -f "$watchdog" || true) ]] ||
+    fail "$1: watchdogs still running after job $job ended: $(pgrep -af "$watchdog")"
+  return 0
+}
+alerts_for() { grep -c "^job $1 " "$work/alerts" || true; }
+snapshots_of() { q "SELECT count(*) FROM ras_snapshots WHERE job_id = '$1' AND cluster = '$cluster'"; }
+
+echo "--- batch-script wiring: a stuck job is alerted once and its watchdog ends with it"
+submit stuck frozen 10 2 batch
+gone stuck 6
+[[ $(alerts_for "$job") == 1 ]] || fail "stuck: want 1 alert for job $job, alerts: $(cat "$work/alerts")"
+grep -q "^job $job on $cluster stuck (NCCL RAS): .*1 of 4 ranks behind" "$work/alerts" ||
+  fail "stuck: alert does not name the job, cluster and rank: $(cat "$work/alerts")"
+((n = $(snapshots_of "$job"), n >= 4)) ||
+  fail "stuck: want >= 4 snapshots of job $job (2 watches or more), got $n"
+[[ $(q "SELECT stuck AND first_stuck_at IS NOT NULL FROM ras_job_verdicts
+        WHERE job_id = '$job' AND cluster = '$cluster'") == t ]] ||
+  fail "stuck: no stuck verdict stored for job $job: $(q "SELECT job_id, health, stuck FROM ras_job_verdicts")"
+echo "job $job: $n snapshots, alert: $(grep "^job $job " "$work/alerts")"
+
+echo "--- batch-script wiring: a healthy job is watched, not alerted"
+submit healthy healthy 7 2 batch
+gone healthy 6
+[[ $(alerts_for "$job") == 0 ]] || fail "healthy: job $job alerted: $(cat "$work/alerts")"
+((n = $(snapshots_of "$job"), n >= 2)) || fail "healthy: job $job not watched ($n snapshots)"
+[[ $(q "SELECT health || ':' || stuck FROM ras_job_verdicts WHERE job_id = '$job'") == healthy:false ]] ||
+  fail "healthy: verdict of job $job: $(q "SELECT health, stuck FROM ras_job_verdicts WHERE job_id = '$job'")"
+
+echo "--- batch-script wiring: a job that ends before AFTER is never watched"
+submit short frozen 1 10 batch
+awk -v e="$ended" -v s="$started" 'BEGIN { exit !(e - s < 6) }' ||
+  fail "short: job $job took $(awk -v e="$ended" -v s="$started" 'BEGIN { print e - s }') s"
+gone short 3
+sleep 2
+[[ $(snapshots_of "$job") == 0 && -z $(q "SELECT 1 FROM ras_job_verdicts WHERE job_id = '$job'") ]] ||
+  fail "short: job $job, over before AFTER, was watched"
+
+touch "$work/prolog-on"
+echo "--- Prolog/Epilog wiring: the Prolog returns at once; a stuck job is alerted once"
+submit prolog-stuck frozen 10 2 prolog
+for f in Prolog-start Epilog-end; do
+  [[ -s $work/jobs/$f.$job ]] || fail "prolog-stuck: no $f.$job: the test's Prolog/Epilog did not run"
+done
+# The batch script starts once the Prolog has returned.
+prolog_took=$(awk -v a="$(<"$work/jobs/Prolog-start.$job")" -v s="$started" 'BEGIN { printf "%.2f", s - a }')
+awk -v t="$prolog_took" 'BEGIN { exit !(t < 3) }' ||
+  fail "prolog-stuck: the batch script began $prolog_took s after the Prolog did"
+gone prolog-stuck 6
+[[ ! -e $work/run/ras-watchdog.$job.pid ]] || fail "prolog-stuck: PID file left behind"
+[[ $(alerts_for "$job") == 1 ]] || fail "prolog-stuck: want 1 alert for job $job, alerts: $(cat "$work/alerts")"
+((n = $(snapshots_of "$job"), n >= 4)) || fail "prolog-stuck: want >= 4 snapshots of job $job, got $n"
+[[ $(q "SELECT stuck FROM ras_job_verdicts WHERE job_id = '$job' AND cluster = '$cluster'") == t ]] ||
+  fail "prolog-stuck: no stuck verdict stored for job $job"
+echo "job $job: batch script began $prolog_took s after the Prolog, $n snapshots, 1 alert"
+
+echo "--- Prolog/Epilog wiring: a job that ends before AFTER is never watched"
+submit prolog-short frozen 1 10 prolog
+awk -v e="$ended" -v s="$started" 'BEGIN { exit !(e - s < 6) }' ||
+  fail "prolog-short: job $job took $(awk -v e="$ended" -v s="$started" 'BEGIN { print e - s }') s"
+gone prolog-short 3
+sleep 2
+[[ $(snapshots_of "$job") == 0 ]] || fail "prolog-short: job $job, over before AFTER, was watched"
+
+echo "--- Prolog wiring without the Epilog line: it ends when scontrol shows the job over,"
+echo "    though RAS still answers on its port (as the node's next job's would)"
+touch "$work/epilog-off"
+port=$(free_port)
+"$python" "$src/tests/support/ras_stand_in.py" frozen "$work/jobs/outside.port" "$port" \
+  >"$work/jobs/outside.out" 2>&1 &
+outside=$!
+for ((i = 0; i < 50; i++)); do
+  [[ -s $work/jobs/outside.port ]] && break
+  sleep 0.1
+done
+[[ -s $work/jobs/outside.port ]] || fail "prolog-noepilog: the stand-in did not listen: $(cat "$work/jobs/outside.out")"
+submit prolog-noepilog none 5 2 prolog "$port"
+end_at=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
+gone prolog-noepilog 6
+kill "$outside"
+[[ ! -e $work/run/ras-watchdog.$job.pid ]] || fail "prolog-noepilog: PID file left behind"
+[[ $(alerts_for "$job") == 1 ]] || fail "prolog-noepilog: want 1 alert for job $job, alerts: $(cat "$work/alerts")"
+# A watch begun while the job ran may take its snapshots (COUNT x EVERY +
+# TIMEOUT: 3 s) after its end; none begins later.
+[[ $(q "SELECT count(*) FROM ras_snapshots WHERE job_id = '$job'
+        AND taken_at > '$end_at'::timestamptz + interval '3 seconds'") == 0 ]] ||
+  fail "prolog-noepilog: job $job watched after it ended"
+
+(($(wc -l <"$work/alerts") == 3)) || fail "want 2 alerts in all, got: $(cat "$work/alerts")"
+echo "RAS watchdog under a real single-host Slurm: both wirings alert a stuck job once and end with it"
