@@ -148,6 +148,43 @@ std::string AlertReason(const app::RasWatchResult& r) {
   return out;
 }
 
+// One line for a pager or a chat (the Slurm watchdog's ALERT_COMMAND): what
+// the alert is about, then the worst findings with the ranks they name, by
+// host, GPU and pid. No double quotes or backslashes (replaced by ' and /):
+// the watchdog takes it from the JSON with grep, and a shell passes it on.
+std::string AlertSummary(const RasWatchOptions& o, const app::RasWatchResult& r) {
+  const std::string reason = AlertReason(r);
+  if (reason.empty()) return "";
+  std::string out = "job " + o.request.job_id + " on " + o.request.cluster + " " + reason +
+                    " (NCCL RAS, " + r.verdict.health + ")";
+  std::vector<const RasWatchFinding*> worst;
+  for (const RasWatchFinding& f : r.verdict.findings) {
+    if (f.severity == "critical") worst.push_back(&f);
+  }
+  for (const RasWatchFinding& f : r.verdict.findings) {
+    if (f.severity != "critical") worst.push_back(&f);
+  }
+  constexpr size_t kFindings = 3, kRanks = 3;
+  for (size_t i = 0; i < worst.size() && i < kFindings; ++i) {
+    const RasWatchFinding& f = *worst[i];
+    out += "; " + f.kind + ": " + f.message;
+    for (size_t k = 0; k < f.ranks.size() && k < kRanks; ++k) {
+      out += (k == 0 ? ": " : ", ") + WatchRankLine(f.ranks[k]);
+    }
+    if (f.ranks.size() > kRanks) out += " (+" + std::to_string(f.ranks.size() - kRanks) + " more)";
+    if (!f.port_changes.empty()) out += "; port " + f.port_changes.front();
+  }
+  if (worst.size() > kFindings) {
+    out += "; +" + std::to_string(worst.size() - kFindings) + " more findings";
+  }
+  for (char& c : out) {
+    if (c == '"') c = '\'';
+    if (c == '\\') c = '/';
+    if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+  }
+  return out;
+}
+
 std::string EventLine(const RasEvent& e) {
   std::string s = "event at " + e.received_at + ": " + e.event;
   if (e.pid) s += " process " + std::to_string(*e.pid);
@@ -228,6 +265,7 @@ void PrintWatchJson(const RasWatchOptions& o, const app::RasWatchResult& r) {
                         {"verdict", RasWatchVerdictJson(r.verdict)},
                         {"alert", AlertState(r)},
                         {"alert_reason", AlertReason(r)},
+                        {"alert_summary", AlertSummary(o, r)},
                         {"stored", r.verdict_stored},
                         {"port_counters_read", r.port_counters_read},
                         {"monitor", r.monitor},

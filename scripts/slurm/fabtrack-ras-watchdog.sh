@@ -205,6 +205,7 @@ args=(ras watch --job "$job" --cluster "$CLUSTER" --every "$EVERY" --count "$COU
   --timeout "$TIMEOUT" --host "$RAS_HOST" --port "$RAS_PORT" --hosts-file "$HOSTS_FILE"
   --format json)
 [[ -n $DB ]] && args+=(--db "$DB")
+answered=0 # RAS answered a watch of this job
 while ((SECONDS < deadline)) && job_running; do
   # In the background, so that a TERM is not held until the watch ends.
   "$FABTRACK" "${args[@]}" >"$work/watch.json" 2>"$work/watch.err" &
@@ -212,16 +213,18 @@ while ((SECONDS < deadline)) && job_running; do
   wait "$child"
   status=$?
   child=''
+  ((status <= 2)) && answered=1
   case $status in
     0) ;;
     1 | 2)
       # "unconfirmed": the database is away and cannot say whether an earlier
       # watch alerted this job; alerting again beats never alerting.
       if grep -qE '"alert": "(new|unconfirmed)"' "$work/watch.json"; then
-        reason=$(grep -o '"alert_reason": "[^"]*"' "$work/watch.json" | head -n 1 |
-          sed 's/"alert_reason": //; s/"//g')
-        summary="job $job on $CLUSTER ${reason:-stuck} (NCCL RAS): $(grep -o '"message": "[^"]*"' "$work/watch.json" |
-          head -n 3 | sed 's/"message": //; s/"//g' | paste -sd ';' -)"
+        # fabtrack's one-line summary (the findings with their ranks' hosts,
+        # GPUs and pids; no quotes in it, so grep can take it whole).
+        summary=$(grep -o '"alert_summary": "[^"]*"' "$work/watch.json" | head -n 1 |
+          sed 's/^"alert_summary": "//; s/"$//')
+        [[ -n $summary ]] || summary="job $job on $CLUSTER: NCCL RAS alert (no summary)"
         log "$summary"
         # shellcheck disable=SC2086  # ALERT_COMMAND is a command line by design
         $ALERT_COMMAND "$summary" || log "ALERT_COMMAND failed (exit $?)"
@@ -229,9 +232,15 @@ while ((SECONDS < deadline)) && job_running; do
       ;;
     3)
       log "no RAS verdict for job $job: $(head -n 1 "$work/watch.err")"
-      # No snapshot at all: RAS does not answer, the job finished (or does
-      # not use NCCL >= 2.24). Anything else (the database) is tried again.
-      grep -q "no snapshot" "$work/watch.err" && exit 0
+      # No snapshot at all. After RAS has answered: the job's NCCL is gone
+      # (the job finished). Before it ever answered: NCCL may not be up yet
+      # (a long data load before the first collective), so while scontrol
+      # says the job runs, the next watch asks again; without scontrol the
+      # RAS answer alone decides. Anything else (the database) is tried
+      # again.
+      if grep -q "no snapshot" "$work/watch.err"; then
+        ((answered)) || ! command -v "$SCONTROL" >/dev/null 2>&1 && exit 0
+      fi
       ;;
     *)
       log "fabtrack ras watch exit $status: $(head -n 1 "$work/watch.err")"

@@ -240,7 +240,9 @@ def run_cases(db, work, hosts_file):
     check("watchdog: watched more than once",
           psql(db, "SELECT count(*) >= 4 FROM ras_snapshots WHERE job_id = '91111'") == "t", p)
     check("watchdog: one alert for the stuck job", len(lines) == 1
-          and lines[0].startswith("job 91111 on lab stuck (NCCL RAS): ") and "rank" in lines[0], p)
+          and lines[0].startswith("job 91111 on lab stuck (NCCL RAS, ") and "rank" in lines[0], p)
+    check("watchdog: the alert names the rank behind by host, GPU and pid",
+          len(lines) == 1 and "rank 2 on gpu-w2 (10.77.0.12)  GPU 0  pid 6102" in lines[0], p)
     if lines:
         print("     alert: " + lines[0])
 

@@ -120,14 +120,15 @@ free_port() {
   "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# submit NAME MODE SECONDS AFTER WIRING [PORT]: a job whose training is the
+# submit NAME MODE SECONDS AFTER WIRING [PORT [DELAY]]: a job whose training is the
 # stand-in in MODE (frozen: stuck; healthy; none: `sleep`, RAS answering on
 # PORT from outside) for SECONDS, watched after AFTER s; WIRING batch puts
-# the documented line in the batch script. Sets job, wd_pid (its watchdog),
+# the documented line in the batch script; the training starts DELAY s after
+# the batch script (NCCL, and so RAS, up late). Sets job, wd_pid (its watchdog),
 # started and ended (epoch seconds: the batch script began, the test saw
 # the job over), once the job has finished.
 submit() {
-  local name=$1 mode=$2 seconds=$3 after=$4 wiring=$5 port=${6:-} state i
+  local name=$1 mode=$2 seconds=$3 after=$4 wiring=$5 port=${6:-} delay=${7:-0} state i
   [[ -n $port ]] || port=$(free_port)
   cat >"$work/watchdog.conf" <<CONF
 # the test's watchdog: short times, the stand-in's port, the private database
@@ -151,6 +152,7 @@ CONF
       echo "$batch_line"
       echo "echo \$! >$work/jobs/watchdog.\$SLURM_JOB_ID"
     fi
+    ((delay > 0)) && echo "sleep $delay"
     if [[ $mode == none ]]; then
       echo "srun sleep $seconds"
     else
@@ -209,7 +211,7 @@ echo "--- batch-script wiring: a stuck job is alerted once and its watchdog ends
 submit stuck frozen 10 2 batch
 gone stuck 6
 [[ $(alerts_for "$job") == 1 ]] || fail "stuck: want 1 alert for job $job, alerts: $(cat "$work/alerts")"
-grep -q "^job $job on $cluster stuck (NCCL RAS): .*1 of 4 ranks behind" "$work/alerts" ||
+grep -q "^job $job on $cluster stuck (NCCL RAS, critical); .*1 of 4 ranks behind hold it: rank [0-9] on " "$work/alerts" ||
   fail "stuck: alert does not name the job, cluster and rank: $(cat "$work/alerts")"
 ((n = $(snapshots_of "$job"), n >= 4)) ||
   fail "stuck: want >= 4 snapshots of job $job (2 watches or more), got $n"
@@ -217,6 +219,13 @@ grep -q "^job $job on $cluster stuck (NCCL RAS): .*1 of 4 ranks behind" "$work/a
         WHERE job_id = '$job' AND cluster = '$cluster'") == t ]] ||
   fail "stuck: no stuck verdict stored for job $job: $(q "SELECT job_id, health, stuck FROM ras_job_verdicts")"
 echo "job $job: $n snapshots, alert: $(grep "^job $job " "$work/alerts")"
+
+echo "--- batch-script wiring: RAS up only after the first watch; the stuck job still alerted"
+# The first watch (after 1 s) finds nothing listening: NCCL is not up yet,
+# the job runs, so the watchdog asks again instead of ending.
+submit late frozen 8 1 batch "" 4
+gone late 6
+[[ $(alerts_for "$job") == 1 ]] || fail "late: want 1 alert for job $job, alerts: $(cat "$work/alerts")"
 
 echo "--- batch-script wiring: a healthy job is watched, not alerted"
 submit healthy healthy 7 2 batch
@@ -285,5 +294,5 @@ kill "$outside"
         AND taken_at > '$end_at'::timestamptz + interval '3 seconds'") == 0 ]] ||
   fail "prolog-noepilog: job $job watched after it ended"
 
-(($(wc -l <"$work/alerts") == 3)) || fail "want 2 alerts in all, got: $(cat "$work/alerts")"
+(($(wc -l <"$work/alerts") == 4)) || fail "want 4 alerts in all, got: $(cat "$work/alerts")"
 echo "RAS watchdog under a real single-host Slurm: both wirings alert a stuck job once and end with it"
