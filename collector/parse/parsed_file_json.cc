@@ -268,8 +268,8 @@ class Cursor {
   char* at() const { return at_; }
   // A piece of at most kPieceSlack bytes as one block of that size: the
   // bytes after it land where the next text goes (the buffer's bound counts
-  // them).
-  void Text(const Piece& s) {
+  // them). Inlined: GCC kept it a call, twenty per row.
+  [[gnu::always_inline]] void Text(const Piece& s) {
     if (s.size <= kPieceSlack) {
       std::memcpy(at_, s.data, kPieceSlack);
     } else {
