@@ -35,6 +35,97 @@ int DecimalDigits(uint64_t v) {
   return n;
 }
 
+// "00" .. "99": two digits per lookup when writing a number.
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+constexpr uint64_t kIntPowersOfTen[] = {1,
+                                        10,
+                                        100,
+                                        1000,
+                                        10000,
+                                        100000,
+                                        1000000,
+                                        10000000,
+                                        100000000,
+                                        1000000000,
+                                        10000000000,
+                                        100000000000,
+                                        1000000000000,
+                                        10000000000000,
+                                        100000000000000,
+                                        1000000000000000};
+
+// Writes `n` (below 10^16) in decimal at `p`; returns the end. Two digits per
+// division, written from the last back once their count is known.
+char* WriteWhole(uint64_t n, char* p) {
+  if (n < 10) {
+    *p = static_cast<char>('0' + n);
+    return p + 1;
+  }
+  if (n < 100) {
+    std::memcpy(p, kDigitPairs + 2 * n, 2);
+    return p + 2;
+  }
+  int digits = 3;
+  while (digits < 16 && n >= kIntPowersOfTen[digits]) ++digits;
+  char* const end = p + digits;
+  char* q = end;
+  while (n >= 100) {
+    const uint64_t rest = n / 100;
+    q -= 2;
+    std::memcpy(q, kDigitPairs + 2 * (n - 100 * rest), 2);
+    n = rest;
+  }
+  if (n >= 10) {
+    std::memcpy(q - 2, kDigitPairs + 2 * n, 2);
+  } else {
+    q[-1] = static_cast<char>('0' + n);
+  }
+  return end;
+}
+
+// mantissa * 10^-fraction_digits in %f form: a '-' when negative, the whole
+// part (at least "0"), then the point and exactly `fraction_digits` digits
+// (zeros after the point kept); fraction_digits <= 15. One and two fraction
+// digits, most of a table, divide by constants.
+char* WriteFixed(bool negative, uint64_t mantissa, int fraction_digits, char* out) {
+  char* p = out;
+  if (negative) *p++ = '-';
+  switch (fraction_digits) {
+    case 0:
+      return WriteWhole(mantissa, p);
+    case 1: {
+      const uint64_t whole = mantissa / 10;
+      p = WriteWhole(whole, p);
+      p[0] = '.';
+      p[1] = static_cast<char>('0' + (mantissa - 10 * whole));
+      return p + 2;
+    }
+    case 2: {
+      const uint64_t whole = mantissa / 100;
+      p = WriteWhole(whole, p);
+      p[0] = '.';
+      std::memcpy(p + 1, kDigitPairs + 2 * (mantissa - 100 * whole), 2);
+      return p + 3;
+    }
+    default: {
+      const uint64_t scale = kIntPowersOfTen[fraction_digits];
+      const uint64_t whole = mantissa / scale;
+      p = WriteWhole(whole, p);
+      *p++ = '.';
+      uint64_t fraction = mantissa - whole * scale;
+      for (int i = fraction_digits - 1; i >= 0; --i) {
+        p[i] = static_cast<char>('0' + fraction % 10);
+        fraction /= 10;
+      }
+      return p + fraction_digits;
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<double> ParseDecimal(std::string_view text) {
@@ -78,12 +169,15 @@ char* FormatShortest(double value, char* out) {
   // back as the same double, so it is the shortest round trip's digits.
   constexpr int kMaxFractionDigits = 8;
   // Whether the value reads back from `k` fraction digits, and their mantissa.
+  // Through int64_t, not uint64_t: below kExactMantissa both hold the same
+  // values, and x86-64 converts signed integers in one instruction each way.
   auto reads_back = [magnitude](int k, uint64_t* m) {
     const double scaled = magnitude * kPowersOfTen[k];
     if (scaled >= static_cast<double>(kExactMantissa)) return false;
     // Round half up: a decimal that reads back lies far from a half.
-    *m = static_cast<uint64_t>(scaled + 0.5);
-    return static_cast<double>(*m) / kPowersOfTen[k] == magnitude;
+    const int64_t rounded = static_cast<int64_t>(scaled + 0.5);
+    *m = static_cast<uint64_t>(rounded);
+    return static_cast<double>(rounded) / kPowersOfTen[k] == magnitude;
   };
   uint64_t mantissa = 0;
   int fraction_digits = -1;
@@ -117,8 +211,18 @@ char* FormatShortest(double value, char* out) {
   }
   if (fraction_digits < 0 || mantissa == 0) return std::to_chars(out, out + 32, value).ptr;
 
-  // to_chars writes the shorter of %f and %e (%f on a tie): when scientific
-  // notation is shorter (0.0001 is "1e-04", 100000 is "1e+05"), let it.
+  // to_chars writes the shorter of %f and %e (%f on a tie). With at most two
+  // fraction digits and a last digit that is not 0, %f always is: its length
+  // is the digits, plus the point and at most two zeros before them for a
+  // value under 1, where %e takes the digits, a point when there are two or
+  // more, and four for "e-02"-like exponents. Most table values are these:
+  // they skip the lengths' arithmetic below.
+  if (fraction_digits <= 2 && mantissa % 10 != 0) {
+    return WriteFixed(value < 0, mantissa, fraction_digits, out);
+  }
+
+  // Otherwise, when scientific notation is shorter (0.0001 is "1e-04",
+  // 100000 is "1e+05"), let to_chars write it.
   const int mantissa_digits = DecimalDigits(mantissa);
   const int int_digits = std::max(1, mantissa_digits - fraction_digits);
   const int fixed_length = int_digits + (fraction_digits > 0 ? 1 + fraction_digits : 0);
@@ -133,22 +237,7 @@ char* FormatShortest(double value, char* out) {
   const int scientific_length =
       significant_digits + (significant_digits > 1 ? 1 : 0) + 2 + exponent_digits;
   if (scientific_length < fixed_length) return std::to_chars(out, out + 32, value).ptr;
-
-  char* p = out;
-  if (value < 0) *p++ = '-';
-  // Written from the last digit back: the fraction digits (zeros after the
-  // point included), the point, then at least one whole digit.
-  char* q = p + fixed_length;
-  for (int i = 0; i < fraction_digits; ++i) {
-    *--q = static_cast<char>('0' + mantissa % 10);
-    mantissa /= 10;
-  }
-  if (fraction_digits > 0) *--q = '.';
-  do {
-    *--q = static_cast<char>('0' + mantissa % 10);
-    mantissa /= 10;
-  } while (mantissa != 0);
-  return p + fixed_length;
+  return WriteFixed(value < 0, mantissa, fraction_digits, out);
 }
 
 }  // namespace fabtrack

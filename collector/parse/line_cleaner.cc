@@ -95,14 +95,19 @@ void CleanOneLineInto(std::string_view raw, int number, CleanLine* out) {
          (s.back() == '\r' || s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) {
     s.remove_suffix(1);
   }
-  // Prefixes can stack ("  [1,0]<stdout>:[0] ..."), so strip until stable.
+  // Prefixes can stack ("  [1,0]<stdout>:[0] ..."), so strip until none is
+  // left. Each prefix starts with its own character ('[' or a digit): a line
+  // starting otherwise, most lines, is tried against none of them.
   for (int guard = 0; guard < 8; ++guard) {
-    std::string_view before = s;
     s = TrimLeft(s);
-    if (StripOpenMpiTag(&s, &line)) continue;
-    if (StripBracketRank(&s, &line)) continue;
-    if (StripSrunLabel(&s, &line)) continue;
-    if (s.size() == before.size()) break;
+    if (s.empty()) break;
+    if (s[0] == '[') {
+      if (StripOpenMpiTag(&s, &line)) continue;
+      if (StripBracketRank(&s, &line)) continue;
+    } else if (IsDigit(s[0])) {
+      if (StripSrunLabel(&s, &line)) continue;
+    }
+    break;
   }
   line.text.assign(TrimLeft(s));
 }

@@ -56,7 +56,9 @@ uint32_t BlankMask16(const char* p) {
 
 // A row is mostly the blanks nccl-tests pads its columns with: 16 bytes are
 // classified at once and tokens found from the mask's edges (a byte at a
-// time this was an eighth of a table's parse).
+// time this was an eighth of a table's parse). With kMaxTokens, stops after
+// that many: a caller that looks at no more of them need not read the rest.
+template <size_t kMaxTokens = SIZE_MAX>
 void TokensInto(std::string_view s, std::vector<std::string_view>* tokens) {
   std::vector<std::string_view>& out = *tokens;
   out.clear();
@@ -91,6 +93,9 @@ void TokensInto(std::string_view s, std::vector<std::string_view>* tokens) {
         if (ends == 0) break;
         from = static_cast<uint32_t>(__builtin_ctz(ends));
         out.emplace_back(data + start, block + from - start);
+        if constexpr (kMaxTokens != SIZE_MAX) {
+          if (out.size() == kMaxTokens) return;
+        }
         in_token = false;
       }
     }
@@ -105,6 +110,9 @@ void TokensInto(std::string_view s, std::vector<std::string_view>* tokens) {
     const char* start = p;
     while (p != end && !IsSpace(*p)) ++p;
     out.emplace_back(start, static_cast<size_t>(p - start));
+    if constexpr (kMaxTokens != SIZE_MAX) {
+      if (out.size() == kMaxTokens) return;
+    }
   }
 #endif
 }
@@ -124,7 +132,9 @@ std::string_view Body(std::string_view text) {
   return text.substr(i);
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
+// Inlined: the table parser asks it of most lines with a literal prefix,
+// and inline the compare is a few instructions, not a call into memcmp.
+[[gnu::always_inline]] inline bool StartsWith(std::string_view s, std::string_view prefix) {
   if (prefix.empty()) return true;
   return s.size() >= prefix.size() && s[0] == prefix[0] &&
          std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
@@ -185,6 +195,13 @@ bool ContainsInitComplete(std::string_view s) {
   return false;
 }
 
+bool AllDigits(std::string_view s) {
+  for (char c : s) {
+    if (!IsDigit(c)) return false;
+  }
+  return true;
+}
+
 bool IsNotAvailable(std::string_view s) { return s == "N/A" || s == "n/a" || s == "-"; }
 
 // ---------------------------------------------------------------------------
@@ -219,6 +236,9 @@ struct Column {
 
 struct Layout {
   std::vector<Column> columns;
+  // How many of them are timestamps (two tokens each in a row), counted once
+  // here rather than in every row.
+  size_t timestamps = 0;
   // The 2017 format ("bytes N type op time ...") printed time in ms.
   double time_scale = 1.0;
   bool operator==(const Layout&) const = default;
@@ -278,6 +298,7 @@ std::optional<Layout> ParseColumnHeader(std::string_view body, std::vector<std::
     c.kind = kind.value_or(Col::kUnknown);
     if (!kind) unknown->push_back(c.name);
     if (c.kind == Col::kTime) ++times;
+    if (c.kind == Col::kTimestamp) ++layout.timestamps;
     bool per_half = c.kind != Col::kSize && c.kind != Col::kCount && c.kind != Col::kType &&
                     c.kind != Col::kRedop && c.kind != Col::kRoot && c.kind != Col::kTimestamp;
     c.half = per_half && times > 0 ? (times > 1 ? 1 : 0) : -1;
@@ -347,7 +368,10 @@ bool SameParameters(const TestParameters& a, const TestParameters& b) {
 // Returns nullopt when the line is cut short or otherwise not a device line.
 std::optional<RankDevice> ParseDevice(std::string_view body,
                                       std::vector<std::string_view>* scratch) {
-  TokensInto(body, scratch);
+  // "Rank N Group N Pid N on HOST device N": below, nothing reads past the
+  // tenth token or asks whether there are more than ten, so the GPU model's
+  // words are not split (the bus id and model are read from the text).
+  TokensInto<10>(body, scratch);
   const std::vector<std::string_view>& t = *scratch;
   if (t.size() < 2 || t[0] != "Rank") return std::nullopt;
   RankDevice d;
@@ -441,10 +465,8 @@ bool ParseRow(const CleanLine& line, const Layout& layout, bool op_may_be_blank,
   TokensInto(line.text, scratch);
   std::vector<std::string_view>& toks = *scratch;
   // Count the value slots the layout needs (a timestamp takes two tokens).
-  size_t needed = 0;
-  for (const Column& c : layout.columns) needed += c.kind == Col::kTimestamp ? 2 : 1;
-  size_t min_needed = needed;
-  for (const Column& c : layout.columns) min_needed -= c.kind == Col::kTimestamp ? 2 : 0;
+  const size_t needed = layout.columns.size() + layout.timestamps;
+  const size_t min_needed = layout.columns.size() - layout.timestamps;
   if (toks.size() < min_needed) {
     // Retry with glued numbers split apart before giving up.
     std::vector<std::string_view> split;
@@ -543,6 +565,12 @@ bool ParseRow(const CleanLine& line, const Layout& layout, bool op_may_be_blank,
         if (c.half < 0) return bad("misplaced");
         Measurement* m = Half(&row, c.half);
         if (IsNotAvailable(v)) break;
+        // Mostly "0": up to 15 plain digits are the count itself, as the
+        // double below would give it (exact below 10^15).
+        if (!v.empty() && v.size() <= 15 && AllDigits(v)) {
+          m->wrong = *ToInt64(v);
+          break;
+        }
         // Printed with %6g, so large counts come as "1e+06".
         auto d = ToDouble(v);
         if (!d) return bad("not a count of wrong elements");

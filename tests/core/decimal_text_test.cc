@@ -74,27 +74,15 @@ TEST(DecimalText, FormatsLikeToCharsOnRandomDoublesAndEdges) {
     std::memcpy(&any, &b, sizeof any);
     ASSERT_EQ(StdShortest(any), OursShortest(any)) << b;
   }
-  for (double v : {0.0,
-                   -0.0,
-                   1e-6,
-                   9.99e-7,
-                   1e15,
-                   999999999999999.0,
-                   1e14 + 0.5,
-                   0.1,
-                   0.2,
-                   0.3,
-                   1.0 / 3,
-                   2.0 / 3,
-                   100000.0,
-                   123456.0,
-                   1200.0,
-                   0.0001,
-                   0.00012,
-                   5e-5,
+  for (double v : {0.0, -0.0, 1e-6, 9.99e-7, 1e15, 999999999999999.0, 1e14 + 0.5, 0.1, 0.2, 0.3,
+                   1.0 / 3, 2.0 / 3, 100000.0, 123456.0, 1200.0, 0.0001, 0.00012, 5e-5,
+                   // One and two decimals (written without the lengths'
+                   // arithmetic): every count of whole digits, zeros after
+                   // the point, signs.
+                   0.01, -0.01, 0.05, 0.1, -0.9, 9.99, 10.5, 99.01, 100.07, 12345678.9,
+                   9999999999999.99, 99999999999999.9, -99999999999999.9, 123456789012345.0,
                    std::numeric_limits<double>::infinity(),
-                   std::numeric_limits<double>::denorm_min(),
-                   std::numeric_limits<double>::max()}) {
+                   std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max()}) {
     EXPECT_EQ(StdShortest(v), OursShortest(v)) << v;
   }
 }

@@ -1210,5 +1210,40 @@ TEST(NcclLogParserTest, OnlyTheConsolesOwnCopyIsDropped) {
   EXPECT_TRUE(errors.empty());
 }
 
+// The failure forms' words are searched 16 places at a time, the last places
+// of a line from a padded copy (HasFailureWords): a form at every offset, in
+// lines of every length around those blocks, is found, and a line one letter
+// short of a form is not.
+TEST(NcclLogParserTest, TestFailureLinesFoundAtEveryOffset) {
+  const std::vector<std::string> forms = {
+      "Test NCCL failure common.cu:393 'unhandled cuda error'",
+      "Test CUDA failure common.cu:12 'out of memory'",
+      "DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error",
+      "srun: NCCL error: remote process exited",
+      // Cut right after the words: they fall in a line's last places.
+      "Test NCCL failure", "Test CUDA failure", "x NCCL error in:", "x NCCL error:"};
+  std::string text;
+  int expected = 0;
+  for (const std::string& form : forms) {
+    for (size_t before = 0; before <= 40; ++before) {
+      for (size_t after : {0, 1, 7, 20}) {
+        // Letters of the needles around it ("N", "a", "e", "r"), never a
+        // needle: false candidates next to the true one.
+        text += std::string(before, before % 2 ? 'N' : 'a') + form + std::string(after, 'r') + "\n";
+        ++expected;
+      }
+    }
+  }
+  for (size_t before = 0; before <= 40; ++before) {
+    text += std::string(before, 'e') + "Test NCCL failur common.cu:1 'cut'\n";
+    text += std::string(before, 'r') + "srun: NCCL erro: remote process exited\n";
+  }
+  std::vector<ParseError> errors;
+  NcclLogInfo info = ParseText(text, &errors);
+  int found = static_cast<int>(info.dropped_notices);
+  for (const LogMessage& m : info.notices) found += m.level == "TEST" ? 1 : 0;
+  EXPECT_EQ(found, expected);
+}
+
 }  // namespace
 }  // namespace fabtrack
