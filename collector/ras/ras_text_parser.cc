@@ -369,6 +369,9 @@ Report ParseRasReport(std::string_view text) {
     at = end + 1;
   }
   if (reports > 1) start = last;
+  // Nothing before the report (`ncclras > f`): read in place, not copied
+  // (a JSON report of 10^5 ranks is tens of MB).
+  if (start == 0) return json ? ParseRasJson(text) : ParseRasText(text);
   // What comes before becomes blank lines: the parsers' line numbers stay
   // the file's.
   std::string kept(text.substr(0, start));

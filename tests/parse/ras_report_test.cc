@@ -258,6 +258,68 @@ TEST(RasJson, CutOffReplyIsSaid) {
   EXPECT_EQ(Judge(r).health, Health::kCritical);
 }
 
+// The JSON report is read as it is parsed (no DOM): every field of a rank
+// and of a missing rank, keys in any order, unknown keys and values of the
+// wrong type (the field's default, as a DOM read gave), a key given twice
+// (the last).
+TEST(RasJson, FieldsReadWithoutDom) {
+  Report r = ParseRasJson(R"({"extra": {"ranks": [{"rank": 9}]}, "communicators": [
+    {"size": 3, "ranks": [
+      {"collective_counts": {"AllReduce": 7, "Odd": 1.5, "Neg": -2, "Obj": {"x": 1}},
+       "status": {"abort_flag": true, "init_state": 7}, "rank": 0, "host": "10.0.0.1",
+       "pid": 11, "cuda_dev": 2, "nvml_dev": 3, "unknown": [1, {"rank": 5}]},
+      {"rank": "one", "host": 5, "pid": 12.0, "cuda_dev": true, "status": 4,
+       "collective_counts": {"AllReduce": 6}, "rank": 1},
+      7],
+     "missing_ranks": [{"rank": 2, "host": "10.0.0.2", "pid": 13, "status":
+       {"unresponsive": true, "considered_dead": 1}}],
+     "hash": "0xab"}],
+    "nccl_version": "2.29.7", "ras": {"timeouts_count": 2, "collection_time_sec": 0.5}})");
+  ASSERT_TRUE(r.complete) << (r.problems.empty() ? "" : r.problems[0]);
+  EXPECT_EQ(r.nccl_version, "2.29.7");
+  EXPECT_EQ(r.timeouts, 2);
+  EXPECT_EQ(r.collection_s, 0.5);
+  ASSERT_EQ(r.communicators.size(), 1u);
+  const JsonCommunicator& c = r.communicators[0];
+  EXPECT_EQ(c.hash, "0xab");
+  EXPECT_EQ(c.size, 3);
+  ASSERT_EQ(c.ranks.size(), 2u);
+  EXPECT_EQ(c.ranks[0].rank, 0);
+  EXPECT_EQ(c.ranks[0].host, "10.0.0.1");
+  EXPECT_EQ(c.ranks[0].pid, 11);
+  EXPECT_EQ(c.ranks[0].cuda_dev, 2);
+  EXPECT_EQ(c.ranks[0].nvml_dev, 3);
+  EXPECT_TRUE(c.ranks[0].abort_flag);
+  EXPECT_EQ(c.ranks[0].init_state, 7);
+  ASSERT_EQ(c.ranks[0].collective_counts.size(), 2u);  // integers only
+  EXPECT_EQ(c.ranks[0].collective_counts[1], (std::pair<std::string, int64_t>{"Neg", -2}));
+  EXPECT_EQ(c.ranks[1].rank, 1);  // the last of two
+  EXPECT_EQ(c.ranks[1].host, "");
+  EXPECT_EQ(c.ranks[1].pid, 12);
+  EXPECT_EQ(c.ranks[1].cuda_dev, 1);
+  EXPECT_EQ(c.ranks[1].nvml_dev, -1);
+  EXPECT_FALSE(c.ranks[1].abort_flag);
+  ASSERT_EQ(c.missing_ranks.size(), 1u);
+  EXPECT_EQ(c.missing_ranks[0].host, "10.0.0.2");
+  EXPECT_TRUE(c.missing_ranks[0].unresponsive);
+  EXPECT_FALSE(c.missing_ranks[0].considered_dead);  // a number is not a bool
+  EXPECT_FALSE(ParseRasJson(R"({"communicators": {}})").complete);
+  EXPECT_FALSE(ParseRasJson(R"([{"communicators": []}])").complete);
+}
+
+// A reply of rank objects past any job's (2^21 entries: "{}," each, 6 MB)
+// is not read into memory as ranks: refused, said.
+TEST(RasJson, EndlessRanksAreRefused) {
+  std::string text = R"({"communicators": [{"hash": "0x1", "size": 2147483648, "ranks": [)";
+  for (size_t i = 0; i <= (size_t{1} << 21); ++i) text += i ? ",{}" : "{}";
+  text += "]}]}";
+  Report r = ParseRasJson(text);
+  EXPECT_FALSE(r.complete);
+  EXPECT_TRUE(r.communicators.empty());
+  ASSERT_FALSE(r.problems.empty());
+  EXPECT_EQ(r.problems[0], "more than 2097152 rank entries: not read as a RAS report");
+}
+
 // RAS's text lists ranks only when few are off; the JSON report has every
 // rank's counts, so the ranks behind are named at any proportion.
 TEST(RasJson, RanksBehindAreNamedAtAnyProportion) {
