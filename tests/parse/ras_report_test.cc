@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/pattern.h"
 #include "tests/support/fixture_text.h"
 
 namespace fabtrack::ras {
@@ -348,6 +349,66 @@ TEST(RasJson, RanksBehindAreNamedAtAnyProportion) {
     EXPECT_EQ(f->ranks.back().node, "10.3.0." + std::to_string((behind_count - 1) / 8));
     EXPECT_EQ(f->message,
               "AllReduce: " + std::to_string(behind_count) + " of 100 ranks behind 4002");
+  }
+}
+
+// A rank line is read by hand (a verbose report of 131,072 ranks has 65,535
+// of them), as the patterns read it: `Rank (\\d+)(?: (.*?))? -- (.*)`, the
+// owner `GPU (.+) managed by process (\\d+) on node (\\S+)`. Differential:
+// each line read by the parser and by the patterns themselves.
+TEST(RasText, RankLinesReadAsThePatternsReadThem) {
+  const char* lines[] = {
+      "Rank 17 -- GPU 1 managed by process 4242 on node 10.1.0.7",
+      "Rank 3 has status INIT -- GPU 0 (NVML 3) managed by process 11 on node n1.cluster",
+      "Rank 5 has launched up to operation 6650 -- GPU 2 managed by process 9 on node 10.0.0.2",
+      "Rank 4 -- [process information not found]",
+      "Rank 6 x -- y -- GPU 1 managed by process 2 on node a",
+      "Rank 7 -- GPU 1 managed by process 2 on node a -- b",
+      "Rank 8 -- GPU a managed by process 1 managed by process 2 on node z",
+      "Rank 9 -- GPU  managed by process 2 on node z",
+      "Rank 10 -- GPU 1 managed by process 2x on node z",
+      "Rank 11 -- GPU 1 managed by process 2 on node ",
+      "Rank 12 -- GPU 1 managed by process 2 on node a b",
+      "Rank 13 --",
+      "Rank 14  -- GPU 1 managed by process 2 on node a",
+      "Rank 15 -- GPU -- managed by process 2 on node a",
+      "Rank 99999999999 -- GPU 1 managed by process 2 on node a",
+  };
+  Pattern rank_pattern(R"(Rank (\d+)(?: (.*?))? -- (.*))");
+  Pattern owner_pattern(R"(GPU (.+) managed by process (\d+) on node (\S+))");
+  for (const char* line : lines) {
+    std::string text = std::string(
+                           "Errors\n======\n\n#0-0 (27a079b828ff1a75) INCOMPLETE\n"
+                           "  Missing communicator data from 1 rank\n  ") +
+                       line + "\n\nWarnings\n========\n\n";
+    Report r = ParseRasText(text);
+    ASSERT_EQ(r.issues.size(), 1u) << line;
+    const Issue& issue = r.issues[0];
+    PatternMatch m;
+    if (!rank_pattern.Matches(line, &m)) {
+      // Not a rank line: a detail of the block.
+      EXPECT_TRUE(issue.ranks.empty() && issue.groups.empty()) << line;
+      continue;
+    }
+    // A rank with a state is a group of one; without, a missing rank.
+    const RankRef& got = m.str(2).empty() ? issue.ranks.at(0) : issue.groups.at(0).ranks.at(0);
+    int64_t number = std::stoll(m.str(1));
+    EXPECT_EQ(got.rank, number <= INT32_MAX ? number : -1) << line;
+    if (!m.str(2).empty()) {
+      std::string value = m.str(2);
+      if (value.rfind("has ", 0) == 0) value = value.substr(4);
+      EXPECT_EQ(issue.groups[0].value, value) << line;
+    }
+    PatternMatch o;
+    if (owner_pattern.Matches(m.str(3), &o)) {
+      EXPECT_EQ(got.gpu, o.str(1)) << line;
+      EXPECT_EQ(got.pid, std::stoll(o.str(2))) << line;
+      EXPECT_EQ(got.node, o.str(3)) << line;
+    } else {
+      EXPECT_EQ(got.gpu, "") << line;
+      EXPECT_FALSE(got.pid.has_value()) << line;
+      EXPECT_EQ(got.node, "") << line;
+    }
   }
 }
 
