@@ -112,21 +112,22 @@ def main():
 
     # A 131,072-rank job's JSON report (71 MB, generated), 60% of the ranks
     # one AllReduce behind and one dead: read whole (the cap was once 64 MiB),
-    # every rank behind named. Saved by NCCL 2.28.9 (the lost comma), with
-    # 1% behind, too.
+    # every rank behind named. Saved by NCCL 2.28.9 (the lost comma), 16,384
+    # ranks 1% behind, too (the comma put back in a report of 9 MB).
     gen = os.path.join(SOURCE, "tests", "support", "big_ras_report.py")
-    for fmt, percent, behind in (("json", 60, 78643), ("json-2.28", 1, 1310)):
+    for fmt, ranks, percent, behind in (("json", 131072, 60, 78643),
+                                        ("json-2.28", 16384, 1, 163)):
         big = os.path.join(tmp, "big-%s.json" % fmt)
         with open(big, "wb") as f:
-            subprocess.run([sys.executable, gen, fmt, "131072", str(percent), "-1", "--dead",
-                            "131071"], stdout=f, check=True)
+            subprocess.run([sys.executable, gen, fmt, str(ranks), str(percent), "-1", "--dead",
+                            str(ranks - 1)], stdout=f, check=True)
         p = fabtrack("read", big, "--format", "json")
         doc = json.loads(p.stdout or b"{}")
         kinds = {f["kind"]: f for f in doc.get("findings", [])}
-        check("131,072-rank %s report: read, critical" % fmt, p.returncode == 2, p)
-        check("131,072-rank %s report: %d ranks behind, 1 dead" % (fmt, behind),
+        check("%d-rank %s report: read, critical" % (ranks, fmt), p.returncode == 2, p)
+        check("%d-rank %s report: %d ranks behind, 1 dead" % (ranks, fmt, behind),
               len(kinds.get("behind", {}).get("ranks", [])) == behind and
-              [k["rank"] for k in kinds.get("dead", {}).get("ranks", [])] == [131071], p)
+              [k["rank"] for k in kinds.get("dead", {}).get("ranks", [])] == [ranks - 1], p)
         os.remove(big)
 
     # A file past the cap (a sparse 513 MiB: never written, and refused
