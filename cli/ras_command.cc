@@ -26,6 +26,7 @@
 // Exit 0/1/2 as status, 3 no verdict (no snapshot, the hosts file unreadable,
 // the database misconfigured).
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 
 #include "app/ras_watch_flow.h"
@@ -248,21 +249,31 @@ void PrintWatchText(const RasWatchOptions& o, const app::RasWatchResult& r) {
   }
 }
 
+// Where the document holds snapshot i's communicators: a string in their
+// place, replaced by their text (RasCommunicatorsDump, no DOM of 10^5 ranks)
+// when printed. Found with its key: no value of the report can hold `"key":
+// "` (a quote in a value is escaped).
+// The verdict's place, as the communicators' (it names each rank behind).
+constexpr const char* kVerdictSlot = "@ras-verdict@";
+std::string SlotValue(size_t i) { return "@ras-communicators-" + std::to_string(i) + "@"; }
+std::string CommunicatorsSlot(size_t i) { return "\"communicators\": \"" + SlotValue(i) + "\""; }
+
 void PrintWatchJson(const RasWatchOptions& o, const app::RasWatchResult& r) {
   nlohmann::json snapshots = nlohmann::json::array();
-  for (const RasSnapshot& s : r.snapshots) {
+  for (size_t i = 0; i < r.snapshots.size(); ++i) {
+    const RasSnapshot& s = r.snapshots[i];
     snapshots.push_back({{"taken_at", s.taken_at},
                          {"report_format", s.report_format},
                          {"nccl_version", s.nccl_version},
                          {"health", s.health},
-                         {"communicators", RasCommunicatorsJson(s.communicators)}});
+                         {"communicators", SlotValue(i)}});
   }
   nlohmann::json doc = {{"job", o.request.job_id},
                         {"cluster", o.request.cluster},
                         {"host", o.request.query.host},
                         {"port", o.request.query.port},
                         {"ended", r.ended},
-                        {"verdict", RasWatchVerdictJson(r.verdict)},
+                        {"verdict", kVerdictSlot},
                         {"alert", AlertState(r)},
                         {"alert_reason", AlertReason(r)},
                         {"alert_summary", AlertSummary(o, r)},
@@ -276,7 +287,31 @@ void PrintWatchJson(const RasWatchOptions& o, const app::RasWatchResult& r) {
       r.first_stuck_at ? nlohmann::json(*r.first_stuck_at) : nlohmann::json(nullptr);
   doc["first_peer_dead_at"] =
       r.first_peer_dead_at ? nlohmann::json(*r.first_peer_dead_at) : nlohmann::json(nullptr);
-  std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
+  std::string text = doc.dump(2, ' ', false, kReplace);
+  // The slots in the order the document holds them (keys sorted: the
+  // snapshots before the verdict).
+  std::vector<std::pair<std::string, std::function<std::string(size_t)>>> slots;
+  for (size_t i = 0; i < r.snapshots.size(); ++i) {
+    slots.emplace_back(CommunicatorsSlot(i), [&r, i, kReplace](size_t depth) {
+      return RasCommunicatorsDump(r.snapshots[i].communicators, 2, depth, kReplace);
+    });
+  }
+  slots.emplace_back(
+      std::string("\"verdict\": \"") + kVerdictSlot + "\"",
+      [&r, kReplace](size_t depth) { return RasWatchVerdictDump(r.verdict, 2, depth, kReplace); });
+  size_t from = 0;
+  for (const auto& [slot, render] : slots) {
+    size_t at = text.find(slot, from);
+    if (at == std::string::npos) continue;  // cannot be: the document holds every slot
+    size_t line = text.rfind('\n', at);
+    size_t depth = at - (line == std::string::npos ? 0 : line + 1);
+    std::cout.write(text.data() + from, static_cast<std::streamsize>(at - from));
+    std::cout << slot.substr(0, slot.find(':') + 2) << render(depth);
+    from = at + slot.size();
+  }
+  std::cout.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+  std::cout << "\n";
 }
 
 void RunRasWatch(RasWatchOptions& o) {

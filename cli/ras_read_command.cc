@@ -5,7 +5,10 @@
 // one: the format detected, the same verdict, output and exit codes: 0
 // healthy, 1 warning, 2 critical, 3 no whole report (the file cannot be read,
 // is empty, or is cut short or broken: "FILE:LINE: what").
+#include <sys/stat.h>
+
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -13,13 +16,14 @@
 
 #include "cli/commands.h"
 #include "cli/ras_report_output.h"
+#include "collector/ras/ras_client.h"
 
 namespace fabtrack::cli {
 namespace {
 
 constexpr int kExitNoWholeReport = 3;
 // The cap `ras status` puts on a live reply (ras_client.h).
-constexpr size_t kMaxReportBytes = size_t{64} << 20;
+constexpr size_t kMaxReportBytes = ras::kMaxReplyBytes;
 
 struct RasReadOptions {
   std::string path;
@@ -34,23 +38,36 @@ struct RasReadOptions {
 
 // The file's bytes, or "-" standard input's; the I/O edge of the command.
 std::string ReadReportFile(const std::string& path, const std::string& name) {
+  auto too_large = [&] {
+    // A JSON report passes it near 990,000 rank entries; the text one much later.
+    ReadFailed(name + ": larger than " + std::to_string(kMaxReportBytes >> 20) +
+               " MiB, the cap on a live RAS reply: not read (the text report, ncclras "
+               "without -f json, is far smaller)");
+  };
   std::ifstream file;
   std::istream* in = &std::cin;
+  std::string body;
   if (path != "-") {
     file.open(path, std::ios::binary);
     if (!file) ReadFailed(name + ": cannot read: " + std::strerror(errno));
     in = &file;
+    // A file's size is known: refused before a byte is read, and read into
+    // one allocation, not a string doubled on the way.
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if (static_cast<uint64_t>(st.st_size) > kMaxReportBytes) too_large();
+      body.reserve(static_cast<size_t>(st.st_size));
+    }
   }
-  std::string body;
   char chunk[65536];
   while (in->read(chunk, sizeof(chunk)) || in->gcount() > 0) {
-    body.append(chunk, static_cast<size_t>(in->gcount()));
-    if (body.size() > kMaxReportBytes) {
-      // A JSON report passes it near 120,000 ranks; the text one much later.
-      ReadFailed(name + ": larger than " + std::to_string(kMaxReportBytes >> 20) +
-                 " MiB, the cap on a live RAS reply: not read (the text report, ncclras "
-                 "without -f json, is far smaller)");
+    if (body.size() >= (size_t{32} << 20) && body.capacity() < kMaxReportBytes) {
+      // A big report on standard input: room for the cap at once (as a live
+      // reply), not a string doubled to twice the cap.
+      body.reserve(kMaxReportBytes + sizeof(chunk));
     }
+    body.append(chunk, static_cast<size_t>(in->gcount()));
+    if (body.size() > kMaxReportBytes) too_large();
   }
   if (in->bad()) ReadFailed(name + ": cannot read: " + std::strerror(errno));
   return body;

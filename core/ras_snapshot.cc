@@ -1,5 +1,7 @@
 #include "core/ras_snapshot.h"
 
+#include <charconv>
+
 #include "core/ras_watch_record.h"
 
 namespace fabtrack {
@@ -39,6 +41,170 @@ nlohmann::json RasCommunicatorsJson(const std::vector<RasCommState>& comms) {
                    {"errors", c.errors},
                    {"ranks", std::move(ranks)}});
   }
+  return out;
+}
+
+namespace {
+
+// A string nlohmann writes as is, between quotes: printable ASCII, no quote
+// or backslash (no escape, no UTF-8 to check).
+bool Plain(const std::string& s) {
+  for (char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+bool AllPlain(const std::vector<RasCommState>& comms) {
+  for (const RasCommState& c : comms) {
+    if (!Plain(c.id) || !Plain(c.state) || !Plain(c.errors)) return false;
+    for (const RasRankState& k : c.ranks) {
+      if (!Plain(k.node) || !Plain(k.host) || !Plain(k.gpu) || !Plain(k.state)) return false;
+      for (const auto& [op, n] : k.op_counts) {
+        if (!Plain(op)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// nlohmann's layout: compact ("[1,2]", "{"a":1}") or pretty (each element
+// on its own line, `indent` spaces a level, "key": value); empty containers
+// are "[]" either way. Keys in std::map order (sorted), as RasCommunicatorsJson's.
+class DumpWriter {
+ public:
+  DumpWriter(std::string* out, int indent, size_t prefix)
+      : out_(out), indent_(indent), prefix_(prefix) {}
+
+  void Open(char bracket) {
+    out_->push_back(bracket);
+    ++depth_;
+    first_ = true;
+  }
+  void Close(char bracket, bool empty) {
+    --depth_;
+    if (!empty) NewLine();
+    out_->push_back(bracket);
+    first_ = false;
+  }
+  // Before an element of an array, or a key of an object.
+  void Next() {
+    if (!first_) out_->push_back(',');
+    first_ = false;
+    NewLine();
+  }
+  void Key(const char* key) {
+    Next();
+    out_->push_back('"');
+    out_->append(key);
+    out_->append(indent_ < 0 ? "\":" : "\": ");
+    first_ = true;  // the value follows the key, not an element
+  }
+  void String(const std::string& s) {
+    first_ = false;
+    out_->push_back('"');
+    out_->append(s);
+    out_->push_back('"');
+  }
+  void Number(int64_t n) {
+    first_ = false;
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), n);
+    out_->append(buf, end);
+  }
+  void Null() {
+    first_ = false;
+    out_->append("null");
+  }
+  // An array element that is a value: Next(), then the value.
+  void Element() { Next(); }
+
+ private:
+  void NewLine() {
+    if (indent_ < 0) return;
+    out_->push_back('\n');
+    out_->append(prefix_ + static_cast<size_t>(depth_) * static_cast<size_t>(indent_), ' ');
+  }
+  std::string* out_;
+  int indent_;
+  size_t prefix_;
+  int depth_ = 0;
+  bool first_ = true;
+};
+
+// A DOM's dump, each line after the first prefixed.
+std::string DumpOf(const nlohmann::json& dom, int indent, size_t indent_prefix,
+                   nlohmann::json::error_handler_t handler) {
+  std::string text = dom.dump(indent, ' ', false, handler);
+  if (indent_prefix == 0) return text;
+  std::string out;
+  for (char c : text) {
+    out.push_back(c);
+    if (c == '\n') out.append(indent_prefix, ' ');
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RasCommunicatorsDump(const std::vector<RasCommState>& comms, int indent,
+                                 size_t indent_prefix, nlohmann::json::error_handler_t handler) {
+  if (!AllPlain(comms)) {
+    return DumpOf(RasCommunicatorsJson(comms), indent, indent_prefix, handler);
+  }
+  std::string out;
+  DumpWriter w(&out, indent, indent_prefix);
+  w.Open('[');
+  for (const RasCommState& c : comms) {
+    w.Element();
+    w.Open('{');
+    w.Key("errors");
+    w.String(c.errors);
+    w.Key("id");
+    w.String(c.id);
+    w.Key("ranks");
+    w.Open('[');
+    for (const RasRankState& k : c.ranks) {
+      w.Element();
+      w.Open('{');
+      w.Key("gpu");
+      w.String(k.gpu);
+      w.Key("host");
+      w.String(k.host);
+      w.Key("node");
+      w.String(k.node);
+      w.Key("op_counts");
+      w.Open('[');
+      for (const auto& [op, n] : k.op_counts) {
+        w.Element();
+        w.Open('[');
+        w.Element();
+        w.String(op);
+        w.Element();
+        w.Number(n);
+        w.Close(']', false);
+      }
+      w.Close(']', k.op_counts.empty());
+      w.Key("pid");
+      if (k.pid) {
+        w.Number(*k.pid);
+      } else {
+        w.Null();
+      }
+      w.Key("rank");
+      w.Number(k.rank);
+      w.Key("state");
+      w.String(k.state);
+      w.Close('}', false);
+    }
+    w.Close(']', c.ranks.empty());
+    w.Key("size");
+    w.Number(c.size);
+    w.Key("state");
+    w.String(c.state);
+    w.Close('}', false);
+  }
+  w.Close(']', comms.empty());
   return out;
 }
 
@@ -107,6 +273,82 @@ nlohmann::json RasWatchVerdictJson(const RasWatchVerdict& v) {
           {"first_taken_at", v.first_taken_at},
           {"last_taken_at", v.last_taken_at},
           {"findings", std::move(findings)}};
+}
+
+std::string RasWatchVerdictDump(const RasWatchVerdict& v, int indent, size_t indent_prefix,
+                                nlohmann::json::error_handler_t handler) {
+  bool plain = Plain(v.health) && Plain(v.first_taken_at) && Plain(v.last_taken_at);
+  for (const RasWatchFinding& f : v.findings) {
+    plain = plain && Plain(f.kind) && Plain(f.severity) && Plain(f.communicator) &&
+            Plain(f.message) && Plain(f.since);
+    for (const std::string& p : f.port_changes) plain = plain && Plain(p);
+    for (const RasWatchRank& k : f.ranks) {
+      plain = plain && Plain(k.node) && Plain(k.host) && Plain(k.gpu) && Plain(k.detail);
+    }
+  }
+  if (!plain) return DumpOf(RasWatchVerdictJson(v), indent, indent_prefix, handler);
+  std::string out;
+  DumpWriter w(&out, indent, indent_prefix);
+  w.Open('{');
+  w.Key("findings");
+  w.Open('[');
+  for (const RasWatchFinding& f : v.findings) {
+    w.Element();
+    w.Open('{');
+    w.Key("communicator");
+    w.String(f.communicator);
+    w.Key("kind");
+    w.String(f.kind);
+    w.Key("message");
+    w.String(f.message);
+    w.Key("port_changes");
+    w.Open('[');
+    for (const std::string& p : f.port_changes) {
+      w.Element();
+      w.String(p);
+    }
+    w.Close(']', f.port_changes.empty());
+    w.Key("ranks");
+    w.Open('[');
+    for (const RasWatchRank& k : f.ranks) {
+      w.Element();
+      w.Open('{');
+      w.Key("detail");
+      w.String(k.detail);
+      w.Key("gpu");
+      w.String(k.gpu);
+      w.Key("host");
+      w.String(k.host);
+      w.Key("node");
+      w.String(k.node);
+      w.Key("pid");
+      if (k.pid) {
+        w.Number(*k.pid);
+      } else {
+        w.Null();
+      }
+      w.Key("rank");
+      w.Number(k.rank);
+      w.Close('}', false);
+    }
+    w.Close(']', f.ranks.empty());
+    w.Key("severity");
+    w.String(f.severity);
+    w.Key("since");
+    w.String(f.since);
+    w.Close('}', false);
+  }
+  w.Close(']', v.findings.empty());
+  w.Key("first_taken_at");
+  w.String(v.first_taken_at);
+  w.Key("health");
+  w.String(v.health);
+  w.Key("last_taken_at");
+  w.String(v.last_taken_at);
+  w.Key("snapshots");
+  w.Number(v.snapshots);
+  w.Close('}', false);
+  return out;
 }
 
 RasWatchVerdict RasWatchVerdictFromJson(const nlohmann::json& j) {

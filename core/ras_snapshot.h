@@ -65,6 +65,16 @@ struct RasSnapshot {
 nlohmann::json RasCommunicatorsJson(const std::vector<RasCommState>& comms);
 std::vector<RasCommState> RasCommunicatorsFromJson(const nlohmann::json& j);
 
+// RasCommunicatorsJson(comms).dump(indent, ' ', false, handler): the same
+// bytes, written straight from the structs where every string is printable
+// ASCII (all of RAS's), through the DOM otherwise. A snapshot of 10^5 ranks
+// is stored and printed by `ras watch`: its DOM was a third of the watch.
+// Each line after the first is prefixed with `indent_prefix` spaces (the
+// depth where a pretty document holds it).
+std::string RasCommunicatorsDump(
+    const std::vector<RasCommState>& comms, int indent = -1, size_t indent_prefix = 0,
+    nlohmann::json::error_handler_t handler = nlohmann::json::error_handler_t::strict);
+
 // One thing the watch concluded about a job over its snapshots.
 struct RasWatchRank {
   int rank = -1;
@@ -98,6 +108,11 @@ struct RasWatchVerdict {
 };
 
 nlohmann::json RasWatchVerdictJson(const RasWatchVerdict& v);
+// RasWatchVerdictJson(v).dump(...), as RasCommunicatorsDump: the verdict
+// of a job of 10^5 ranks mostly behind names each of them.
+std::string RasWatchVerdictDump(
+    const RasWatchVerdict& v, int indent = -1, size_t indent_prefix = 0,
+    nlohmann::json::error_handler_t handler = nlohmann::json::error_handler_t::strict);
 RasWatchVerdict RasWatchVerdictFromJson(const nlohmann::json& j);
 
 }  // namespace fabtrack

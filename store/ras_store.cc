@@ -35,7 +35,7 @@ int64_t WriteRasSnapshot(pqxx::transaction_base& txn, const RasSnapshot& s) {
       "EXCLUDED.report_format, nccl_version = EXCLUDED.nccl_version, health = EXCLUDED.health, "
       "communicators = EXCLUDED.communicators RETURNING id",
       s.cluster, s.job_id, s.taken_at, s.report_format, s.nccl_version, s.health,
-      RasCommunicatorsJson(s.communicators).dump());
+      RasCommunicatorsDump(s.communicators));
   return row[0].as<int64_t>();
 }
 
@@ -127,7 +127,7 @@ RasVerdictWrite WriteRasJobVerdict(pqxx::transaction_base& txn, const std::strin
           IsoColumn("first_peer_dead_at") +
           ", coalesce($9 AND first_peer_dead_at = $4::timestamptz, false)",
       cluster, job_id, verdict.first_taken_at, verdict.last_taken_at, verdict.snapshots,
-      verdict.health, stuck, RasWatchVerdictJson(verdict).dump(), peer_dead);
+      verdict.health, stuck, RasWatchVerdictDump(verdict), peer_dead);
   RasVerdictWrite out;
   ReadColumns(row, 0, &out.first_stuck_at, &out.first_stuck, &out.first_peer_dead_at,
               &out.first_peer_dead);

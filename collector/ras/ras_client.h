@@ -14,6 +14,15 @@
 
 namespace fabtrack::ras {
 
+// The cap on one reply (and on a saved report `ras read` takes). NCCL
+// prints a JSON report at ~540 bytes a rank (a 131,072-rank communicator:
+// 71 MB), so this holds ~990,000 rank entries (one communicator of 2^20
+// ranks nearly, or 8 of 131,072); the text report of as many is ~20 times
+// smaller. The reply is held as text and read into the report without a
+// DOM (ras_json_parser.cc), so a reply stopped at the cap costs the cap and
+// little more (BENCHMARKS.md, "RAS reports of big jobs").
+inline constexpr size_t kMaxReplyBytes = size_t{512} << 20;
+
 struct QueryOptions {
   std::string host = "localhost";
   int port = 28028;
@@ -23,7 +32,7 @@ struct QueryOptions {
   int gather_timeout_s = 10;
   bool verbose = true;  // VERBOSE STATUS names ranks when up to half are off
   bool json = false;    // ask SET FORMAT json; fall back to text if refused
-  size_t max_reply_bytes = size_t{64} << 20;
+  size_t max_reply_bytes = kMaxReplyBytes;
 };
 
 struct Reply {

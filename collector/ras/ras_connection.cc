@@ -14,6 +14,9 @@
 namespace fabtrack::ras {
 namespace {
 
+// Past this a reply is a big job's report (JSON from ~60,000 ranks).
+constexpr size_t kBigReply = size_t{32} << 20;
+
 std::string Visible(std::string line) {
   while (!line.empty() && line.back() == '\n') line.pop_back();
   return "\"" + line + "\"";
@@ -118,6 +121,14 @@ bool RasConnection::Receive() {
       if (buffer_.size() + static_cast<size_t>(n) > cap_) {
         Fail("the reply passed " + std::to_string(cap_) +
              " bytes and was cut off there (not read further)");
+      }
+      if (buffer_.size() + static_cast<size_t>(n) > buffer_.capacity() &&
+          buffer_.size() >= kBigReply && buffer_.capacity() < cap_) {
+        // A big job's report: room for the whole cap, reserved once
+        // (address space; memory only as it fills). Grown by doubling
+        // instead, a reply near the cap would hold its old and new copies
+        // at once: twice the cap, resident.
+        buffer_.reserve(cap_);
       }
       buffer_.append(chunk, static_cast<size_t>(n));
       return true;

@@ -44,9 +44,37 @@ std::vector<std::string> Words(std::string_view s) {
   return out;
 }
 
+// Whether `s` holds a character std::regex's '.' does not match (a line
+// terminator) or one \S does not (white space); the fast paths below take
+// only lines without them, so they match exactly what the patterns match.
+bool HasLineBreak(std::string_view s) { return s.find_first_of("\n\r") != s.npos; }
+bool HasSpace(std::string_view s) { return s.find_first_of(" \t\n\v\f\r") != s.npos; }
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // "GPU 1 managed by process 4242 on node 10.1.0.7" or "[process information
-// not found]" (the part after " -- ").
+// not found]" (the part after " -- "). A verbose report of a big job has a
+// line like this per rank of a group under half the communicator (65,535 at
+// 131,072 ranks): read by hand, as the pattern reads it (the greedy GPU
+// part ends at the last " managed by process "); the pattern itself only
+// for a line with a line break in it.
 void ReadRankOwner(std::string_view owner, RankRef* r) {
+  if (!HasLineBreak(owner)) {
+    constexpr std::string_view kGpu = "GPU ", kBy = " managed by process ", kOn = " on node ";
+    if (!StartsWith(owner, kGpu)) return;
+    size_t by = owner.rfind(kBy);
+    if (by == owner.npos || by < kGpu.size() + 1) return;  // (.+): one character at least
+    std::string_view rest = owner.substr(by + kBy.size());
+    size_t on = rest.find(kOn);
+    if (on == rest.npos || !AllDigits(rest.substr(0, on))) return;
+    std::string_view node = rest.substr(on + kOn.size());
+    if (node.empty() || HasSpace(node)) return;
+    r->gpu = std::string(owner.substr(kGpu.size(), by - kGpu.size()));
+    r->pid = ToInt(rest.substr(0, on));
+    r->node = std::string(node);
+    return;
+  }
   static const Pattern kOwner(R"(GPU (.+) managed by process (\d+) on node (\S+))");
   PatternMatch m;
   if (kOwner.Matches(owner, &m)) {
@@ -54,6 +82,37 @@ void ReadRankOwner(std::string_view owner, RankRef* r) {
     r->pid = ToInt(m.str(2));
     r->node = m.str(3);
   }
+}
+
+// "Rank 17 -- GPU ...", "Rank 3 has status INIT -- GPU ...": the rank, what
+// comes between it and the first " -- " (the state), and the owner after
+// it, as the pattern `Rank (\d+)(?: (.*?))? -- (.*)` reads them (the lazy
+// state ends at the first " -- " after the space; none: the owner follows
+// the number). False where the pattern would not match or the line has a
+// line break (then the pattern decides).
+bool SplitRankLine(std::string_view body, std::string_view* number, std::string_view* state,
+                   std::string_view* owner) {
+  constexpr std::string_view kRank = "Rank ", kDash = " -- ";
+  if (!StartsWith(body, kRank) || HasLineBreak(body)) return false;
+  std::string_view rest = body.substr(kRank.size());
+  size_t digits = 0;
+  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+  if (digits == 0) return false;
+  *number = rest.substr(0, digits);
+  rest = rest.substr(digits);
+  if (rest.empty() || rest[0] != ' ') return false;
+  size_t dash = rest.find(kDash, 1);
+  if (dash != rest.npos) {
+    *state = rest.substr(1, dash - 1);
+    *owner = rest.substr(dash + kDash.size());
+    return true;
+  }
+  if (StartsWith(rest, kDash)) {
+    *state = {};
+    *owner = rest.substr(kDash.size());
+    return true;
+  }
+  return false;
 }
 
 // "Process 4242 on node 10.1.0.7 managing GPUs 0,1 (NVML 2,3)"; the node is
@@ -117,7 +176,12 @@ struct LineParser {
     static const Pattern kBareRank(R"(Rank (\d+) (has .+|reported .+))");
     PatternMatch m;
     RankRef r;
-    if (kRank.Matches(body, &m)) {
+    std::string_view number, state, owner;
+    if (SplitRankLine(body, &number, &state, &owner)) {
+      r.rank = ToSmallInt(std::string(number));
+      r.state = std::string(state);
+      ReadRankOwner(owner, &r);
+    } else if (HasLineBreak(body) && kRank.Matches(body, &m)) {
       r.rank = ToSmallInt(m.str(1));
       r.state = m.str(2);
       ReadRankOwner(m.str(3), &r);
@@ -369,6 +433,9 @@ Report ParseRasReport(std::string_view text) {
     at = end + 1;
   }
   if (reports > 1) start = last;
+  // Nothing before the report (`ncclras > f`): read in place, not copied
+  // (a JSON report of 10^5 ranks is tens of MB).
+  if (start == 0) return json ? ParseRasJson(text) : ParseRasText(text);
   // What comes before becomes blank lines: the parsers' line numbers stay
   // the file's.
   std::string kept(text.substr(0, start));

@@ -110,14 +110,34 @@ def main():
     check("a missing file: exit 3, says so", p.returncode == 3 and
           (missing + ": cannot read: No such file or directory").encode() in p.stderr, p)
 
-    # A file past the cap (a sparse 65 MiB: read, never written): refused,
-    # said as a size, not as a misread.
+    # A 131,072-rank job's JSON report (71 MB, generated), 60% of the ranks
+    # one AllReduce behind and one dead: read whole (the cap was once 64 MiB),
+    # every rank behind named. Saved by NCCL 2.28.9 (the lost comma), 16,384
+    # ranks 1% behind, too (the comma put back in a report of 9 MB).
+    gen = os.path.join(SOURCE, "tests", "support", "big_ras_report.py")
+    for fmt, ranks, percent, behind in (("json", 131072, 60, 78643),
+                                        ("json-2.28", 16384, 1, 163)):
+        big = os.path.join(tmp, "big-%s.json" % fmt)
+        with open(big, "wb") as f:
+            subprocess.run([sys.executable, gen, fmt, str(ranks), str(percent), "-1", "--dead",
+                            str(ranks - 1)], stdout=f, check=True)
+        p = fabtrack("read", big, "--format", "json")
+        doc = json.loads(p.stdout or b"{}")
+        kinds = {f["kind"]: f for f in doc.get("findings", [])}
+        check("%d-rank %s report: read, critical" % (ranks, fmt), p.returncode == 2, p)
+        check("%d-rank %s report: %d ranks behind, 1 dead" % (ranks, fmt, behind),
+              len(kinds.get("behind", {}).get("ranks", [])) == behind and
+              [k["rank"] for k in kinds.get("dead", {}).get("ranks", [])] == [ranks - 1], p)
+        os.remove(big)
+
+    # A file past the cap (a sparse 513 MiB: never written, and refused
+    # before it is read): said as a size, not as a misread.
     big = os.path.join(tmp, "huge.json")
     with open(big, "wb") as f:
-        f.truncate(65 << 20)
+        f.truncate(513 << 20)
     p = fabtrack("read", big)
-    check("a file past 64 MiB: exit 3, said as its size", p.returncode == 3 and
-          (big + ": larger than 64 MiB, the cap on a live RAS reply").encode() in p.stderr, p)
+    check("a file past 512 MiB: exit 3, said as its size", p.returncode == 3 and
+          (big + ": larger than 512 MiB, the cap on a live RAS reply").encode() in p.stderr, p)
 
     shutil.rmtree(tmp)
     if failures:

@@ -3,7 +3,8 @@
 
 The stand-in (tests/support/ras_stand_in.py) speaks NCCL's RAS client
 protocol and replays the fixtures in tests/fixtures/ras/, and misbehaves on
-request: stalls mid-reply, says nothing, sends a reply past the size cap.
+request: stalls mid-reply, says nothing, sends a reply past the size cap;
+and a big job's report, generated (tests/support/big_ras_report.py).
 
 Usage: ras_status_test.py SOURCE_DIR FABTRACK
 """
@@ -36,6 +37,39 @@ def run(port, *args, timeout=30):
         timeout=timeout,
     )
     return p, time.monotonic() - start
+
+
+# Runs a command and writes its peak resident memory (wait4's ru_maxrss,
+# KiB) to the file named first. A small process of its own starts it: Linux
+# counts in a child's ru_maxrss the memory of the process it was forked
+# from, and this test holds a big report.
+MEASURE = """
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(p.pid, 0)
+open(sys.argv[1], "w").write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def run_measured(port, *args, timeout=60):
+    """run(), and the command's peak resident memory in bytes."""
+    rss_file = os.path.join(os.environ.get("TMPDIR", "/tmp"), "ras_status_rss.%d" % os.getpid())
+    start = time.monotonic()
+    p = subprocess.run(
+        [sys.executable, "-c", MEASURE, rss_file, FABTRACK, "ras", "status", "--host",
+         "127.0.0.1", "--port", str(port), *args],
+        capture_output=True, text=True, timeout=timeout)
+    with open(rss_file) as f:
+        rss = int(f.read()) * 1024
+    os.remove(rss_file)
+    return p, time.monotonic() - start, rss
+
+
+def big_report(fmt, ranks, behind, *extra):
+    return subprocess.run(
+        [sys.executable, os.path.join(SOURCE, "tests", "support", "big_ras_report.py"), fmt,
+         str(ranks), str(behind), "0", *extra], check=True, capture_output=True).stdout
 
 
 def main():
@@ -120,10 +154,41 @@ def main():
     check("silent peer: says it stalled", "stalled" in p.stderr, p)
     s.close()
 
-    # A reply past the cap (64 MiB): cut off, said, exit 3.
-    s = StandIn(text=b"", huge=80 << 20)
-    p, took = run(s.port, "--timeout", "60", timeout=90)
-    check("huge reply: exit 3, capped", p.returncode == 3 and "passed 67108864 bytes" in p.stderr, p)
+    # A job of 131,072 ranks, 1% one AllReduce behind: its JSON report (71
+    # MB, past the 64 MiB the client once capped replies at) read whole, the
+    # 1,310 ranks behind named, in memory under 3x the reply (read without
+    # a DOM: with one, over 5x).
+    body = big_report("json", 131072, 1)
+    s = StandIn(text=b"unused", json_report=body)
+    p, took, rss = run_measured(s.port, "--format", "json", "--timeout", "60", timeout=90)
+    check("131,072-rank JSON report: read, warning", p.returncode == 1, p)
+    behind = [f for f in json.loads(p.stdout or "{}").get("findings", [])
+              if f.get("kind") == "behind"]
+    check("131,072-rank JSON report: 1,310 ranks behind named",
+          len(behind) == 1 and len(behind[0]["ranks"]) == 1310 and
+          behind[0]["ranks"][0]["node"] == "10.0.0.0", p)
+    check("131,072-rank JSON report: peak memory %.0f MB under 3x the reply's %.0f MB" %
+          (rss / 1e6, len(body) / 1e6), rss < 3 * len(body), p)
+    s.close()
+
+    # A reply past the cap (512 MiB): cut off, said, exit 3, and no more
+    # memory held than the cap.
+    s = StandIn(text=b"", huge=600 << 20)
+    p, took, rss = run_measured(s.port, "--timeout", "60", timeout=90)
+    check("huge reply: exit 3, capped", p.returncode == 3 and "passed 536870912 bytes" in p.stderr, p)
+    check("huge reply: peak memory %.0f MB under 600 MB" % (rss / 1e6), rss < 600e6, p)
+    s.close()
+
+    # A JSON reply of 2^21 + 1 empty rank objects in a communicator
+    # claiming 2^31 ranks (6 MB): refused as not a RAS report, not held.
+    body = (b'{"nccl_version": "2.29.7", "communicators": [{"hash": "0x1", "size": 2147483648,'
+            b' "ranks": [' + b"{}," * (2 << 20) + b'{}]}]}')
+    s = StandIn(text=b"not a report\n", json_report=body)
+    p, took, rss = run_measured(s.port, "--timeout", "60", timeout=90)
+    check("2^21 + 1 empty ranks: exit 3", p.returncode == 3, p)
+    check("2^21 + 1 empty ranks: said", "more than 2097152 rank entries" in p.stderr, p)
+    check("2^21 + 1 empty ranks: peak memory %.0f MB under 300 MB" % (rss / 1e6), rss < 300e6,
+          p)
     s.close()
 
     # A server that is not RAS.

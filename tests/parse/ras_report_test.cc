@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/pattern.h"
 #include "tests/support/fixture_text.h"
 
 namespace fabtrack::ras {
@@ -258,6 +259,68 @@ TEST(RasJson, CutOffReplyIsSaid) {
   EXPECT_EQ(Judge(r).health, Health::kCritical);
 }
 
+// The JSON report is read as it is parsed (no DOM): every field of a rank
+// and of a missing rank, keys in any order, unknown keys and values of the
+// wrong type (the field's default, as a DOM read gave), a key given twice
+// (the last).
+TEST(RasJson, FieldsReadWithoutDom) {
+  Report r = ParseRasJson(R"({"extra": {"ranks": [{"rank": 9}]}, "communicators": [
+    {"size": 3, "ranks": [
+      {"collective_counts": {"AllReduce": 7, "Odd": 1.5, "Neg": -2, "Obj": {"x": 1}},
+       "status": {"abort_flag": true, "init_state": 7}, "rank": 0, "host": "10.0.0.1",
+       "pid": 11, "cuda_dev": 2, "nvml_dev": 3, "unknown": [1, {"rank": 5}]},
+      {"rank": "one", "host": 5, "pid": 12.0, "cuda_dev": true, "status": 4,
+       "collective_counts": {"AllReduce": 6}, "rank": 1},
+      7],
+     "missing_ranks": [{"rank": 2, "host": "10.0.0.2", "pid": 13, "status":
+       {"unresponsive": true, "considered_dead": 1}}],
+     "hash": "0xab"}],
+    "nccl_version": "2.29.7", "ras": {"timeouts_count": 2, "collection_time_sec": 0.5}})");
+  ASSERT_TRUE(r.complete) << (r.problems.empty() ? "" : r.problems[0]);
+  EXPECT_EQ(r.nccl_version, "2.29.7");
+  EXPECT_EQ(r.timeouts, 2);
+  EXPECT_EQ(r.collection_s, 0.5);
+  ASSERT_EQ(r.communicators.size(), 1u);
+  const JsonCommunicator& c = r.communicators[0];
+  EXPECT_EQ(c.hash, "0xab");
+  EXPECT_EQ(c.size, 3);
+  ASSERT_EQ(c.ranks.size(), 2u);
+  EXPECT_EQ(c.ranks[0].rank, 0);
+  EXPECT_EQ(c.ranks[0].host, "10.0.0.1");
+  EXPECT_EQ(c.ranks[0].pid, 11);
+  EXPECT_EQ(c.ranks[0].cuda_dev, 2);
+  EXPECT_EQ(c.ranks[0].nvml_dev, 3);
+  EXPECT_TRUE(c.ranks[0].abort_flag);
+  EXPECT_EQ(c.ranks[0].init_state, 7);
+  ASSERT_EQ(c.ranks[0].collective_counts.size(), 2u);  // integers only
+  EXPECT_EQ(c.ranks[0].collective_counts[1], (std::pair<std::string, int64_t>{"Neg", -2}));
+  EXPECT_EQ(c.ranks[1].rank, 1);  // the last of two
+  EXPECT_EQ(c.ranks[1].host, "");
+  EXPECT_EQ(c.ranks[1].pid, 12);
+  EXPECT_EQ(c.ranks[1].cuda_dev, 1);
+  EXPECT_EQ(c.ranks[1].nvml_dev, -1);
+  EXPECT_FALSE(c.ranks[1].abort_flag);
+  ASSERT_EQ(c.missing_ranks.size(), 1u);
+  EXPECT_EQ(c.missing_ranks[0].host, "10.0.0.2");
+  EXPECT_TRUE(c.missing_ranks[0].unresponsive);
+  EXPECT_FALSE(c.missing_ranks[0].considered_dead);  // a number is not a bool
+  EXPECT_FALSE(ParseRasJson(R"({"communicators": {}})").complete);
+  EXPECT_FALSE(ParseRasJson(R"([{"communicators": []}])").complete);
+}
+
+// A reply of rank objects past any job's (2^21 entries: "{}," each, 6 MB)
+// is not read into memory as ranks: refused, said.
+TEST(RasJson, EndlessRanksAreRefused) {
+  std::string text = R"({"communicators": [{"hash": "0x1", "size": 2147483648, "ranks": [)";
+  for (size_t i = 0; i <= (size_t{1} << 21); ++i) text += i ? ",{}" : "{}";
+  text += "]}]}";
+  Report r = ParseRasJson(text);
+  EXPECT_FALSE(r.complete);
+  EXPECT_TRUE(r.communicators.empty());
+  ASSERT_FALSE(r.problems.empty());
+  EXPECT_EQ(r.problems[0], "more than 2097152 rank entries: not read as a RAS report");
+}
+
 // RAS's text lists ranks only when few are off; the JSON report has every
 // rank's counts, so the ranks behind are named at any proportion.
 TEST(RasJson, RanksBehindAreNamedAtAnyProportion) {
@@ -286,6 +349,66 @@ TEST(RasJson, RanksBehindAreNamedAtAnyProportion) {
     EXPECT_EQ(f->ranks.back().node, "10.3.0." + std::to_string((behind_count - 1) / 8));
     EXPECT_EQ(f->message,
               "AllReduce: " + std::to_string(behind_count) + " of 100 ranks behind 4002");
+  }
+}
+
+// A rank line is read by hand (a verbose report of 131,072 ranks has 65,535
+// of them), as the patterns read it: `Rank (\\d+)(?: (.*?))? -- (.*)`, the
+// owner `GPU (.+) managed by process (\\d+) on node (\\S+)`. Differential:
+// each line read by the parser and by the patterns themselves.
+TEST(RasText, RankLinesReadAsThePatternsReadThem) {
+  const char* lines[] = {
+      "Rank 17 -- GPU 1 managed by process 4242 on node 10.1.0.7",
+      "Rank 3 has status INIT -- GPU 0 (NVML 3) managed by process 11 on node n1.cluster",
+      "Rank 5 has launched up to operation 6650 -- GPU 2 managed by process 9 on node 10.0.0.2",
+      "Rank 4 -- [process information not found]",
+      "Rank 6 x -- y -- GPU 1 managed by process 2 on node a",
+      "Rank 7 -- GPU 1 managed by process 2 on node a -- b",
+      "Rank 8 -- GPU a managed by process 1 managed by process 2 on node z",
+      "Rank 9 -- GPU  managed by process 2 on node z",
+      "Rank 10 -- GPU 1 managed by process 2x on node z",
+      "Rank 11 -- GPU 1 managed by process 2 on node ",
+      "Rank 12 -- GPU 1 managed by process 2 on node a b",
+      "Rank 13 --",
+      "Rank 14  -- GPU 1 managed by process 2 on node a",
+      "Rank 15 -- GPU -- managed by process 2 on node a",
+      "Rank 99999999999 -- GPU 1 managed by process 2 on node a",
+  };
+  Pattern rank_pattern(R"(Rank (\d+)(?: (.*?))? -- (.*))");
+  Pattern owner_pattern(R"(GPU (.+) managed by process (\d+) on node (\S+))");
+  for (const char* line : lines) {
+    std::string text = std::string(
+                           "Errors\n======\n\n#0-0 (27a079b828ff1a75) INCOMPLETE\n"
+                           "  Missing communicator data from 1 rank\n  ") +
+                       line + "\n\nWarnings\n========\n\n";
+    Report r = ParseRasText(text);
+    ASSERT_EQ(r.issues.size(), 1u) << line;
+    const Issue& issue = r.issues[0];
+    PatternMatch m;
+    if (!rank_pattern.Matches(line, &m)) {
+      // Not a rank line: a detail of the block.
+      EXPECT_TRUE(issue.ranks.empty() && issue.groups.empty()) << line;
+      continue;
+    }
+    // A rank with a state is a group of one; without, a missing rank.
+    const RankRef& got = m.str(2).empty() ? issue.ranks.at(0) : issue.groups.at(0).ranks.at(0);
+    int64_t number = std::stoll(m.str(1));
+    EXPECT_EQ(got.rank, number <= INT32_MAX ? number : -1) << line;
+    if (!m.str(2).empty()) {
+      std::string value = m.str(2);
+      if (value.rfind("has ", 0) == 0) value = value.substr(4);
+      EXPECT_EQ(issue.groups[0].value, value) << line;
+    }
+    PatternMatch o;
+    if (owner_pattern.Matches(m.str(3), &o)) {
+      EXPECT_EQ(got.gpu, o.str(1)) << line;
+      EXPECT_EQ(got.pid, std::stoll(o.str(2))) << line;
+      EXPECT_EQ(got.node, o.str(3)) << line;
+    } else {
+      EXPECT_EQ(got.gpu, "") << line;
+      EXPECT_FALSE(got.pid.has_value()) << line;
+      EXPECT_EQ(got.node, "") << line;
+    }
   }
 }
 

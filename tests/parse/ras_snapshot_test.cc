@@ -19,6 +19,83 @@ namespace {
 
 std::string Fixture(const std::string& name) { return testing::FixtureText("ras/" + name); }
 
+// RasCommunicatorsDump writes what RasCommunicatorsJson(...).dump() writes,
+// byte for byte: compact (stored) and pretty at a depth (printed), empty
+// containers, a rank without pid or counts; and through the DOM where a
+// string needs escaping (a quote, a control character, invalid UTF-8).
+TEST(RasSnapshot, CommunicatorsDumpIsTheDomsDump) {
+  RasRankState a{3,
+                 "10.0.0.1",
+                 "gpu-n1",
+                 "1 (NVML 3)",
+                 4242,
+                 "running",
+                 {{"AllReduce", 977}, {"Broadcast", -1}}};
+  RasRankState b{4, "", "", "", std::nullopt, "", {}};
+  RasCommState full{"0x8c41e07a2f9d3b66", 2, "RUNNING", "MISMATCH,INCOMPLETE", {a, b}};
+  RasCommState none{"#0-0 (27a0)", 0, "", "OK", {}};
+  using H = nlohmann::json::error_handler_t;
+  auto nested = [](const std::string& text, size_t prefix) {
+    std::string out;
+    for (char c : text) {
+      out.push_back(c);
+      if (c == '\n') out.append(prefix, ' ');
+    }
+    return out;
+  };
+  std::vector<std::vector<RasCommState>> cases = {{}, {none}, {full, none}};
+  RasCommState quoted = full;
+  quoted.ranks[0].host = "gpu\"n1\t";
+  RasCommState broken = full;
+  broken.ranks[1].node = "10.0.0.\xff";
+  cases.push_back({quoted});
+  for (const auto& comms : cases) {
+    nlohmann::json dom = RasCommunicatorsJson(comms);
+    EXPECT_EQ(RasCommunicatorsDump(comms), dom.dump());
+    EXPECT_EQ(RasCommunicatorsDump(comms, 2), dom.dump(2));
+    EXPECT_EQ(RasCommunicatorsDump(comms, 2, 6, H::replace),
+              nested(dom.dump(2, ' ', false, H::replace), 6));
+  }
+  EXPECT_THROW(RasCommunicatorsDump({broken}), nlohmann::json::exception);
+  EXPECT_EQ(RasCommunicatorsDump({broken}, 2, 4, H::replace),
+            nested(RasCommunicatorsJson({broken}).dump(2, ' ', false, H::replace), 4));
+}
+
+// RasWatchVerdictDump, the same for the verdict: no findings, findings with
+// and without ranks and port changes, and a string that needs escaping.
+TEST(RasSnapshot, VerdictDumpIsTheDomsDump) {
+  RasWatchVerdict v;
+  v.snapshots = 2;
+  v.first_taken_at = "2026-12-06T14:00:00Z";
+  v.last_taken_at = "2026-12-06T14:00:30Z";
+  std::vector<RasWatchVerdict> cases = {v};
+  v.health = "critical";
+  v.findings.push_back({"stuck",
+                        "critical",
+                        "0x1",
+                        "no collective advanced",
+                        "2026-12-06T14:00:00Z",
+                        {{3, "10.0.0.1", "gpu-n1", "1", 4242, "AllReduce 975, others at 977"},
+                         {4, "", "", "", std::nullopt, ""}},
+                        {"gpu-n1: mlx5_3 port 1 link_downed +2 at 2026-12-06T14:00:10Z"}});
+  v.findings.push_back({"laggard", "warning", "", "none", "", {}, {}});
+  cases.push_back(v);
+  v.findings[0].message = "caf\xc3\xa9 \"quoted\"";
+  cases.push_back(v);
+  using H = nlohmann::json::error_handler_t;
+  for (const RasWatchVerdict& c : cases) {
+    nlohmann::json dom = RasWatchVerdictJson(c);
+    EXPECT_EQ(RasWatchVerdictDump(c), dom.dump());
+    EXPECT_EQ(RasWatchVerdictDump(c, 2), dom.dump(2));
+    std::string nested;
+    for (char ch : dom.dump(2, ' ', false, H::replace)) {
+      nested.push_back(ch);
+      if (ch == '\n') nested.append(2, ' ');
+    }
+    EXPECT_EQ(RasWatchVerdictDump(c, 2, 2, H::replace), nested);
+  }
+}
+
 TEST(RasSnapshot, JsonReportKeepsEveryRankAndMarksTheDeadOne) {
   std::vector<RasCommState> comms = CommunicatorsOf(ParseRasJson(Fixture("missing_rank.json")));
   ASSERT_EQ(comms.size(), 1u);
