@@ -62,6 +62,8 @@ void ReplaySpool(pqxx::connection& connection, const store::SpoolTarget& target,
   store::Spool spool(store::DefaultSpoolDir());
   if (spool.Pending(target).empty()) return;
   store::ReplayResult r = store::ReplaySpool(spool, connection, target, err, adopt);
+  // Another command replayed them while this one waited for the spool.
+  if (r.replayed + r.corrupt + r.remaining + r.foreign == 0) return;
   err << "fabtrack: replayed " << r.replayed << " spooled batch(es) of " << target.Describe()
       << " from " << spool.dir();
   if (r.corrupt) err << ", " << r.corrupt << " set aside in " << spool.dir() << "/corrupt";

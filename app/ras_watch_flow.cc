@@ -359,6 +359,16 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
       result.first_peer_dead = w.ras_first_peer_dead;
       result.first_peer_dead_at = w.ras_first_peer_dead_at;
     }
+  } catch (const Interrupted&) {
+    // Ctrl-C or SIGTERM: what the watch spooled before it is said, as at the
+    // end of a watch (each snapshot and event is a batch of its own, stored
+    // or spooled whole; the verdict was not made), then 130 or 143.
+    try {
+      database.Finish();
+    } catch (const CommandExit&) {
+      // a misconfiguration met mid-watch: said; the interrupt's code wins
+    }
+    throw;
   } catch (const BatchRefused& e) {
     err << "fabtrack ras watch: the database refused what the watch took: " << e.what() << "\n";
     throw CommandExit{kExitDatabaseError};

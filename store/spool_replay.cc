@@ -1,9 +1,18 @@
 #include "store/spool_replay.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
 #include <pqxx/pqxx>
+#include <thread>
 
 #include "core/counter_deltas.h"
+#include "core/interrupt.h"
 #include "store/ab_store.h"
 #include "store/fabric_scan_store.h"
 #include "store/locate_store.h"
@@ -15,6 +24,38 @@
 #include "store/snapshot_deltas.h"
 
 namespace fabtrack::store {
+namespace {
+
+// One replay of a spool at a time. Two commands reaching the database at
+// once (after an outage: the watchdog's `ras watch` and a cron `counters
+// snapshot`) each read the same batch before either removed it: RAS events
+// and fabric scans, kept once by a look-up rather than a constraint, were
+// stored twice, and the later replayer found the batch gone, called it
+// "truncated" and stopped (`spool replay` exit 3). The second waits for the
+// first (Ctrl-C still ends the wait) and then replays what is left, so the
+// spooled batches still go in before the waiting command's own. Without a
+// lock file (a spool it may not write) it replays unlocked, as before.
+class ReplayLock {
+ public:
+  explicit ReplayLock(const std::string& dir)
+      : fd_(open((dir + "/.replay.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+    while (fd_ >= 0 && flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) break;
+      ThrowIfInterrupted();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ~ReplayLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  ReplayLock(const ReplayLock&) = delete;
+  ReplayLock& operator=(const ReplayLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
 
 AppliedBatch ApplyBatch(pqxx::transaction_base& txn, const SpoolBatch& batch) {
   AppliedBatch applied;
@@ -115,6 +156,7 @@ std::string ReadInstanceId(pqxx::connection_base& connection) {
 ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection,
                          const SpoolTarget& target, std::ostream& log, bool adopt) {
   ReplayResult result;
+  ReplayLock lock(spool.dir());
   std::vector<std::string> pending = spool.Pending(target);
   const std::string here = adopt ? "" : ReadInstanceId(connection);
   for (size_t i = 0; i < pending.size(); ++i) {
@@ -122,6 +164,8 @@ ReplayResult ReplaySpool(const Spool& spool, pqxx::connection_base& connection,
     std::string why;
     std::optional<SpoolBatch> batch = spool.Read(path, &why);
     if (!batch) {
+      std::error_code gone;
+      if (!std::filesystem::exists(path, gone) && !gone) continue;  // dropped meanwhile
       log << "fabtrack spool: " << why << "; moved to " << spool.dir() << "/corrupt\n";
       spool.Quarantine(path);
       ++result.corrupt;

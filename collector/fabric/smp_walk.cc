@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 namespace fabtrack::fabric {
@@ -93,6 +94,14 @@ void SmpWalk::OnNodeDescription(const SmpRequest& asked, std::string description
   if (asked.node < 0 || static_cast<size_t>(asked.node) >= nodes_.size()) return;
   // NodeDescription is 64 octets, NUL-padded.
   description.resize(std::min(description.find('\0'), description.size()));
+  // Free text an admin set, cut at 64 octets perhaps inside a character:
+  // bytes that are not UTF-8 become U+FFFD. Kept as they came, the scan's
+  // JSON could not be written (nlohmann throws): `fabric scan --cluster`
+  // ended without storing or spooling the scan.
+  description =
+      nlohmann::json::parse(nlohmann::json(description)
+                                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+          .get<std::string>();
   nodes_[asked.node].description = std::move(description);
 }
 

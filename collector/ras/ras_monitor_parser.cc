@@ -1,6 +1,7 @@
 // The formats are NCCL's rasClientsNotifyEvent (src/ras/client_support.cc,
 // 2.29.2-2.30.7, unchanged across them) and rasPeerInfoToString /
 // rasPeerToString (src/ras/peers.cc) for the text form's peer.
+#include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
 
@@ -94,6 +95,62 @@ std::string DevList(const nlohmann::json& a) {
   return out;
 }
 
+// The event as text PostgreSQL takes and nlohmann writes: a byte that is not
+// part of valid UTF-8 (a garbled stream) and NUL (JSON's \u0000) become
+// U+FFFD. Kept as they came, one such event ended `ras watch` (the spool's
+// JSON threw, the database refused the row) and the watch's verdict was lost.
+std::string TextOnly(const std::string& s) {
+  auto plain = [](char c) { return c != '\0' && static_cast<unsigned char>(c) < 0x80; };
+  if (std::all_of(s.begin(), s.end(), plain)) return s;
+  constexpr const char* kReplacement = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size() + 8);
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (plain(s[i])) {
+      out += s[i++];
+      continue;
+    }
+    // The length of the sequence `b` starts and the range of its second
+    // byte (no overlong forms, no surrogates, nothing past U+10FFFF).
+    size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b >= 0xC2 && b <= 0xDF) {
+      n = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      n = 3;
+      if (b == 0xE0) lo = 0xA0;
+      if (b == 0xED) hi = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      n = 4;
+      if (b == 0xF0) lo = 0x90;
+      if (b == 0xF4) hi = 0x8F;
+    }
+    bool ok = n > 0 && i + n <= s.size();
+    for (size_t k = 1; ok && k < n; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      ok = k == 1 ? (c >= lo && c <= hi) : (c >= 0x80 && c <= 0xBF);
+    }
+    if (ok) {
+      out.append(s, i, n);
+      i += n;
+    } else {
+      out += kReplacement;
+      ++i;
+    }
+  }
+  return out;
+}
+
+void Push(MonitorBatch* out, RasEvent e) {
+  for (std::string* field :
+       {&e.event_time, &e.group, &e.event, &e.node, &e.port, &e.gpus, &e.details, &e.raw}) {
+    *field = TextOnly(*field);
+  }
+  out->events.push_back(std::move(e));
+}
+
 }  // namespace
 
 const char* MonitorEventGroup(std::string_view event) {
@@ -157,7 +214,7 @@ void MonitorParser::TextLine(std::string_view line, int number, MonitorBatch* ou
   }
   e.group = MonitorEventGroup(e.event);
   e.known = !e.group.empty();
-  out->events.push_back(std::move(e));
+  Push(out, std::move(e));
 }
 
 void MonitorParser::JsonObject(std::string_view text, int number, MonitorBatch* out) {
@@ -200,7 +257,7 @@ void MonitorParser::JsonObject(std::string_view text, int number, MonitorBatch* 
   }
   if (e.group.empty()) e.group = MonitorEventGroup(e.event);
   e.known = *MonitorEventGroup(e.event) != '\0';
-  out->events.push_back(std::move(e));
+  Push(out, std::move(e));
 }
 
 void MonitorParser::Feed(std::string_view chunk, MonitorBatch* out) {

@@ -11,6 +11,11 @@ A private embedded PostgreSQL (`fabtrack db start`) and the RAS stand-in:
    adds nothing;
  - the server killed after the watch's first snapshot: the rest spooled, the
    same verdict, everything stored once after the replay;
+ - Ctrl-C or SIGTERM while spooling: exit 130 or 143, what was spooled said
+   in the warning line, every batch whole, no verdict; the replay stores
+   the snapshots;
+ - an event with bytes that are not UTF-8: the watch still ends with its
+   verdict (spooled or stored), the event kept with U+FFFD;
  - a misconfiguration (no such database) is exit 3 before RAS is asked at
    all, nothing spooled.
 
@@ -86,6 +91,7 @@ def counts(db, job):
 
 
 def run_cases(work, data, db, spool, env):
+    spooled_snapshots = {}
     hosts_file = os.path.join(work, "hosts")
     with open(hosts_file, "w") as f:
         f.write("10.77.0.11 gpu-w1\n10.77.0.12 gpu-w2\n")
@@ -152,6 +158,69 @@ def run_cases(work, data, db, spool, env):
     p = fabtrack("spool", "replay", "--db", db, env=env)
     check("killed: every snapshot stored once, and the verdict", counts(db, "93002") == (3, 0, 1),
           p)
+
+    # Interrupted while spooling: each snapshot already spooled is a whole
+    # batch and is said in the warning line; exit 130 (143 for SIGTERM);
+    # no verdict (none was made); the replay stores the snapshots.
+    p = fabtrack("db", "stop", "--data-dir", data, env=env)
+    check("server stopped again", p.returncode == 0, p)
+    for sig, code, job in ((signal.SIGINT, 130, "93004"), (signal.SIGTERM, 143, "93005")):
+        before = set(os.listdir(spool))
+        s = StandIn(sequence=frozen(40))
+        proc = subprocess.Popen([FABTRACK, "ras", "watch", "--host", "127.0.0.1", "--port",
+                                 str(s.port), "--job", job, "--cluster", "lab", "--db", db,
+                                 "--hosts-file", hosts_file, "--no-resolve", "--format", "json",
+                                 "--every", "0.2", "--count", "40"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len(set(os.listdir(spool)) - before) < 2:
+            time.sleep(0.05)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+        s.close()
+        p = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        new = [f for f in set(os.listdir(spool)) - before if f.endswith(".batch")]
+        check("interrupted (%s): exit %d" % (sig.name, code), proc.returncode == code, p)
+        check("interrupted (%s): the spooled batches said in one warning line" % sig.name,
+              ("%d batch(es) spooled in %s" % (len(new), spool)) in err and len(new) >= 2, p)
+        st = fabtrack("spool", "status", env=env)
+        check("interrupted (%s): every batch readable, no temporary file" % sig.name,
+              "unreadable" not in st.stdout and
+              not [f for f in os.listdir(spool) if f.endswith(".tmp")], st)
+        spooled_snapshots[job] = len(new)
+
+    # A RAS event with bytes that are not UTF-8 (a garbled text stream): the
+    # watch goes on to its verdict, the event is spooled and stored with
+    # U+FFFD in their place (before: exit 4 spooling, exit 3 storing, the
+    # verdict lost).
+    with open(os.path.join(SOURCE, "tests", "fixtures", "ras", "healthy.txt"), "rb") as f:
+        healthy_text = f.read()
+    garbled = (b"[2026-12-05 03:12:40] PEER_UNRESPONSIVE: 10.77.0.12<5555> bad \xff\xfe "
+               b"bytes\n")
+    s = StandIn(text=healthy_text, monitor=[(0.1, garbled)], monitor_end="open")
+    p = watch(db, s.port, "93006", hosts_file, env, "--every", "0.5", "--count", "2")
+    s.close()
+    check("garbled event, down: a verdict, the event read",
+          p.returncode in (0, 1, 2) and p.stdout.strip().startswith("{") and
+          json.loads(p.stdout).get("events") == 1, p)
+    p = fabtrack("db", "start", "--data-dir", data, env=env)
+    check("server back a third time", p.returncode == 0, p)
+    p = fabtrack("spool", "replay", "--db", db, env=env)
+    check("interrupted and garbled: replayed, nothing set aside",
+          p.returncode == 0 and "corrupt" not in p.stderr, p)
+    for job, n in spooled_snapshots.items():
+        check("interrupted (job %s): its %d snapshots stored, no verdict" % (job, n),
+              counts(db, job)[0] == n and
+              psql(db, "SELECT count(*) FROM ras_job_verdicts WHERE job_id = '%s'" % job) == "0")
+    check("garbled event: stored with U+FFFD, and the verdict",
+          psql(db, "SELECT count(*) FROM ras_events WHERE job_id = '93006' AND raw LIKE "
+               "'%bad ' || chr(65533) || chr(65533) || ' bytes'") == "1" and
+          psql(db, "SELECT count(*) FROM ras_job_verdicts WHERE job_id = '93006'") == "1")
+    garbled_up = StandIn(text=healthy_text, monitor=[(0.1, garbled)], monitor_end="open")
+    p = watch(db, garbled_up.port, "93007", hosts_file, env, "--every", "0.5", "--count", "2")
+    garbled_up.close()
+    check("garbled event, up: stored, not refused", p.returncode in (0, 1, 2) and
+          psql(db, "SELECT count(*) FROM ras_events WHERE job_id = '93007'") == "1", p)
 
     # A misconfiguration: said at once, RAS not asked, nothing spooled.
     before = len(os.listdir(spool))

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
@@ -342,6 +343,41 @@ TEST(RasMonitor, GarbageSaysSoABoundedNumberOfTimes) {
   MonitorBatch b = ParseMonitorStream(junk, "text");
   EXPECT_EQ(b.problems.size(), 101u);
   EXPECT_EQ(b.problems.back(), "more problems not listed");
+}
+
+// Bytes that are not UTF-8 (a garbled stream) and NUL (JSON's \u0000):
+// PostgreSQL's text takes neither and nlohmann's dump throws on the first,
+// so such an event ended `ras watch` (exit 4 while spooling, 3 while
+// storing) and lost the watch's verdict. They become U+FFFD; the rest of
+// the event, valid UTF-8 included, is kept as it came.
+TEST(RasMonitor, BytesThatAreNotTextBecomeReplacementCharacters) {
+  MonitorBatch t = ParseMonitorStream(
+      "[2026-12-05 03:12:40] PEER_UNRESPONSIVE: 10.77.0.12<5555> bad \xff\xfe bytes\n"
+      "[2026-12-05 03:12:41] PEER_DEAD: Process 6103 on node 10.77.0.12 managing GPU 1 "
+      "caf\xc3\xa9 \xc3 \xed\xa0\x80 \xf0\x9f\x98\x80\n",
+      "text");
+  MonitorBatch j = ParseMonitorStream(
+      "{\"timestamp\": \"2026-12-05 03:12:42\", \"group\": \"LIFECYCLE\", \"event\": "
+      "\"PEER_DEAD\", \"details\": \"a\\u0000b\"}\n",
+      "json");
+  ASSERT_EQ(t.events.size(), 2u);
+  ASSERT_EQ(j.events.size(), 1u);
+  EXPECT_EQ(t.events[0].details, "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes");
+  EXPECT_EQ(t.events[0].node, "10.77.0.12");
+  EXPECT_EQ(t.events[1].pid, 6103);
+  EXPECT_EQ(t.events[1].details,
+            "caf\xc3\xa9 \xEF\xBF\xBD \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD \xf0\x9f\x98\x80");
+  EXPECT_EQ(j.events[0].details,
+            "a\xEF\xBF\xBD"
+            "b");
+  for (const MonitorBatch* b : {&t, &j}) {
+    for (const RasEvent& e : b->events) {
+      for (const std::string* field : {&e.event_time, &e.event, &e.node, &e.details, &e.raw}) {
+        EXPECT_EQ(field->find('\0'), std::string::npos) << e.raw;
+        EXPECT_NO_THROW(nlohmann::json(*field).dump()) << e.raw;
+      }
+    }
+  }
 }
 
 }  // namespace

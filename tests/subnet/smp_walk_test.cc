@@ -9,6 +9,7 @@
 
 #include <deque>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
@@ -222,6 +223,18 @@ TEST(SmpWalk, ALoneHcaWithNoCableIsTheWholeSubnet) {
   ASSERT_EQ(scan.nodes.size(), 1u);
   EXPECT_EQ(scan.nodes[0].description, "alone");
   EXPECT_TRUE(scan.links.empty());
+}
+
+// A description cut at 64 octets inside a character, or with bytes that
+// are not UTF-8: U+FFFD in their place, so that the scan's JSON can be
+// written (spooled, stored); before, nlohmann threw and the scan was lost.
+TEST(SmpWalk, ADescriptionThatIsNotUtf8IsMadeValid) {
+  FakeSubnet s;
+  int local = s.Add(0x31, kNodeTypeCa, 1, "gpu-07 \xff caf\xc3");
+  FabricScan scan = s.Walk(local, 1);
+  ASSERT_EQ(scan.nodes.size(), 1u);
+  EXPECT_EQ(scan.nodes[0].description, "gpu-07 \xEF\xBF\xBD caf\xEF\xBF\xBD");
+  EXPECT_NO_THROW(nlohmann::json(scan.nodes[0].description).dump());
 }
 
 }  // namespace
