@@ -116,6 +116,32 @@ class DumpWriter {
     first_ = false;
     out_->append("null");
   }
+  void OptionalNumber(const std::optional<int64_t>& n) {
+    if (n) {
+      Number(*n);
+    } else {
+      Null();
+    }
+  }
+  // A key and its value.
+  void Field(const char* key, const std::string& value) {
+    Key(key);
+    String(value);
+  }
+  void Field(const char* key, int64_t value) {
+    Key(key);
+    Number(value);
+  }
+  void Field(const char* key, const std::optional<int64_t>& value) {
+    Key(key);
+    OptionalNumber(value);
+  }
+  // Where a rank runs, in the DOM's key order: "gpu", "host", "node".
+  void Place(const std::string& gpu, const std::string& host, const std::string& node) {
+    Field("gpu", gpu);
+    Field("host", host);
+    Field("node", node);
+  }
   // An array element that is a value: Next(), then the value.
   void Element() { Next(); }
 
@@ -158,21 +184,14 @@ std::string RasCommunicatorsDump(const std::vector<RasCommState>& comms, int ind
   for (const RasCommState& c : comms) {
     w.Element();
     w.Open('{');
-    w.Key("errors");
-    w.String(c.errors);
-    w.Key("id");
-    w.String(c.id);
+    w.Field("errors", c.errors);
+    w.Field("id", c.id);
     w.Key("ranks");
     w.Open('[');
     for (const RasRankState& k : c.ranks) {
       w.Element();
       w.Open('{');
-      w.Key("gpu");
-      w.String(k.gpu);
-      w.Key("host");
-      w.String(k.host);
-      w.Key("node");
-      w.String(k.node);
+      w.Place(k.gpu, k.host, k.node);
       w.Key("op_counts");
       w.Open('[');
       for (const auto& [op, n] : k.op_counts) {
@@ -185,23 +204,14 @@ std::string RasCommunicatorsDump(const std::vector<RasCommState>& comms, int ind
         w.Close(']', false);
       }
       w.Close(']', k.op_counts.empty());
-      w.Key("pid");
-      if (k.pid) {
-        w.Number(*k.pid);
-      } else {
-        w.Null();
-      }
-      w.Key("rank");
-      w.Number(k.rank);
-      w.Key("state");
-      w.String(k.state);
+      w.Field("pid", k.pid);
+      w.Field("rank", k.rank);
+      w.Field("state", k.state);
       w.Close('}', false);
     }
     w.Close(']', c.ranks.empty());
-    w.Key("size");
-    w.Number(c.size);
-    w.Key("state");
-    w.String(c.state);
+    w.Field("size", c.size);
+    w.Field("state", c.state);
     w.Close('}', false);
   }
   w.Close(']', comms.empty());
@@ -295,12 +305,9 @@ std::string RasWatchVerdictDump(const RasWatchVerdict& v, int indent, size_t ind
   for (const RasWatchFinding& f : v.findings) {
     w.Element();
     w.Open('{');
-    w.Key("communicator");
-    w.String(f.communicator);
-    w.Key("kind");
-    w.String(f.kind);
-    w.Key("message");
-    w.String(f.message);
+    w.Field("communicator", f.communicator);
+    w.Field("kind", f.kind);
+    w.Field("message", f.message);
     w.Key("port_changes");
     w.Open('[');
     for (const std::string& p : f.port_changes) {
@@ -313,40 +320,22 @@ std::string RasWatchVerdictDump(const RasWatchVerdict& v, int indent, size_t ind
     for (const RasWatchRank& k : f.ranks) {
       w.Element();
       w.Open('{');
-      w.Key("detail");
-      w.String(k.detail);
-      w.Key("gpu");
-      w.String(k.gpu);
-      w.Key("host");
-      w.String(k.host);
-      w.Key("node");
-      w.String(k.node);
-      w.Key("pid");
-      if (k.pid) {
-        w.Number(*k.pid);
-      } else {
-        w.Null();
-      }
-      w.Key("rank");
-      w.Number(k.rank);
+      w.Field("detail", k.detail);
+      w.Place(k.gpu, k.host, k.node);
+      w.Field("pid", k.pid);
+      w.Field("rank", k.rank);
       w.Close('}', false);
     }
     w.Close(']', f.ranks.empty());
-    w.Key("severity");
-    w.String(f.severity);
-    w.Key("since");
-    w.String(f.since);
+    w.Field("severity", f.severity);
+    w.Field("since", f.since);
     w.Close('}', false);
   }
   w.Close(']', v.findings.empty());
-  w.Key("first_taken_at");
-  w.String(v.first_taken_at);
-  w.Key("health");
-  w.String(v.health);
-  w.Key("last_taken_at");
-  w.String(v.last_taken_at);
-  w.Key("snapshots");
-  w.Number(v.snapshots);
+  w.Field("first_taken_at", v.first_taken_at);
+  w.Field("health", v.health);
+  w.Field("last_taken_at", v.last_taken_at);
+  w.Field("snapshots", v.snapshots);
   w.Close('}', false);
   return out;
 }
