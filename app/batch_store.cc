@@ -4,6 +4,7 @@
 #include <pqxx/pqxx>
 
 #include "app/database_access.h"
+#include "core/exit_code.h"
 #include "core/interrupt.h"
 #include "store/spool_replay.h"
 
@@ -21,6 +22,14 @@ BatchStore::BatchStore(DatabaseChoice choice, std::ostream& err)
 BatchStore::~BatchStore() = default;
 
 bool BatchStore::connected() const { return connection_->db != nullptr; }
+
+void BatchStore::ExitIfMisconfigured() const {
+  if (connected()) return;
+  if (std::optional<std::string> cause = MisconfigurationSeen()) {
+    err_ << "fabtrack: " << *cause << "\n";
+    throw CommandExit{kExitDatabaseError};
+  }
+}
 
 void BatchStore::Reconnect() {
   if (connection_->db) return;

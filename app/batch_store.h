@@ -44,6 +44,11 @@ class BatchStore {
   BatchStore& operator=(const BatchStore&) = delete;
 
   bool connected() const;
+  // For a command that has collected nothing yet: not connected because of
+  // a misconfiguration (credentials, database, privileges, schema) says why
+  // and throws CommandExit{kExitDatabaseError}, instead of spooling what it
+  // would collect. An outage returns: the command goes on and spools.
+  void ExitIfMisconfigured() const;
   // Tries again after an outage (a long watch; the spool is replayed first).
   void Reconnect();
 

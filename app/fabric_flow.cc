@@ -18,12 +18,7 @@ FabricScanResult ScanFabric(const FabricScanRequest& request, std::ostream& err)
   std::optional<BatchStore> database;
   if (request.cluster) {
     database.emplace(request.database, err);
-    if (!database->connected()) {
-      if (std::optional<std::string> cause = MisconfigurationSeen()) {
-        err << "fabtrack: " << *cause << "\n";
-        throw CommandExit{kExitDatabaseError};
-      }
-    }
+    database->ExitIfMisconfigured();
   }
   fabric::ScanOutcome outcome = fabric::ScanSubnet(request.settings);
   if (!outcome.scan) {

@@ -180,12 +180,7 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
   // and the verdict is made from this watch alone. A watch does not reconnect:
   // the next one (the watchdog's) replays the spool.
   BatchStore database(request.database, err);
-  if (!database.connected()) {
-    if (std::optional<std::string> cause = MisconfigurationSeen()) {
-      err << "fabtrack: " << *cause << "\n";
-      throw CommandExit{kExitDatabaseError};
-    }
-  }
+  database.ExitIfMisconfigured();
   // Stored in one transaction, or spooled: false when spooled.
   auto keep = [&](RasWatchRecord record) {
     record.cluster = request.cluster;
