@@ -1,6 +1,7 @@
 #include "analyzer/ras_watch.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -296,6 +297,12 @@ std::vector<std::string> PortChangesOf(const std::string& host,
     std::string port = b.device + " port " + std::to_string(b.port);
     if (!a.state.empty() && !b.state.empty() && a.state != b.state) {
       out.push_back(port + " " + a.state + " -> " + b.state + " at " + b.sampled_at);
+    }
+    if (a.rate_gbps && b.rate_gbps && *a.rate_gbps != *b.rate_gbps) {
+      // A link that retrained to another rate (or width) during the watch.
+      char rates[64];
+      std::snprintf(rates, sizeof rates, "rate %g -> %g Gb/s", *a.rate_gbps, *b.rate_gbps);
+      out.push_back(port + " " + rates + " at " + b.sampled_at);
     }
     for (const auto& [name, value] : b.counters) {
       if (!value) continue;

@@ -36,8 +36,9 @@ RasWatchVerdict JudgeRasWatch(const std::vector<RasSnapshot>& snapshots,
 // What the port counters of `host` did over the window: one line per
 // counter that rose between two consecutive samples of a port ("mlx5_3
 // port 1 link_downed +2 at 2026-12-05T03:12:00Z", the time of the sample
-// that saw it) and per change of port state ("mlx5_3 port 1 ACTIVE -> DOWN
-// at ..."). `readings` may hold any hosts and any order; counters that went
+// that saw it), per change of port state ("mlx5_3 port 1 ACTIVE -> DOWN
+// at ...") and of link rate ("mlx5_3 port 1 rate 400 -> 200 Gb/s at ...").
+// `readings` may hold any hosts and any order; counters that went
 // backwards (a reset) are not counted as errors.
 std::vector<std::string> PortChangesOf(const std::string& host,
                                        const std::vector<HostPortReading>& readings);

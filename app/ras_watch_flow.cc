@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "analyzer/ras_node_facts.h"
 #include "analyzer/ras_watch.h"
 #include "app/batch_store.h"
 #include "app/database_access.h"
@@ -340,11 +341,15 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
     result.unmapped_nodes.assign(unmapped.begin(), unmapped.end());
     std::string window_end = std::max(result.snapshots.back().taken_at, newest_event_at);
     std::vector<HostPortReading> readings;
+    RasHostKnowledge known;
     result.port_counters_read = database.Read([&](pqxx::transaction_base& txn) {
       readings = store::ReadHostPortReadings(txn, request.cluster, {hosts.begin(), hosts.end()},
                                              first_taken_at, window_end);
+      known = store::ReadRasHostKnowledge(txn, request.cluster, {hosts.begin(), hosts.end()},
+                                          window_end);
     });
     analyzer::AttachPortChanges(readings, &result.verdict);
+    analyzer::AttachNodeFacts(known, readings, hosts, &result.verdict);
     StoreOutcome stored = keep({.verdict = result.verdict});
     result.verdict_stored = stored.stored;
     if (stored.stored) {

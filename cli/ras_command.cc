@@ -127,6 +127,7 @@ std::string WatchRankLine(const RasWatchRank& k) {
     s += k.host + (k.node.empty() || k.node == k.host ? "" : " (" + k.node + ")");
   }
   if (!k.gpu.empty()) s += "  GPU " + k.gpu;
+  if (!k.nic.empty()) s += "  NIC " + k.nic;
   if (k.pid) s += "  pid " + std::to_string(*k.pid);
   if (!k.detail.empty()) s += "  " + k.detail;
   return s;
@@ -174,6 +175,7 @@ std::string AlertSummary(const RasWatchOptions& o, const app::RasWatchResult& r)
     }
     if (f.ranks.size() > kRanks) out += " (+" + std::to_string(f.ranks.size() - kRanks) + " more)";
     if (!f.port_changes.empty()) out += "; port " + f.port_changes.front();
+    if (!f.node_facts.empty()) out += "; node " + f.node_facts.front();
   }
   if (worst.size() > kFindings) {
     out += "; +" + std::to_string(worst.size() - kFindings) + " more findings";
@@ -210,6 +212,7 @@ void PrintWatchText(const RasWatchOptions& o, const app::RasWatchResult& r) {
               << f.since << ": " << f.message << "\n";
     for (const RasWatchRank& k : f.ranks) std::cout << "    " << WatchRankLine(k) << "\n";
     for (const std::string& line : f.port_changes) std::cout << "    port " << line << "\n";
+    for (const std::string& line : f.node_facts) std::cout << "    node " << line << "\n";
   }
   if (!r.unmapped_nodes.empty()) {
     std::cout << "  no host known for " << r.unmapped_nodes.size()

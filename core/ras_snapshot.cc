@@ -136,6 +136,15 @@ class DumpWriter {
     Key(key);
     OptionalNumber(value);
   }
+  void Field(const char* key, const std::vector<std::string>& values) {
+    Key(key);
+    Open('[');
+    for (const std::string& v : values) {
+      Element();
+      String(v);
+    }
+    Close(']', values.empty());
+  }
   // Where a rank runs, in the DOM's key order: "gpu", "host", "node".
   void Place(const std::string& gpu, const std::string& host, const std::string& node) {
     Field("gpu", gpu);
@@ -267,6 +276,7 @@ nlohmann::json RasWatchVerdictJson(const RasWatchVerdict& v) {
                        {"node", k.node},
                        {"host", k.host},
                        {"gpu", k.gpu},
+                       {"nic", k.nic},
                        {"pid", OptionalPid(k.pid)},
                        {"detail", k.detail}});
     }
@@ -276,7 +286,8 @@ nlohmann::json RasWatchVerdictJson(const RasWatchVerdict& v) {
                         {"message", f.message},
                         {"since", f.since},
                         {"ranks", std::move(ranks)},
-                        {"port_changes", f.port_changes}});
+                        {"port_changes", f.port_changes},
+                        {"node_facts", f.node_facts}});
   }
   return {{"health", v.health},
           {"snapshots", v.snapshots},
@@ -292,8 +303,10 @@ std::string RasWatchVerdictDump(const RasWatchVerdict& v, int indent, size_t ind
     plain = plain && Plain(f.kind) && Plain(f.severity) && Plain(f.communicator) &&
             Plain(f.message) && Plain(f.since);
     for (const std::string& p : f.port_changes) plain = plain && Plain(p);
+    for (const std::string& p : f.node_facts) plain = plain && Plain(p);
     for (const RasWatchRank& k : f.ranks) {
-      plain = plain && Plain(k.node) && Plain(k.host) && Plain(k.gpu) && Plain(k.detail);
+      plain = plain && Plain(k.node) && Plain(k.host) && Plain(k.gpu) && Plain(k.nic) &&
+              Plain(k.detail);
     }
   }
   if (!plain) return DumpOf(RasWatchVerdictJson(v), indent, indent_prefix, handler);
@@ -308,20 +321,18 @@ std::string RasWatchVerdictDump(const RasWatchVerdict& v, int indent, size_t ind
     w.Field("communicator", f.communicator);
     w.Field("kind", f.kind);
     w.Field("message", f.message);
-    w.Key("port_changes");
-    w.Open('[');
-    for (const std::string& p : f.port_changes) {
-      w.Element();
-      w.String(p);
-    }
-    w.Close(']', f.port_changes.empty());
+    w.Field("node_facts", f.node_facts);
+    w.Field("port_changes", f.port_changes);
     w.Key("ranks");
     w.Open('[');
     for (const RasWatchRank& k : f.ranks) {
       w.Element();
       w.Open('{');
       w.Field("detail", k.detail);
-      w.Place(k.gpu, k.host, k.node);
+      w.Field("gpu", k.gpu);
+      w.Field("host", k.host);
+      w.Field("nic", k.nic);
+      w.Field("node", k.node);
       w.Field("pid", k.pid);
       w.Field("rank", k.rank);
       w.Close('}', false);
@@ -359,11 +370,13 @@ RasWatchVerdict RasWatchVerdictFromJson(const nlohmann::json& j) {
       r.node = k.at("node").get<std::string>();
       r.host = k.at("host").get<std::string>();
       r.gpu = k.at("gpu").get<std::string>();
+      r.nic = k.value("nic", "");  // verdicts stored before it named NICs have none
       r.pid = PidFrom(k);
       r.detail = k.at("detail").get<std::string>();
       finding.ranks.push_back(std::move(r));
     }
     finding.port_changes = f.at("port_changes").get<std::vector<std::string>>();
+    finding.node_facts = f.value("node_facts", std::vector<std::string>{});
     v.findings.push_back(std::move(finding));
   }
   return v;

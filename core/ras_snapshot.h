@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/json_instances.h"
+#include "core/node_topology.h"
 
 namespace fabtrack {
 
@@ -81,6 +83,9 @@ struct RasWatchRank {
   std::string node, host, gpu;
   std::optional<int64_t> pid;
   std::string detail;  // "AllReduce 975, the majority at 977", "considered dead"
+  // The GPU's nearest NIC ("mlx5_3") in the newest topology fabtrack stored
+  // for the host (`topology ingest`) by the end of the watch; "" unknown.
+  std::string nic;
   bool operator==(const RasWatchRank&) const = default;
 };
 
@@ -94,6 +99,11 @@ struct RasWatchFinding {
   // What fabtrack's port counters saw on those ranks' hosts over the watch:
   // "mlx5_3 port 1 link_downed +2 at 2026-12-05T03:12:00Z".
   std::vector<std::string> port_changes;
+  // Where those hosts differ from the job's other hosts in what fabtrack
+  // knows of them by the end of the watch (HCA firmware, link rate, GPU/NIC
+  // wiring): "gpu-w2: link mlx5_3/1 200 Gb/s; 400 Gb/s on the job's other
+  // 3 hosts".
+  std::vector<std::string> node_facts;
   bool operator==(const RasWatchFinding&) const = default;
 };
 
@@ -126,10 +136,20 @@ struct HostPortReading {
   int port = 0;
   std::string sampled_at;  // RFC 3339
   double sampled_at_s = 0;
-  std::string state;  // "ACTIVE", "DOWN"; "" when not sampled
+  std::string state;                // "ACTIVE", "DOWN"; "" when not sampled
+  std::optional<double> rate_gbps;  // the link's rate as sampled
   // Error counters by their column name (link_downed, symbol_error...);
   // absent: not read on that port.
   std::vector<std::pair<std::string, std::optional<int64_t>>> counters;
+};
+
+// What fabtrack stored of a job's hosts by the end of a watch, beside their
+// port samples: each host's newest GPU/NIC topology (`topology ingest`) and
+// its HCAs' firmware ("fw_ver mlx5_0" -> "28.39.1002", the key of
+// core/node_facts.h) with the topology's fingerprint ("topology").
+struct RasHostKnowledge {
+  std::map<std::string, NodeTopology> topologies;                   // by host
+  std::map<std::string, std::map<std::string, std::string>> facts;  // by host
 };
 
 }  // namespace fabtrack

@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "core/json_instances.h"
+#include "core/node_topology_json.h"
 #include "core/port_sample.h"
 #include "store/copy_row.h"
 #include "store/row_fields.h"
@@ -172,23 +173,50 @@ std::vector<HostPortReading> ReadHostPortReadings(pqxx::transaction_base& txn,
       "WHERE x.port_id = p.id AND x.sampled_at < $3::timestamptz ORDER BY x.sampled_at DESC "
       "LIMIT 1) b) "
       "SELECT p.host, p.device, p.port, " +
-          IsoColumn("s.sampled_at") + ", extract(epoch FROM s.sampled_at), coalesce(s.state, '')" +
-          columns +
+          IsoColumn("s.sampled_at") +
+          ", extract(epoch FROM s.sampled_at), coalesce(s.state, ''), s.rate_gbps" + columns +
           " FROM w s JOIN p ON p.id = s.port_id ORDER BY s.sampled_at, p.host, p.device, p.port",
       cluster, PgTextArrayLiteral(hosts), from, to);
   std::vector<HostPortReading> out;
   for (const pqxx::row& row : rows) {
     HostPortReading r;
     ReadColumns(row, 0, &r.host, &r.device, &r.port);
-    ReadColumns(row, 4, &r.sampled_at_s, &r.state);
+    ReadColumns(row, 4, &r.sampled_at_s, &r.state, &r.rate_gbps);
     r.sampled_at = IsoFromSeconds(r.sampled_at_s, IsoStyle::kSeconds);  // for people
-    int i = 6;
+    int i = 7;
     for (const char* c : kPortErrorCounters) {
       r.counters.emplace_back(c, Get<int64_t>(row[i++]));
     }
     out.push_back(std::move(r));
   }
   return out;
+}
+
+RasHostKnowledge ReadRasHostKnowledge(pqxx::transaction_base& txn, const std::string& cluster,
+                                      const std::vector<std::string>& hosts,
+                                      const std::string& to) {
+  RasHostKnowledge known;
+  const std::string host_list = PgTextArrayLiteral(hosts);
+  for (const pqxx::row& row : txn.exec_params(
+           "SELECT DISTINCT ON (host) host, fingerprint, topology::text FROM node_topologies "
+           "WHERE cluster = $1 AND host = ANY($2::text[]) AND recorded_at <= $3::timestamptz "
+           "ORDER BY host, recorded_at DESC, id DESC",
+           cluster, host_list, to)) {
+    std::string host = row[0].as<std::string>();
+    known.facts[host]["topology"] = row[1].as<std::string>();
+    std::string why;
+    std::optional<NodeTopology> topology =
+        NodeTopologyFromJson(nlohmann::json::parse(row[2].as<std::string>(), nullptr, false), &why);
+    if (topology) known.topologies.emplace(std::move(host), std::move(*topology));
+  }
+  for (const pqxx::row& row : txn.exec_params(
+           "SELECT host, device, min(fw_version) FROM ports WHERE cluster = $1 AND "
+           "host = ANY($2::text[]) AND coalesce(fw_version, '') <> '' GROUP BY host, device",
+           cluster, host_list)) {
+    known.facts[row[0].as<std::string>()]["fw_ver " + row[1].as<std::string>()] =
+        row[2].as<std::string>();
+  }
+  return known;
 }
 
 }  // namespace fabtrack::store

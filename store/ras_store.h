@@ -68,4 +68,11 @@ std::vector<HostPortReading> ReadHostPortReadings(pqxx::transaction_base& txn,
                                                   const std::vector<std::string>& hosts,
                                                   const std::string& from, const std::string& to);
 
+// What fabtrack stored of these hosts by `to` (RFC 3339) beside their port
+// samples: each one's newest topology recorded by then (and its
+// fingerprint as the fact "topology") and its HCAs' firmware ("fw_ver
+// mlx5_0", from the port inventory, as last seen).
+RasHostKnowledge ReadRasHostKnowledge(pqxx::transaction_base& txn, const std::string& cluster,
+                                      const std::vector<std::string>& hosts, const std::string& to);
+
 }  // namespace fabtrack::store

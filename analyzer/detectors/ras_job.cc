@@ -19,6 +19,7 @@ std::string RankText(const RasWatchRank& k) {
                               : "rank " + std::to_string(k.rank)) +
                   " on " + (k.host.empty() ? k.node : k.host);
   if (!k.gpu.empty()) s += " GPU " + k.gpu;
+  if (!k.nic.empty()) s += " NIC " + k.nic;
   return s;
 }
 
@@ -49,6 +50,9 @@ void Detect(const InputIndex& input, const DetectorSettings&, std::vector<Findin
         if (!ranks.empty()) what += " (" + ranks + ")";
         for (size_t i = 0; i < w.port_changes.size() && i < 3; ++i) {
           what += "; " + w.port_changes[i];
+        }
+        for (size_t i = 0; i < w.node_facts.size() && i < 3; ++i) {
+          what += "; " + w.node_facts[i];
         }
       }
     }

@@ -34,7 +34,9 @@ RasJobView Job(const std::string& id, double judged_at, const std::string& kind,
                          : "AllReduce: 1 of 4 ranks behind",
          testing::IsoOf(judged_at - 10),
          {RasWatchRank{2, "10.77.0.12", "gpu-w2", "0", 6102, "AllReduce 178, others at 180"}},
-         {"gpu-w2: mlx5_3 port 1 link_downed +2 at 2026-12-05T03:12:12Z"}});
+         {"gpu-w2: mlx5_3 port 1 link_downed +2 at 2026-12-05T03:12:12Z"},
+         {"gpu-w2: link mlx5_3/1 200 Gb/s; 400 Gb/s on the job's other 1 host"}});
+    j.verdict.findings[0].ranks[0].nic = "mlx5_0";
   }
   if (kind == "stuck") j.first_stuck_at = j.verdict.last_taken_at;
   return j;
@@ -58,8 +60,12 @@ TEST(RasJob, AStuckJobIsACriticalProblemNamingItsRanksAndPorts) {
   EXPECT_EQ(f[0].host, "gpu-w2");
   EXPECT_EQ(f[0].run_started_at, testing::IsoOf(tonight));
   EXPECT_NE(f[0].message.find("stuck 0x5e1f00c2a9b4d731 since"), std::string::npos) << f[0].message;
-  EXPECT_NE(f[0].message.find("(rank 2 on gpu-w2 GPU 0)"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("(rank 2 on gpu-w2 GPU 0 NIC mlx5_0)"), std::string::npos)
+      << f[0].message;
   EXPECT_NE(f[0].message.find("gpu-w2: mlx5_3 port 1 link_downed +2"), std::string::npos);
+  EXPECT_NE(f[0].message.find("; gpu-w2: link mlx5_3/1 200 Gb/s; 400 Gb/s on the job's other"),
+            std::string::npos)
+      << f[0].message;
   EXPECT_EQ(f[0].evidence["first_stuck_at"], testing::IsoOf(tonight));
   EXPECT_EQ(f[1].kind, "job_ranks");
   EXPECT_EQ(f[1].subject, "job 81235");

@@ -276,8 +276,18 @@ TEST(RasWatchTest, VerdictRoundTripsThroughJson) {
   RasWatchVerdict v = JudgeRasWatch(
       {Snap(0, {Comm("0xa1", 32, 300, {17})}), Snap(10, {Comm("0xa1", 32, 300, {17})})});
   v.findings[0].port_changes = {"gpu-n3: mlx5_3 port 1 link_downed +2 at 2026-12-05T03:12:12Z"};
+  v.findings[0].node_facts = {
+      "gpu-n3: fw_ver mlx5_3 28.40.1000; 28.39.1002 on the job's other 3 hosts"};
+  v.findings[0].ranks[0].nic = "mlx5_3";
   v.findings[0].ranks[0].pid.reset();
   EXPECT_EQ(RasWatchVerdictFromJson(nlohmann::json::parse(RasWatchVerdictJson(v).dump())), v);
+  // A verdict stored before NICs and node facts were named still reads.
+  nlohmann::json old = RasWatchVerdictJson(v);
+  old["findings"][0].erase("node_facts");
+  for (nlohmann::json& k : old["findings"][0]["ranks"]) k.erase("nic");
+  RasWatchVerdict before = RasWatchVerdictFromJson(old);
+  EXPECT_TRUE(before.findings[0].node_facts.empty());
+  EXPECT_EQ(before.findings[0].ranks[0].nic, "");
   std::vector<RasCommState> comms = {Comm("0xa1", 4, 9, {2})};
   comms[0].ranks[1].pid.reset();
   EXPECT_EQ(RasCommunicatorsFromJson(nlohmann::json::parse(RasCommunicatorsJson(comms).dump())),

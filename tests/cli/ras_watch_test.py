@@ -246,6 +246,58 @@ def run_cases(db, work, hosts_file):
     if lines:
         print("     alert: " + lines[0])
 
+    # What fabtrack knows of the hosts beside their counters (issue 34 item
+    # 2): gpu-w2's topology names GPU 0's NIC; gpu-w2's mlx5_3 runs other
+    # firmware and a slower link than the job's other host, gpu-w1.
+    p = subprocess.run([FABTRACK, "topology", "ingest",
+                        os.path.join(SOURCE, "tests", "fixtures", "topology", "node",
+                                     "nccl_xml_rail8.xml"),
+                        "--host", "gpu-w2", "--cluster", "lab", "--db", db],
+                       capture_output=True, text=True, timeout=60)
+    check("facts: gpu-w2's topology stored", p.returncode == 0, p)
+    gpu0_nic = psql(db, "SELECT g->>'nic' FROM node_topologies t, jsonb_array_elements("
+                        "t.topology->'gpus') g WHERE t.host = 'gpu-w2' AND g->>'gpu' = 'GPU0'")
+    check("facts: the stored topology pairs GPU0 with a NIC", gpu0_nic.startswith("mlx5_"))
+    mlx5_3 = link_downed
+    for _ in range(4):  # .../mlx5_3/ports/1/counters/link_downed
+        mlx5_3 = os.path.dirname(mlx5_3)
+    with open(os.path.join(mlx5_3, "fw_ver"), "w") as f:
+        f.write("28.40.1000\n")
+    p = snapshot_ports()
+    check("facts: gpu-w2 stored with its new firmware", p.returncode == 0, p)
+    tree_w1 = os.path.join(work, "sysfs-w1")
+    shutil.copytree(os.path.join(SOURCE, "tests", "fixtures", "sysfs", "ndr_8hca"), tree_w1,
+                    symlinks=True)
+    rate_w1 = os.path.join(tree_w1, os.path.relpath(mlx5_3, tree), "ports", "1", "rate")
+    with open(rate_w1, "w") as f:
+        f.write("400 Gb/sec (4X NDR)\n")
+    p = subprocess.run([FABTRACK, "counters", "snapshot", "--store", "--host", "gpu-w1",
+                        "--cluster", "lab", "--sysfs", tree_w1, "--db", db],
+                       capture_output=True, text=True, timeout=60)
+    check("facts: gpu-w1 stored", p.returncode == 0, p)
+    with open(os.path.join(tree, os.path.relpath(mlx5_3, tree), "ports", "1", "rate")) as f:
+        w2_rate = f.read().split()[0]
+    with open(os.path.join(tree_w1, os.path.relpath(mlx5_3, tree), "fw_ver")) as f:
+        w1_fw = f.read().strip()
+    s = StandIn(sequence=[report([300, 300, 298, 300])])
+    p, _ = watch(db, s.port, "81242", "--every", "0.2", "--count", "2", "--hosts-file",
+                 hosts_file, "--no-resolve")
+    check("facts: stuck, exit 2", p.returncode == 2, p)
+    check("facts: rank 2 named with its GPU's NIC",
+          "rank 2 on gpu-w2 (10.77.0.12)  GPU 0  NIC %s  pid 6102" % gpu0_nic in p.stdout, p)
+    check("facts: rank 0 on gpu-w1 (no topology) named without a NIC",
+          "rank 0 on gpu-w1" not in p.stdout or "rank 0 on gpu-w1 (10.77.0.11)  GPU 0  pid" in p.stdout, p)
+    check("facts: the firmware gpu-w2 alone runs is named",
+          "node gpu-w2: fw_ver mlx5_3 28.40.1000; %s on the job's other 1 host" % w1_fw in p.stdout, p)
+    check("facts: gpu-w2's slower link is named",
+          "node gpu-w2: link mlx5_3/1 %s Gb/s; 400 Gb/s on the job's other 1 host" % w2_rate
+          in p.stdout, p)
+    check("facts: the NIC and the facts are stored with the verdict",
+          psql(db, "SELECT (verdict->'findings'->0->'ranks'->0->>'nic') || ' ' || "
+                   "jsonb_array_length(verdict->'findings'->0->'node_facts') FROM ras_job_verdicts "
+                   "WHERE job_id = '81242'") == gpu0_nic + " 2")
+    s.close()
+
     # Usage: how long must be said.
     p, _ = watch(db, 1, "81240", "--every", "1")
     check("no --count nor --until-done: usage error", p.returncode == 2 and "--count N or --until-done" in p.stderr, p)

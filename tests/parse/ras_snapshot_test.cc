@@ -80,7 +80,13 @@ TEST(RasSnapshot, VerdictDumpIsTheDomsDump) {
                         {"gpu-n1: mlx5_3 port 1 link_downed +2 at 2026-12-06T14:00:10Z"}});
   v.findings.push_back({"laggard", "warning", "", "none", "", {}, {}});
   cases.push_back(v);
+  // A rank's NIC and the hosts' facts (empty in the cases above).
+  v.findings[0].ranks[0].nic = "mlx5_3";
+  v.findings[0].node_facts = {
+      "gpu-n1: link mlx5_3/1 200 Gb/s; 400 Gb/s on the job's other 3 hosts"};
+  cases.push_back(v);
   v.findings[0].message = "caf\xc3\xa9 \"quoted\"";
+  v.findings[0].node_facts.push_back("gpu-n1: fw_ver mlx5_3 caf\xc3\xa9; 28.39 on 1 of 3");
   cases.push_back(v);
   using H = nlohmann::json::error_handler_t;
   for (const RasWatchVerdict& c : cases) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <pqxx/pqxx>
 
+#include "core/node_topology_json.h"
 #include "store/port_writer.h"
 #include "tests/support/test_database.h"
 
@@ -257,6 +258,57 @@ TEST(RasStoreTest, PortSamplesOfTheJobsHostsOverTheWindow) {
   EXPECT_EQ(counters["symbol_error"], 0);
   EXPECT_EQ(counters.count("port_rcv_errors"), 1u);
   EXPECT_FALSE(counters["port_rcv_errors"]) << "not read: absent, not zero";
+}
+
+TEST(RasStoreTest, WhatIsKnownOfTheJobsHostsByTheWindowsEnd) {
+  TestDatabase db;
+  pqxx::work txn(db.connection());
+  txn.exec("INSERT INTO clusters (name) VALUES ('lab')");
+  // gpu-a2's wiring as ingested three times: the newest by the window's end
+  // counts, not one ingested after it; gpu-a9 is not the job's.
+  auto topology = [&](const std::string& host, const std::string& at, const std::string& nic,
+                      const std::string& fingerprint) {
+    NodeTopology t;
+    TopoGpu g;
+    g.name = "GPU0";
+    g.nic = nic;
+    t.gpus = {g};
+    TopoNic n;
+    n.name = nic;
+    t.nics = {n};
+    txn.exec_params0(
+        "INSERT INTO node_topologies (cluster, host, recorded_at, format, fingerprint, topology) "
+        "VALUES ('lab', $1, $2::timestamptz, 'nccl_xml', $3, $4::jsonb)",
+        host, at, fingerprint, NodeTopologyToJson(t).dump());
+  };
+  topology("gpu-a2", "2026-12-05T01:00:00Z", "mlx5_0", "f-old");
+  topology("gpu-a2", "2026-12-05T02:00:00Z", "mlx5_3", "f-new");
+  topology("gpu-a2", "2026-12-05T04:00:00Z", "mlx5_9", "f-later");
+  topology("gpu-a9", "2026-12-05T02:00:00Z", "mlx5_1", "f-a9");
+  HostPorts a2 = Host("gpu-a2", 1, "ACTIVE");
+  a2.ports[0].fw_version = "28.40.1000";
+  a2.ports[0].rate_gbps = 200;
+  WriteHostSample(txn, "lab", a2, "2026-12-05T03:12:12Z", std::nullopt, "snapshot");
+  HostPorts a1 = Host("gpu-a1", 1, "ACTIVE");
+  a1.ports[0].fw_version = "28.39.1002";
+  WriteHostSample(txn, "lab", a1, "2026-12-05T03:12:12Z", std::nullopt, "snapshot");
+  RasHostKnowledge known =
+      ReadRasHostKnowledge(txn, "lab", {"gpu-a1", "gpu-a2"}, "2026-12-05T03:13:00Z");
+  ASSERT_EQ(known.topologies.size(), 1u);
+  ASSERT_EQ(known.topologies.count("gpu-a2"), 1u);
+  EXPECT_EQ(known.topologies["gpu-a2"].gpus.at(0).nic, "mlx5_3");
+  EXPECT_EQ(known.facts["gpu-a2"], (std::map<std::string, std::string>{
+                                       {"fw_ver mlx5_3", "28.40.1000"}, {"topology", "f-new"}}));
+  EXPECT_EQ(known.facts["gpu-a1"],
+            (std::map<std::string, std::string>{{"fw_ver mlx5_3", "28.39.1002"}}));
+  EXPECT_EQ(known.facts.count("gpu-a9"), 0u);
+  std::vector<HostPortReading> r = ReadHostPortReadings(
+      txn, "lab", {"gpu-a2", "gpu-a1"}, "2026-12-05T03:12:00Z", "2026-12-05T03:13:00Z");
+  ASSERT_EQ(r.size(), 2u);
+  for (const HostPortReading& reading : r) {
+    if (reading.host == "gpu-a2") EXPECT_EQ(reading.rate_gbps, 200.0);
+    if (reading.host == "gpu-a1") EXPECT_EQ(reading.rate_gbps, std::nullopt) << "not sampled";
+  }
 }
 
 }  // namespace
