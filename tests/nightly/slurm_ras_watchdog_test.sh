@@ -36,48 +36,30 @@
 # and the jobs' output.
 # Usage: tests/nightly/slurm_ras_watchdog_test.sh SOURCE_DIR FABTRACK [linuxproc|cgroup]
 set -euo pipefail
-src=$(readlink -f "$1")
-fabtrack=$(readlink -f "$2")
-variant=${3:-linuxproc}
-[[ $variant == linuxproc || $variant == cgroup ]] || { echo "unknown variant $variant" >&2; exit 2; }
-slurm=$src/scripts/nightly/slurm-single-host.sh
-work=$(mktemp -d)
-chmod 755 "$work" # the embedded server runs as an unprivileged user
-export FABTRACK_SPOOL_DIR=$work/spool
+# shellcheck source=slurm_test_lib.sh
+. "$(dirname "$0")/slurm_test_lib.sh"
 python=/usr/bin/python3
-cleanup() {
-  local status=$? f pid
-  if ((status != 0)); then
-    "$slurm" logs "$work/slurm" >&2 || true
-    for f in "$work"/jobs/*.out; do
-      [[ -e $f ]] || continue
-      echo "----- $f" >&2
-      tail -n 30 "$f" >&2
-    done
-  fi
-  "$slurm" stop "$work/slurm" >/dev/null 2>&1 || true
-  # Whatever this test started that outlived its job (a watchdog that
-  # should have ended, a stand-in): by PID, only processes naming $work.
+slurm_test_init "$1" "$2" setsid pgrep "$python"
+variant=${3:-linuxproc}
+[[ $variant == linuxproc || $variant == cgroup ]] || fail "unknown variant $variant"
+slurm_test_on_failure() {
+  local f
+  for f in "$work"/jobs/*.out; do
+    [[ -e $f ]] || continue
+    echo "----- $f" >&2
+    tail -n 30 "$f" >&2
+  done
+}
+# Whatever this test started that outlived its job (a watchdog that should
+# have ended, a stand-in): by PID, only processes naming $work.
+slurm_test_after_stop() {
+  local pid
   for pid in $(pgrep -f "$work/" || true); do
     kill "$pid" 2>/dev/null || true
   done
-  "$fabtrack" db stop --data-dir "$work/db" >/dev/null 2>&1 || true
-  [[ -n ${KEEP:-} ]] || rm -rf "$work"
 }
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-[[ $(id -u) -eq 0 ]] || fail "needs root (slurmd, munged)"
-for tool in sbatch srun sinfo scontrol slurmctld slurmd munged psql setsid pgrep "$python"; do
-  command -v "$tool" >/dev/null || fail "$tool not found: scripts/install-deps.sh installs slurm-wlm and munge"
-done
-
-"$fabtrack" db start --data-dir "$work/db" >/dev/null 2>&1 || fail "embedded PostgreSQL did not start"
-db="host=$work/db/run dbname=fabtrack user=fabtrack"
+slurm_test_db
 "$fabtrack" db migrate --db "$db" >/dev/null || fail "db migrate"
-q() { psql "$db" -Atc "$1"; }
 
 # The watchdog as installed on a node: the script and the file it sources.
 mkdir -p "$work/bin" "$work/jobs" "$work/run" "$work/tmp"
@@ -138,8 +120,7 @@ if [[ $variant == cgroup ]]; then
   extra+="\nPrologFlags=Alloc,Contain"
 fi
 SLURM_SINGLE_HOST_CGROUP=$cgroup SLURM_SINGLE_HOST_NODES=$nodes SLURM_SINGLE_HOST_EXTRA=$extra \
-  "$slurm" start "$work/slurm" >/dev/null || fail "the single-host Slurm did not come up"
-export SLURM_CONF=$work/slurm/slurm.conf
+  slurm_test_start
 cluster=$(sed -n 's/^ClusterName=//p' "$SLURM_CONF")
 
 free_port() {
