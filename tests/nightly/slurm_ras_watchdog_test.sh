@@ -127,15 +127,17 @@ free_port() {
   "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# submit NAME MODE SECONDS AFTER WIRING [PORT [DELAY [NODES]]]: a job whose training is the
-# stand-in in MODE (frozen: stuck; healthy; none: `sleep`, RAS answering on
-# PORT from outside) for SECONDS, watched after AFTER s; WIRING batch puts
-# the documented line in the batch script; the training starts DELAY s after
-# the batch script (NCCL, and so RAS, up late); NODES (1) nodes, the one
+# submit NAME MODE SECONDS AFTER WIRING [PORT [DELAY [NODES]]]: a job whose
+# training is the stand-in in MODE (frozen: stuck; healthy; none: `sleep`,
+# RAS answering on PORT from outside) for SECONDS, watched after AFTER s;
+# WIRING batch puts the documented line in the batch script; the training
+# starts DELAY s after the batch script (NCCL, and so RAS, up late); NODES
+# (1) nodes, the one
 # stand-in on the first (RAS answers on every node; one port here). Sets job,
-# job_nodes and first (its nodes, the first of them), wd_pid (its watchdog), watchdogs (the most seen at
-# once), started and ended (epoch seconds: the batch script began, the test
-# saw the job over), once the job has finished.
+# job_nodes and first (its nodes, the first of them), wd_pid (its watchdog),
+# watchdogs (the most Prolog-started ones seen at once), started and ended
+# (epoch seconds: the batch script began, the test saw the job over), once
+# the job has finished.
 submit() {
   local name=$1 mode=$2 seconds=$3 after=$4 wiring=$5 port=${6:-} delay=${7:-0} nodes=${8:-1}
   local out state nodelist i pid_files pid n
@@ -283,7 +285,6 @@ if [[ $variant == linuxproc ]]; then
   ((n = $(snapshots_of "$job"), n >= 2)) || fail "healthy: job $job not watched ($n snapshots)"
   [[ $(q "SELECT health || ':' || stuck FROM ras_job_verdicts WHERE job_id = '$job'") == healthy:false ]] ||
     fail "healthy: verdict of job $job: $(q "SELECT health, stuck FROM ras_job_verdicts WHERE job_id = '$job'")"
-
 fi
 
 echo "--- batch-script wiring: a job that ends before AFTER is never watched"
