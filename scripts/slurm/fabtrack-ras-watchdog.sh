@@ -24,8 +24,11 @@
 #      /usr/local/sbin/fabtrack-ras-watchdog.sh &
 #    It ends when the batch script does (it checks every 2 s that the shell
 #    that started it is still its parent: under proctrack/linuxproc Slurm
-#    does not kill what a batch script leaves behind), or at scancel (TERM).
-#    The job's environment reaches it: FABTRACK_RAS_WATCHDOG_* work here.
+#    does not kill what a batch script leaves behind; under proctrack/cgroup
+#    Slurm kills it, SIGKILL, with the batch step, and the next watchdog
+#    started on the node removes the work directory it left), or at scancel
+#    (TERM). The job's environment reaches it: FABTRACK_RAS_WATCHDOG_* work
+#    here.
 #  - Or for every job, from the Prolog and Epilog (slurmd runs them as root
 #    on each node of the job, with SLURM_JOB_ID, SLURM_NODELIST and
 #    SLURMD_NODENAME but not the job's environment nor PATH: use the conf
@@ -37,7 +40,10 @@
 #    returns only once it is (slurmd kills the Prolog's process group as
 #    soon as the Prolog exits: a plain `setsid ... &` is killed with it
 #    before it detaches), its PID in RUN_DIR/ras-watchdog.<job>.pid.
-#    --epilog stops the job's watchdog (TERM) and returns.
+#    --epilog stops the job's watchdog (TERM) and returns. Slurm 22.05 runs
+#    the Prolog from slurmd, outside the job's cgroup, also with
+#    ProctrackType=proctrack/cgroup and PrologFlags=Alloc,Contain: the
+#    watchdog is not killed with the job, the Epilog line stops it.
 # Either way it also ends when RAS stops answering, when scontrol no longer
 # shows the job running (checked before each watch), and after MAX_HOURS at
 # the latest; every command it runs is bounded (the watch by COUNT x EVERY
@@ -136,7 +142,19 @@ fi
 [[ -n $CLUSTER ]] || CLUSTER=${FABTRACK_CLUSTER:-${SLURM_CLUSTER_NAME:-}}
 [[ -n $CLUSTER ]] || { log "no cluster: set CLUSTER (or FABTRACK_CLUSTER)"; exit 2; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/fabtrack-ras-watchdog.XXXXXX") || exit 3
+# Under proctrack/cgroup Slurm ends a batch script's watchdog with SIGKILL,
+# with everything else left in the batch step: its EXIT trap never removes
+# its work directory. So each watchdog names its own by its PID and first
+# removes this user's that belong to no running watchdog.
+for dir in "${TMPDIR:-/tmp}"/fabtrack-ras-watchdog.*.*; do
+  [[ -d $dir && ! -L $dir && -O $dir ]] || continue
+  pid=${dir##*/fabtrack-ras-watchdog.}
+  pid=${pid%%.*}
+  [[ $pid =~ ^[0-9]+$ ]] || continue
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'fabtrack-ras-watchdog' && continue
+  rm -rf -- "$dir"
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/fabtrack-ras-watchdog.$$.XXXXXX") || exit 3
 child=''
 # shellcheck disable=SC2317  # run by the EXIT trap
 on_exit() {

@@ -15,36 +15,12 @@
 # the daemons' logs.
 # Usage: tests/nightly/slurm_nightly_test.sh SOURCE_DIR FABTRACK
 set -euo pipefail
-src=$1
-fabtrack=$2
-slurm=$src/scripts/nightly/slurm-single-host.sh
+# shellcheck source=slurm_test_lib.sh
+. "$(dirname "$0")/slurm_test_lib.sh"
+slurm_test_init "$1" "$2"
 sbatch_script=$src/scripts/nightly/fabtrack-nightly.sbatch
-work=$(mktemp -d)
-chmod 755 "$work" # the embedded server runs as an unprivileged user
-export FABTRACK_SPOOL_DIR=$work/spool
-cleanup() {
-  local status=$?
-  ((status == 0)) || "$slurm" logs "$work/slurm" >&2 || true
-  "$slurm" stop "$work/slurm" >/dev/null 2>&1 || true
-  "$fabtrack" db stop --data-dir "$work/db" >/dev/null 2>&1 || true
-  [[ -n ${KEEP:-} ]] || rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-[[ $(id -u) -eq 0 ]] || fail "needs root (slurmd, munged)"
-for tool in sbatch srun sinfo scontrol slurmctld slurmd munged psql; do
-  command -v "$tool" >/dev/null || fail "$tool not found: scripts/install-deps.sh installs slurm-wlm and munge"
-done
-
-"$fabtrack" db start --data-dir "$work/db" >/dev/null 2>&1 || fail "embedded PostgreSQL did not start"
-db="host=$work/db/run dbname=fabtrack user=fabtrack"
-q() { psql "$db" -Atc "$1"; }
-
-"$slurm" start "$work/slurm" >/dev/null || fail "the single-host Slurm did not come up"
-export SLURM_CONF=$work/slurm/slurm.conf
+slurm_test_db
+slurm_test_start
 grep -q '^MpiDefault=pmix$' "$SLURM_CONF" ||
   fail "Slurm has no mpi/pmix plugin (srun --mpi=list: $(srun --mpi=list 2>&1 | tr '\n' ' '))"
 host=$(hostname -s)
