@@ -342,11 +342,17 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
     std::string window_end = std::max(result.snapshots.back().taken_at, newest_event_at);
     std::vector<HostPortReading> readings;
     RasHostKnowledge known;
+    std::set<std::string> named;  // the hosts of the ranks the verdict names
+    for (const RasWatchFinding& f : result.verdict.findings) {
+      for (const RasWatchRank& k : f.ranks) {
+        if (!k.host.empty()) named.insert(k.host);
+      }
+    }
     result.port_counters_read = database.Read([&](pqxx::transaction_base& txn) {
       readings = store::ReadHostPortReadings(txn, request.cluster, {hosts.begin(), hosts.end()},
                                              first_taken_at, window_end);
       known = store::ReadRasHostKnowledge(txn, request.cluster, {hosts.begin(), hosts.end()},
-                                          window_end);
+                                          {named.begin(), named.end()}, window_end);
     });
     analyzer::AttachPortChanges(readings, &result.verdict);
     analyzer::AttachNodeFacts(known, readings, hosts, &result.verdict);

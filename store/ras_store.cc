@@ -194,16 +194,19 @@ std::vector<HostPortReading> ReadHostPortReadings(pqxx::transaction_base& txn,
 
 RasHostKnowledge ReadRasHostKnowledge(pqxx::transaction_base& txn, const std::string& cluster,
                                       const std::vector<std::string>& hosts,
+                                      const std::vector<std::string>& wired,
                                       const std::string& to) {
   RasHostKnowledge known;
   const std::string host_list = PgTextArrayLiteral(hosts);
   for (const pqxx::row& row : txn.exec_params(
-           "SELECT DISTINCT ON (host) host, fingerprint, topology::text FROM node_topologies "
-           "WHERE cluster = $1 AND host = ANY($2::text[]) AND recorded_at <= $3::timestamptz "
+           "SELECT DISTINCT ON (host) host, fingerprint, CASE WHEN host = ANY($4::text[]) THEN "
+           "topology::text END FROM node_topologies WHERE cluster = $1 AND "
+           "host = ANY($2::text[]) AND recorded_at <= $3::timestamptz "
            "ORDER BY host, recorded_at DESC, id DESC",
-           cluster, host_list, to)) {
+           cluster, host_list, to, PgTextArrayLiteral(wired))) {
     std::string host = row[0].as<std::string>();
     known.facts[host]["topology"] = row[1].as<std::string>();
+    if (row[2].is_null()) continue;
     std::string why;
     std::optional<NodeTopology> topology =
         NodeTopologyFromJson(nlohmann::json::parse(row[2].as<std::string>(), nullptr, false), &why);

@@ -69,10 +69,13 @@ std::vector<HostPortReading> ReadHostPortReadings(pqxx::transaction_base& txn,
                                                   const std::string& from, const std::string& to);
 
 // What fabtrack stored of these hosts by `to` (RFC 3339) beside their port
-// samples: each one's newest topology recorded by then (and its
-// fingerprint as the fact "topology") and its HCAs' firmware ("fw_ver
-// mlx5_0", from the port inventory, as last seen).
+// samples: the fingerprint of each one's newest topology recorded by then
+// (the fact "topology"), that topology itself for the `wired` ones (the
+// hosts a verdict names: a job of 16,000 hosts is not parsed whole), and
+// its HCAs' firmware ("fw_ver mlx5_0", from the port inventory, as last
+// seen).
 RasHostKnowledge ReadRasHostKnowledge(pqxx::transaction_base& txn, const std::string& cluster,
-                                      const std::vector<std::string>& hosts, const std::string& to);
+                                      const std::vector<std::string>& hosts,
+                                      const std::vector<std::string>& wired, const std::string& to);
 
 }  // namespace fabtrack::store

@@ -292,8 +292,8 @@ TEST(RasStoreTest, WhatIsKnownOfTheJobsHostsByTheWindowsEnd) {
   HostPorts a1 = Host("gpu-a1", 1, "ACTIVE");
   a1.ports[0].fw_version = "28.39.1002";
   WriteHostSample(txn, "lab", a1, "2026-12-05T03:12:12Z", std::nullopt, "snapshot");
-  RasHostKnowledge known =
-      ReadRasHostKnowledge(txn, "lab", {"gpu-a1", "gpu-a2"}, "2026-12-05T03:13:00Z");
+  RasHostKnowledge known = ReadRasHostKnowledge(txn, "lab", {"gpu-a1", "gpu-a2"},
+                                                {"gpu-a2", "gpu-a9"}, "2026-12-05T03:13:00Z");
   ASSERT_EQ(known.topologies.size(), 1u);
   ASSERT_EQ(known.topologies.count("gpu-a2"), 1u);
   EXPECT_EQ(known.topologies["gpu-a2"].gpus.at(0).nic, "mlx5_3");
@@ -302,6 +302,13 @@ TEST(RasStoreTest, WhatIsKnownOfTheJobsHostsByTheWindowsEnd) {
   EXPECT_EQ(known.facts["gpu-a1"],
             (std::map<std::string, std::string>{{"fw_ver mlx5_3", "28.39.1002"}}));
   EXPECT_EQ(known.facts.count("gpu-a9"), 0u);
+  // A host the verdict does not name: its fingerprint, not its topology.
+  topology("gpu-a1", "2026-12-05T02:00:00Z", "mlx5_5", "f-a1");
+  known =
+      ReadRasHostKnowledge(txn, "lab", {"gpu-a1", "gpu-a2"}, {"gpu-a2"}, "2026-12-05T03:13:00Z");
+  EXPECT_EQ(known.topologies.count("gpu-a1"), 0u);
+  EXPECT_EQ(known.facts["gpu-a1"]["topology"], "f-a1");
+  EXPECT_EQ(known.topologies.count("gpu-a2"), 1u);
   std::vector<HostPortReading> r = ReadHostPortReadings(
       txn, "lab", {"gpu-a2", "gpu-a1"}, "2026-12-05T03:12:00Z", "2026-12-05T03:13:00Z");
   ASSERT_EQ(r.size(), 2u);
