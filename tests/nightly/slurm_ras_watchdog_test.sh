@@ -105,9 +105,15 @@ cat >"$work/bin/Epilog.sh" <<SCRIPT
 export FABTRACK_RAS_WATCHDOG_CONF=$work/watchdog.conf
 export FABTRACK_RAS_WATCHDOG_RUN_DIR=$work/run/\$SLURMD_NODENAME
 pid_file=\$FABTRACK_RAS_WATCHDOG_RUN_DIR/ras-watchdog.\$SLURM_JOB_ID.pid
-if [[ -s \$pid_file ]] && kill -0 "\$(<"\$pid_file")" 2>/dev/null; then
-  echo running >$work/jobs/Epilog-saw.\$SLURM_JOB_ID.\$SLURMD_NODENAME
-fi
+# What the Epilog finds: the watchdog still running; gone by itself (it saw
+# scontrol say the job is over before a loaded slurmd ran the Epilog: its
+# EXIT trap removed the PID file); or killed with the job (a SIGKILL leaves
+# the PID file behind).
+if [[ -s \$pid_file ]]; then
+  if kill -0 "\$(<"\$pid_file")" 2>/dev/null; then echo running; else echo killed; fi
+else
+  echo ended
+fi >$work/jobs/Epilog-saw.\$SLURM_JOB_ID.\$SLURMD_NODENAME
 $epilog_line
 date +%s.%N >$work/jobs/Epilog-end.\$SLURM_JOB_ID.\$SLURMD_NODENAME
 SCRIPT
@@ -312,9 +318,12 @@ prolog_took=$(awk -v a="$(<"$work/jobs/Prolog-start.$job.$first")" -v s="$starte
 awk -v t="$prolog_took" 'BEGIN { exit !(t < 3) }' ||
   fail "prolog-stuck: the batch script began $prolog_took s after the Prolog did"
 # The job's end did not take the watchdog (it is not in the job's cgroup
-# under proctrack/cgroup): the Epilog line is what stops it.
-[[ -e $work/jobs/Epilog-saw.$job.$first ]] ||
-  fail "prolog-stuck: the watchdog was gone before the Epilog on $first began"
+# under proctrack/cgroup): the Epilog line stops it, or it ended by itself
+# on seeing the job over when the Epilog ran late (a loaded slurmd); a
+# SIGKILL with the job's processes is the failure.
+saw=$(cat "$work/jobs/Epilog-saw.$job.$first" 2>/dev/null)
+[[ $saw == running || $saw == ended ]] ||
+  fail "prolog-stuck: at the Epilog on $first the watchdog was ${saw:-not looked at} (killed with the job, not ended by itself or the Epilog)"
 gone prolog-stuck 6
 [[ -z $(find "$work/run" -name "ras-watchdog.$job.pid") ]] || fail "prolog-stuck: PID file left behind"
 [[ $(alerts_for "$job") == 1 ]] || fail "prolog-stuck: want 1 alert for job $job, alerts: $(cat "$work/alerts")"
