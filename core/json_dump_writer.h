@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fabtrack::json_out {
 
@@ -94,6 +95,15 @@ class DumpWriter {
   void Field(const char* key, const std::optional<int64_t>& value) {
     Key(key);
     OptionalNumber(value);
+  }
+  void Field(const char* key, const std::vector<std::string>& values) {
+    Key(key);
+    Open('[');
+    for (const std::string& v : values) {
+      Element();
+      String(v);
+    }
+    Close(']', values.empty());
   }
   // Where a rank runs, in the DOM's key order: "gpu", "host", "node".
   void Place(const std::string& gpu, const std::string& host, const std::string& node) {
