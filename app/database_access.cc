@@ -192,6 +192,14 @@ void FinishSpooling(const DatabaseOptions& options, std::ostream& err) {
         << ", then `fabtrack spool replay`\n";
     throw CommandExit{kExitDatabaseError};
   }
+  // A long watch that reconnected replayed them (its "replayed" line said
+  // so): none left for this database, nothing for the next command to do.
+  if (store::Spool(s.dir).Pending(store::TargetOf(options)).empty()) {
+    err << "fabtrack: " << target << " was unavailable for a while (" << cause << "); the "
+        << s.spooled << " batch(es) spooled meanwhile in " << s.dir
+        << " were replayed when it came back\n";
+    return;
+  }
   err << "fabtrack: warning: " << target << " unavailable (" << cause << "); " << s.spooled
       << " batch(es) spooled in " << s.dir
       << ", stored by the next fabtrack command that reaches it or `fabtrack spool replay`\n";

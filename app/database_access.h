@@ -55,7 +55,9 @@ std::optional<std::string> MisconfigurationSeen();
 // Ends a command that spooled: a misconfiguration (credentials, database,
 // privileges, schema) exits kExitDatabaseError with the cause and the fix in
 // one message, the data kept; an outage is one warning line and exit 0 (a
-// cron job must not fail for it). Nothing when nothing was spooled.
+// cron job must not fail for it), or, when a reconnect has replayed every
+// batch spooled for that database, one line saying so. Nothing when nothing
+// was spooled.
 void FinishSpooling(const DatabaseOptions& options, std::ostream& err);
 
 // Replays the spooled batches of `target` on an open connection (quietly

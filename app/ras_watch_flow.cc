@@ -145,6 +145,35 @@ class EventStream {
   bool got_data_ = false;
 };
 
+// A long watch's database that went away, tried again at most once a
+// minute from when it was found away (the failed connect at the start, the
+// write that failed) or last tried.
+class Reconnects {
+ public:
+  explicit Reconnects(BatchStore& database) : database_(database) { Note(); }
+
+  void Note() {
+    if (database_.connected()) {
+      away_since_.reset();
+    } else if (!away_since_) {
+      away_since_ = std::chrono::steady_clock::now();
+    }
+  }
+
+  void TryIfDue() {
+    Note();
+    if (!away_since_ || std::chrono::steady_clock::now() - *away_since_ < kEvery) return;
+    database_.Reconnect();
+    away_since_.reset();
+    Note();  // still away: the next try a minute after this one ended
+  }
+
+ private:
+  static constexpr std::chrono::seconds kEvery{60};
+  BatchStore& database_;
+  std::optional<std::chrono::steady_clock::time_point> away_since_;
+};
+
 bool AllFinalized(const RasSnapshot& s) {
   if (s.communicators.empty()) return false;
   for (const RasCommState& c : s.communicators) {
@@ -177,11 +206,15 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
   }
   // The database before the first query: a misconfiguration is said now
   // (snapshots are not taken for nothing). While it is away (an outage) the
-  // watch goes on: what it takes goes to the spool, bound to that database,
-  // and the verdict is made from this watch alone. A watch does not reconnect:
-  // the next one (the watchdog's) replays the spool.
+  // watch goes on: what it takes goes to the spool, bound to that database.
+  // It is tried again at most once a minute (a connect to a server that does
+  // not answer waits connect_timeout, and a batch waits for it), and once
+  // more before the verdict: a reconnect replays the spool first, so what
+  // was spooled is stored before what comes after it. Still away at the
+  // end: the verdict is made from this watch alone.
   BatchStore database(request.database, err);
   database.ExitIfMisconfigured();
+  Reconnects reconnects(database);
   // Stored in one transaction, or spooled: false when spooled.
   auto keep = [&](RasWatchRecord record) {
     record.cluster = request.cluster;
@@ -189,7 +222,10 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
     std::vector<store::SpoolBatch> batches(1);
     batches[0].kind = store::SpoolBatch::Kind::kRas;
     batches[0].ras = std::move(record);
-    return database.Store(std::move(batches));
+    reconnects.TryIfDue();
+    StoreOutcome outcome = database.Store(std::move(batches));
+    reconnects.Note();  // a write that failed dropped the connection: a minute from now
+    return outcome;
   };
 
   RasWatchResult result;
@@ -297,6 +333,11 @@ RasWatchResult WatchRas(const RasWatchRequest& request, const RasWatchProgress& 
       err << "fabtrack ras watch: no snapshot of job " << request.job_id << " was taken\n";
       throw CommandExit{kExitNoVerdict};
     }
+    // Once more before the verdict, however recent the last try: a watch
+    // whose database came back stores its verdict, reads the events and port
+    // counters stored and knows whether the alert is new (the spool, with
+    // this watch's snapshots and events, replayed first).
+    database.Reconnect();
     // Every event stored with the job, this watch's and earlier ones'; only
     // this watch's while the database is away.
     std::vector<RasEvent> events;

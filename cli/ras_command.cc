@@ -22,7 +22,9 @@
 // between the snapshots and stores them; a process declared dead (PEER_DEAD)
 // ends it at once, named, and is alerted once per job like a stuck one.
 // While the database is away (an outage) the watch goes on: what it takes is
-// spooled, the verdict made from this watch alone ("alert: unconfirmed").
+// spooled, the database tried again once a minute and before the verdict;
+// still away then, the verdict is made from this watch alone ("alert:
+// unconfirmed").
 // Exit 0/1/2 as status, 3 no verdict (no snapshot, the hosts file unreadable,
 // the database misconfigured).
 #include <cstdlib>

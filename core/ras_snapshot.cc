@@ -1,7 +1,6 @@
 #include "core/ras_snapshot.h"
 
-#include <charconv>
-
+#include "core/json_dump_writer.h"
 #include "core/ras_watch_record.h"
 
 namespace fabtrack {
@@ -46,14 +45,8 @@ nlohmann::json RasCommunicatorsJson(const std::vector<RasCommState>& comms) {
 
 namespace {
 
-// A string nlohmann writes as is, between quotes: printable ASCII, no quote
-// or backslash (no escape, no UTF-8 to check).
-bool Plain(const std::string& s) {
-  for (char c : s) {
-    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
-  }
-  return true;
-}
+using json_out::DumpWriter;
+using json_out::Plain;
 
 bool AllPlain(const std::vector<RasCommState>& comms) {
   for (const RasCommState& c : comms) {
@@ -67,105 +60,6 @@ bool AllPlain(const std::vector<RasCommState>& comms) {
   }
   return true;
 }
-
-// nlohmann's layout: compact ("[1,2]", "{"a":1}") or pretty (each element
-// on its own line, `indent` spaces a level, "key": value); empty containers
-// are "[]" either way. Keys in std::map order (sorted), as RasCommunicatorsJson's.
-class DumpWriter {
- public:
-  DumpWriter(std::string* out, int indent, size_t prefix)
-      : out_(out), indent_(indent), prefix_(prefix) {}
-
-  void Open(char bracket) {
-    out_->push_back(bracket);
-    ++depth_;
-    first_ = true;
-  }
-  void Close(char bracket, bool empty) {
-    --depth_;
-    if (!empty) NewLine();
-    out_->push_back(bracket);
-    first_ = false;
-  }
-  // Before an element of an array, or a key of an object.
-  void Next() {
-    if (!first_) out_->push_back(',');
-    first_ = false;
-    NewLine();
-  }
-  void Key(const char* key) {
-    Next();
-    out_->push_back('"');
-    out_->append(key);
-    out_->append(indent_ < 0 ? "\":" : "\": ");
-    first_ = true;  // the value follows the key, not an element
-  }
-  void String(const std::string& s) {
-    first_ = false;
-    out_->push_back('"');
-    out_->append(s);
-    out_->push_back('"');
-  }
-  void Number(int64_t n) {
-    first_ = false;
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), n);
-    out_->append(buf, end);
-  }
-  void Null() {
-    first_ = false;
-    out_->append("null");
-  }
-  void OptionalNumber(const std::optional<int64_t>& n) {
-    if (n) {
-      Number(*n);
-    } else {
-      Null();
-    }
-  }
-  // A key and its value.
-  void Field(const char* key, const std::string& value) {
-    Key(key);
-    String(value);
-  }
-  void Field(const char* key, int64_t value) {
-    Key(key);
-    Number(value);
-  }
-  void Field(const char* key, const std::optional<int64_t>& value) {
-    Key(key);
-    OptionalNumber(value);
-  }
-  void Field(const char* key, const std::vector<std::string>& values) {
-    Key(key);
-    Open('[');
-    for (const std::string& v : values) {
-      Element();
-      String(v);
-    }
-    Close(']', values.empty());
-  }
-  // Where a rank runs, in the DOM's key order: "gpu", "host", "node".
-  void Place(const std::string& gpu, const std::string& host, const std::string& node) {
-    Field("gpu", gpu);
-    Field("host", host);
-    Field("node", node);
-  }
-  // An array element that is a value: Next(), then the value.
-  void Element() { Next(); }
-
- private:
-  void NewLine() {
-    if (indent_ < 0) return;
-    out_->push_back('\n');
-    out_->append(prefix_ + static_cast<size_t>(depth_) * static_cast<size_t>(indent_), ' ');
-  }
-  std::string* out_;
-  int indent_;
-  size_t prefix_;
-  int depth_ = 0;
-  bool first_ = true;
-};
 
 // A DOM's dump, each line after the first prefixed.
 std::string DumpOf(const nlohmann::json& dom, int indent, size_t indent_prefix,

@@ -32,6 +32,16 @@ def fabtrack(*args, stdin=None):
                           timeout=30)
 
 
+def dom_layout(out):
+    """`out` as nlohmann's dump(2) writes its document (keys sorted, two
+    spaces a level, UTF-8 as is, lower-case \\u escapes), as Python writes
+    the same: the verdict is written straight from the structs where no
+    string needs escaping, through the DOM where one does, and must read the
+    same byte for byte either way."""
+    return json.dumps(json.loads(out), indent=2, sort_keys=True,
+                      ensure_ascii=False).encode() + b"\n"
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="ras_read_test.")
 
@@ -66,7 +76,27 @@ def main():
                     for key in ("host", "port", "file"):
                         doc.pop(key, None)
                 check("%s: the same JSON as ras status" % name, a == b, read)
+                check("%s: JSON laid out as the DOM's dump, live and read" % name,
+                      live.stdout == dom_layout(live.stdout) and
+                      read.stdout == dom_layout(read.stdout), read)
+                verbose = fabtrack("read", path, "--format", "json", "--verbose")
+                check("%s: --verbose JSON (through the DOM) laid out as its dump" % name,
+                      verbose.stdout == dom_layout(verbose.stdout) and
+                      json.loads(verbose.stdout).get("report") == fixture(js or text).decode(),
+                      verbose)
         s.close()
+
+    # Names that need escaping (a quote, a backslash, UTF-8, a tab): the
+    # verdict through the DOM, escaped as it escapes them.
+    odd = fixture("missing_rank.json").replace(b'"host": "10.12.0.6"',
+                                               b'"host": "n\xc3\xb6de \\"6\\" \\\\ \\t"')
+    path = saved("odd-names.json", odd)
+    p = fabtrack("read", path, "--format", "json")
+    doc = json.loads(p.stdout or b"{}")
+    nodes = {k["node"] for f in doc.get("findings", []) for k in f["ranks"]}
+    check("names needing escapes: read, escaped as the DOM does",
+          p.returncode == 2 and 'n\u00f6de "6" \\ \t' in nodes and
+          p.stdout == dom_layout(p.stdout) and b'\\"6\\"' in p.stdout, p)
 
     # Standard input, as an nc session saved it (the protocol's answers first).
     p = fabtrack("read", "-", stdin=b"SERVER PROTOCOL 2\nOK\n" + fixture("healthy.json"))
@@ -86,6 +116,11 @@ def main():
     p = fabtrack("read", os.path.join(FIXTURES, "uneven_2_27.txt"))
     check("an uneven job's outlier node is listed", p.returncode == 2 and
           b"outlier node 10.77.4.31: its process count differs" in p.stdout, p)
+    p = fabtrack("read", os.path.join(FIXTURES, "uneven_2_27.txt"), "--format", "json")
+    check("an uneven job's outlier node in the JSON, laid out as the DOM's dump",
+          p.stdout == dom_layout(p.stdout) and
+          [n["node"] for n in json.loads(p.stdout or b"{}").get("outlier_nodes", [])] ==
+          ["10.77.4.31"], p)
 
     # Cut short after the table (a RAS thread that died mid-report).
     path = saved("cut.txt", fixture("cut_after_table.txt"))
@@ -125,6 +160,8 @@ def main():
         doc = json.loads(p.stdout or b"{}")
         kinds = {f["kind"]: f for f in doc.get("findings", [])}
         check("%d-rank %s report: read, critical" % (ranks, fmt), p.returncode == 2, p)
+        check("%d-rank %s report: JSON laid out as the DOM's dump" % (ranks, fmt),
+              p.stdout == dom_layout(p.stdout), p)
         check("%d-rank %s report: %d ranks behind, 1 dead" % (ranks, fmt, behind),
               len(kinds.get("behind", {}).get("ranks", [])) == behind and
               [k["rank"] for k in kinds.get("dead", {}).get("ranks", [])] == [ranks - 1], p)

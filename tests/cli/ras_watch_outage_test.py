@@ -16,6 +16,12 @@ A private embedded PostgreSQL (`fabtrack db start`) and the RAS stand-in:
    the snapshots;
  - an event with bytes that are not UTF-8: the watch still ends with its
    verdict (spooled or stored), the event kept with U+FFFD;
+ - the database down at the start and back while the watch runs: the watch
+   tries it once more before its verdict, replays what it spooled, stores the
+   verdict, reads the port counters and says "alert": "new", the spool empty;
+   in a watch longer than a minute it reconnects mid-watch (not before a
+   minute has passed, not at every snapshot) and stores the later snapshots
+   itself while it runs (~75 s: the retry is once a minute);
  - a misconfiguration (no such database) is exit 3 before RAS is asked at
    all, nothing spooled.
 
@@ -146,6 +152,12 @@ def run_cases(work, data, db, spool, env):
         pid = int(f.readline())
     os.kill(pid, signal.SIGKILL)
     subprocess.run(["pkill", "-9", "-P", str(pid)])
+    # Gone, and reaped, before `db start`: pg_ctl takes a zombie's pid for a
+    # running server (seen once, likely this: "server back again" failed,
+    # the socket refusing connections), as watch_outage_test.sh waits too.
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and os.path.exists("/proc/%d" % pid):
+        time.sleep(0.1)
     out, err = proc.communicate(timeout=60)
     s.close()
     doc = json.loads(out) if out.strip().startswith("{") else {}
@@ -222,6 +234,8 @@ def run_cases(work, data, db, spool, env):
     check("garbled event, up: stored, not refused", p.returncode in (0, 1, 2) and
           psql(db, "SELECT count(*) FROM ras_events WHERE job_id = '93007'") == "1", p)
 
+    back_mid_watch(data, db, spool, hosts_file, env)
+
     # A misconfiguration: said at once, RAS not asked, nothing spooled.
     before = len(os.listdir(spool))
     s = StandIn(sequence=frozen(2))
@@ -232,6 +246,91 @@ def run_cases(work, data, db, spool, env):
           p)
     check("misconfigured: RAS never asked", s.commands == [], p)
     check("misconfigured: nothing spooled", len(os.listdir(spool)) == before, p)
+
+
+def watch_while_it_comes_back(data, db, spool, hosts_file, env, job, count, seen=None):
+    """A watch started with the server down (one snapshot a second, `count`
+    of them) and the server started once the first batch is spooled. `seen`
+    is called while the watch runs. Returns the finished process and the
+    watch's JSON."""
+    p = fabtrack("db", "stop", "--data-dir", data, env=env)
+    check("job %s: server stopped" % job, p.returncode == 0, p)
+    before = set(os.listdir(spool))
+    s = StandIn(sequence=frozen(4), monitor=[(0.1, DEAD)], monitor_end="open")
+    # Output to files: a pipe nobody reads while `seen` polls would stop the
+    # watch once full.
+    out_file, err_file = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+    proc = subprocess.Popen([FABTRACK, "ras", "watch", "--host", "127.0.0.1", "--port", str(s.port),
+                             "--job", job, "--cluster", "lab", "--db", db, "--hosts-file",
+                             hosts_file, "--no-resolve", "--format", "json", "--every", "1",
+                             "--count", str(count)], stdout=out_file, stderr=err_file, text=True,
+                            env=env)
+    started = time.monotonic()
+    deadline = started + 20
+    while time.monotonic() < deadline and not set(os.listdir(spool)) - before:
+        time.sleep(0.05)
+    p = fabtrack("db", "start", "--data-dir", data, env=env)
+    check("job %s: server back while the watch runs" % job,
+          p.returncode == 0 and proc.poll() is None, p)
+    if seen:
+        seen(proc, started)
+    try:
+        proc.wait(timeout=count + 90)
+    finally:
+        proc.kill()
+        s.close()
+    out_file.seek(0)
+    err_file.seek(0)
+    out, err = out_file.read(), err_file.read()
+    p = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    return p, json.loads(out) if out.strip().startswith("{") else {}
+
+
+def back_mid_watch(data, db, spool, hosts_file, env):
+    def pending():
+        return [f for f in os.listdir(spool) if f.endswith(".batch")]
+
+    check("back: nothing spooled before", pending() == [], None)
+    # Back before the verdict (a 10 s watch, no reconnect before the minute):
+    # the reconnect before the verdict replays the snapshots and the event,
+    # then stores the verdict, a new alert.
+    p, doc = watch_while_it_comes_back(data, db, spool, hosts_file, env, "93008", 10)
+    check("back before the verdict: stuck, exit 2, \"alert\": \"new\"",
+          p.returncode == 2 and doc.get("alert") == "new", p)
+    check("back before the verdict: stored, port counters read",
+          doc.get("stored") is True and doc.get("port_counters_read") is True, p)
+    check("back before the verdict: what was spooled replayed by the watch",
+          "fabtrack: replayed " in p.stderr and "warning" not in p.stderr and
+          "were replayed when it came back" in p.stderr, p)
+    check("back before the verdict: 10 snapshots, the event, the verdict stored, no replay run",
+          counts(db, "93008") == (10, 1, 1), p)
+    check("back before the verdict: the spool empty", pending() == [], p)
+
+    # Back mid-watch in a watch of 75 s: tried again a minute after the
+    # failed connect (not at each snapshot), the spool replayed, the later
+    # snapshots stored by the watch itself while it runs.
+    stored_while_running = []
+
+    def seen(proc, started):
+        while proc.poll() is None and time.monotonic() < started + 165:
+            n = counts(db, "93009")[0]
+            if n and (not stored_while_running or stored_while_running[-1][1] != n):
+                stored_while_running.append((time.monotonic() - started, n))
+            time.sleep(0.5)
+
+    p, doc = watch_while_it_comes_back(data, db, spool, hosts_file, env, "93009", 75, seen)
+    first = stored_while_running[0] if stored_while_running else (None, 0)
+    check("back mid-watch: snapshots stored while the watch ran, more after the replay",
+          len(stored_while_running) >= 3 and stored_while_running[-1][1] > first[1], p)
+    check("back mid-watch: not tried again before a minute had passed (first row at %s s)" %
+          (None if first[0] is None else round(first[0], 1)),
+          first[0] is not None and first[0] >= 55, p)
+    check("back mid-watch: the spool replayed once, by the watch",
+          p.stderr.count("fabtrack: replayed ") == 1, p)
+    check("back mid-watch: 75 snapshots, the event, the verdict stored; \"alert\": \"new\"",
+          counts(db, "93009") == (75, 1, 1) and doc.get("alert") == "new" and
+          doc.get("stored") is True, p)
+    check("back mid-watch: the spool empty", pending() == [], p)
 
 
 if __name__ == "__main__":
