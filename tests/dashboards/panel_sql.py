@@ -48,7 +48,8 @@ SCHEMA_VERSIONS = range(38, 42)
 GROWING_TABLES = ("runs", "run_results", "latency_samples", "rank_timings", "link_probes",
                   "run_net_devices", "transport_observations", "run_port_deltas", "findings",
                   "port_counter_samples", "run_ranks", "inspector_jobs", "inspector_collectives",
-                  "locate_verdicts", "locate_suspects", "locate_verdict_runs")
+                  "locate_verdicts", "locate_suspects", "locate_verdict_runs", "ras_snapshots",
+                  "ras_job_verdicts", "ras_events")
 NUMERIC_TYPES = ("smallint", "integer", "bigint", "real", "double precision", "numeric")
 TIME_TYPES = ("timestamp with time zone", "timestamp without time zone", "date")
 NULL = object()  # a NULL cell as psql prints it with -P null=...
