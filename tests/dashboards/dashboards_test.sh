@@ -10,10 +10,10 @@
 #     host's ports), port snapshots of fixture sysfs trees, nccl-tests
 #     fixtures of other collectives, a real training job's NCCL Inspector
 #     output (both forms) stored by `fabtrack inspector ingest` beside nightly
-#     benchmarks of its node count, three jobs watched by `fabtrack ras
+#     benchmarks of its node count, four jobs watched by `fabtrack ras
 #     watch` against the RAS stand-in (stuck, with its host's ports and
-#     facts; a process declared dead; healthy), then `fabtrack analyze` (lab,
-#     local, training and jobs);
+#     facts; a process declared dead; healthy; 4,096 ranks, 60 % behind),
+#     then `fabtrack analyze` (lab, local, training and jobs);
 #  3. as Grafana's login role (dashboards/postgres/grafana-role.sql, member of
 #     fabtrack_reader, read-only): every variable query, panel and annotation
 #     expanded as Grafana expands it and run through psql, its result shaped
@@ -258,6 +258,18 @@ timeout 60 "$fabtrack" ras watch --data-dir "$work/db" --cluster jobs --job 4878
   --host 127.0.0.1 --port "$(cat "$work/ras-healthy.port")" --no-resolve >"$work/ras-healthy.txt" 2>&1 || rc=$?
 kill "$ras_pid" 2>/dev/null || true
 [[ $rc == 0 ]] || { cat "$work/ras-healthy.txt"; fail "ras watch of the healthy job exited $rc"; }
+# A big stuck job: 4,096 ranks, 60 % of them behind, so that its findings
+# name thousands of ranks (what the rank tables must cap).
+python3 "$repo/tests/support/ras_stand_in.py" laggards "$work/ras-big.port" >"$work/ras-big.log" 2>&1 &
+ras_pid=$!
+for _ in $(seq 100); do [[ -s $work/ras-big.port ]] && break; sleep 0.1; done
+[[ -s $work/ras-big.port ]] || { kill "$ras_pid"; cat "$work/ras-big.log"; fail "the RAS stand-in did not start"; }
+rc=0
+timeout 120 "$fabtrack" ras watch --data-dir "$work/db" --cluster jobs --job 48783 --every 0.5 --count 2 \
+  --host 127.0.0.1 --port "$(cat "$work/ras-big.port")" --no-resolve --timeout 30 >"$work/ras-big.txt" 2>&1 || rc=$?
+kill "$ras_pid" 2>/dev/null || true
+[[ $rc == 2 ]] && grep -q "2457 of 4096 ranks behind hold it" "$work/ras-big.txt" ||
+  { head -c 3000 "$work/ras-big.txt"; fail "ras watch of the big stuck job exited $rc"; }
 
 step "analysis"
 "$fabtrack" analyze --help >/dev/null 2>&1 || fail "this fabtrack has no analyze command"
