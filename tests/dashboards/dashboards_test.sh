@@ -10,8 +10,10 @@
 #     host's ports), port snapshots of fixture sysfs trees, nccl-tests
 #     fixtures of other collectives, a real training job's NCCL Inspector
 #     output (both forms) stored by `fabtrack inspector ingest` beside nightly
-#     benchmarks of its node count, then `fabtrack analyze` (lab, local,
-#     training and jobs);
+#     benchmarks of its node count, four jobs watched by `fabtrack ras
+#     watch` against the RAS stand-in (stuck, with its host's ports and
+#     facts; a process declared dead; healthy; 4,096 ranks, 60 % behind),
+#     then `fabtrack analyze` (lab, local, training and jobs);
 #  3. as Grafana's login role (dashboards/postgres/grafana-role.sql, member of
 #     fabtrack_reader, read-only): every variable query, panel and annotation
 #     expanded as Grafana expands it and run through psql, its result shaped
@@ -133,8 +135,10 @@ inspector "$repo/tests/fixtures/inspector/prom" --cluster jobs --job 48213-prom
   { cat "$work/inspector.log"; fail "the Inspector jobs were not stored as expected"; }
 
 # Two snapshots per host, so that counter increases exist.
-snapshot() {
-  "$fabtrack" counters snapshot --store --data-dir "$work/db" --sysfs "$repo/tests/fixtures/sysfs/$1" \
+snapshot() {  # TREE (a fixture name, or a path) CLUSTER HOST
+  local tree=$1
+  [[ $tree == /* ]] || tree=$repo/tests/fixtures/sysfs/$tree
+  "$fabtrack" counters snapshot --store --data-dir "$work/db" --sysfs "$tree" \
     --cluster "$2" --host "$3" >/dev/null 2>>"$work/snapshot.log" ||
     { cat "$work/snapshot.log"; fail "snapshot of $1"; }
 }
@@ -188,18 +192,48 @@ q "$(cat "$work/locate.sql")" >/dev/null
 echo "locate: exit $rc, $(q "SELECT suspects FROM dashboards_test_locate")"
 
 # A real job found stuck by `fabtrack ras watch` (cluster jobs): NCCL RAS
-# played by the stand-in, its counts frozen with one rank behind. The stuck-job
-# alert rule fires for it and the analysis makes it a stuck_job problem.
+# played by the stand-in, its counts frozen with rank 2 (on 10.88.0.12) two
+# behind. The stuck-job alert rule fires for it and the analysis makes it a
+# stuck_job problem. What the RAS panels show of it comes from what fabtrack
+# knows of the job's two hosts (the hosts file maps RAS's addresses to them):
+# both wired as the rail-optimized topology dump (GPU 0's NIC), their ports
+# from the fixture tree, gpu-h100-b02's mlx5_3 on other firmware, and its
+# link_downed up by 2 during the watch (stored once the watch's first
+# snapshot is, so it falls inside the window): a port change and a node fact.
+ras_hosts=(gpu-h100-b01 gpu-h100-b02)
+printf '10.88.0.11 %s\n10.88.0.12 %s\n' "${ras_hosts[@]}" >"$work/ras-hosts"
+for h in "${ras_hosts[@]}"; do
+  "$fabtrack" topology ingest "$topo/nccl_xml_rail8.xml" --host "$h" --cluster jobs \
+    --data-dir "$work/db" >>"$work/topology.log" 2>&1 || { cat "$work/topology.log"; fail "topology ingest $h"; }
+  cp -a "$repo/tests/fixtures/sysfs/ndr_8hca" "$work/sysfs-$h"
+done
+ras_mlx5_3=$(find "$work/sysfs-gpu-h100-b02/devices" -type d -path '*/infiniband/mlx5_3')
+[[ -n $ras_mlx5_3 && -f $ras_mlx5_3/ports/1/counters/link_downed ]] ||
+  fail "the fixture tree has no mlx5_3 port 1 link_downed"
+echo 28.40.1000 >"$ras_mlx5_3/fw_ver"
+for h in "${ras_hosts[@]}"; do snapshot "$work/sysfs-$h" jobs "$h"; done
 python3 "$repo/tests/support/ras_stand_in.py" frozen "$work/ras.port" >"$work/ras.log" 2>&1 &
 ras_pid=$!
 for _ in $(seq 100); do [[ -s $work/ras.port ]] && break; sleep 0.1; done
 [[ -s $work/ras.port ]] || { kill "$ras_pid"; cat "$work/ras.log"; fail "the RAS stand-in did not start"; }
+timeout 60 "$fabtrack" ras watch --data-dir "$work/db" --cluster jobs --job 48777 --every 1 --count 5 \
+  --host 127.0.0.1 --port "$(cat "$work/ras.port")" --hosts-file "$work/ras-hosts" --no-resolve \
+  >"$work/ras-watch.txt" 2>&1 &
+watch_pid=$!
+for _ in $(seq 100); do
+  [[ $(q "SELECT count(*) FROM ras_snapshots WHERE cluster = 'jobs' AND job_id = '48777'") != 0 ]] && break
+  sleep 0.1
+done
+echo $(($(cat "$ras_mlx5_3/ports/1/counters/link_downed") + 2)) >"$ras_mlx5_3/ports/1/counters/link_downed"
+snapshot "$work/sysfs-gpu-h100-b02" jobs gpu-h100-b02
 rc=0
-timeout 60 "$fabtrack" ras watch --data-dir "$work/db" --cluster jobs --job 48777 --every 0.2 --count 2 \
-  --host 127.0.0.1 --port "$(cat "$work/ras.port")" --no-resolve >"$work/ras-watch.txt" 2>&1 || rc=$?
+wait "$watch_pid" || rc=$?
 kill "$ras_pid" 2>/dev/null || true
 [[ $rc == 2 ]] && grep -q "alert: new: job 48777 stuck" "$work/ras-watch.txt" ||
   { cat "$work/ras-watch.txt"; fail "ras watch of the frozen job exited $rc"; }
+grep -q "port gpu-h100-b02: mlx5_3 port 1 link_downed +2 at " "$work/ras-watch.txt" &&
+  grep -q "node gpu-h100-b02: fw_ver mlx5_3 28.40.1000" "$work/ras-watch.txt" ||
+  { cat "$work/ras-watch.txt"; fail "ras watch did not join the frozen job's host with its ports and facts"; }
 echo "ras watch: job 48777 stuck, $(q "SELECT count(*) FROM ras_snapshots") snapshots stored"
 # A job with a process RAS declared dead (NCCL 2.29+'s event stream): the
 # watch ends on the PEER_DEAD and the dead-process alert rule fires for it.
@@ -214,6 +248,28 @@ kill "$ras_pid" 2>/dev/null || true
 [[ $rc == 2 ]] && grep -q "alert: new: job 48779 has a process declared dead" "$work/ras-dead.txt" ||
   { cat "$work/ras-dead.txt"; fail "ras watch of the job with a dead process exited $rc"; }
 echo "ras watch: job 48779 has a dead process, $(q "SELECT count(*) FROM ras_events") event(s) stored"
+# A healthy job: counts advancing at every query.
+python3 "$repo/tests/support/ras_stand_in.py" healthy "$work/ras-healthy.port" >"$work/ras-healthy.log" 2>&1 &
+ras_pid=$!
+for _ in $(seq 100); do [[ -s $work/ras-healthy.port ]] && break; sleep 0.1; done
+[[ -s $work/ras-healthy.port ]] || { kill "$ras_pid"; cat "$work/ras-healthy.log"; fail "the RAS stand-in did not start"; }
+rc=0
+timeout 60 "$fabtrack" ras watch --data-dir "$work/db" --cluster jobs --job 48781 --every 0.2 --count 3 \
+  --host 127.0.0.1 --port "$(cat "$work/ras-healthy.port")" --no-resolve >"$work/ras-healthy.txt" 2>&1 || rc=$?
+kill "$ras_pid" 2>/dev/null || true
+[[ $rc == 0 ]] || { cat "$work/ras-healthy.txt"; fail "ras watch of the healthy job exited $rc"; }
+# A big stuck job: 4,096 ranks, 60 % of them behind, so that its findings
+# name thousands of ranks (what the rank tables must cap).
+python3 "$repo/tests/support/ras_stand_in.py" laggards "$work/ras-big.port" >"$work/ras-big.log" 2>&1 &
+ras_pid=$!
+for _ in $(seq 100); do [[ -s $work/ras-big.port ]] && break; sleep 0.1; done
+[[ -s $work/ras-big.port ]] || { kill "$ras_pid"; cat "$work/ras-big.log"; fail "the RAS stand-in did not start"; }
+rc=0
+timeout 120 "$fabtrack" ras watch --data-dir "$work/db" --cluster jobs --job 48783 --every 0.5 --count 2 \
+  --host 127.0.0.1 --port "$(cat "$work/ras-big.port")" --no-resolve --timeout 30 >"$work/ras-big.txt" 2>&1 || rc=$?
+kill "$ras_pid" 2>/dev/null || true
+[[ $rc == 2 ]] && grep -q "2457 of 4096 ranks behind hold it" "$work/ras-big.txt" ||
+  { head -c 3000 "$work/ras-big.txt"; fail "ras watch of the big stuck job exited $rc"; }
 
 step "analysis"
 "$fabtrack" analyze --help >/dev/null 2>&1 || fail "this fabtrack has no analyze command"

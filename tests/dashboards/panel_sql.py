@@ -48,7 +48,8 @@ SCHEMA_VERSIONS = range(38, 42)
 GROWING_TABLES = ("runs", "run_results", "latency_samples", "rank_timings", "link_probes",
                   "run_net_devices", "transport_observations", "run_port_deltas", "findings",
                   "port_counter_samples", "run_ranks", "inspector_jobs", "inspector_collectives",
-                  "locate_verdicts", "locate_suspects", "locate_verdict_runs")
+                  "locate_verdicts", "locate_suspects", "locate_verdict_runs", "ras_snapshots",
+                  "ras_job_verdicts", "ras_events")
 NUMERIC_TYPES = ("smallint", "integer", "bigint", "real", "double precision", "numeric")
 TIME_TYPES = ("timestamp with time zone", "timestamp without time zone", "date")
 NULL = object()  # a NULL cell as psql prints it with -P null=...
@@ -1069,7 +1070,7 @@ def run_query(db, report, kind, sql, where, panel=None, expect=None, scenario=No
               data=False, must_rows=None):
     """Runs one expanded query and checks it. With data (the full test history and the
     saved variables), the expectations for this scenario apply: rows, non-NULL columns,
-    values of the first row."""
+    values of the first row, rows with and without given values, row count, ranges."""
     expect = expect or {}
     if must_rows is None:
         must_rows = data and scenario in expect.get("rows", [])
@@ -1114,6 +1115,9 @@ def run_query(db, report, kind, sql, where, panel=None, expect=None, scenario=No
                 if any(row_matches(names, r, bad, where) for r in rows):
                     raise Failure("%s: a row with %r, which the test data must not give" %
                                   (where, bad))
+            count = expect.get("row_count", {}).get(scenario)
+            if count is not None and len(rows) != count:
+                raise Failure("%s: %d row(s), expected %d" % (where, len(rows), count))
             for col, (low, high) in expect.get("ranges", {}).items():
                 if col not in names:
                     raise Failure("%s: no column %s" % (where, col))

@@ -211,25 +211,33 @@ class StandIn:
 
 
 def main():
-    """ras_stand_in.py frozen|dead|healthy PORT_FILE [PORT]: serves, until
+    """ras_stand_in.py frozen|dead|healthy|laggards PORT_FILE [PORT]: serves, until
     killed, a job for `ras watch` on 127.0.0.1:PORT (any free port without
     PORT), and writes the port it listens on to PORT_FILE once it listens.
     frozen: AllReduce counts frozen with rank 2 two behind (a stuck job).
     dead: counts advancing, and RAS's event stream (MONITOR) declaring rank
     3's process dead at once (NCCL 2.29+'s PEER_DEAD); the stream stays open.
-    healthy: counts advancing at every query, no event stream (pre-2.29)."""
+    healthy: counts advancing at every query, no event stream (pre-2.29).
+    laggards: a big job frozen, 4,096 ranks on 512 nodes, 60 % of them one
+    AllReduce behind (big_ras_report.py's report: findings naming thousands)."""
     import os
     import sys
     import time
 
-    if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("frozen", "dead", "healthy"):
-        sys.exit("usage: ras_stand_in.py frozen|dead|healthy PORT_FILE [PORT]")
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("frozen", "dead", "healthy", "laggards"):
+        sys.exit("usage: ras_stand_in.py frozen|dead|healthy|laggards PORT_FILE [PORT]")
     port = int(sys.argv[3]) if len(sys.argv) == 4 else 0
     host = lambda r: "10.88.0.%d" % (11 + r // 2)
     if sys.argv[1] == "frozen":
         counts = [500, 500, 498, 500]
         ranks = [(r, host(r), 7100 + r, r % 2, {"AllReduce": c}) for r, c in enumerate(counts)]
         s = StandIn(sequence=[json_report([("0x7f00aa55c3e1d2b9", ranks, [])])], port=port)
+    elif sys.argv[1] == "laggards":
+        import io
+        import big_ras_report
+        out = io.StringIO()
+        big_ras_report.json_report(4096, 60, -1, None, False, out)
+        s = StandIn(sequence=[out.getvalue().encode()], port=port)
     elif sys.argv[1] == "healthy":
         sequence = [json_report([("0x51d2c0ffee0a7b13",
                                   [(r, host(r), 7300 + r, r % 2, {"AllReduce": 10 * (n + 1)})
