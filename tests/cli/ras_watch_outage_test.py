@@ -83,6 +83,28 @@ def watch(db, port, job, hosts_file, env, *args):
                     "--format", "json", *args, env=env, timeout=60)
 
 
+def kill_server(data):
+    """A crash: the postmaster and its backends SIGKILLed (the backends
+    first: once the postmaster is dead they are init's). Its pid."""
+    with open(os.path.join(data, "data", "postmaster.pid")) as f:
+        pid = int(f.readline())
+    subprocess.run(["pkill", "-9", "-P", str(pid)])
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
+def wait_reaped(pid):
+    """Until the killed postmaster is reaped (init's work, a second or more
+    late on a loaded machine): a zombie still holds its pid, and pg_ctl
+    status and the server's lock file take it for a running server, so
+    `db start` would not start one (it then fails connecting). True once
+    gone; 30 s bounds a wait that takes milliseconds to seconds."""
+    deadline = time.monotonic() + 30
+    while os.path.exists("/proc/%d" % pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not os.path.exists("/proc/%d" % pid)
+
+
 def counts(db, job):
     return (int(psql(db, "SELECT count(*) FROM ras_snapshots WHERE job_id = '%s'" % job)),
             int(psql(db, "SELECT count(*) FROM ras_events WHERE job_id = '%s'" % job)),
@@ -131,8 +153,11 @@ def run_cases(work, data, db, spool, env):
     check("down: replayed again", p.returncode == 0, p)
     check("down: replaying again adds nothing", counts(db, "93001") == (3, 1, 1), p)
 
-    # Killed after the first snapshot.
-    s = StandIn(sequence=frozen(4))
+    # Killed after the first snapshot. The stand-in holds the second query
+    # until the server is dead: on a loaded machine the test's polling could
+    # otherwise be slower than the watch, which then stored more (or all of
+    # it, verdict included) before the kill.
+    s = StandIn(sequence=frozen(4), hold_after=1)
     proc = subprocess.Popen([FABTRACK, "ras", "watch", "--host", "127.0.0.1", "--port", str(s.port),
                              "--job", "93002", "--cluster", "lab", "--db", db, "--hosts-file",
                              hosts_file, "--no-resolve", "--format", "json", "--every", "1.5",
@@ -142,10 +167,8 @@ def run_cases(work, data, db, spool, env):
     while time.monotonic() < deadline and counts(db, "93002")[0] < 1:
         time.sleep(0.1)
     check("killed: the first snapshot stored while the server was up", counts(db, "93002")[0] == 1)
-    with open(os.path.join(data, "data", "postmaster.pid")) as f:
-        pid = int(f.readline())
-    os.kill(pid, signal.SIGKILL)
-    subprocess.run(["pkill", "-9", "-P", str(pid)])
+    postmaster = kill_server(data)
+    s.release()
     out, err = proc.communicate(timeout=60)
     s.close()
     doc = json.loads(out) if out.strip().startswith("{") else {}
@@ -153,6 +176,7 @@ def run_cases(work, data, db, spool, env):
     check("killed: the watch went on, stuck, exit 2", proc.returncode == 2 and
           doc.get("verdict", {}).get("snapshots") == 3, p)
     check("killed: alert unconfirmed", doc.get("alert") == "unconfirmed", p)
+    check("killed: the server gone", wait_reaped(postmaster))
     p = fabtrack("db", "start", "--data-dir", data, env=env)
     check("server back again", p.returncode == 0, p)
     p = fabtrack("spool", "replay", "--db", db, env=env)
