@@ -121,7 +121,10 @@ def run_cases(work, data, db, spool, env):
     # Down from the start.
     p = fabtrack("db", "stop", "--data-dir", data, env=env)
     check("server stopped", p.returncode == 0, p)
-    s = StandIn(sequence=frozen(4), monitor=[(0.1, DEAD)], monitor_end="open")
+    # The stand-in's event comes before the second snapshot (events_first):
+    # RAS's stream is read between polls, so the watch would miss an event
+    # that a loaded machine delays past its last one.
+    s = StandIn(sequence=frozen(4), monitor=[(0.1, DEAD)], monitor_end="open", events_first=True)
     p = watch(db, s.port, "93001", hosts_file, env, "--every", "0.5", "--count", "3")
     s.close()
     doc = json.loads(p.stdout) if p.stdout.strip().startswith("{") else {}
@@ -221,7 +224,7 @@ def run_cases(work, data, db, spool, env):
         healthy_text = f.read()
     garbled = (b"[2026-12-05 03:12:40] PEER_UNRESPONSIVE: 10.77.0.12<5555> bad \xff\xfe "
                b"bytes\n")
-    s = StandIn(text=healthy_text, monitor=[(0.1, garbled)], monitor_end="open")
+    s = StandIn(text=healthy_text, monitor=[(0.1, garbled)], monitor_end="open", events_first=True)
     p = watch(db, s.port, "93006", hosts_file, env, "--every", "0.5", "--count", "2")
     s.close()
     check("garbled event, down: a verdict, the event read",
@@ -240,7 +243,8 @@ def run_cases(work, data, db, spool, env):
           psql(db, "SELECT count(*) FROM ras_events WHERE job_id = '93006' AND raw LIKE "
                "'%bad ' || chr(65533) || chr(65533) || ' bytes'") == "1" and
           psql(db, "SELECT count(*) FROM ras_job_verdicts WHERE job_id = '93006'") == "1")
-    garbled_up = StandIn(text=healthy_text, monitor=[(0.1, garbled)], monitor_end="open")
+    garbled_up = StandIn(text=healthy_text, monitor=[(0.1, garbled)], monitor_end="open",
+                         events_first=True)
     p = watch(db, garbled_up.port, "93007", hosts_file, env, "--every", "0.5", "--count", "2")
     garbled_up.close()
     check("garbled event, up: stored, not refused", p.returncode in (0, 1, 2) and
