@@ -69,16 +69,8 @@ sys.exit(0 if ok else 1)" "$work/$1.json" "${@:2}"
 sweep_and_analyze clean
 [[ $(cat "$work/clean.status") == 0 ]] || fail "a clean sweep gave findings at warning or above"
 
-# node4's link throttled to 10mbit: about a hundredth of what the 2-node
-# reference moves on an idle machine (~0.3 GB/s busbw), the collapse that
-# scaling_drop's host-path threshold (E(N) below host_min_efficiency 0.1) is
-# made for. The MPI backend reduces in host memory, so other work on the
-# machine slows the reference too (to ~0.03 GB/s with two CPU hogs at load
-# 8-10): at 100mbit E(4) then rose from 0.02 to 0.16 and nothing was flagged;
-# at 10mbit (busbw at most 0.00125 GB/s) it stays near 0.04 at that load.
-# Fewer iterations and a 1M probe keep the sweep about as long as before.
-"$fabric" throttle 4 10mbit --prefix "$prefix" >/dev/null
-sweep_and_analyze throttled --iters 5 --link-probe 1M
+"$fabric" throttle 4 100mbit --prefix "$prefix" >/dev/null
+sweep_and_analyze throttled --link-probe 4M
 "$fabric" unthrottle 4 --prefix "$prefix" >/dev/null
 [[ $(cat "$work/throttled.status") == 2 ]] || fail "throttled link: expected exit 2 (critical)"
 has throttled scaling_drop critical "$prefix-node4" || fail "no critical scaling_drop naming $prefix-node4"
