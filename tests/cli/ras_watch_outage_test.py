@@ -89,6 +89,28 @@ def watch(db, port, job, hosts_file, env, *args):
                     "--format", "json", *args, env=env, timeout=60)
 
 
+def kill_server(data):
+    """A crash: the postmaster and its backends SIGKILLed (the backends
+    first: once the postmaster is dead they are init's). Its pid."""
+    with open(os.path.join(data, "data", "postmaster.pid")) as f:
+        pid = int(f.readline())
+    subprocess.run(["pkill", "-9", "-P", str(pid)])
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
+def wait_reaped(pid):
+    """Until the killed postmaster is reaped (init's work, a second or more
+    late on a loaded machine): a zombie still holds its pid, and pg_ctl
+    status and the server's lock file take it for a running server, so
+    `db start` would not start one (it then fails connecting). True once
+    gone; 30 s bounds a wait that takes milliseconds to seconds."""
+    deadline = time.monotonic() + 30
+    while os.path.exists("/proc/%d" % pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not os.path.exists("/proc/%d" % pid)
+
+
 def counts(db, job):
     return (int(psql(db, "SELECT count(*) FROM ras_snapshots WHERE job_id = '%s'" % job)),
             int(psql(db, "SELECT count(*) FROM ras_events WHERE job_id = '%s'" % job)),
@@ -105,7 +127,10 @@ def run_cases(work, data, db, spool, env):
     # Down from the start.
     p = fabtrack("db", "stop", "--data-dir", data, env=env)
     check("server stopped", p.returncode == 0, p)
-    s = StandIn(sequence=frozen(4), monitor=[(0.1, DEAD)], monitor_end="open")
+    # The stand-in's event comes before the second snapshot (events_first):
+    # RAS's stream is read between polls, so the watch would miss an event
+    # that a loaded machine delays past its last one.
+    s = StandIn(sequence=frozen(4), monitor=[(0.1, DEAD)], monitor_end="open", events_first=True)
     p = watch(db, s.port, "93001", hosts_file, env, "--every", "0.5", "--count", "3")
     s.close()
     doc = json.loads(p.stdout) if p.stdout.strip().startswith("{") else {}
@@ -137,8 +162,11 @@ def run_cases(work, data, db, spool, env):
     check("down: replayed again", p.returncode == 0, p)
     check("down: replaying again adds nothing", counts(db, "93001") == (3, 1, 1), p)
 
-    # Killed after the first snapshot.
-    s = StandIn(sequence=frozen(4))
+    # Killed after the first snapshot. The stand-in holds the second query
+    # until the server is dead: on a loaded machine the test's polling could
+    # otherwise be slower than the watch, which then stored more (or all of
+    # it, verdict included) before the kill.
+    s = StandIn(sequence=frozen(4), hold_after=1)
     proc = subprocess.Popen([FABTRACK, "ras", "watch", "--host", "127.0.0.1", "--port", str(s.port),
                              "--job", "93002", "--cluster", "lab", "--db", db, "--hosts-file",
                              hosts_file, "--no-resolve", "--format", "json", "--every", "1.5",
@@ -148,16 +176,8 @@ def run_cases(work, data, db, spool, env):
     while time.monotonic() < deadline and counts(db, "93002")[0] < 1:
         time.sleep(0.1)
     check("killed: the first snapshot stored while the server was up", counts(db, "93002")[0] == 1)
-    with open(os.path.join(data, "data", "postmaster.pid")) as f:
-        pid = int(f.readline())
-    os.kill(pid, signal.SIGKILL)
-    subprocess.run(["pkill", "-9", "-P", str(pid)])
-    # Gone, and reaped, before `db start`: pg_ctl takes a zombie's pid for a
-    # running server (seen once, likely this: "server back again" failed,
-    # the socket refusing connections), as watch_outage_test.sh waits too.
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and os.path.exists("/proc/%d" % pid):
-        time.sleep(0.1)
+    postmaster = kill_server(data)
+    s.release()
     out, err = proc.communicate(timeout=60)
     s.close()
     doc = json.loads(out) if out.strip().startswith("{") else {}
@@ -165,6 +185,7 @@ def run_cases(work, data, db, spool, env):
     check("killed: the watch went on, stuck, exit 2", proc.returncode == 2 and
           doc.get("verdict", {}).get("snapshots") == 3, p)
     check("killed: alert unconfirmed", doc.get("alert") == "unconfirmed", p)
+    check("killed: the server gone", wait_reaped(postmaster))
     p = fabtrack("db", "start", "--data-dir", data, env=env)
     check("server back again", p.returncode == 0, p)
     p = fabtrack("spool", "replay", "--db", db, env=env)
@@ -209,7 +230,7 @@ def run_cases(work, data, db, spool, env):
         healthy_text = f.read()
     garbled = (b"[2026-12-05 03:12:40] PEER_UNRESPONSIVE: 10.77.0.12<5555> bad \xff\xfe "
                b"bytes\n")
-    s = StandIn(text=healthy_text, monitor=[(0.1, garbled)], monitor_end="open")
+    s = StandIn(text=healthy_text, monitor=[(0.1, garbled)], monitor_end="open", events_first=True)
     p = watch(db, s.port, "93006", hosts_file, env, "--every", "0.5", "--count", "2")
     s.close()
     check("garbled event, down: a verdict, the event read",
@@ -228,7 +249,8 @@ def run_cases(work, data, db, spool, env):
           psql(db, "SELECT count(*) FROM ras_events WHERE job_id = '93006' AND raw LIKE "
                "'%bad ' || chr(65533) || chr(65533) || ' bytes'") == "1" and
           psql(db, "SELECT count(*) FROM ras_job_verdicts WHERE job_id = '93006'") == "1")
-    garbled_up = StandIn(text=healthy_text, monitor=[(0.1, garbled)], monitor_end="open")
+    garbled_up = StandIn(text=healthy_text, monitor=[(0.1, garbled)], monitor_end="open",
+                         events_first=True)
     p = watch(db, garbled_up.port, "93007", hosts_file, env, "--every", "0.5", "--count", "2")
     garbled_up.close()
     check("garbled event, up: stored, not refused", p.returncode in (0, 1, 2) and

@@ -8,6 +8,13 @@ then "VERBOSE STATUS" -> the report, streamed until the server closes. It
 replays one report (text and/or JSON) or a sequence of JSON reports (a job
 over time: counts advancing, then frozen, a rank dying), and misbehaves on
 request: stalls mid-reply, says nothing, sends a reply past a size cap.
+hold_after=n answers the first n STATUS queries and holds each later one
+until release() (a test that must act between two snapshots of a watch,
+whatever the machine's load: the watch cannot take the next one before).
+events_first=True (with a monitor script) holds every STATUS query after the
+first until the script's events are sent: a watch that opens the stream
+after its first snapshot has them before its second, however late the
+stand-in's thread runs on a loaded machine.
 
 json_report() builds a JSON report in the image of NCCL 2.29's
 (`SET FORMAT json`): per communicator its ranks with their collective
@@ -91,7 +98,8 @@ class StandIn:
     """One RAS thread: serves connections until stopped."""
 
     def __init__(self, text=None, json_report=None, stall_after=None, silent=False, huge=0,
-                 sequence=None, monitor=None, monitor_end="close", port=0):
+                 sequence=None, monitor=None, monitor_end="close", port=0, hold_after=None,
+                 events_first=False):
         self.text, self.json_report = text, json_report
         self.monitor, self.monitor_end = monitor, monitor_end
         # A job over time: each STATUS query answered with the next JSON
@@ -99,6 +107,10 @@ class StandIn:
         self.sequence, self.served = sequence, 0
         self.stall_after, self.silent, self.huge = stall_after, silent, huge
         self.commands = []
+        self.hold_after, self.asked, self.released = hold_after, 0, threading.Event()
+        self.events_first = events_first
+        if events_first:
+            self.hold_after = 1
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", port))
@@ -172,10 +184,21 @@ class StandIn:
                 conn.sendall(event if isinstance(event, bytes) else monitor_event(fmt, **event))
         except OSError:
             return
+        finally:
+            if self.events_first:
+                self.release()
         if self.monitor_end == "open":
             self.stop.wait(30)
 
+    def release(self):
+        """Answers the queries held by hold_after, and every later one."""
+        self.released.set()
+
     def report(self, conn, fmt):
+        self.asked += 1
+        if self.hold_after is not None and self.asked > self.hold_after:
+            while not self.released.wait(0.05) and not self.stop.is_set():
+                pass
         if self.huge:
             chunk = b"  Rank 1 -- GPU 1 managed by process 2 on node 10.0.0.1\n" * 1024
             sent = 0
