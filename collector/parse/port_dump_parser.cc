@@ -460,6 +460,26 @@ void ParsePerfquery(const DumpSection& section, const std::optional<std::string>
   for (PortSample& p : out->ports) FinishSysfsPort({}, &p);
 }
 
+// The port a kept `ibv_devinfo ... -i N` (`--ib-port=N`) command asked
+// for: each HCA then prints that port's block only, whatever its
+// phys_port_cnt says.
+std::optional<uint64_t> IbvDevinfoPortAsked(const std::optional<std::string>& command) {
+  if (!command || !command->starts_with("ibv_devinfo ")) return std::nullopt;
+  std::string_view rest = *command;
+  while (!rest.empty()) {
+    rest = TrimBlanks(rest);
+    std::string_view word = rest.substr(0, rest.find(' '));
+    rest.remove_prefix(word.size());
+    if (word == "-i" || word == "--ib-port") {
+      rest = TrimBlanks(rest);
+      return Unsigned(rest.substr(0, rest.find(' ')));
+    }
+    if (word.starts_with("--ib-port=")) return Unsigned(word.substr(10));
+    if (word.starts_with("-i") && word.size() > 2) return Unsigned(word.substr(2));
+  }
+  return std::nullopt;
+}
+
 void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
   std::string device;
   std::optional<std::string> fw, guid, board;
@@ -531,6 +551,7 @@ void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
   std::vector<std::string_view> required = {"state", "link_layer"};
   if (verbose) required.insert(required.end(), {"active_width", "active_speed", "phys_state"});
   CheckBlocks(ports, required, "ibv_devinfo", section, out);
+  if (IbvDevinfoPortAsked(section.command)) std::fill(said.begin(), said.end(), 1);
   CheckPortCounts(hcas, said, seen, "ibv_devinfo", section, out);
 }
 
@@ -1017,6 +1038,39 @@ void LeaveOutOtherNodesPorts(HostPorts* host, std::vector<std::string>* notes) {
   }
 }
 
+// One tool's output lists each HCA port once: the same port twice in one
+// section is two outputs run together (two hosts' ibstat pasted one after
+// the other, no line naming either). A repeat read alike is dropped; one
+// read otherwise cannot be told this host's or another's: an error on its
+// line, so nothing of the document is stored as one host's.
+void DropRepeatedPorts(const DumpSection& section, SectionPorts* found) {
+  if (section.format != PortDumpFormat::kIbstat && section.format != PortDumpFormat::kIbstatus &&
+      section.format != PortDumpFormat::kIbvDevinfo)
+    return;
+  std::vector<PortSample>& ports = found->ports;
+  for (size_t i = 0; i < ports.size();) {
+    auto same = [&](const PortSample& p) {
+      return p.device == ports[i].device && p.port == ports[i].port;
+    };
+    auto first = std::find_if(ports.begin(), ports.begin() + static_cast<std::ptrdiff_t>(i), same);
+    if (first == ports.begin() + static_cast<std::ptrdiff_t>(i)) {
+      ++i;
+      continue;
+    }
+    const size_t j = static_cast<size_t>(first - ports.begin());
+    if (!(ports[j] == ports[i])) {
+      found->Error(found->lines[i],
+                   ports[i].device + " port " + std::to_string(ports[i].port) +
+                       " again (first at line " + std::to_string(found->lines[j]) +
+                       "), read otherwise: two " + PortDumpFormatName(section.format) +
+                       " outputs run together? Put a line naming each host before its "
+                       "output (\"gpu-a:\") or give each its own file");
+    }
+    ports.erase(ports.begin() + static_cast<std::ptrdiff_t>(i));
+    found->lines.erase(found->lines.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
 // One host's part of a document: its tools' sections read, their ports
 // joined (ibstat's state and perfquery's counters of one port: one sample).
 ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) {
@@ -1066,6 +1120,17 @@ ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) 
         sysfs.insert(sysfs.end(), section.lines.begin(), section.lines.end());
         break;
     }
+    DropRepeatedPorts(section, &found);
+    // ibstat giving up on an HCA ("ibpanic: [1323906] main: stat of IB
+    // device 'mlx5_8' failed: No such file or directory") lists none from
+    // that one on: the dump is not whole, wherever the line is.
+    if (section.format == PortDumpFormat::kIbstat && section.broken_text.starts_with("ibpanic:") &&
+        !erred_at(section.broken_by)) {
+      out.errors.push_back({section.broken_by,
+                            "ibstat stopped on an error of its own (" +
+                                std::string(section.broken_text) +
+                                "): the HCAs from the one it names on are missing from the dump"});
+    }
     // The document's last line right after a tool's output and no line of
     // it: the output cut short ("        bas").
     if (section.broken_by != 0 && section.broken_by == h.last_line &&
@@ -1097,6 +1162,15 @@ ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) 
   }
   JoinPortsByLid(&joined);
   LeaveOutOtherNodesPorts(&joined, &out.notes);
+  // perfquery's counters no HCA was named for and no other tool's port
+  // took: stored under their LID, and said, as an ethtool netdev without
+  // its HCA is.
+  for (const PortSample& p : joined.ports) {
+    if (p.lid && p.device == "lid" + *p.lid)
+      out.notes.push_back("perfquery names no HCA: LID " + *p.lid + " port " +
+                          std::to_string(p.port) + " stored as device " + p.device +
+                          " (give --device, or keep the `perfquery ... -C HCA` command line)");
+  }
   if (!out.formats.empty()) out.format = out.formats.front();
   out.ports = std::move(joined.ports);
   return out;

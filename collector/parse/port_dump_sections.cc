@@ -114,7 +114,11 @@ std::optional<Prompt> ParsePrompt(std::string_view line) {
   // "> ethtool -S enp66s0f0": a command quoted in a markdown post (or a
   // Windows/PS2 prompt) before its output; only with a tool after it.
   if (s.front() == '$' || s.front() == '#' || s.front() == '>') {
-    if (s.size() > 1 && s[1] != ' ') return std::nullopt;
+    // "#ibv_devinfo -d mlx4_1 -i 2 -v": a how-to's root prompt written
+    // without its space, taken only with a tool word right after it.
+    if (s.size() > 1 && s[1] != ' ' &&
+        (s.front() != '#' || !IsToolWord(FirstWord(CommandAfter(s.substr(1))))))
+      return std::nullopt;
     p.command = CommandAfter(s.substr(1));
     if (s.front() != '$' && !IsToolWord(FirstWord(p.command))) return std::nullopt;
     return p;
@@ -619,7 +623,10 @@ class Scanner {
     // No tool's line: a prompt's echo, another tool's output (mlxlink),
     // prose. Right after a section it may be the section cut short.
     if (current_) {
-      if (last_owned_ + 1 == i) Current().broken_by = l.number;
+      if (last_owned_ + 1 == i) {
+        Current().broken_by = l.number;
+        Current().broken_text = t;
+      }
       End();
     }
     return i;
@@ -628,7 +635,7 @@ class Scanner {
   DumpSection& Current() { return out_->sections[*current_]; }
   void End() { current_.reset(); }
   void Start(PortDumpFormat format) {
-    out_->sections.push_back({format, command_, {}, 0});
+    out_->sections.push_back({format, command_, {}, 0, {}});
     command_.reset();
     current_ = out_->sections.size() - 1;
   }

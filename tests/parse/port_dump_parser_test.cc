@@ -337,13 +337,18 @@ TEST(PortDumpParser, SysfsLinesThatAreNotFilesAreErrorsWithTheirLine) {
 // --- Dumps as operators save and paste them (issue 30) ---
 
 // The errors of a dump that must not be stored, or a failure naming why.
-std::vector<PortDumpError> ErrorsOf(const std::string& name, const PortDumpContext& context = {}) {
+std::vector<PortDumpError> ErrorsOfText(const std::string& text,
+                                        const PortDumpContext& context = {}) {
   std::string why;
-  std::optional<std::vector<ParsedPortDump>> d = ParsePortDumpDocument(Read(name), context, &why);
+  std::optional<std::vector<ParsedPortDump>> d = ParsePortDumpDocument(text, context, &why);
   if (!d) return {{0, why}};
   std::vector<PortDumpError> errors;
   for (const ParsedPortDump& h : *d) errors.insert(errors.end(), h.errors.begin(), h.errors.end());
   return errors;
+}
+
+std::vector<PortDumpError> ErrorsOf(const std::string& name, const PortDumpContext& context = {}) {
+  return ErrorsOfText(Read(name), context);
 }
 
 int LineCount(const std::string& name) {
@@ -1037,6 +1042,89 @@ TEST(PortDumpRealShapes, DropCountersOfDriversThatDoNotSayDiscard) {
                                                                     {"rx_missed", 27},
                                                                     {"tx_dropped", 0}}));
   EXPECT_EQ(FlowControlStats({{"rx3_xdp_drop", 5}, {"tx_queue_dropped", 1}}).size(), 0u);
+}
+
+// Round nine: a fresh sweep of real public samples (fixtures README).
+TEST(PortDumpRealShapes, IbvDevinfoOfTheOnePortItWasAskedFor) {
+  // A how-to's `#ibv_devinfo -d mlx5_1 -i 2 -v`: one port block under
+  // phys_port_cnt 2 is the port asked for, not a dump cut short.
+  ParsedPortDump d = Parse("lab-m03.ibv_devinfo-one-port.md");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  PortSample want;
+  want.device = "mlx5_1";
+  want.port = 2;
+  want.link_layer = "InfiniBand";
+  want.state = "ACTIVE";
+  want.state_code = 4;
+  want.phys_state = "LinkUp";
+  want.phys_state_code = 5;
+  want.rate_gbps = 100;
+  want.lid = "58";
+  want.node_guid = "1070:fd03:00c2:7e14";
+  want.fw_version = "20.31.1014";
+  want.board_id = "MT_0000000223";
+  EXPECT_EQ(d.ports[0], want);
+  // Without the command line the missing port is still a cut.
+  std::string text = Read("lab-m03.ibv_devinfo-one-port.md");
+  text.replace(text.find("#ibv_devinfo -d mlx5_1 -i 2 -v"), 30, "");
+  EXPECT_FALSE(ErrorsOfText(text).empty());
+  // `--ib-port=2` says the same.
+  text = Read("lab-m03.ibv_devinfo-one-port.md");
+  text.replace(text.find("-i 2"), 4, "--ib-port=2");
+  EXPECT_TRUE(ErrorsOfText(text).empty());
+}
+
+TEST(PortDumpRealShapes, IbstatThatGaveUpOnAnHcaIsNoCutAndIsSaid) {
+  // ibstat's own "ibpanic: ... stat of IB device 'mlx5_2' failed": it was
+  // "cut off: the last line is no line of the ibstat output", which hid
+  // that an HCA is gone; and with a prompt after it nothing was said.
+  std::vector<PortDumpError> errors = ErrorsOf("gpu-t17.ibstat-ibpanic.txt");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 35);
+  EXPECT_NE(errors[0].message.find("ibstat stopped on an error of its own"), std::string::npos)
+      << errors[0].message;
+  EXPECT_NE(errors[0].message.find("'mlx5_2'"), std::string::npos) << errors[0].message;
+  errors = ErrorsOfText(Read("gpu-t17.ibstat-ibpanic.txt") + "[root@gpu-t17 ~]# \n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 35);
+}
+
+TEST(PortDumpRealShapes, TwoIbstatOutputsRunTogetherAreNoOneHost) {
+  // Two hosts' ibstat pasted one after the other, no line naming either:
+  // the second host's mlx5_0 was merged into the first's, silently.
+  const std::string a = Read("gpu-b07.ibstat.txt");
+  std::string b = a;
+  b.replace(b.find("State: Active"), 13, "State: Down  ");
+  std::vector<PortDumpError> errors = ErrorsOfText(a + b);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].message.find("mlx5_0 port 1 again (first at line 8)"), std::string::npos)
+      << errors[0].message;
+  // The same output twice is one host's, read once.
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(a + a, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  EXPECT_EQ(d->ports.size(), 2u);
+}
+
+TEST(PortDumpRealShapes, PerfqueryWithNoHcaSaysWhereItIsStored) {
+  // infiniband-diags' issue sample, `perfquery -x 10 1` under a `# ` root
+  // prompt: stored as device "lid10" without a word.
+  std::string perfquery = Read("gpu-b07.perfquery.txt");
+  perfquery.replace(perfquery.find(" -C mlx5_0"), 10, "");
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(perfquery, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].device, "lid" + *d->ports[0].lid);
+  ASSERT_EQ(d->notes.size(), 1u);
+  EXPECT_NE(d->notes[0].find("perfquery names no HCA"), std::string::npos) << d->notes[0];
+  EXPECT_NE(d->notes[0].find("stored as device " + d->ports[0].device), std::string::npos);
+  // Named, nothing to say.
+  d = ParsePortDump(Read("gpu-b07.perfquery.txt"), PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->notes.empty()) << d->notes.front();
 }
 
 }  // namespace
