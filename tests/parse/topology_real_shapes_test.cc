@@ -398,5 +398,25 @@ TEST(CutOffStartRealShapes, AGraphFileIsNoTopologyAndSaysSo) {
             "NCCL_TOPO_DUMP_FILE or the GRAPH debug print)");
 }
 
+TEST(XmlRealShapes, LogLinesAfterTheLastDumpAreNoPartOfIt) {
+  // Round nine (real sample: an NCCL 2.30 bug report's two hosts' dumps,
+  // unfenced, the second ending "</system>**", then the job's log): the
+  // log's "ens16f1:10.153.235.11<0>" was read as a tag <0> never closed,
+  // "file truncated?", exit 3 for two whole dumps.
+  std::vector<ParsedNodeTopology> nodes =
+      ParseNodeTopologies(Fixture("multi_host_xml_then_log.md"), "multi_host_xml_then_log.md");
+  ASSERT_EQ(nodes.size(), 2u);
+  for (const ParsedNodeTopology& p : nodes) {
+    EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+    EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PHB GPU1>mlx5_1/SYS") << p.host;
+  }
+  EXPECT_EQ(nodes[1].host, "topology_10.40.7.22.xml");
+  // Inside the dump a "<" that opens no element still is an error.
+  std::vector<ParsedNodeTopology> bad = ParseNodeTopologies(
+      "<system version=\"1\">\n  <cpu numaid=\"0\">\n    <0>\n  </cpu>\n</system>\n", "bad.xml");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_FALSE(bad[0].errors.empty());
+}
+
 }  // namespace
 }  // namespace fabtrack
