@@ -582,8 +582,12 @@ class Scanner {
       last_command_ = std::string(t);
       return i;
     }
+    // A sysfs file's value is a word or a few ("4: ACTIVE", "400 Gb/sec (4X
+    // NDR)", "N/A (no PMA)"); a sentence after `cat notes.txt` is what the
+    // file said, not a port file's value.
     if (std::optional<std::string> path = std::exchange(cat_path_, std::nullopt);
-        path && path->find("/infiniband/") != std::string::npos && !StartsSection(t)) {
+        path && path->find("/infiniband/") != std::string::npos && !StartsSection(t) &&
+        SplitBlanks(t).size() <= 4) {
       AddSysfs(*path + " " + std::string(t), l.number);
       return i;
     }

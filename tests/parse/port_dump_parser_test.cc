@@ -1127,5 +1127,29 @@ TEST(PortDumpRealShapes, PerfqueryWithNoHcaSaysWhereItIsStored) {
   EXPECT_TRUE(d->notes.empty()) << d->notes.front();
 }
 
+TEST(PortDumpRealShapes, ASentenceAfterCatIsNoSysfsValue) {
+  // A prompt's `cat FILE` then the file's text: a how-to's sentence and a
+  // perfquery under it. With --device the sentence was read as the port
+  // file FILE's value ("not a counter value"), nothing stored.
+  const std::string text =
+      "[root@gpu-d04 ~]# cat perfquery-notes\n"
+      "Example output of perfquery -x on the second rail, before the reset:\n" +
+      Read("gpu-d04.perfquery.0200.txt");
+  std::string why;
+  std::optional<ParsedPortDump> d =
+      ParsePortDump(text, PortDumpContext{.device = std::string("mlx5_2")}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].device, "mlx5_2");
+  EXPECT_FALSE(d->ports[0].counters.empty());
+  // A value after `cat` still is the file's.
+  d = ParsePortDump("[root@gpu-d04 ~]# cat state\n4: ACTIVE\n",
+                    PortDumpContext{.device = std::string("mlx5_2")}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].state, "ACTIVE");
+}
+
 }  // namespace
 }  // namespace fabtrack
