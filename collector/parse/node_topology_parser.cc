@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "collector/parse/line_cleaner.h"
 #include "collector/parse/nccl_log_line.h"
 
 namespace fabtrack {
@@ -661,6 +662,9 @@ std::string SniffTopologyFormat(std::string_view text) {
 
 std::vector<ParsedNodeTopology> ParseNodeTopologies(std::string_view text,
                                                     const std::string& file) {
+  // A matrix or dump quoted whole in a reply ("> GPU0\t X ..."): read as posted.
+  if (std::optional<std::string> plain = UnquoteReply(text))
+    return ParseNodeTopologies(*plain, file);
   const std::string format = SniffTopologyFormat(text);
   if (format == "nccl_graph") return ParseNcclGraphHosts(text, file);
   std::vector<Document> docs;

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "collector/parse/line_cleaner.h"
 #include "collector/parse/port_dump_sections.h"
 #include "collector/parse/sysfs_values.h"
 #include "core/text.h"
@@ -1188,6 +1189,9 @@ std::string FormatNames(const ParsedPortDump& d) {
 std::optional<std::vector<ParsedPortDump>> ParsePortDumpDocument(std::string_view text,
                                                                  const PortDumpContext& context,
                                                                  std::string* why) {
+  // A dump quoted whole in a reply ("> CA 'mlx5_0'"): read as posted.
+  if (std::optional<std::string> plain = UnquoteReply(text))
+    return ParsePortDumpDocument(*plain, context, why);
   std::deque<std::string> made;
   std::vector<HostSections> hosts = SplitPortDumpDocument(text, context, &made);
   std::vector<ParsedPortDump> dumps;

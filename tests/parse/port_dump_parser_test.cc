@@ -1151,5 +1151,25 @@ TEST(PortDumpRealShapes, ASentenceAfterCatIsNoSysfsValue) {
   EXPECT_EQ(d->ports[0].state, "ACTIVE");
 }
 
+TEST(PortDumpRealShapes, ADumpQuotedWholeInAReplyReadsAsPosted) {
+  // Real pastes answered with a quote reply ("> " before every line of the
+  // ibstat): "not a port dump fabtrack knows", nothing stored.
+  ParsedPortDump quoted = Parse("gpu-w11.ibstat-quote-reply.md");
+  EXPECT_TRUE(quoted.errors.empty()) << (quoted.errors.empty() ? "" : quoted.errors[0].message);
+  ASSERT_EQ(quoted.ports.size(), 2u);
+  EXPECT_EQ(quoted.ports[0].device, "mlx5_0");
+  EXPECT_EQ(quoted.ports[0].state, "ACTIVE");
+  EXPECT_EQ(quoted.ports[0].rate_gbps, 400);
+  EXPECT_EQ(quoted.ports[1].phys_state, "Polling");
+  // The same lines unquoted read the same.
+  std::string plain = Read("gpu-w11.ibstat-quote-reply.md");
+  for (size_t at = 0; (at = plain.find("> ", at)) != std::string::npos;) plain.erase(at, 2);
+  for (size_t at = 0; (at = plain.find(">\n", at)) != std::string::npos;) plain.erase(at, 1);
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(plain, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_EQ(d->ports, quoted.ports);
+}
+
 }  // namespace
 }  // namespace fabtrack

@@ -418,5 +418,17 @@ TEST(XmlRealShapes, LogLinesAfterTheLastDumpAreNoPartOfIt) {
   EXPECT_FALSE(bad[0].errors.empty());
 }
 
+TEST(SmiMatrixRealShapes, AMatrixQuotedInAReplyToAReplyReadsAsPosted) {
+  // A mailing-list answer quoting a quoted matrix ("> > GPU0 ...") under its
+  // own once-quoted words: "neither an NCCL topology dump ... nor ...".
+  std::vector<ParsedNodeTopology> nodes =
+      ParseNodeTopologies(Fixture("smi_mail_reply_quoted.txt"), "smi_mail_reply_quoted.txt");
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_TRUE(nodes[0].errors.empty()) << FirstError(nodes[0]);
+  EXPECT_EQ(nodes[0].host, "hgx-q03");
+  EXPECT_EQ(Pairs(nodes[0].topology),
+            "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
+}
+
 }  // namespace
 }  // namespace fabtrack
