@@ -173,4 +173,9 @@ std::optional<std::string> UnquoteReply(std::string_view text) {
   return out;
 }
 
+std::string_view WithoutByteOrderMark(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  return text;
+}
+
 }  // namespace fabtrack

@@ -40,4 +40,8 @@ std::vector<CleanLine> SplitAndClean(std::string_view text);
 // only quotes a command ("> ethtool -S eth2") keeps its lines as they are.
 std::optional<std::string> UnquoteReply(std::string_view text);
 
+// The text without the UTF-8 byte order mark a Windows editor puts first
+// (EF BB BF), which would make the first line no line of any tool.
+std::string_view WithoutByteOrderMark(std::string_view text);
+
 }  // namespace fabtrack

@@ -365,7 +365,7 @@ namespace {
 // NCCL's dump starts with <system>, after at most a prolog and comments; a
 // text that only mentions the element (a README, a log quoting it) is not one.
 bool StartsWithSystemElement(std::string_view text) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
+  text = WithoutByteOrderMark(text);
   while (true) {
     while (!text.empty() && isspace(static_cast<unsigned char>(text.front())))
       text.remove_prefix(1);
@@ -662,6 +662,7 @@ std::string SniffTopologyFormat(std::string_view text) {
 
 std::vector<ParsedNodeTopology> ParseNodeTopologies(std::string_view text,
                                                     const std::string& file) {
+  text = WithoutByteOrderMark(text);
   // A matrix or dump quoted whole in a reply ("> GPU0\t X ..."): read as posted.
   if (std::optional<std::string> plain = UnquoteReply(text))
     return ParseNodeTopologies(*plain, file);

@@ -1189,6 +1189,7 @@ std::string FormatNames(const ParsedPortDump& d) {
 std::optional<std::vector<ParsedPortDump>> ParsePortDumpDocument(std::string_view text,
                                                                  const PortDumpContext& context,
                                                                  std::string* why) {
+  text = WithoutByteOrderMark(text);
   // A dump quoted whole in a reply ("> CA 'mlx5_0'"): read as posted.
   if (std::optional<std::string> plain = UnquoteReply(text))
     return ParsePortDumpDocument(*plain, context, why);

@@ -430,5 +430,17 @@ TEST(SmiMatrixRealShapes, AMatrixQuotedInAReplyToAReplyReadsAsPosted) {
             "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
 }
 
+TEST(SmiMatrixRealShapes, AByteOrderMarkBeforeTheHeaderIsNoPartOfIt) {
+  // A matrix saved by a Windows editor: "\xEF\xBB\xBF\tGPU0\tGPU1 ..." was
+  // "neither an NCCL topology dump ... nor ..." (the XML reader skipped it).
+  const std::string text = Fixture("smi_rail8.txt");
+  std::vector<ParsedNodeTopology> plain = ParseNodeTopologies(text, "m.txt");
+  std::vector<ParsedNodeTopology> marked = ParseNodeTopologies("\xEF\xBB\xBF" + text, "m.txt");
+  ASSERT_EQ(marked.size(), 1u);
+  EXPECT_TRUE(marked[0].errors.empty()) << FirstError(marked[0]);
+  EXPECT_EQ(Pairs(marked[0].topology), Pairs(plain[0].topology));
+  EXPECT_EQ(marked[0].topology.gpus.size(), 8u);
+}
+
 }  // namespace
 }  // namespace fabtrack
