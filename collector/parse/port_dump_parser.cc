@@ -231,17 +231,22 @@ void CheckBlocks(const std::vector<Block>& blocks, const std::vector<std::string
     for (std::string_view k : required) {
       if (!block.keys.contains(k)) missing.emplace_back(k);
     }
-    if (!one_of.empty() && std::none_of(one_of.begin(), one_of.end(), [&](std::string_view k) {
-          return block.keys.contains(k);
-        })) {
+    const bool no_end =
+        !one_of.empty() && std::none_of(one_of.begin(), one_of.end(),
+                                        [&](std::string_view k) { return block.keys.contains(k); });
+    if (no_end) {
       std::string either;
       for (std::string_view k : one_of) either += (either.empty() ? "" : " or ") + std::string(k);
       missing.push_back(either);
     }
     if (last && common && blocks.size() > 1) {
       for (const std::string& k : *common) {
-        // An end line already named as "Port GUID or Link layer" is not named again.
-        const bool named_as_end = std::find(one_of.begin(), one_of.end(), k) != one_of.end();
+        // An end line already named as "Port GUID or Link layer" is not named
+        // again; one of them read, the other one the blocks above all have
+        // is missing like any key (ended at Port GUID, where the others go
+        // on to Link layer).
+        const bool named_as_end =
+            no_end && std::find(one_of.begin(), one_of.end(), k) != one_of.end();
         if (!block.keys.contains(k) && !named_as_end &&
             std::find(missing.begin(), missing.end(), k) == missing.end()) {
           missing.push_back(k);

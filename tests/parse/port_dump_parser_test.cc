@@ -1188,5 +1188,25 @@ TEST(PortDumpRealShapes, AByteOrderMarkLosesNoBlock) {
   }
 }
 
+TEST(PortDumpCutOff, TheLastIbstatBlockEndingAtPortGuidWhereTheOthersGoOnIsCut) {
+  // Every real ibstat of this round cut after every line: cut after the last
+  // CA's "Port GUID", where the other CAs go on to "Link layer", was read
+  // whole (an older ibstat ends at Port GUID, but not one that printed the
+  // link layer of the CA above).
+  std::string text = Read("gpu-b07.ibstat.txt");
+  text.erase(text.rfind("\t\tLink layer:"));
+  std::vector<PortDumpError> errors = ErrorsOfText(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, LineCount("gpu-b07.ibstat.txt") - 1);
+  EXPECT_NE(errors[0].message.find("ends without Link layer: the dump is cut off"),
+            std::string::npos)
+      << errors[0].message;
+  // One block ending at Port GUID: an older ibstat's whole output.
+  text = Read("gpu-b07.ibstat.txt");
+  text.erase(text.find("\t\tLink layer:"), text.find("CA '", 10) - text.find("\t\tLink layer:"));
+  text.erase(text.rfind("\t\tLink layer:"));
+  EXPECT_TRUE(ErrorsOfText(text).empty()) << ErrorsOfText(text).front().message;
+}
+
 }  // namespace
 }  // namespace fabtrack
