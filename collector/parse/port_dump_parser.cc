@@ -867,8 +867,8 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
     // A "# ..." note after the value may hold colons of its own.
     std::string_view line = ValueBeforeNote(TrimBlanks(l.text));
     if (line.empty() || IsNicStatisticsLine(line)) continue;
-    // Where the one who posted it left lines out ("     ...").
-    if (line == "..." || line == "\u2026") continue;
+    // Where the one who posted it left lines out ("     ...", "     ..").
+    if (line == "..." || line == ".." || line == "\u2026") continue;
     // The value follows the last colon: per-queue names have their own
     // ("[0]: rx_bytes: 209487403324" of bnx2x, "rxq0: rx_pkts: 5" of be2net).
     const size_t colon = line.rfind(':');

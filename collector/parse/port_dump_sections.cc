@@ -575,6 +575,15 @@ class Scanner {
       SetCwd(TrimBlanks(t.substr(3)), false);
       return i;
     }
+    // `ethtool -S IFACE | grep ...` kept without a prompt sign above what it
+    // printed (a post's fence): ethtool's output never starts so, it is the
+    // command, and it names the interface.
+    if (IsEthtoolStatisticsCommand(t)) {
+      End();
+      command_ = std::string(t);
+      last_command_ = std::string(t);
+      return i;
+    }
     // A loop kept without its prompt ("for i in *; do printf ... "$i"
     // "$(<$i)"; done" under a `cd` line): what it prints follows.
     if (t.starts_with("for ") && t.find("; do ") != std::string_view::npos) {

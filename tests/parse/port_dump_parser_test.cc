@@ -1208,5 +1208,27 @@ TEST(PortDumpCutOff, TheLastIbstatBlockEndingAtPortGuidWhereTheOthersGoOnIsCut) 
   EXPECT_TRUE(ErrorsOfText(text).empty()) << ErrorsOfText(text).front().message;
 }
 
+TEST(PortDumpRealShapes, ABareEthtoolCommandLineNamesItsGrepsInterface) {
+  // A netmap issue's `ethtool -S IFACE | grep "48"` kept without a prompt
+  // sign in its fence, the matched line under it and ".." for lines left
+  // out: "not a port dump fabtrack knows", nothing stored.
+  const std::string text =
+      "It looks like the stat rx_out_of_buffer does explain the drops:\n"
+      "\n"
+      "```\n"
+      " ethtool -S ens2f1np1 | grep \"1731\"\n"
+      "     rx_out_of_buffer: 1731\n"
+      "     ..\n"
+      "     ..\n"
+      "```\n";
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(text, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].netdev, "ens2f1np1");
+  EXPECT_EQ(d->ports[0].ethtool, (std::map<std::string, uint64_t>{{"rx_out_of_buffer", 1731}}));
+}
+
 }  // namespace
 }  // namespace fabtrack
