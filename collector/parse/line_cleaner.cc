@@ -1,5 +1,6 @@
 #include "collector/parse/line_cleaner.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace fabtrack {
@@ -130,6 +131,51 @@ std::vector<CleanLine> SplitAndClean(std::string_view text) {
     start = end + 1;
   }
   return lines;
+}
+
+std::optional<std::string> UnquoteReply(std::string_view text) {
+  auto quoted = [](std::string_view line) {
+    line = TrimLeft(line);
+    return !line.empty() && line.front() == '>';
+  };
+  auto blank = [](std::string_view line) {
+    line = TrimLeft(line);
+    return line.empty() || line == "\r";
+  };
+  bool any = false;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, end - at);
+    if (!blank(line)) {
+      if (!quoted(line)) return std::nullopt;
+      any = true;
+    }
+    at = end + 1;
+  }
+  if (!any) return std::nullopt;
+  // Every level a line has: a reply to a reply quotes the first post twice
+  // ("> > GPU0 ...") beside its own once-quoted words.
+  std::string out;
+  out.reserve(text.size());
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, end - at);
+    while (quoted(line)) {
+      line = TrimLeft(line);
+      line.remove_prefix(1);
+      if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    }
+    out.append(line);
+    if (end == text.size()) break;
+    out.push_back('\n');
+    at = end + 1;
+  }
+  return out;
+}
+
+std::string_view WithoutByteOrderMark(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  return text;
 }
 
 }  // namespace fabtrack

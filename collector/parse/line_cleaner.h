@@ -2,6 +2,7 @@
 // NCCL output, so the format parsers see the text the program printed.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,5 +32,16 @@ void CleanOneLineInto(std::string_view raw, int number, CleanLine* out);
 // Splits text into lines (LF or CRLF) and cleans each one; a last line
 // without a newline is marked `unterminated`.
 std::vector<CleanLine> SplitAndClean(std::string_view text);
+
+// A document quoted whole as a reply quotes it (GitHub's "Quote reply", an
+// e-mail answer: "> " before every line, "> > " where it quotes a quote):
+// the text with every line's quoting taken off, line for line (numbers
+// unchanged). nullopt when some non-blank line is not quoted: a post that
+// only quotes a command ("> ethtool -S eth2") keeps its lines as they are.
+std::optional<std::string> UnquoteReply(std::string_view text);
+
+// The text without the UTF-8 byte order mark a Windows editor puts first
+// (EF BB BF), which would make the first line no line of any tool.
+std::string_view WithoutByteOrderMark(std::string_view text);
 
 }  // namespace fabtrack

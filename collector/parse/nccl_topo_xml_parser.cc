@@ -110,6 +110,9 @@ class XmlReader {
       if (tag[0] == '?' || tag[0] == '!') continue;  // prolog, doctype
       if (tag[0] == '/') {
         Close(std::string(Trim(tag.substr(1))), tag_line);
+        // The dump's root closed: what follows is no part of it (the job's
+        // log pasted under a dump, "ens16f1:10.0.0.1<0>", is no tag).
+        if (seen_system_ && stack_.empty()) break;
         continue;
       }
       bool self_closing = tag.back() == '/';

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "collector/parse/line_cleaner.h"
 #include "collector/parse/nccl_log_line.h"
 
 namespace fabtrack {
@@ -364,7 +365,7 @@ namespace {
 // NCCL's dump starts with <system>, after at most a prolog and comments; a
 // text that only mentions the element (a README, a log quoting it) is not one.
 bool StartsWithSystemElement(std::string_view text) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
+  text = WithoutByteOrderMark(text);
   while (true) {
     while (!text.empty() && isspace(static_cast<unsigned char>(text.front())))
       text.remove_prefix(1);
@@ -629,6 +630,71 @@ std::string CutOffStart(std::string_view text, const std::string& file) {
 
 }  // namespace
 
+namespace {
+
+// pdsh's or clush's "node-a: " before every line of each node's output
+// (`pdsh -w node[1-2] nvidia-smi topo -m`, the nodes' lines interleaved as
+// they arrive): each node's lines, the prefix gone, with their numbers in the
+// file. Empty when most lines have no such prefix.
+struct PrefixedNode {
+  std::string host;
+  std::string text;
+  std::vector<int> numbers;  // the file's line number of each line of `text`
+};
+
+std::vector<PrefixedNode> SplitHostPrefixed(std::string_view text) {
+  auto prefix = [](std::string_view line) -> std::string_view {
+    const size_t colon = line.find(": ");
+    if (colon == std::string_view::npos || colon == 0 || colon > 64) return {};
+    std::string_view host = line.substr(0, colon);
+    if (!isalnum(static_cast<unsigned char>(host.front()))) return {};
+    for (char c : host) {
+      if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return {};
+    }
+    return host;
+  };
+  std::vector<size_t> starts = LineStarts(text);
+  size_t content = 0, prefixed = 0;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    std::string_view l = LineAt(text, starts, k);
+    if (TrimView(l).empty()) continue;
+    ++content;
+    if (!prefix(l).empty()) ++prefixed;
+  }
+  if (prefixed < 2 || prefixed * 10 < content * 9) return {};
+  std::vector<PrefixedNode> nodes;
+  std::map<std::string, size_t, std::less<>> index;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    std::string_view l = LineAt(text, starts, k);
+    std::string_view host = prefix(l);
+    if (host.empty()) continue;
+    auto [it, added] = index.try_emplace(std::string(host), nodes.size());
+    if (added) nodes.push_back({std::string(host), {}, {}});
+    PrefixedNode& n = nodes[it->second];
+    n.text.append(l.substr(host.size() + 2));
+    n.text.push_back('\n');
+    n.numbers.push_back(static_cast<int>(k) + 1);
+  }
+  return nodes;
+}
+
+// "file:N: what" of a node's own text as "file:M: what", M the file's line.
+std::string InFileLines(const std::string& error, const std::string& file,
+                        const std::vector<int>& numbers) {
+  if (error.compare(0, file.size() + 1, file + ":") != 0) return error;
+  const size_t from = file.size() + 1;
+  const size_t colon = error.find(':', from);
+  int n = 0;
+  auto [end, ec] = std::from_chars(error.data() + from, error.data() + colon, n);
+  if (colon == std::string::npos || ec != std::errc() || end != error.data() + colon || n < 1 ||
+      numbers.empty())
+    return error;
+  const int line = numbers[std::min(static_cast<size_t>(n), numbers.size()) - 1];
+  return file + ":" + std::to_string(line) + error.substr(colon);
+}
+
+}  // namespace
+
 std::string SniffTopologyFormat(std::string_view text) {
   if (StartsWithSystemElement(text)) return "nccl_xml";
   {
@@ -661,6 +727,10 @@ std::string SniffTopologyFormat(std::string_view text) {
 
 std::vector<ParsedNodeTopology> ParseNodeTopologies(std::string_view text,
                                                     const std::string& file) {
+  text = WithoutByteOrderMark(text);
+  // A matrix or dump quoted whole in a reply ("> GPU0\t X ..."): read as posted.
+  if (std::optional<std::string> plain = UnquoteReply(text))
+    return ParseNodeTopologies(*plain, file);
   const std::string format = SniffTopologyFormat(text);
   if (format == "nccl_graph") return ParseNcclGraphHosts(text, file);
   std::vector<Document> docs;
@@ -674,6 +744,19 @@ std::vector<ParsedNodeTopology> ParseNodeTopologies(std::string_view text,
   };
   std::vector<ParsedNodeTopology> out;
   if (format.empty()) {
+    // `pdsh -w node[1-2] nvidia-smi topo -m`: each node's lines read as its
+    // own file, named by the prefix, problems at the file's lines.
+    if (std::vector<PrefixedNode> nodes = SplitHostPrefixed(text); !nodes.empty()) {
+      for (const PrefixedNode& n : nodes) {
+        std::vector<ParsedNodeTopology> read = ParseNodeTopologies(n.text, file);
+        for (ParsedNodeTopology& p : read) {
+          p.host = read.size() == 1 || p.host.empty() ? n.host : n.host + "/" + p.host;
+          for (std::string& e : p.errors) e = InFileLines(e, file, n.numbers);
+          out.push_back(std::move(p));
+        }
+      }
+      return out;
+    }
     ParsedNodeTopology none;
     if (std::string cut = CutOffStart(text, file); !cut.empty()) {
       none.errors.push_back(std::move(cut));

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "collector/parse/line_cleaner.h"
 #include "collector/parse/port_dump_sections.h"
 #include "collector/parse/sysfs_values.h"
 #include "core/text.h"
@@ -230,17 +231,22 @@ void CheckBlocks(const std::vector<Block>& blocks, const std::vector<std::string
     for (std::string_view k : required) {
       if (!block.keys.contains(k)) missing.emplace_back(k);
     }
-    if (!one_of.empty() && std::none_of(one_of.begin(), one_of.end(), [&](std::string_view k) {
-          return block.keys.contains(k);
-        })) {
+    const bool no_end =
+        !one_of.empty() && std::none_of(one_of.begin(), one_of.end(),
+                                        [&](std::string_view k) { return block.keys.contains(k); });
+    if (no_end) {
       std::string either;
       for (std::string_view k : one_of) either += (either.empty() ? "" : " or ") + std::string(k);
       missing.push_back(either);
     }
     if (last && common && blocks.size() > 1) {
       for (const std::string& k : *common) {
-        // An end line already named as "Port GUID or Link layer" is not named again.
-        const bool named_as_end = std::find(one_of.begin(), one_of.end(), k) != one_of.end();
+        // An end line already named as "Port GUID or Link layer" is not named
+        // again; one of them read, the other one the blocks above all have
+        // is missing like any key (ended at Port GUID, where the others go
+        // on to Link layer).
+        const bool named_as_end =
+            no_end && std::find(one_of.begin(), one_of.end(), k) != one_of.end();
         if (!block.keys.contains(k) && !named_as_end &&
             std::find(missing.begin(), missing.end(), k) == missing.end()) {
           missing.push_back(k);
@@ -460,6 +466,26 @@ void ParsePerfquery(const DumpSection& section, const std::optional<std::string>
   for (PortSample& p : out->ports) FinishSysfsPort({}, &p);
 }
 
+// The port a kept `ibv_devinfo ... -i N` (`--ib-port=N`) command asked
+// for: each HCA then prints that port's block only, whatever its
+// phys_port_cnt says.
+std::optional<uint64_t> IbvDevinfoPortAsked(const std::optional<std::string>& command) {
+  if (!command || !command->starts_with("ibv_devinfo ")) return std::nullopt;
+  std::string_view rest = *command;
+  while (!rest.empty()) {
+    rest = TrimBlanks(rest);
+    std::string_view word = rest.substr(0, rest.find(' '));
+    rest.remove_prefix(word.size());
+    if (word == "-i" || word == "--ib-port") {
+      rest = TrimBlanks(rest);
+      return Unsigned(rest.substr(0, rest.find(' ')));
+    }
+    if (word.starts_with("--ib-port=")) return Unsigned(word.substr(10));
+    if (word.starts_with("-i") && word.size() > 2) return Unsigned(word.substr(2));
+  }
+  return std::nullopt;
+}
+
 void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
   std::string device;
   std::optional<std::string> fw, guid, board;
@@ -531,6 +557,7 @@ void ParseIbvDevinfo(const DumpSection& section, SectionPorts* out) {
   std::vector<std::string_view> required = {"state", "link_layer"};
   if (verbose) required.insert(required.end(), {"active_width", "active_speed", "phys_state"});
   CheckBlocks(ports, required, "ibv_devinfo", section, out);
+  if (IbvDevinfoPortAsked(section.command)) std::fill(said.begin(), said.end(), 1);
   CheckPortCounts(hcas, said, seen, "ibv_devinfo", section, out);
 }
 
@@ -840,8 +867,8 @@ std::map<std::string, uint64_t> EthtoolValues(const std::vector<DumpLine>& lines
     // A "# ..." note after the value may hold colons of its own.
     std::string_view line = ValueBeforeNote(TrimBlanks(l.text));
     if (line.empty() || IsNicStatisticsLine(line)) continue;
-    // Where the one who posted it left lines out ("     ...").
-    if (line == "..." || line == "\u2026") continue;
+    // Where the one who posted it left lines out ("     ...", "     ..").
+    if (line == "..." || line == ".." || line == "\u2026") continue;
     // The value follows the last colon: per-queue names have their own
     // ("[0]: rx_bytes: 209487403324" of bnx2x, "rxq0: rx_pkts: 5" of be2net).
     const size_t colon = line.rfind(':');
@@ -1017,6 +1044,39 @@ void LeaveOutOtherNodesPorts(HostPorts* host, std::vector<std::string>* notes) {
   }
 }
 
+// One tool's output lists each HCA port once: the same port twice in one
+// section is two outputs run together (two hosts' ibstat pasted one after
+// the other, no line naming either). A repeat read alike is dropped; one
+// read otherwise cannot be told this host's or another's: an error on its
+// line, so nothing of the document is stored as one host's.
+void DropRepeatedPorts(const DumpSection& section, SectionPorts* found) {
+  if (section.format != PortDumpFormat::kIbstat && section.format != PortDumpFormat::kIbstatus &&
+      section.format != PortDumpFormat::kIbvDevinfo)
+    return;
+  std::vector<PortSample>& ports = found->ports;
+  for (size_t i = 0; i < ports.size();) {
+    auto same = [&](const PortSample& p) {
+      return p.device == ports[i].device && p.port == ports[i].port;
+    };
+    auto first = std::find_if(ports.begin(), ports.begin() + static_cast<std::ptrdiff_t>(i), same);
+    if (first == ports.begin() + static_cast<std::ptrdiff_t>(i)) {
+      ++i;
+      continue;
+    }
+    const size_t j = static_cast<size_t>(first - ports.begin());
+    if (!(ports[j] == ports[i])) {
+      found->Error(found->lines[i],
+                   ports[i].device + " port " + std::to_string(ports[i].port) +
+                       " again (first at line " + std::to_string(found->lines[j]) +
+                       "), read otherwise: two " + PortDumpFormatName(section.format) +
+                       " outputs run together? Put a line naming each host before its "
+                       "output (\"gpu-a:\") or give each its own file");
+    }
+    ports.erase(ports.begin() + static_cast<std::ptrdiff_t>(i));
+    found->lines.erase(found->lines.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
 // One host's part of a document: its tools' sections read, their ports
 // joined (ibstat's state and perfquery's counters of one port: one sample).
 ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) {
@@ -1066,6 +1126,17 @@ ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) 
         sysfs.insert(sysfs.end(), section.lines.begin(), section.lines.end());
         break;
     }
+    DropRepeatedPorts(section, &found);
+    // ibstat giving up on an HCA ("ibpanic: [1323906] main: stat of IB
+    // device 'mlx5_8' failed: No such file or directory") lists none from
+    // that one on: the dump is not whole, wherever the line is.
+    if (section.format == PortDumpFormat::kIbstat && section.broken_text.starts_with("ibpanic:") &&
+        !erred_at(section.broken_by)) {
+      out.errors.push_back({section.broken_by,
+                            "ibstat stopped on an error of its own (" +
+                                std::string(section.broken_text) +
+                                "): the HCAs from the one it names on are missing from the dump"});
+    }
     // The document's last line right after a tool's output and no line of
     // it: the output cut short ("        bas").
     if (section.broken_by != 0 && section.broken_by == h.last_line &&
@@ -1097,6 +1168,15 @@ ParsedPortDump ParseHost(const HostSections& h, const PortDumpContext& context) 
   }
   JoinPortsByLid(&joined);
   LeaveOutOtherNodesPorts(&joined, &out.notes);
+  // perfquery's counters no HCA was named for and no other tool's port
+  // took: stored under their LID, and said, as an ethtool netdev without
+  // its HCA is.
+  for (const PortSample& p : joined.ports) {
+    if (p.lid && p.device == "lid" + *p.lid)
+      out.notes.push_back("perfquery names no HCA: LID " + *p.lid + " port " +
+                          std::to_string(p.port) + " stored as device " + p.device +
+                          " (give --device, or keep the `perfquery ... -C HCA` command line)");
+  }
   if (!out.formats.empty()) out.format = out.formats.front();
   out.ports = std::move(joined.ports);
   return out;
@@ -1114,6 +1194,10 @@ std::string FormatNames(const ParsedPortDump& d) {
 std::optional<std::vector<ParsedPortDump>> ParsePortDumpDocument(std::string_view text,
                                                                  const PortDumpContext& context,
                                                                  std::string* why) {
+  text = WithoutByteOrderMark(text);
+  // A dump quoted whole in a reply ("> CA 'mlx5_0'"): read as posted.
+  if (std::optional<std::string> plain = UnquoteReply(text))
+    return ParsePortDumpDocument(*plain, context, why);
   std::deque<std::string> made;
   std::vector<HostSections> hosts = SplitPortDumpDocument(text, context, &made);
   std::vector<ParsedPortDump> dumps;

@@ -114,7 +114,11 @@ std::optional<Prompt> ParsePrompt(std::string_view line) {
   // "> ethtool -S enp66s0f0": a command quoted in a markdown post (or a
   // Windows/PS2 prompt) before its output; only with a tool after it.
   if (s.front() == '$' || s.front() == '#' || s.front() == '>') {
-    if (s.size() > 1 && s[1] != ' ') return std::nullopt;
+    // "#ibv_devinfo -d mlx4_1 -i 2 -v": a how-to's root prompt written
+    // without its space, taken only with a tool word right after it.
+    if (s.size() > 1 && s[1] != ' ' &&
+        (s.front() != '#' || !IsToolWord(FirstWord(CommandAfter(s.substr(1))))))
+      return std::nullopt;
     p.command = CommandAfter(s.substr(1));
     if (s.front() != '$' && !IsToolWord(FirstWord(p.command))) return std::nullopt;
     return p;
@@ -571,6 +575,15 @@ class Scanner {
       SetCwd(TrimBlanks(t.substr(3)), false);
       return i;
     }
+    // `ethtool -S IFACE | grep ...` kept without a prompt sign above what it
+    // printed (a post's fence): ethtool's output never starts so, it is the
+    // command, and it names the interface.
+    if (IsEthtoolStatisticsCommand(t)) {
+      End();
+      command_ = std::string(t);
+      last_command_ = std::string(t);
+      return i;
+    }
     // A loop kept without its prompt ("for i in *; do printf ... "$i"
     // "$(<$i)"; done" under a `cd` line): what it prints follows.
     if (t.starts_with("for ") && t.find("; do ") != std::string_view::npos) {
@@ -578,8 +591,12 @@ class Scanner {
       last_command_ = std::string(t);
       return i;
     }
+    // A sysfs file's value is a word or a few ("4: ACTIVE", "400 Gb/sec (4X
+    // NDR)", "N/A (no PMA)"); a sentence after `cat notes.txt` is what the
+    // file said, not a port file's value.
     if (std::optional<std::string> path = std::exchange(cat_path_, std::nullopt);
-        path && path->find("/infiniband/") != std::string::npos && !StartsSection(t)) {
+        path && path->find("/infiniband/") != std::string::npos && !StartsSection(t) &&
+        SplitBlanks(t).size() <= 4) {
       AddSysfs(*path + " " + std::string(t), l.number);
       return i;
     }
@@ -619,7 +636,10 @@ class Scanner {
     // No tool's line: a prompt's echo, another tool's output (mlxlink),
     // prose. Right after a section it may be the section cut short.
     if (current_) {
-      if (last_owned_ + 1 == i) Current().broken_by = l.number;
+      if (last_owned_ + 1 == i) {
+        Current().broken_by = l.number;
+        Current().broken_text = t;
+      }
       End();
     }
     return i;
@@ -628,7 +648,7 @@ class Scanner {
   DumpSection& Current() { return out_->sections[*current_]; }
   void End() { current_.reset(); }
   void Start(PortDumpFormat format) {
-    out_->sections.push_back({format, command_, {}, 0});
+    out_->sections.push_back({format, command_, {}, 0, {}});
     command_.reset();
     current_ = out_->sections.size() - 1;
   }

@@ -34,6 +34,7 @@ struct DumpSection {
   // The line that ended the section when it is no line of any tool and
   // directly follows it ("        bas" after an ibstatus block): 0 when none.
   int broken_by = 0;
+  std::string_view broken_text;  // that line, trimmed
 };
 
 struct HostSections {

@@ -108,5 +108,21 @@ TEST(SplitAndClean, OverlongRankNumbersAreNotPrefixes) {
   EXPECT_EQ(line.launcher_rank, -1);
 }
 
+// Round nine (real pastes answered with GitHub's "Quote reply" or by
+// e-mail): the quoting comes off every line, the line count stays.
+TEST(UnquoteReply, EveryQuotedLineLosesItsMarksAndKeepsItsPlace) {
+  EXPECT_EQ(UnquoteReply("> CA 'mlx5_0'\n> \tPort 1:\n>\n> \t\tState: Active\n"),
+            "CA 'mlx5_0'\n\tPort 1:\n\n\t\tState: Active\n");
+  // A reply to a reply: the first post twice quoted beside once-quoted words.
+  EXPECT_EQ(UnquoteReply("> > GPU0\t X \n> >\n> ok\n\n"), "GPU0\t X \n\nok\n\n");
+  // CRLF lines keep their ends.
+  EXPECT_EQ(UnquoteReply("> a\r\n> b\r\n"), "a\r\nb\r\n");
+  // One line not quoted: nothing is taken off ("> ethtool -S eth2" quotes
+  // only the command above its output).
+  EXPECT_EQ(UnquoteReply("> ethtool -S eth2\nNIC statistics:\n"), std::nullopt);
+  EXPECT_EQ(UnquoteReply("\n\n"), std::nullopt);
+  EXPECT_EQ(UnquoteReply(""), std::nullopt);
+}
+
 }  // namespace
 }  // namespace fabtrack

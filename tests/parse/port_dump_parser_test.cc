@@ -337,13 +337,18 @@ TEST(PortDumpParser, SysfsLinesThatAreNotFilesAreErrorsWithTheirLine) {
 // --- Dumps as operators save and paste them (issue 30) ---
 
 // The errors of a dump that must not be stored, or a failure naming why.
-std::vector<PortDumpError> ErrorsOf(const std::string& name, const PortDumpContext& context = {}) {
+std::vector<PortDumpError> ErrorsOfText(const std::string& text,
+                                        const PortDumpContext& context = {}) {
   std::string why;
-  std::optional<std::vector<ParsedPortDump>> d = ParsePortDumpDocument(Read(name), context, &why);
+  std::optional<std::vector<ParsedPortDump>> d = ParsePortDumpDocument(text, context, &why);
   if (!d) return {{0, why}};
   std::vector<PortDumpError> errors;
   for (const ParsedPortDump& h : *d) errors.insert(errors.end(), h.errors.begin(), h.errors.end());
   return errors;
+}
+
+std::vector<PortDumpError> ErrorsOf(const std::string& name, const PortDumpContext& context = {}) {
+  return ErrorsOfText(Read(name), context);
 }
 
 int LineCount(const std::string& name) {
@@ -1037,6 +1042,192 @@ TEST(PortDumpRealShapes, DropCountersOfDriversThatDoNotSayDiscard) {
                                                                     {"rx_missed", 27},
                                                                     {"tx_dropped", 0}}));
   EXPECT_EQ(FlowControlStats({{"rx3_xdp_drop", 5}, {"tx_queue_dropped", 1}}).size(), 0u);
+}
+
+// Round nine: a fresh sweep of real public samples (fixtures README).
+TEST(PortDumpRealShapes, IbvDevinfoOfTheOnePortItWasAskedFor) {
+  // A how-to's `#ibv_devinfo -d mlx5_1 -i 2 -v`: one port block under
+  // phys_port_cnt 2 is the port asked for, not a dump cut short.
+  ParsedPortDump d = Parse("lab-m03.ibv_devinfo-one-port.md");
+  EXPECT_TRUE(d.errors.empty()) << (d.errors.empty() ? "" : d.errors[0].message);
+  ASSERT_EQ(d.ports.size(), 1u);
+  PortSample want;
+  want.device = "mlx5_1";
+  want.port = 2;
+  want.link_layer = "InfiniBand";
+  want.state = "ACTIVE";
+  want.state_code = 4;
+  want.phys_state = "LinkUp";
+  want.phys_state_code = 5;
+  want.rate_gbps = 100;
+  want.lid = "58";
+  want.node_guid = "1070:fd03:00c2:7e14";
+  want.fw_version = "20.31.1014";
+  want.board_id = "MT_0000000223";
+  EXPECT_EQ(d.ports[0], want);
+  // Without the command line the missing port is still a cut.
+  std::string text = Read("lab-m03.ibv_devinfo-one-port.md");
+  text.replace(text.find("#ibv_devinfo -d mlx5_1 -i 2 -v"), 30, "");
+  EXPECT_FALSE(ErrorsOfText(text).empty());
+  // `--ib-port=2` says the same.
+  text = Read("lab-m03.ibv_devinfo-one-port.md");
+  text.replace(text.find("-i 2"), 4, "--ib-port=2");
+  EXPECT_TRUE(ErrorsOfText(text).empty());
+}
+
+TEST(PortDumpRealShapes, IbstatThatGaveUpOnAnHcaIsNoCutAndIsSaid) {
+  // ibstat's own "ibpanic: ... stat of IB device 'mlx5_2' failed": it was
+  // "cut off: the last line is no line of the ibstat output", which hid
+  // that an HCA is gone; and with a prompt after it nothing was said.
+  std::vector<PortDumpError> errors = ErrorsOf("gpu-t17.ibstat-ibpanic.txt");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 35);
+  EXPECT_NE(errors[0].message.find("ibstat stopped on an error of its own"), std::string::npos)
+      << errors[0].message;
+  EXPECT_NE(errors[0].message.find("'mlx5_2'"), std::string::npos) << errors[0].message;
+  errors = ErrorsOfText(Read("gpu-t17.ibstat-ibpanic.txt") + "[root@gpu-t17 ~]# \n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 35);
+}
+
+TEST(PortDumpRealShapes, TwoIbstatOutputsRunTogetherAreNoOneHost) {
+  // Two hosts' ibstat pasted one after the other, no line naming either:
+  // the second host's mlx5_0 was merged into the first's, silently.
+  const std::string a = Read("gpu-b07.ibstat.txt");
+  std::string b = a;
+  b.replace(b.find("State: Active"), 13, "State: Down  ");
+  std::vector<PortDumpError> errors = ErrorsOfText(a + b);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].message.find("mlx5_0 port 1 again (first at line 8)"), std::string::npos)
+      << errors[0].message;
+  // The same output twice is one host's, read once.
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(a + a, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  EXPECT_EQ(d->ports.size(), 2u);
+}
+
+TEST(PortDumpRealShapes, PerfqueryWithNoHcaSaysWhereItIsStored) {
+  // infiniband-diags' issue sample, `perfquery -x 10 1` under a `# ` root
+  // prompt: stored as device "lid10" without a word.
+  std::string perfquery = Read("gpu-b07.perfquery.txt");
+  perfquery.replace(perfquery.find(" -C mlx5_0"), 10, "");
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(perfquery, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].device, "lid" + *d->ports[0].lid);
+  ASSERT_EQ(d->notes.size(), 1u);
+  EXPECT_NE(d->notes[0].find("perfquery names no HCA"), std::string::npos) << d->notes[0];
+  EXPECT_NE(d->notes[0].find("stored as device " + d->ports[0].device), std::string::npos);
+  // Named, nothing to say.
+  d = ParsePortDump(Read("gpu-b07.perfquery.txt"), PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->notes.empty()) << d->notes.front();
+}
+
+TEST(PortDumpRealShapes, ASentenceAfterCatIsNoSysfsValue) {
+  // A prompt's `cat FILE` then the file's text: a how-to's sentence and a
+  // perfquery under it. With --device the sentence was read as the port
+  // file FILE's value ("not a counter value"), nothing stored.
+  const std::string text =
+      "[root@gpu-d04 ~]# cat perfquery-notes\n"
+      "Example output of perfquery -x on the second rail, before the reset:\n" +
+      Read("gpu-d04.perfquery.0200.txt");
+  std::string why;
+  std::optional<ParsedPortDump> d =
+      ParsePortDump(text, PortDumpContext{.device = std::string("mlx5_2")}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].device, "mlx5_2");
+  EXPECT_FALSE(d->ports[0].counters.empty());
+  // A value after `cat` still is the file's.
+  d = ParsePortDump("[root@gpu-d04 ~]# cat state\n4: ACTIVE\n",
+                    PortDumpContext{.device = std::string("mlx5_2")}, &why);
+  ASSERT_TRUE(d) << why;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].state, "ACTIVE");
+}
+
+TEST(PortDumpRealShapes, ADumpQuotedWholeInAReplyReadsAsPosted) {
+  // Real pastes answered with a quote reply ("> " before every line of the
+  // ibstat): "not a port dump fabtrack knows", nothing stored.
+  ParsedPortDump quoted = Parse("gpu-w11.ibstat-quote-reply.md");
+  EXPECT_TRUE(quoted.errors.empty()) << (quoted.errors.empty() ? "" : quoted.errors[0].message);
+  ASSERT_EQ(quoted.ports.size(), 2u);
+  EXPECT_EQ(quoted.ports[0].device, "mlx5_0");
+  EXPECT_EQ(quoted.ports[0].state, "ACTIVE");
+  EXPECT_EQ(quoted.ports[0].rate_gbps, 400);
+  EXPECT_EQ(quoted.ports[1].phys_state, "Polling");
+  // The same lines unquoted read the same.
+  std::string plain = Read("gpu-w11.ibstat-quote-reply.md");
+  for (size_t at = 0; (at = plain.find("> ", at)) != std::string::npos;) plain.erase(at, 2);
+  for (size_t at = 0; (at = plain.find(">\n", at)) != std::string::npos;) plain.erase(at, 1);
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(plain, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_EQ(d->ports, quoted.ports);
+}
+
+TEST(PortDumpRealShapes, AByteOrderMarkLosesNoBlock) {
+  // A dump saved by a Windows editor starts with a UTF-8 byte order mark: the
+  // first "CA 'mlx5_0'" was no CA line, its port read as nobody's and left
+  // out without a word (8 of 9 ports stored).
+  for (const char* name :
+       {"gpu-b07.ibstat.txt", "roce-a3.ibstatus.txt", "roce-a3.ibv_devinfo.txt"}) {
+    std::string why;
+    std::optional<ParsedPortDump> plain = ParsePortDump(Read(name), PortDumpContext{}, &why);
+    ASSERT_TRUE(plain) << why;
+    std::optional<ParsedPortDump> marked =
+        ParsePortDump("\xEF\xBB\xBF" + Read(name), PortDumpContext{}, &why);
+    ASSERT_TRUE(marked) << name << ": " << why;
+    EXPECT_TRUE(marked->errors.empty()) << name;
+    EXPECT_EQ(marked->ports, plain->ports) << name;
+  }
+}
+
+TEST(PortDumpCutOff, TheLastIbstatBlockEndingAtPortGuidWhereTheOthersGoOnIsCut) {
+  // Every real ibstat of this round cut after every line: cut after the last
+  // CA's "Port GUID", where the other CAs go on to "Link layer", was read
+  // whole (an older ibstat ends at Port GUID, but not one that printed the
+  // link layer of the CA above).
+  std::string text = Read("gpu-b07.ibstat.txt");
+  text.erase(text.rfind("\t\tLink layer:"));
+  std::vector<PortDumpError> errors = ErrorsOfText(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, LineCount("gpu-b07.ibstat.txt") - 1);
+  EXPECT_NE(errors[0].message.find("ends without Link layer: the dump is cut off"),
+            std::string::npos)
+      << errors[0].message;
+  // One block ending at Port GUID: an older ibstat's whole output.
+  text = Read("gpu-b07.ibstat.txt");
+  text.erase(text.find("\t\tLink layer:"), text.find("CA '", 10) - text.find("\t\tLink layer:"));
+  text.erase(text.rfind("\t\tLink layer:"));
+  EXPECT_TRUE(ErrorsOfText(text).empty()) << ErrorsOfText(text).front().message;
+}
+
+TEST(PortDumpRealShapes, ABareEthtoolCommandLineNamesItsGrepsInterface) {
+  // A netmap issue's `ethtool -S IFACE | grep "48"` kept without a prompt
+  // sign in its fence, the matched line under it and ".." for lines left
+  // out: "not a port dump fabtrack knows", nothing stored.
+  const std::string text =
+      "It looks like the stat rx_out_of_buffer does explain the drops:\n"
+      "\n"
+      "```\n"
+      " ethtool -S ens2f1np1 | grep \"1731\"\n"
+      "     rx_out_of_buffer: 1731\n"
+      "     ..\n"
+      "     ..\n"
+      "```\n";
+  std::string why;
+  std::optional<ParsedPortDump> d = ParsePortDump(text, PortDumpContext{}, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->errors.empty()) << d->errors.front().message;
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].netdev, "ens2f1np1");
+  EXPECT_EQ(d->ports[0].ethtool, (std::map<std::string, uint64_t>{{"rx_out_of_buffer", 1731}}));
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 // header, matrices inside a source comment, PCI skeletons without classes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "collector/parse/node_topology_parser.h"
 #include "tests/parse/node_topology_fixtures.h"
 
@@ -396,6 +398,95 @@ TEST(CutOffStartRealShapes, AGraphFileIsNoTopologyAndSaysSo) {
             "graph.xml:1: an NCCL graph file (NCCL_GRAPH_DUMP_FILE: the rings and trees NCCL "
             "chose), not a topology: it names no PCI path or NIC, nothing to check (give the "
             "NCCL_TOPO_DUMP_FILE or the GRAPH debug print)");
+}
+
+TEST(XmlRealShapes, LogLinesAfterTheLastDumpAreNoPartOfIt) {
+  // Round nine (real sample: an NCCL 2.30 bug report's two hosts' dumps,
+  // unfenced, the second ending "</system>**", then the job's log): the
+  // log's "ens16f1:10.153.235.11<0>" was read as a tag <0> never closed,
+  // "file truncated?", exit 3 for two whole dumps.
+  std::vector<ParsedNodeTopology> nodes =
+      ParseNodeTopologies(Fixture("multi_host_xml_then_log.md"), "multi_host_xml_then_log.md");
+  ASSERT_EQ(nodes.size(), 2u);
+  for (const ParsedNodeTopology& p : nodes) {
+    EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+    EXPECT_EQ(Pairs(p.topology), "GPU0>mlx5_0/PHB GPU1>mlx5_1/SYS") << p.host;
+  }
+  EXPECT_EQ(nodes[1].host, "topology_10.40.7.22.xml");
+  // Inside the dump a "<" that opens no element still is an error.
+  std::vector<ParsedNodeTopology> bad = ParseNodeTopologies(
+      "<system version=\"1\">\n  <cpu numaid=\"0\">\n    <0>\n  </cpu>\n</system>\n", "bad.xml");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_FALSE(bad[0].errors.empty());
+}
+
+TEST(SmiMatrixRealShapes, AMatrixQuotedInAReplyToAReplyReadsAsPosted) {
+  // A mailing-list answer quoting a quoted matrix ("> > GPU0 ...") under its
+  // own once-quoted words: "neither an NCCL topology dump ... nor ...".
+  std::vector<ParsedNodeTopology> nodes =
+      ParseNodeTopologies(Fixture("smi_mail_reply_quoted.txt"), "smi_mail_reply_quoted.txt");
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_TRUE(nodes[0].errors.empty()) << FirstError(nodes[0]);
+  EXPECT_EQ(nodes[0].host, "hgx-q03");
+  EXPECT_EQ(Pairs(nodes[0].topology),
+            "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
+}
+
+TEST(SmiMatrixRealShapes, AByteOrderMarkBeforeTheHeaderIsNoPartOfIt) {
+  // A matrix saved by a Windows editor: "\xEF\xBB\xBF\tGPU0\tGPU1 ..." was
+  // "neither an NCCL topology dump ... nor ..." (the XML reader skipped it).
+  const std::string text = Fixture("smi_rail8.txt");
+  std::vector<ParsedNodeTopology> plain = ParseNodeTopologies(text, "m.txt");
+  std::vector<ParsedNodeTopology> marked = ParseNodeTopologies("\xEF\xBB\xBF" + text, "m.txt");
+  ASSERT_EQ(marked.size(), 1u);
+  EXPECT_TRUE(marked[0].errors.empty()) << FirstError(marked[0]);
+  EXPECT_EQ(Pairs(marked[0].topology), Pairs(plain[0].topology));
+  EXPECT_EQ(marked[0].topology.gpus.size(), 8u);
+}
+
+TEST(SmiMatrixRealShapes, PdshPrefixedMatricesAreOneNodeEach) {
+  // `pdsh -w gpu-n0[1-2] nvidia-smi topo -m`, each line after its node's
+  // "gpu-n01: " and the two nodes' lines interleaved as they arrived (the
+  // fleet shape of the real matrices of this round run through pdsh): it was
+  // "neither an NCCL topology dump ... nor ...", exit 3.
+  std::vector<ParsedNodeTopology> nodes =
+      ParseNodeTopologies(Fixture("pdsh_smi_interleaved.txt"), "p.txt");
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0].host, "gpu-n01");
+  EXPECT_EQ(nodes[1].host, "gpu-n02");
+  for (const ParsedNodeTopology& p : nodes) EXPECT_TRUE(p.errors.empty()) << FirstError(p);
+  EXPECT_EQ(Pairs(nodes[0].topology),
+            "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/PIX GPU3>mlx5_1/PIX");
+  EXPECT_EQ(Pairs(nodes[1].topology),
+            "GPU0>mlx5_0/PIX GPU1>mlx5_0/PIX GPU2>mlx5_1/NODE GPU3>mlx5_1/NODE");
+  // A node's problem names the file's line, not its own text's: the line
+  // its own text names, counted in the file.
+  std::string text = Fixture("pdsh_smi_interleaved.txt");
+  const size_t row = text.find("gpu-n02: GPU3\t");
+  text.erase(row, text.find('\n', row) + 1 - row);
+  std::string own;
+  std::vector<int> numbers;
+  int number = 0;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end - at);
+    ++number;
+    if (line.starts_with("gpu-n02: ")) {
+      own += line.substr(9) + "\n";
+      numbers.push_back(number);
+    }
+    at = end + 1;
+  }
+  std::vector<ParsedNodeTopology> alone = ParseNodeTopologies(own, "p.txt");
+  ASSERT_FALSE(alone[0].errors.empty());
+  const int local = std::stoi(alone[0].errors[0].substr(6));
+  nodes = ParseNodeTopologies(text, "p.txt");
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_TRUE(nodes[0].errors.empty());
+  ASSERT_FALSE(nodes[1].errors.empty());
+  EXPECT_NE(nodes[1].errors[0].find("GPU3 has no row"), std::string::npos) << nodes[1].errors[0];
+  const std::string want = "p.txt:" + std::to_string(numbers[local - 1]) + ":";
+  EXPECT_EQ(nodes[1].errors[0].substr(0, want.size()), want) << nodes[1].errors[0];
 }
 
 }  // namespace
