@@ -199,7 +199,8 @@ echo "locate: exit $rc, $(q "SELECT suspects FROM dashboards_test_locate")"
 # both wired as the rail-optimized topology dump (GPU 0's NIC), their ports
 # from the fixture tree, gpu-h100-b02's mlx5_3 on other firmware, and its
 # link_downed up by 2 during the watch (stored once the watch's first
-# snapshot is, so it falls inside the window): a port change and a node fact.
+# snapshot is, so it falls inside the window: 9 s of snapshots leave a
+# loaded machine time to store it): a port change and a node fact.
 ras_hosts=(gpu-h100-b01 gpu-h100-b02)
 printf '10.88.0.11 %s\n10.88.0.12 %s\n' "${ras_hosts[@]}" >"$work/ras-hosts"
 for h in "${ras_hosts[@]}"; do
@@ -216,7 +217,7 @@ python3 "$repo/tests/support/ras_stand_in.py" frozen "$work/ras.port" >"$work/ra
 ras_pid=$!
 for _ in $(seq 100); do [[ -s $work/ras.port ]] && break; sleep 0.1; done
 [[ -s $work/ras.port ]] || { kill "$ras_pid"; cat "$work/ras.log"; fail "the RAS stand-in did not start"; }
-timeout 60 "$fabtrack" ras watch --data-dir "$work/db" --cluster jobs --job 48777 --every 1 --count 5 \
+timeout 60 "$fabtrack" ras watch --data-dir "$work/db" --cluster jobs --job 48777 --every 1 --count 10 \
   --host 127.0.0.1 --port "$(cat "$work/ras.port")" --hosts-file "$work/ras-hosts" --no-resolve \
   >"$work/ras-watch.txt" 2>&1 &
 watch_pid=$!
