@@ -120,55 +120,33 @@ std::optional<std::string> VerdictJsonWritten(const RasReportSource& source,
   }
   top["communicators"] = [&] { w.Number(v.communicators); };
   top["findings"] = [&] {
-    w.Open('[');
-    for (const ras::Finding& f : v.findings) {
-      w.Element();
-      w.Open('{');
+    w.Objects(v.findings, [&](const ras::Finding& f) {
       w.Field("communicator", f.communicator);
       w.Field("kind", f.kind);
       w.Field("message", f.message);
-      w.Key("processes");
-      w.Open('[');
-      for (const ras::ProcessRef& p : f.processes) {
-        w.Element();
-        w.Open('{');
+      w.Field("processes", f.processes, [&](const ras::ProcessRef& p) {
         w.Field("gpus", p.gpus);
         w.Field("node", p.node);
         w.Field("pid", p.pid);
-        w.Close('}', false);
-      }
-      w.Close(']', f.processes.empty());
-      w.Key("ranks");
-      w.Open('[');
-      for (const ras::RankRef& k : f.ranks) {
-        w.Element();
-        w.Open('{');
+      });
+      w.Field("ranks", f.ranks, [&](const ras::RankRef& k) {
         w.Field("gpu", k.gpu);
         w.Field("node", k.node);
         w.Field("pid", k.pid);
         w.Field("rank", k.rank);
         w.Field("state", k.state);
-        w.Close('}', false);
-      }
-      w.Close(']', f.ranks.empty());
+      });
       w.Field("severity", ras::HealthLabel(f.severity));
-      w.Close('}', false);
-    }
-    w.Close(']', v.findings.empty());
+    });
   };
   top["health"] = [&] { w.String(ras::HealthLabel(v.health)); };
   top["json_repaired"] = [&] { w.Bool(report.json_repaired); };
   top["nccl_version"] = [&] { w.String(report.nccl_version); };
   top["outlier_nodes"] = [&] {
-    w.Open('[');
-    for (const ras::OutlierNode& n : report.job.outlier_nodes) {
-      w.Element();
-      w.Open('{');
+    w.Objects(report.job.outlier_nodes, [&](const ras::OutlierNode& n) {
       w.Field("node", n.node);
       w.Field("pids", n.pids);
-      w.Close('}', false);
-    }
-    w.Close(']', report.job.outlier_nodes.empty());
+    });
   };
   top["report_format"] = [&] { w.String(format); };
   w.Open('{');

@@ -105,6 +105,24 @@ class DumpWriter {
     }
     Close(']', values.empty());
   }
+  // An array of objects, each one's fields written by `fields(item)`
+  // between its braces (in the DOM's key order).
+  template <typename Items, typename Fields>
+  void Objects(const Items& items, Fields&& fields) {
+    Open('[');
+    for (const auto& item : items) {
+      Element();
+      Open('{');
+      fields(item);
+      Close('}', false);
+    }
+    Close(']', items.empty());
+  }
+  template <typename Items, typename Fields>
+  void Field(const char* key, const Items& items, Fields&& fields) {
+    Key(key);
+    Objects(items, fields);
+  }
   // Where a rank runs, in the DOM's key order: "gpu", "host", "node".
   void Place(const std::string& gpu, const std::string& host, const std::string& node) {
     Field("gpu", gpu);

@@ -83,17 +83,10 @@ std::string RasCommunicatorsDump(const std::vector<RasCommState>& comms, int ind
   }
   std::string out;
   DumpWriter w(&out, indent, indent_prefix);
-  w.Open('[');
-  for (const RasCommState& c : comms) {
-    w.Element();
-    w.Open('{');
+  w.Objects(comms, [&](const RasCommState& c) {
     w.Field("errors", c.errors);
     w.Field("id", c.id);
-    w.Key("ranks");
-    w.Open('[');
-    for (const RasRankState& k : c.ranks) {
-      w.Element();
-      w.Open('{');
+    w.Field("ranks", c.ranks, [&](const RasRankState& k) {
       w.Place(k.gpu, k.host, k.node);
       w.Key("op_counts");
       w.Open('[');
@@ -110,14 +103,10 @@ std::string RasCommunicatorsDump(const std::vector<RasCommState>& comms, int ind
       w.Field("pid", k.pid);
       w.Field("rank", k.rank);
       w.Field("state", k.state);
-      w.Close('}', false);
-    }
-    w.Close(']', c.ranks.empty());
+    });
     w.Field("size", c.size);
     w.Field("state", c.state);
-    w.Close('}', false);
-  }
-  w.Close(']', comms.empty());
+  });
   return out;
 }
 
@@ -207,21 +196,13 @@ std::string RasWatchVerdictDump(const RasWatchVerdict& v, int indent, size_t ind
   std::string out;
   DumpWriter w(&out, indent, indent_prefix);
   w.Open('{');
-  w.Key("findings");
-  w.Open('[');
-  for (const RasWatchFinding& f : v.findings) {
-    w.Element();
-    w.Open('{');
+  w.Field("findings", v.findings, [&](const RasWatchFinding& f) {
     w.Field("communicator", f.communicator);
     w.Field("kind", f.kind);
     w.Field("message", f.message);
     w.Field("node_facts", f.node_facts);
     w.Field("port_changes", f.port_changes);
-    w.Key("ranks");
-    w.Open('[');
-    for (const RasWatchRank& k : f.ranks) {
-      w.Element();
-      w.Open('{');
+    w.Field("ranks", f.ranks, [&](const RasWatchRank& k) {
       w.Field("detail", k.detail);
       w.Field("gpu", k.gpu);
       w.Field("host", k.host);
@@ -229,14 +210,10 @@ std::string RasWatchVerdictDump(const RasWatchVerdict& v, int indent, size_t ind
       w.Field("node", k.node);
       w.Field("pid", k.pid);
       w.Field("rank", k.rank);
-      w.Close('}', false);
-    }
-    w.Close(']', f.ranks.empty());
+    });
     w.Field("severity", f.severity);
     w.Field("since", f.since);
-    w.Close('}', false);
-  }
-  w.Close(']', v.findings.empty());
+  });
   w.Field("first_taken_at", v.first_taken_at);
   w.Field("health", v.health);
   w.Field("last_taken_at", v.last_taken_at);
