@@ -35,6 +35,9 @@ std::string ValueText(const std::string& key, const std::string& value) {
 }  // namespace
 
 std::optional<int> TopologyGpuIndex(const std::string& gpu) {
+  // A process RAS's events name with several GPUs ("0,1 (NVML 2,3)") has
+  // no one NIC.
+  if (gpu.find(',') != std::string::npos) return std::nullopt;
   static const std::string kNvml = "(NVML ";
   if (size_t at = gpu.find(kNvml); at != std::string::npos) {
     return LeadingIndex(gpu, at + kNvml.size());

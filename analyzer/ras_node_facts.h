@@ -20,7 +20,8 @@ namespace fabtrack::analyzer {
 // The topology index ("GPU3") of the GPU a rank names: the NVML index where
 // RAS printed one ("1 (NVML 3)" -> 3: CUDA_VISIBLE_DEVICES renumbers CUDA's
 // devices, topologies number them as NVML does), else the CUDA index
-// ("1" -> 1); nullopt when it names none.
+// ("1" -> 1); nullopt when it names none, or several ("0,1": a process
+// of RAS's events that drives two GPUs).
 std::optional<int> TopologyGpuIndex(const std::string& gpu);
 
 // The host's newest link rate per port in `readings`: "link mlx5_0/1" ->

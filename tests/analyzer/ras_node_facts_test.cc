@@ -53,6 +53,8 @@ TEST(RasNodeFacts, GpuIndexIsNvmlsWhereRasPrintsIt) {
   EXPECT_EQ(TopologyGpuIndex("12"), 12);
   EXPECT_EQ(TopologyGpuIndex(""), std::nullopt);
   EXPECT_EQ(TopologyGpuIndex("?"), std::nullopt);
+  EXPECT_EQ(TopologyGpuIndex("0,1"), std::nullopt) << "a process driving two GPUs";
+  EXPECT_EQ(TopologyGpuIndex("0,1 (NVML 2,3)"), std::nullopt);
 }
 
 TEST(RasNodeFacts, EachRankIsNamedWithItsGpusNearestNic) {
